@@ -1,0 +1,65 @@
+package io.delaybridge.bridge.store;
+
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where pending messages live between intake and delivery.
+ *
+ * <p>A store is bound to one intake topic and a fixed number of shards. Shard {@code N} holds what came in on intake
+ * partition {@code N}; a message with an explicit {@code delay-id} lives in the shard its id hashes to, so a cancel or
+ * a replacement finds it from any intake partition ({@link ShardRouter}). The instance that owns intake partition
+ * {@code N} in the consumer group pumps shard {@code N}, proving it with a fencing epoch from {@link #acquire(int)}.
+ *
+ * <p>Every state change is one atomic operation. Claims are two-phase: {@link #claim} moves due messages into an
+ * in-flight set under a lease; {@link #ack} deletes them once Kafka acknowledged the send; {@link #retry} puts one
+ * back with a later due time; {@link #reclaim} returns messages whose lease expired (their claimer died).
+ *
+ * <p>Methods throw {@link StoreException} subclasses: {@link StoreUnavailableException} is transient (retry with
+ * backoff), {@link StoreFencedException} means the shard has a newer owner (stop pumping it).
+ */
+public interface DelayStore extends AutoCloseable {
+
+    /** The number of shards (fixed when the store was first initialised). */
+    int shardCount();
+
+    /**
+     * Applies a batch of intake operations, pipelined, in order. The future completes when Redis acknowledged every one
+     * of them durably (and, if configured, the replicas did), with one result per operation, in order.
+     */
+    CompletableFuture<List<WriteResult>> write(List<WriteOp> ops);
+
+    /** Takes ownership of a shard: returns a new fencing epoch; every older epoch is refused from now on. */
+    long acquire(int shard);
+
+    /**
+     * Moves up to {@code max} messages due at Redis' clock from the due set to the in-flight set, with a lease until
+     * now + {@code leaseMillis}, oldest due first, and returns them with the shard's next due time.
+     */
+    ClaimBatch claim(int shard, long epoch, int max, long leaseMillis);
+
+    /** Deletes delivered messages (payload, in-flight entry, attempt count). Returns how many were in flight. */
+    int ack(int shard, long epoch, List<MessageRef> delivered);
+
+    /** Moves an in-flight message back to the due set, due at {@code retryAtMillis}, its attempt count plus one. */
+    boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis);
+
+    /** Returns up to {@code max} in-flight messages whose lease expired to the due set, due now. Returns how many. */
+    int reclaim(int shard, long epoch, int max);
+
+    /** The earliest due time in the shard, if it holds any due (not in-flight) message. */
+    OptionalLong nextDueAt(int shard);
+
+    /** Counts of a shard: pending (due set) and in flight. */
+    ShardStats stats(int shard);
+
+    /** Redis' clock, epoch milliseconds: the one clock that every instance agrees on. */
+    long now();
+
+    /** Registers the listener that is called (on a store thread) when a shard's earliest due time moved earlier. */
+    void onWake(WakeListener listener);
+
+    @Override
+    void close();
+}
