@@ -1,0 +1,269 @@
+package io.delaybridge.schemas;
+
+import java.util.Arrays;
+import java.util.List;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+
+/**
+ * Binary form of an {@link Envelope}, as stored in Redis. Millions of messages may wait at once, so the format
+ * spends bytes only where the data needs them: an envelope with a small key, a 200-byte value and no headers
+ * costs 7 bytes beyond target, origin, key and value.
+ *
+ * <h2>Layout, version 1</h2>
+ * <pre>
+ * field       encoding                                   present
+ * version     1 byte, 0x01                               always
+ * flags       1 byte: 0x01 partition, 0x02 key,           always
+ *                     0x04 value, 0x08 headers;
+ *                     other bits must be 0
+ * target      varint n, n bytes UTF-8                    always
+ * origin      varint n, n bytes UTF-8                    always
+ * partition   varint                                     flag 0x01
+ * key         varint n, n bytes                          flag 0x02 (absent = null key)
+ * value       varint n, n bytes                          flag 0x04 (absent = null value, a tombstone)
+ * headers     varint count (at least 1), then each:      flag 0x08 (absent = no headers)
+ *               key    varint n, n bytes UTF-8
+ *               value  varint m: 0 = null, else m-1 bytes
+ * </pre>
+ * A varint is an unsigned LEB128 number: 7 bits per byte, least significant group first, high bit set on every
+ * byte but the last; at most 5 bytes, at most {@link Integer#MAX_VALUE}. Empty and null are distinct for key,
+ * value and header values. Nothing may follow the last field.
+ *
+ * <p>A new layout gets a new version byte; {@link #decode} keeps reading every version ever written, since
+ * envelopes outlive deployments by as long as their delay.
+ */
+public final class EnvelopeCodec {
+
+    /** Format version written by {@link #encode}. */
+    public static final byte VERSION = 1;
+
+    private static final int HAS_PARTITION = 0x01;
+    private static final int HAS_KEY = 0x02;
+    private static final int HAS_VALUE = 0x04;
+    private static final int HAS_HEADERS = 0x08;
+    private static final int KNOWN_FLAGS = HAS_PARTITION | HAS_KEY | HAS_VALUE | HAS_HEADERS;
+
+    /** Leave room for array header words: the JVM refuses arrays of exactly Integer.MAX_VALUE. */
+    private static final long MAX_ENCODED = Integer.MAX_VALUE - 8;
+
+    private EnvelopeCodec() {
+    }
+
+    /**
+     * Encodes into a single array of exactly the right size.
+     *
+     * @param e the envelope
+     * @return its bytes
+     * @throws IllegalArgumentException if the envelope would not fit in a Java array (2 GiB)
+     */
+    public static byte[] encode(Envelope e) {
+        List<Header> headers = e.headers();
+        int targetLength = Utf8.encodedLength(e.target());
+        int originLength = Utf8.encodedLength(e.origin());
+        int[] headerKeyLengths = new int[headers.size()];
+
+        long size = 2L + varintSize(targetLength) + targetLength + varintSize(originLength) + originLength;
+        int flags = 0;
+        if (e.partition() != null) {
+            flags |= HAS_PARTITION;
+            size += varintSize(e.partition());
+        }
+        if (e.key() != null) {
+            flags |= HAS_KEY;
+            size += varintSize(e.key().length) + e.key().length;
+        }
+        if (e.value() != null) {
+            flags |= HAS_VALUE;
+            size += varintSize(e.value().length) + e.value().length;
+        }
+        if (!headers.isEmpty()) {
+            flags |= HAS_HEADERS;
+            size += varintSize(headers.size());
+            for (int i = 0; i < headerKeyLengths.length; i++) {
+                Header h = headers.get(i);
+                int n = Utf8.encodedLength(h.key());
+                headerKeyLengths[i] = n;
+                byte[] v = h.value();
+                size += varintSize(n) + n + (v == null ? 1 : varintSize(v.length + 1L) + v.length);
+            }
+        }
+        if (size > MAX_ENCODED) {
+            throw new IllegalArgumentException("envelope for " + e.origin() + " would take " + size
+                    + " bytes, more than a Java array holds");
+        }
+
+        byte[] out = new byte[(int) size];
+        out[0] = VERSION;
+        out[1] = (byte) flags;
+        int pos = writeVarint(out, 2, targetLength);
+        pos = Utf8.encode(e.target(), out, pos);
+        pos = writeVarint(out, pos, originLength);
+        pos = Utf8.encode(e.origin(), out, pos);
+        if (e.partition() != null) {
+            pos = writeVarint(out, pos, e.partition());
+        }
+        if (e.key() != null) {
+            pos = writeBytes(out, pos, e.key());
+        }
+        if (e.value() != null) {
+            pos = writeBytes(out, pos, e.value());
+        }
+        if (!headers.isEmpty()) {
+            pos = writeVarint(out, pos, headers.size());
+            for (int i = 0; i < headerKeyLengths.length; i++) {
+                Header h = headers.get(i);
+                pos = writeVarint(out, pos, headerKeyLengths[i]);
+                pos = Utf8.encode(h.key(), out, pos);
+                byte[] v = h.value();
+                if (v == null) {
+                    out[pos++] = 0;
+                } else {
+                    pos = writeVarint(out, pos, v.length + 1);
+                    System.arraycopy(v, 0, out, pos, v.length);
+                    pos += v.length;
+                }
+            }
+        }
+        assert pos == out.length : "size computed " + out.length + ", written " + pos;
+        return out;
+    }
+
+    /**
+     * Decodes bytes written by {@link #encode} in any version this class knows.
+     *
+     * @param bytes stored bytes
+     * @return the envelope
+     * @throws CorruptEnvelopeException if the bytes are not a well-formed envelope
+     */
+    public static Envelope decode(byte[] bytes) {
+        if (bytes == null || bytes.length == 0) {
+            throw new CorruptEnvelopeException("corrupt envelope: " + (bytes == null ? "null" : "empty"));
+        }
+        if (bytes[0] != VERSION) {
+            throw new CorruptEnvelopeException("corrupt envelope: unknown format version " + (bytes[0] & 0xFF)
+                    + "; this build reads version " + VERSION + " (written by a newer bridge?)");
+        }
+        return new Reader(bytes).readVersion1();
+    }
+
+    static int varintSize(long value) {
+        int n = 1;
+        while (value >= 0x80) {
+            value >>>= 7;
+            n++;
+        }
+        return n;
+    }
+
+    private static int writeVarint(byte[] out, int pos, int value) {
+        while ((value & ~0x7F) != 0) {
+            out[pos++] = (byte) ((value & 0x7F) | 0x80);
+            value >>>= 7;
+        }
+        out[pos++] = (byte) value;
+        return pos;
+    }
+
+    private static int writeBytes(byte[] out, int pos, byte[] bytes) {
+        pos = writeVarint(out, pos, bytes.length);
+        System.arraycopy(bytes, 0, out, pos, bytes.length);
+        return pos + bytes.length;
+    }
+
+    /** Cursor over the input; every read checks bounds first so corrupt lengths never allocate. */
+    private static final class Reader {
+        private final byte[] in;
+        private int pos;
+
+        Reader(byte[] in) {
+            this.in = in;
+        }
+
+        Envelope readVersion1() {
+            if (in.length < 2) {
+                throw corrupt("truncated before the flags byte");
+            }
+            int flags = in[1] & 0xFF;
+            if ((flags & ~KNOWN_FLAGS) != 0) {
+                throw corrupt(String.format("unknown flags 0x%02X", flags));
+            }
+            pos = 2;
+            String target = readString("target");
+            String origin = readString("origin");
+            Integer partition = (flags & HAS_PARTITION) != 0 ? readVarint("partition") : null;
+            byte[] key = (flags & HAS_KEY) != 0 ? readBytes(readVarint("key length"), "key") : null;
+            byte[] value = (flags & HAS_VALUE) != 0 ? readBytes(readVarint("value length"), "value") : null;
+            List<Header> headers = List.of();
+            if ((flags & HAS_HEADERS) != 0) {
+                int count = readVarint("header count");
+                if (count == 0) {
+                    throw corrupt("header flag set but header count is 0");
+                }
+                // every header takes at least 2 bytes: reject absurd counts before allocating for them
+                if (count > (in.length - pos) / 2) {
+                    throw corrupt("header count " + count + " exceeds the remaining " + (in.length - pos) + " bytes");
+                }
+                Header[] hs = new Header[count];
+                for (int i = 0; i < count; i++) {
+                    String name = readString("header " + i + " key");
+                    int m = readVarint("header " + i + " value length");
+                    hs[i] = new RecordHeader(name, m == 0 ? null : readBytes(m - 1, "header " + i + " value"));
+                }
+                headers = List.of(hs);
+            }
+            if (pos != in.length) {
+                throw corrupt((in.length - pos) + " unexpected bytes after the last field");
+            }
+            return new Envelope(target, partition, origin, key, value, headers);
+        }
+
+        private int readVarint(String what) {
+            int result = 0;
+            for (int shift = 0; shift < 35; shift += 7) {
+                if (pos >= in.length) {
+                    throw corrupt("truncated in " + what);
+                }
+                int b = in[pos++];
+                result |= (b & 0x7F) << shift;
+                if ((b & 0x80) == 0) {
+                    if (result < 0 || (shift == 28 && (b & 0x70) != 0)) {
+                        throw corrupt(what + " out of range");
+                    }
+                    return result;
+                }
+            }
+            throw corrupt(what + " is a varint longer than 5 bytes");
+        }
+
+        private void require(int n, String what) {
+            if (n > in.length - pos) {
+                throw corrupt(what + " needs " + n + " bytes but only " + (in.length - pos) + " remain");
+            }
+        }
+
+        private byte[] readBytes(int n, String what) {
+            require(n, what);
+            byte[] b = Arrays.copyOfRange(in, pos, pos + n);
+            pos += n;
+            return b;
+        }
+
+        private String readString(String what) {
+            int n = readVarint(what + " length");
+            require(n, what);
+            try {
+                String s = Utf8.decode(in, pos, n);
+                pos += n;
+                return s;
+            } catch (Utf8.MalformedUtf8 e) {
+                throw corrupt(what + " is not UTF-8 (" + e.getMessage() + ")");
+            }
+        }
+
+        private CorruptEnvelopeException corrupt(String what) {
+            return new CorruptEnvelopeException("corrupt envelope (" + in.length + " bytes, at byte " + pos + "): "
+                    + what);
+        }
+    }
+}
