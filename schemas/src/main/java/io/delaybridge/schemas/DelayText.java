@@ -192,6 +192,9 @@ public final class DelayText {
         try {
             d = Duration.parse(t);
         } catch (DateTimeParseException e) {
+            if (e.getCause() instanceof ArithmeticException) {
+                throw notADelay(text, "too large");
+            }
             throw notADelay(text, "not an ISO-8601 duration of days, hours, minutes and seconds (PT30M, P3DT12H)");
         }
         if (d.isNegative()) {
