@@ -1,0 +1,337 @@
+package io.delaybridge.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real single-node Kafka broker (KRaft, combined broker + controller) running in a child JVM, for tests,
+ * benchmarks and fault campaigns: it can be SIGKILLed and restarted on the same ports and data.
+ *
+ * <pre>{@code
+ * try (KafkaBroker broker = KafkaBroker.start(tempDir)) {
+ *     Map<String, Object> config = Map.of("bootstrap.servers", broker.bootstrapServers());
+ *     // ... produce, then
+ *     broker.kill();     // SIGKILL
+ *     broker.restart();  // same ports, same log directory; returns when it answers again
+ * }
+ * }</pre>
+ *
+ * <p>Settings: one node (id 1), replication factor and min ISR 1 for the internal topics,
+ * {@code auto.create.topics.enable=false} (create topics explicitly: a missing topic fails),
+ * {@code num.partitions=1}, {@code group.initial.rebalance.delay.ms=0}. The child JVM runs
+ * {@link KafkaBrokerMain} on this JVM's class path with a 512 MiB heap; its output (WARN, plus start/stop
+ * milestones at INFO) goes to {@code broker.log} in the data directory, never to the test console. Extra JVM
+ * options for the child can be given in the system property {@value #JVM_ARGS_PROPERTY} (space-separated, e.g.
+ * {@code -Xmx2g}; later options win).
+ *
+ * <p>Data directory layout: {@code kafka-logs/} (log and metadata directory), {@code server.properties},
+ * {@code broker.log}, and the logging configurations.
+ */
+public final class KafkaBroker implements AutoCloseable {
+
+    /** System property with extra JVM options for the broker child JVM, space-separated. */
+    public static final String JVM_ARGS_PROPERTY = "delaybridge.testkit.kafkaJvmArgs";
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    private static final long STOP_GRACE_SECONDS = 30;
+    private static final int PORT_ATTEMPTS = 5;
+    private static final List<String> JVM_OPTIONS = List.of(
+            "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
+            "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true");
+
+    private final Path dataDir;
+    private final int port;
+    private final int controllerPort;
+    private Process process;
+    private Duration lastStartDuration = Duration.ZERO;
+
+    private KafkaBroker(Path dataDir, int port, int controllerPort) {
+        this.dataDir = dataDir.toAbsolutePath();
+        this.port = port;
+        this.controllerPort = controllerPort;
+    }
+
+    /** Starts a broker on free ports with its data in {@code dataDir}; returns once it answers. */
+    public static KafkaBroker start(Path dataDir) {
+        return start(dataDir, 0, 0);
+    }
+
+    /**
+     * Starts a broker on the given ports (0 = pick a free one, retried with new ports if taken meanwhile)
+     * with its data in {@code dataDir}, formatting it on first use; returns once the broker answers.
+     */
+    public static KafkaBroker start(Path dataDir, int port, int controllerPort) {
+        boolean pickPorts = port == 0 || controllerPort == 0;
+        for (int attempt = 1; ; attempt++) {
+            KafkaBroker broker = new KafkaBroker(dataDir,
+                    port == 0 ? FreePorts.pick() : port,
+                    controllerPort == 0 ? FreePorts.pick() : controllerPort);
+            try {
+                broker.launch();
+                return broker;
+            } catch (PortInUseException e) {
+                if (!pickPorts || attempt >= PORT_ATTEMPTS) {
+                    throw e;
+                }
+                LOG.warn("Kafka broker ports {}/{} were taken; retrying with new ports",
+                        broker.port, broker.controllerPort);
+            }
+        }
+    }
+
+    /** {@code 127.0.0.1:port}, for {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public int controllerPort() {
+        return controllerPort;
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** The broker's log file (child JVM output). */
+    public Path logFile() {
+        return dataDir.resolve("broker.log");
+    }
+
+    /** How long the last start or restart took until the broker answered. */
+    public synchronized Duration lastStartDuration() {
+        return lastStartDuration;
+    }
+
+    /** Process id of the current (or last) child JVM. */
+    public synchronized long pid() {
+        return process.pid();
+    }
+
+    public synchronized boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** SIGKILL: the broker gets no chance to flush or shut down; returns once the process is gone. */
+    public synchronized void kill() {
+        if (process != null) {
+            ChildProcesses.killAndWait(process);
+        }
+    }
+
+    /** Graceful shutdown (SIGTERM; SIGKILL after 30 s). */
+    public synchronized void stop() {
+        if (process != null && process.isAlive()) {
+            if (!ChildProcesses.terminate(process, STOP_GRACE_SECONDS)) {
+                LOG.warn("Kafka broker {} did not stop within {} s and was killed", bootstrapServers(),
+                        STOP_GRACE_SECONDS);
+            }
+        }
+    }
+
+    /**
+     * Starts the broker again on the same ports and data directory (stopping it gracefully first if it is still
+     * running) and returns once it answers.
+     */
+    public synchronized void restart() {
+        stop();
+        launch();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaBroker[" + bootstrapServers() + ", controller port " + controllerPort + ", " + dataDir + "]";
+    }
+
+    private synchronized void launch() {
+        long started = System.nanoTime();
+        try {
+            Files.createDirectories(dataDir);
+            Path props = writeServerProperties();
+            writeLoggingConfigs();
+            ProcessBuilder pb = new ProcessBuilder(command(props))
+                    .directory(dataDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()));
+            Files.writeString(logFile(), "---- starting broker on " + bootstrapServers() + "\n",
+                    StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            process = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot start a Kafka broker child JVM in " + dataDir, e);
+        }
+        ChildProcesses.register(process);
+        awaitReady(started);
+        lastStartDuration = Duration.ofNanos(System.nanoTime() - started);
+        LOG.info("Kafka broker ready on {} in {} ms (pid {}, data {})", bootstrapServers(),
+                lastStartDuration.toMillis(), process.pid(), dataDir);
+    }
+
+    private List<String> command(Path props) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ChildProcesses.javaExecutable());
+        cmd.addAll(JVM_OPTIONS);
+        String extra = System.getProperty(JVM_ARGS_PROPERTY, "").trim();
+        if (!extra.isEmpty()) {
+            cmd.addAll(Arrays.asList(extra.split("\\s+")));
+        }
+        cmd.add("-Dlogback.configurationFile=" + dataDir.resolve("broker-logback.xml"));
+        cmd.add("-Dlog4j2.configurationFile=" + dataDir.resolve("broker-log4j2.xml"));
+        cmd.add("-D" + KafkaBrokerMain.PARENT_PID_PROPERTY + "=" + ProcessHandle.current().pid());
+        // The class path goes through an argument file: a long one (Dropwizard apps) could pass the
+        // kernel's limit for one command-line argument.
+        Path argFile = dataDir.resolve("broker-classpath.args");
+        String classPath = System.getProperty("java.class.path");
+        Files.writeString(argFile, "-cp \"" + classPath.replace("\\", "\\\\").replace("\"", "\\\"") + "\"\n",
+                StandardCharsets.UTF_8);
+        cmd.add("@" + argFile);
+        cmd.add(KafkaBrokerMain.class.getName());
+        cmd.add(props.toString());
+        return cmd;
+    }
+
+    private Path writeServerProperties() throws IOException {
+        Path logDir = dataDir.resolve("kafka-logs");
+        Properties p = new Properties();
+        p.setProperty("process.roles", "broker,controller");
+        p.setProperty("node.id", "1");
+        p.setProperty("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        p.setProperty("controller.listener.names", "CONTROLLER");
+        p.setProperty("inter.broker.listener.name", "PLAINTEXT");
+        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.setProperty("log.dirs", logDir.toString());
+        p.setProperty("num.partitions", "1");
+        p.setProperty("default.replication.factor", "1");
+        p.setProperty("min.insync.replicas", "1");
+        p.setProperty("auto.create.topics.enable", "false");
+        p.setProperty("group.initial.rebalance.delay.ms", "0");
+        p.setProperty("offsets.topic.replication.factor", "1");
+        p.setProperty("offsets.topic.num.partitions", "5");
+        p.setProperty("transaction.state.log.replication.factor", "1");
+        p.setProperty("transaction.state.log.min.isr", "1");
+        p.setProperty("transaction.state.log.num.partitions", "5");
+        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
+        p.setProperty("share.coordinator.state.topic.min.isr", "1");
+        // The default 128 MiB dedupe buffer would take a quarter of the child's heap.
+        p.setProperty("log.cleaner.dedupe.buffer.size", String.valueOf(16 * 1024 * 1024));
+        // After a SIGKILL the restarted broker cannot register until the old registration's session expires
+        // (default 9 s): a short session makes restart-after-kill fast.
+        p.setProperty("broker.session.timeout.ms", "3000");
+        p.setProperty("broker.heartbeat.interval.ms", "500");
+        p.setProperty("num.network.threads", "2");
+        p.setProperty("num.io.threads", "4");
+        p.setProperty("num.recovery.threads.per.data.dir", "2");
+        Path file = dataDir.resolve("server.properties");
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            p.store(w, "written by " + KafkaBroker.class.getName());
+        }
+        return file;
+    }
+
+    private void writeLoggingConfigs() throws IOException {
+        Map<String, String> info = Map.of(
+                "kafka.server.KafkaRaftServer", "INFO",
+                "kafka.server.BrokerServer", "INFO",
+                "kafka.server.ControllerServer", "INFO");
+        StringBuilder logback = new StringBuilder()
+                .append("<configuration>\n")
+                .append("  <appender name=\"OUT\" class=\"ch.qos.logback.core.ConsoleAppender\">\n")
+                .append("    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n")
+                .append("</pattern></encoder>\n")
+                .append("  </appender>\n");
+        StringBuilder log4j2 = new StringBuilder()
+                .append("<Configuration status=\"warn\">\n")
+                .append("  <Appenders><Console name=\"OUT\" target=\"SYSTEM_OUT\">")
+                .append("<PatternLayout pattern=\"%d{HH:mm:ss.SSS} %-5level [%t] %c{1.} - %msg%n\"/>")
+                .append("</Console></Appenders>\n")
+                .append("  <Loggers>\n");
+        info.forEach((name, level) -> {
+            logback.append("  <logger name=\"").append(name).append("\" level=\"").append(level).append("\"/>\n");
+            log4j2.append("    <Logger name=\"").append(name).append("\" level=\"").append(level).append("\"/>\n");
+        });
+        logback.append("  <root level=\"WARN\"><appender-ref ref=\"OUT\"/></root>\n</configuration>\n");
+        log4j2.append("    <Root level=\"warn\"><AppenderRef ref=\"OUT\"/></Root>\n  </Loggers>\n</Configuration>\n");
+        Files.writeString(dataDir.resolve("broker-logback.xml"), logback, StandardCharsets.UTF_8);
+        Files.writeString(dataDir.resolve("broker-log4j2.xml"), log4j2, StandardCharsets.UTF_8);
+    }
+
+    private void awaitReady(long startedNanos) {
+        long deadline = startedNanos + START_TIMEOUT.toNanos();
+        Admin admin = null;
+        String lastProblem = "port " + port + " not open yet";
+        try {
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive()) {
+                    String message = "Kafka broker child JVM exited with code " + process.exitValue()
+                            + " before it was ready on " + bootstrapServers() + ". Last lines of " + logFile()
+                            + ":\n" + ChildProcesses.tail(logFile(), 40);
+                    if (ChildProcesses.logMentionsPortInUse(logFile())) {
+                        throw new PortInUseException(message);
+                    }
+                    throw new IllegalStateException(message);
+                }
+                if (admin == null) {
+                    if (FreePorts.isListening(port, 200)) {
+                        admin = Admin.create(Map.of(
+                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
+                                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000,
+                                AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 50,
+                                AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, 50,
+                                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200));
+                    } else {
+                        ChildProcesses.pause(25);
+                        continue;
+                    }
+                }
+                try {
+                    int nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000))
+                            .nodes().get(3, TimeUnit.SECONDS).size();
+                    if (nodes > 0) {
+                        return;
+                    }
+                    lastProblem = "describeCluster returned no nodes";
+                } catch (Exception e) {
+                    lastProblem = "describeCluster failed: " + e;
+                }
+                ChildProcesses.pause(25);
+            }
+            ChildProcesses.killAndWait(process);
+            throw new IllegalStateException("Kafka broker on " + bootstrapServers() + " (pid " + process.pid()
+                    + ") was not ready within " + START_TIMEOUT.toSeconds() + " s (" + lastProblem
+                    + ") and was killed. Last lines of " + logFile() + ":\n" + ChildProcesses.tail(logFile(), 40));
+        } finally {
+            if (admin != null) {
+                admin.close(Duration.ofSeconds(1));
+            }
+        }
+    }
+}
