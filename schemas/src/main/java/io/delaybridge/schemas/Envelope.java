@@ -21,6 +21,7 @@ import org.apache.kafka.common.header.Header;
 public record Envelope(String target, Integer partition, String origin, byte[] key, byte[] value,
                        List<Header> headers) {
 
+    /** Copies the header list; a null list means no headers. */
     public Envelope {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(origin, "origin");
@@ -33,6 +34,9 @@ public record Envelope(String target, Integer partition, String origin, byte[] k
     /**
      * The value of {@link #origin()} and of {@value DelayHeaders#ORIGIN} for an intake record.
      *
+     * @param topic     intake topic
+     * @param partition intake partition
+     * @param offset    offset of the intake record
      * @return {@code topic/partition/offset}, e.g. {@code delay-intake/3/1042}
      */
     public static String origin(String topic, int partition, long offset) {

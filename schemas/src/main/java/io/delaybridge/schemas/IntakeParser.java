@@ -109,6 +109,9 @@ public final class IntakeParser {
      * The id of a record without {@value DelayHeaders#ID}: unique per intake record, and the same when the record
      * is read again after a restart, so re-reading it replaces rather than duplicates.
      *
+     * @param topic     intake topic
+     * @param partition intake partition
+     * @param offset    offset of the intake record
      * @return {@code topic-partition-offset}, e.g. {@code delay-intake-3-1042}
      */
     public static String defaultId(String topic, int partition, long offset) {
