@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * {@link KafkaBrokerMain} on this JVM's class path with a 512 MiB heap; its output (WARN, plus start/stop
  * milestones at INFO) goes to {@code broker.log} in the data directory, never to the test console. Extra JVM
  * options for the child can be given in the system property {@value #JVM_ARGS_PROPERTY} (space-separated, e.g.
- * {@code -Xmx2g}; later options win).
+ * {@code -Xmx2g -XX:+UseParallelGC}; they come after the defaults, and a GC named there replaces the default
+ * serial GC).
  *
  * <p>Data directory layout: {@code kafka-logs/} (log and metadata directory), {@code server.properties},
  * {@code broker.log}, and the logging configurations.
@@ -76,11 +77,13 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /**
-     * Starts a broker on the given ports (0 = pick a free one, retried with new ports if taken meanwhile)
+     * Starts a broker on the given ports (0 = pick a free one; with both 0, retried on new ports if one was taken
+     * meanwhile)
      * with its data in {@code dataDir}, formatting it on first use; returns once the broker answers.
      */
     public static KafkaBroker start(Path dataDir, int port, int controllerPort) {
-        boolean pickPorts = port == 0 || controllerPort == 0;
+        // Retried only when both ports were picked here: with a fixed port the clash is most likely on that one.
+        boolean pickPorts = port == 0 && controllerPort == 0;
         for (int attempt = 1; ; attempt++) {
             KafkaBroker broker = new KafkaBroker(dataDir,
                     port == 0 ? FreePorts.pick() : port,
@@ -196,11 +199,15 @@ public final class KafkaBroker implements AutoCloseable {
     private List<String> command(Path props) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ChildProcesses.javaExecutable());
-        cmd.addAll(JVM_OPTIONS);
         String extra = System.getProperty(JVM_ARGS_PROPERTY, "").trim();
-        if (!extra.isEmpty()) {
-            cmd.addAll(Arrays.asList(extra.split("\\s+")));
+        List<String> extraArgs = extra.isEmpty() ? List.of() : Arrays.asList(extra.split("\\s+"));
+        boolean ownGc = extraArgs.stream().anyMatch(a -> a.matches("-XX:\\+Use\\w*GC"));
+        for (String option : JVM_OPTIONS) {
+            if (!(ownGc && option.equals("-XX:+UseSerialGC"))) {
+                cmd.add(option);
+            }
         }
+        cmd.addAll(extraArgs);
         cmd.add("-Dlogback.configurationFile=" + dataDir.resolve("broker-logback.xml"));
         cmd.add("-Dlog4j2.configurationFile=" + dataDir.resolve("broker-log4j2.xml"));
         cmd.add("-D" + KafkaBrokerMain.PARENT_PID_PROPERTY + "=" + ProcessHandle.current().pid());

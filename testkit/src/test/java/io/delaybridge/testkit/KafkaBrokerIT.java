@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -106,6 +109,16 @@ class KafkaBrokerIT {
         List<ConsumerRecord<byte[], byte[]>> records = consume(topic, 100);
         assertEquals(100, records.size());
         assertArrayEquals(bytes("v99"), records.get(99).value());
+    }
+
+    @Test
+    void aPortThatIsTakenFailsWithTheBrokerLogTail(@TempDir Path otherDir) throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> KafkaBroker.start(otherDir, taken.getLocalPort(), 0));
+            assertTrue(e.getMessage().contains("broker.log"), e.getMessage());
+            assertTrue(e.getMessage().contains("Address already in use"), e.getMessage());
+        }
     }
 
     private void createTopic(String topic) throws Exception {
