@@ -33,6 +33,7 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -562,7 +563,11 @@ public final class RedisDelayStore implements DelayStore {
                         + " redis-sentinel://host:26379#mymaster.", e);
             }
             uri.setTimeout(options.commandTimeout());
-            ClientResources resources = DefaultClientResources.create();
+            // reconnect quickly: the intake and the pump wait for Redis, so back off to 1 s at most (default: 30 s)
+            ClientResources resources = DefaultClientResources.builder()
+                    .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
+                            TimeUnit.MILLISECONDS))
+                    .build();
             RedisClient client = null;
             StatefulRedisConnection<byte[], byte[]> commandConnection = null;
             StatefulRedisConnection<byte[], byte[]> pipelineConnection = null;

@@ -58,7 +58,7 @@ public final class RedisErrors {
                     + message + "). Retry with backoff.", t);
         }
         if (t instanceof RedisCommandExecutionException) {
-            String upper = message.toUpperCase(Locale.ROOT);
+            String upper = innerError(message).toUpperCase(Locale.ROOT);
             if (upper.startsWith("OOM")) {
                 return new StoreUnavailableException(operation + " refused: Redis is out of memory (maxmemory reached,"
                         + " maxmemory-policy noeviction): " + message + ". Delivering due messages frees memory;"
@@ -81,6 +81,21 @@ public final class RedisErrors {
             return new StoreUnavailableException(operation + " failed: " + message + ". Retry with backoff.", t);
         }
         return new StoreException(operation + " failed: " + t, t);
+    }
+
+    /**
+     * The error a script ran into. Redis 7 passes it on as it is ({@code OOM command not allowed ... script: ...});
+     * Redis 6 wraps it: {@code ERR Error running script (call to f_...): @user_script:50: @user_script: 50: -OOM
+     * command not allowed ...}.
+     */
+    static String innerError(String message) {
+        if (message.startsWith("ERR Error running script")) {
+            int dash = message.indexOf(": -");
+            if (dash >= 0) {
+                return message.substring(dash + 3);
+            }
+        }
+        return message;
     }
 
     private static Throwable unwrap(Throwable t) {

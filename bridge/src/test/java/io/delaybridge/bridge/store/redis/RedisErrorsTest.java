@@ -53,6 +53,18 @@ class RedisErrorsTest {
     }
 
     @Test
+    void redis6WrapsTheErrorOfAScript() {
+        String message = "ERR Error running script (call to f_a0dec7e9): @user_script:50: @user_script: 50:"
+                + " -OOM command not allowed when used memory > 'maxmemory'.";
+        StoreException e = RedisErrors.translate(new RedisCommandExecutionException(message), "schedule");
+        assertInstanceOf(StoreUnavailableException.class, e);
+        assertTrue(e.getMessage().contains("out of memory"), e.getMessage());
+        assertEquals(StoreException.class, RedisErrors.translate(new RedisCommandExecutionException(
+                "ERR Error running script (call to f_1): @user_script:3: user_script:3: attempt to compare nil"),
+                "claim").getClass());
+    }
+
+    @Test
     void lostConnectionsAndTimeoutsAreTransient() {
         assertInstanceOf(StoreUnavailableException.class,
                 RedisErrors.translate(new RedisCommandTimeoutException("Command timed out after 5 second(s)"), "claim"));

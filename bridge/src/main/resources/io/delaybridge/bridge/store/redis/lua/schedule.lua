@@ -20,6 +20,8 @@
   3. Otherwise store the value, index the due time, and forget any in-flight lease and attempt count of an earlier
      version: a version being delivered right now may still be delivered, but its ack no longer deletes the new one
      (ack deletes only members still in flight), and its retry or reclaim finds nothing.
+     HSET is the first write on purpose: at maxmemory Redis refuses it (OOM) before anything changed. (The pump's
+     scripts start with a removal instead, which Redis allows at maxmemory, so a full Redis can still be drained.)
   4. If the due time is earlier than the shard's earliest before, publish it on the wake channel.
 
   Returns {code, woke}: code 1 STORED, 2 REPLACED, 3 DUPLICATE, -2 INVALID_ARGUMENT, -3 INCARNATION_MISMATCH;
