@@ -49,8 +49,12 @@ end
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 redis.call('HSET', KEYS[2], member, ARGV[4])
 redis.call('ZADD', KEYS[1], ARGV[2], member)
-redis.call('ZREM', KEYS[3], member)
-redis.call('HDEL', KEYS[4], member)
+if code == 2 then
+  -- an earlier version may be in flight or have failed attempts; a new member has neither (ack, cancel and claim
+  -- remove them together with the payload)
+  redis.call('ZREM', KEYS[3], member)
+  redis.call('HDEL', KEYS[4], member)
+end
 
 local woke = 0
 if first[2] == nil or tonumber(first[2]) > due then
