@@ -2,36 +2,26 @@ package io.delaybridge.bridge.store.redis;
 
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.DelayStoreContractIT;
-import io.delaybridge.testkit.RedisServer;
-import java.nio.file.Path;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestServers;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The store contract on a real redis-server; each test gets its own key prefix, so its shards start empty. */
+/**
+ * The store contract on a real Redis: the run's shared server ({@code REDIS_URI}, a container, or a redis-server child
+ * process). Each test gets its own key prefix, so its shards start empty.
+ */
+@ExtendWith(RealServersExtension.class)
 class RedisDelayStoreIT extends DelayStoreContractIT {
 
-    @TempDir
-    static Path redisDir;
+    private final TestServers servers;
 
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.start(redisDir);
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (redis != null) {
-            redis.close();
-        }
+    RedisDelayStoreIT(TestServers servers) {
+        this.servers = servers;
     }
 
     @Override
     protected DelayStore newStore() {
-        String prefix = "contract-" + UUID.randomUUID().toString().substring(0, 8);
-        return RedisDelayStore.connect(RedisStoreOptions.of(redis.uri(), TOPIC, SHARDS).withKeyPrefix(prefix));
+        return RedisDelayStore.connect(
+                RedisStoreOptions.of(servers.redisUri(), TOPIC, SHARDS).withKeyPrefix(servers.unique("contract")));
     }
 }
