@@ -110,7 +110,10 @@ class RedisStoreFailureIT {
             ClaimBatch batch = store.claim(0, epoch, 200, 60_000);
             assertEquals(200, batch.messages().size());
             assertTrue(store.retry(0, epoch, batch.messages().get(0).ref(), now - 1));
-            assertEquals(0, store.reclaim(0, epoch, 10));
+            ClaimedMessage shortLease = store.claim(0, epoch, 1, 1).messages().get(0);
+            await().atMost(DEADLINE).until(() -> store.reclaim(0, epoch, 10) == 1);
+            assertEquals(List.of(WriteResult.CANCELLED), store.write(List.of(
+                    new WriteOp.Cancel(shortLease.ref().id()))).get(30, TimeUnit.SECONDS));
             assertEquals(199, store.ack(0, epoch, batch.messages().stream().skip(1).map(ClaimedMessage::ref).toList()));
             assertEquals(List.of(WriteResult.STORED),
                     store.write(List.of(record(0, offset, now - 1, envelope))).get(30, TimeUnit.SECONDS));
