@@ -27,6 +27,11 @@ public interface DelayStore extends AutoCloseable {
     /**
      * Applies a batch of intake operations, pipelined, in order. The future completes when Redis acknowledged every one
      * of them durably (and, if configured, the replicas did), with one result per operation, in order.
+     *
+     * <p>It fails with {@link StoreUnavailableException} when Redis is unreachable, full or too slow: some operations
+     * may have been applied, and writing the whole batch again is safe (schedules are idempotent on (id, origin), a
+     * repeated cancel finds nothing). {@link StoreDataLostException} means Redis lost the data written before: stop.
+     * Does not block; the future completes on a store I/O thread, so do not block in callbacks chained to it.
      */
     CompletableFuture<List<WriteResult>> write(List<WriteOp> ops);
 
@@ -57,7 +62,11 @@ public interface DelayStore extends AutoCloseable {
     /** Redis' clock, epoch milliseconds: the one clock that every instance agrees on. */
     long now();
 
-    /** Registers the listener that is called (on a store thread) when a shard's earliest due time moved earlier. */
+    /**
+     * Registers the listener that is called (on a store I/O thread) when a shard's earliest due time moved earlier. The
+     * listener must return quickly and must not call the store: signal the pump's thread instead. Wake-ups are
+     * best-effort (a reconnect can miss some), so a pump still sleeps no longer than until the next due time it knows.
+     */
     void onWake(WakeListener listener);
 
     @Override

@@ -8,8 +8,11 @@ public enum WriteResult {
     REPLACED,
     /** The same intake record was already stored (a re-read after a crash): nothing changed. */
     DUPLICATE,
-    /** A pending message was cancelled. */
+    /**
+     * A message was cancelled. If it was being delivered at that moment (claimed, not yet acknowledged), the send under
+     * way may still reach the target, but the message is never retried or delivered again.
+     */
     CANCELLED,
-    /** A cancel found no pending message with that id (unknown, already delivered, or in flight). */
+    /** A cancel found no message with that id (unknown, already delivered, or already cancelled). */
     NOT_FOUND
 }

@@ -1,0 +1,103 @@
+package io.delaybridge.bridge.store.redis;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Builds every Redis key and channel name of the store; no other class spells one.
+ *
+ * <p>Per shard, every key carries the hash tag {@code {<intakeTopic>:<shard>}}, so a script that touches a shard's
+ * keys runs on one Redis Cluster node:
+ *
+ * <pre>
+ * &lt;prefix&gt;:{delay-intake:7}:due       zset  member -&gt; due time (epoch ms)
+ * &lt;prefix&gt;:{delay-intake:7}:msg       hash  member -&gt; stored value (origin header + envelope, see StoredValue)
+ * &lt;prefix&gt;:{delay-intake:7}:inflight  zset  member -&gt; lease deadline (epoch ms)
+ * &lt;prefix&gt;:{delay-intake:7}:attempts  hash  member -&gt; earlier delivery attempts (only for retried or reclaimed members)
+ * &lt;prefix&gt;:{delay-intake:7}:epoch     string  the fencing epoch of the shard's current owner
+ * &lt;prefix&gt;:{delay-intake:7}:inc       string  the store's incarnation, copied into the shard (data-loss marker)
+ * &lt;prefix&gt;:{delay-intake:7}:wake      pub/sub channel: the shard's earliest due time moved earlier
+ * &lt;prefix&gt;:{delay-intake}:meta         hash  shards, incarnation, initialised (one per intake topic)
+ * </pre>
+ *
+ * <p>Immutable; the byte arrays it hands out are shared and must not be modified.
+ */
+public final class RedisKeys {
+
+    /** The keys and channel of one shard. */
+    public record ShardKeys(
+            int shard, byte[] due, byte[] msg, byte[] inflight, byte[] attempts, byte[] epoch, byte[] incarnation,
+            String wakeChannel) {}
+
+    private final String prefix;
+    private final String intakeTopic;
+    private final byte[] meta;
+    private final ShardKeys[] shards;
+
+    public RedisKeys(String prefix, String intakeTopic, int shardCount) {
+        validatePrefix(prefix);
+        this.prefix = prefix;
+        this.intakeTopic = intakeTopic;
+        this.meta = bytes(prefix + ":{" + intakeTopic + "}:meta");
+        this.shards = new ShardKeys[shardCount];
+        for (int shard = 0; shard < shardCount; shard++) {
+            String base = prefix + ":{" + intakeTopic + ":" + shard + "}:";
+            shards[shard] = new ShardKeys(
+                    shard,
+                    bytes(base + "due"),
+                    bytes(base + "msg"),
+                    bytes(base + "inflight"),
+                    bytes(base + "attempts"),
+                    bytes(base + "epoch"),
+                    bytes(base + "inc"),
+                    base + "wake");
+        }
+    }
+
+    /** The meta hash key; it does not depend on the shard count, so it can be read before the count is known. */
+    public static byte[] metaKey(String prefix, String intakeTopic) {
+        validatePrefix(prefix);
+        return bytes(prefix + ":{" + intakeTopic + "}:meta");
+    }
+
+    public byte[] meta() {
+        return meta;
+    }
+
+    public int shardCount() {
+        return shards.length;
+    }
+
+    public ShardKeys shard(int shard) {
+        if (shard < 0 || shard >= shards.length) {
+            throw new IllegalArgumentException(
+                    "shard " + shard + " does not exist: the store has shards 0.." + (shards.length - 1));
+        }
+        return shards[shard];
+    }
+
+    /** The shard whose wake channel this is, or -1. */
+    public int shardOfWakeChannel(String channel) {
+        String head = prefix + ":{" + intakeTopic + ":";
+        String tail = "}:wake";
+        if (!channel.startsWith(head) || !channel.endsWith(tail) || channel.length() <= head.length() + tail.length()) {
+            return -1;
+        }
+        try {
+            int shard = Integer.parseInt(channel.substring(head.length(), channel.length() - tail.length()));
+            return shard >= 0 && shard < shards.length ? shard : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    static void validatePrefix(String prefix) {
+        if (prefix == null || prefix.isEmpty() || prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("keyPrefix '" + prefix + "' is not usable: it must be non-empty and"
+                    + " contain no '{' or '}' (the store puts a Redis Cluster hash tag after it). Use e.g. 'dq'.");
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

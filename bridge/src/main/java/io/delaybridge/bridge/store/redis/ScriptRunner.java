@@ -1,0 +1,147 @@
+package io.delaybridge.bridge.store.redis;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Runs the store's Lua scripts (one file per atomic operation, under {@code lua/} beside this class) by EVALSHA.
+ *
+ * <p>Each script is read from the class path once; its SHA-1 is computed here, and {@link #loadAll} sends it with
+ * {@code SCRIPT LOAD} (checking that Redis computed the same digest). Redis forgets its script cache on a restart or a
+ * {@code SCRIPT FLUSH}: {@link #run} then gets {@code NOSCRIPT}, loads the script again and runs it once more (the
+ * failed attempt changed nothing). Pipelined callers use {@link #dispatch} and handle {@code NOSCRIPT} themselves.
+ *
+ * <p>Thread-safe: it holds only the immutable sources and digests.
+ */
+public final class ScriptRunner {
+
+    /** The store's scripts and how Lettuce decodes their replies. */
+    public enum Script {
+        INIT("init.lua", ScriptOutputType.MULTI),
+        SCHEDULE("schedule.lua", ScriptOutputType.MULTI),
+        CANCEL("cancel.lua", ScriptOutputType.INTEGER),
+        ACQUIRE("acquire.lua", ScriptOutputType.INTEGER),
+        CLAIM("claim.lua", ScriptOutputType.MULTI),
+        ACK("ack.lua", ScriptOutputType.INTEGER),
+        RETRY("retry.lua", ScriptOutputType.INTEGER),
+        RECLAIM("reclaim.lua", ScriptOutputType.INTEGER);
+
+        private final String file;
+        private final ScriptOutputType output;
+
+        Script(String file, ScriptOutputType output) {
+            this.file = file;
+            this.output = output;
+        }
+
+        public String file() {
+            return file;
+        }
+    }
+
+    private static final String RESOURCE_DIR = "lua/";
+
+    private final Map<Script, String> sources = new EnumMap<>(Script.class);
+    private final Map<Script, String> digests = new EnumMap<>(Script.class);
+
+    public ScriptRunner() {
+        for (Script script : Script.values()) {
+            String source = read(script.file);
+            sources.put(script, source);
+            digests.put(script, sha1Hex(source));
+        }
+    }
+
+    public String source(Script script) {
+        return sources.get(script);
+    }
+
+    public String digest(Script script) {
+        return digests.get(script);
+    }
+
+    /** Loads every script into Redis' script cache. */
+    public CompletableFuture<Void> loadAll(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+        List<CompletableFuture<String>> loads = new ArrayList<>();
+        for (Script script : Script.values()) {
+            loads.add(load(commands, script));
+        }
+        return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
+    }
+
+    private CompletableFuture<String> load(RedisClusterAsyncCommands<byte[], byte[]> commands, Script script) {
+        return commands.scriptLoad(sources.get(script)).toCompletableFuture().thenApply(sha -> {
+            if (!digests.get(script).equalsIgnoreCase(sha)) {
+                throw new IllegalStateException("SCRIPT LOAD of " + script.file + " returned digest " + sha
+                        + ", expected " + digests.get(script));
+            }
+            return sha;
+        });
+    }
+
+    /** Sends EVALSHA without handling NOSCRIPT: for pipelines, which must decide what to run again. */
+    public <T> RedisFuture<T> dispatch(
+            RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys, byte[]... args) {
+        return commands.evalsha(digests.get(script), script.output, keys, args);
+    }
+
+    /** Runs a script; if Redis forgot it, loads it again and runs it once more. */
+    public <T> CompletableFuture<T> run(
+            RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys, byte[]... args) {
+        CompletableFuture<T> first = this.<T>dispatch(commands, script, keys, args).toCompletableFuture();
+        return first.handle((value, error) -> {
+            if (error == null) {
+                return CompletableFuture.completedFuture(value);
+            }
+            if (isNoScript(error)) {
+                return load(commands, script).thenCompose(sha -> this.<T>dispatch(commands, script, keys, args));
+            }
+            return CompletableFuture.<T>failedFuture(error);
+        }).thenCompose(f -> f);
+    }
+
+    /** Whether a failure is Redis' {@code NOSCRIPT}: the script cache was flushed (restart, SCRIPT FLUSH). */
+    public static boolean isNoScript(Throwable error) {
+        Throwable t = error;
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t instanceof RedisNoScriptException;
+    }
+
+    private static String read(String file) {
+        String resource = RESOURCE_DIR + file;
+        try (InputStream in = ScriptRunner.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + resource + " is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read Lua script " + resource, e);
+        }
+    }
+
+    static String sha1Hex(String source) {
+        try {
+            MessageDigest sha1 = MessageDigest.getInstance("SHA-1");
+            return HexFormat.of().formatHex(sha1.digest(source.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is missing from this JVM", e);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.delaybridge.bridge.store.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * The value stored for a message in a shard's {@code msg} hash: an origin header, then the envelope.
+ *
+ * <pre>
+ * header   = length origin-token
+ * length   = 1 byte 0..127, or 2 bytes 0x80|(n&gt;&gt;8), n&amp;0xFF for n up to 32767 (big-endian, top bit set)
+ * token    = the origin (topic/partition/offset of the intake record), or empty when the id is a default id and the
+ *            origin is the record it names (the id already says it)
+ * </pre>
+ *
+ * <p>Why in the value and not in a separate hash: {@code schedule.lua} must tell a re-read of the same intake record
+ * (DUPLICATE: change nothing) from a new record with the same id (REPLACE). Keeping the origin inside the value costs
+ * one byte for default ids (the common case) and the origin's length otherwise; a separate {@code origin} hash would
+ * cost a second hash entry per message (~70 bytes of Redis overhead before the origin itself). Comparing needs only a
+ * prefix compare in Lua, and {@code claim.lua} returns the value whole: this class strips the header in Java.
+ */
+public final class StoredValue {
+
+    static final int MAX_TOKEN_LENGTH = 0x7FFF;
+
+    private StoredValue() {}
+
+    /** The header for this origin token: what {@code schedule.lua} compares to the start of a stored value. */
+    public static byte[] header(String originToken) {
+        byte[] token = originToken.getBytes(StandardCharsets.UTF_8);
+        int n = token.length;
+        if (n > MAX_TOKEN_LENGTH) {
+            throw new IllegalArgumentException("origin is " + n + " bytes long, at most " + MAX_TOKEN_LENGTH
+                    + " fit: " + originToken.substring(0, 64) + "...");
+        }
+        int lengthBytes = n < 0x80 ? 1 : 2;
+        byte[] header = new byte[lengthBytes + n];
+        if (lengthBytes == 1) {
+            header[0] = (byte) n;
+        } else {
+            header[0] = (byte) (0x80 | (n >>> 8));
+            header[1] = (byte) n;
+        }
+        System.arraycopy(token, 0, header, lengthBytes, n);
+        return header;
+    }
+
+    /** Header followed by envelope. */
+    public static byte[] encode(byte[] header, byte[] envelope) {
+        byte[] value = Arrays.copyOf(header, header.length + envelope.length);
+        System.arraycopy(envelope, 0, value, header.length, envelope.length);
+        return value;
+    }
+
+    /** The envelope inside a stored value. */
+    public static byte[] envelope(byte[] value) {
+        return Arrays.copyOfRange(value, headerLength(value), value.length);
+    }
+
+    /** The origin token inside a stored value ({@code ""} for a default id's own record). */
+    public static String originToken(byte[] value) {
+        int headerLength = headerLength(value);
+        int lengthBytes = (value[0] & 0x80) == 0 ? 1 : 2;
+        return new String(value, lengthBytes, headerLength - lengthBytes, StandardCharsets.UTF_8);
+    }
+
+    private static int headerLength(byte[] value) {
+        if (value.length == 0) {
+            throw new IllegalArgumentException("stored value is empty: it has no origin header");
+        }
+        int first = value[0] & 0xFF;
+        int headerLength;
+        if (first < 0x80) {
+            headerLength = 1 + first;
+        } else {
+            if (value.length < 2) {
+                throw new IllegalArgumentException("stored value is cut inside its origin header");
+            }
+            headerLength = 2 + (((first & 0x7F) << 8) | (value[1] & 0xFF));
+        }
+        if (headerLength > value.length) {
+            throw new IllegalArgumentException("stored value of " + value.length
+                    + " bytes is shorter than its origin header of " + headerLength + " bytes");
+        }
+        return headerLength;
+    }
+}

@@ -1,0 +1,62 @@
+--[[
+  claim: move a bounded batch of due messages into flight under a lease, and return them.
+
+  KEYS[1] due        zset  member -> due ms
+  KEYS[2] msg        hash  member -> stored value
+  KEYS[3] inflight   zset  member -> lease deadline ms
+  KEYS[4] attempts   hash  member -> earlier attempts
+  KEYS[5] epoch      string  the shard's fencing epoch
+  ARGV[1] epoch      the caller's epoch (from acquire)
+  ARGV[2] max        at most this many messages (>= 1)
+  ARGV[3] lease      lease length, ms
+
+  Steps
+  1. The shard's epoch must be ARGV[1]: else FENCED.
+  2. now = Redis TIME in ms: the one clock all instances agree on.
+  3. Take up to max members due at or before now, earliest first (equal due times in member order: intake offset).
+  4. For each: remove it from due; if its payload exists, add it to in-flight with deadline now + lease and return
+     it; a member without payload (cannot happen through these scripts) is dropped and counted.
+  5. Report the shard's next due time after the batch.
+
+  Returns {now, nextDue or -1, dropped, member1, due1, attempts1, value1, member2, ...}
+  (attempts = earlier delivery attempts, 0 on the first), or {-1} FENCED, {-2} INVALID_ARGUMENT.
+]]
+if redis.call('GET', KEYS[5]) ~= ARGV[1] then
+  return {-1}
+end
+local max = tonumber(ARGV[2])
+local lease = tonumber(ARGV[3])
+if not max or max < 1 or not lease or lease < 0 then
+  return {-2}
+end
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local deadline = now + lease
+
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
+local out = {now, -1, 0}
+local dropped = 0
+for i = 1, #due, 2 do
+  local member = due[i]
+  redis.call('ZREM', KEYS[1], member)
+  local value = redis.call('HGET', KEYS[2], member)
+  if value then
+    redis.call('ZADD', KEYS[3], deadline, member)
+    local attempts = redis.call('HGET', KEYS[4], member)
+    out[#out + 1] = member
+    out[#out + 1] = tonumber(due[i + 1])
+    out[#out + 1] = tonumber(attempts or 0)
+    out[#out + 1] = value
+  else
+    redis.call('HDEL', KEYS[4], member)
+    dropped = dropped + 1
+  end
+end
+
+local nextDue = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+if nextDue[2] then
+  out[2] = tonumber(nextDue[2])
+end
+out[3] = dropped
+return out

@@ -1,0 +1,44 @@
+--[[
+  reclaim: return in-flight messages whose lease ran out (their claimer died or stalled) to the due set, due now.
+  Such a message may already have reached its target: the next delivery carries a higher delay-attempt.
+
+  KEYS[1] due        zset  member -> due ms
+  KEYS[2] inflight   zset  member -> lease deadline ms
+  KEYS[3] attempts   hash  member -> earlier attempts
+  KEYS[4] epoch      string  the shard's fencing epoch
+  ARGV[1] epoch      the caller's epoch
+  ARGV[2] max        at most this many messages (>= 1)
+  ARGV[3] channel    the shard's wake channel (a channel, not a key)
+
+  Steps
+  1. The shard's epoch must be ARGV[1]: else FENCED.
+  2. now = Redis TIME in ms. Take up to max in-flight members whose deadline is before now, oldest first.
+  3. For each: remove it from in-flight, add it to due at now, count the attempt.
+  4. If any moved and now is earlier than the shard's earliest due time before, publish now on the wake channel.
+
+  Returns the number of members moved, -1 FENCED, -2 INVALID_ARGUMENT.
+]]
+if redis.call('GET', KEYS[4]) ~= ARGV[1] then
+  return -1
+end
+local max = tonumber(ARGV[2])
+if not max or max < 1 then
+  return -2
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. now, 'LIMIT', 0, max)
+if #expired == 0 then
+  return 0
+end
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+for i = 1, #expired do
+  redis.call('ZREM', KEYS[2], expired[i])
+  redis.call('ZADD', KEYS[1], now, expired[i])
+  redis.call('HINCRBY', KEYS[3], expired[i], 1)
+end
+if first[2] == nil or tonumber(first[2]) > now then
+  redis.call('PUBLISH', ARGV[3], now)
+end
+return #expired

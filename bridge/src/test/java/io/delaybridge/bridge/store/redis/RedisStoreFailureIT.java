@@ -1,0 +1,312 @@
+package io.delaybridge.bridge.store.redis;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.delaybridge.bridge.store.ClaimBatch;
+import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.StoreConfigurationException;
+import io.delaybridge.bridge.store.StoreDataLostException;
+import io.delaybridge.bridge.store.StoreUnavailableException;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/** What the Redis store does when Redis is misconfigured, full, gone, restarted or emptied: each on its own server. */
+class RedisStoreFailureIT {
+
+    private static final String TOPIC = "delay-intake";
+    private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+    @TempDir
+    Path dir;
+
+    private static RedisStoreOptions options(RedisServer redis, int shards) {
+        return RedisStoreOptions.of(redis.uri(), TOPIC, shards).withCommandTimeout(Duration.ofSeconds(2));
+    }
+
+    private static WriteOp.Schedule record(int partition, long offset, long dueAt, byte[] envelope) {
+        return new WriteOp.Schedule(TOPIC + "-" + partition + "-" + offset, dueAt,
+                TOPIC + "/" + partition + "/" + offset, envelope);
+    }
+
+    private static Throwable writeFailure(RedisDelayStore store, List<WriteOp> ops) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> store.write(ops).get(30, TimeUnit.SECONDS));
+        return e.getCause();
+    }
+
+    /** Runs Redis commands outside the store, as an operator or another client would. */
+    private static void redisCli(RedisServer redis, Consumer<RedisCommands<String, String>> commands) {
+        RedisClient client = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            commands.accept(connection.sync());
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
+    void refusesARedisThatEvictsKeys() {
+        try (RedisServer redis = RedisServer.start(dir, 0, List.of("--maxmemory-policy", "allkeys-lru"))) {
+            StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
+                    () -> RedisDelayStore.connect(options(redis, 2)));
+            assertTrue(e.getMessage().contains("maxmemory-policy allkeys-lru"), e.getMessage());
+            assertTrue(e.getMessage().contains("noeviction"), e.getMessage());
+            assertTrue(e.getMessage().contains(redis.uri()), e.getMessage());
+        }
+    }
+
+    @Test
+    void aFullRedisRefusesNewMessagesAsUnavailableWhileThePumpDrainsIt() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir, 0, List.of("--maxmemory", "3mb"));
+                RedisDelayStore store = RedisDelayStore.connect(options(redis, 1))) {
+            long now = store.now();
+            byte[] envelope = new byte[4096];
+            Throwable failure = null;
+            long offset = 0;
+            for (int batch = 0; batch < 500 && failure == null; batch++) {
+                List<WriteOp> ops = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    ops.add(record(0, offset++, now - 1, envelope));
+                }
+                try {
+                    store.write(ops).get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    failure = e.getCause();
+                }
+            }
+            assertInstanceOf(StoreUnavailableException.class, failure);
+            assertTrue(failure.getMessage().contains("out of memory"), failure.getMessage());
+            long pendingAtOom = store.stats(0).pending();
+            assertTrue(pendingAtOom > 100, "stored " + pendingAtOom + " before memory ran out");
+
+            // a new owner can take the shard over, claim, retry, reclaim and ack on a full Redis, and so free it
+            long epoch = store.acquire(0);
+            ClaimBatch batch = store.claim(0, epoch, 200, 60_000);
+            assertEquals(200, batch.messages().size());
+            assertTrue(store.retry(0, epoch, batch.messages().get(0).ref(), now - 1));
+            ClaimedMessage shortLease = store.claim(0, epoch, 1, 1).messages().get(0);
+            await().atMost(DEADLINE).until(() -> store.reclaim(0, epoch, 10) == 1);
+            assertEquals(List.of(WriteResult.CANCELLED), store.write(List.of(
+                    new WriteOp.Cancel(shortLease.ref().id()))).get(30, TimeUnit.SECONDS));
+            assertEquals(199, store.ack(0, epoch, batch.messages().stream().skip(1).map(ClaimedMessage::ref).toList()));
+            assertEquals(List.of(WriteResult.STORED),
+                    store.write(List.of(record(0, offset, now - 1, envelope))).get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void anUnreachableRedisIsUnavailableAndTheMessageHidesThePassword() throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        String uri = "redis://:topsecret@127.0.0.1:" + port;
+        StoreUnavailableException e = assertThrows(StoreUnavailableException.class,
+                () -> RedisDelayStore.connect(RedisStoreOptions.of(uri, TOPIC, 1)
+                        .withCommandTimeout(Duration.ofSeconds(2))));
+        assertTrue(e.getMessage().contains("redis://***@127.0.0.1:" + port), e.getMessage());
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            assertFalse(String.valueOf(t.getMessage()).contains("topsecret"), t.toString());
+        }
+    }
+
+    @Test
+    void aWrongPasswordIsAConfigurationError() {
+        try (RedisServer redis = RedisServer.start(dir, 0, List.of("--requirepass", "right"))) {
+            String uri = "redis://:wrong@127.0.0.1:" + redis.port();
+            StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
+                    () -> RedisDelayStore.connect(RedisStoreOptions.of(uri, TOPIC, 1)));
+            assertTrue(e.getMessage().contains("redisUri"), e.getMessage());
+            assertFalse(e.getMessage().contains("wrong@"), e.getMessage());
+
+            String good = "redis://:right@127.0.0.1:" + redis.port();
+            try (RedisDelayStore store = RedisDelayStore.connect(RedisStoreOptions.of(good, TOPIC, 1))) {
+                assertEquals(1, store.shardCount());
+            }
+        }
+    }
+
+    @Test
+    void aWriteFailsWhenTooFewReplicasAcknowledge() {
+        try (RedisServer redis = RedisServer.start(dir);
+                RedisDelayStore store = RedisDelayStore.connect(
+                        options(redis, 1).withWait(1, Duration.ofMillis(100)))) {
+            Throwable failure = writeFailure(store, List.of(record(0, 1, store.now(), new byte[10])));
+            assertInstanceOf(StoreUnavailableException.class, failure);
+            assertTrue(failure.getMessage().contains("only 0 of 1 replicas"), failure.getMessage());
+            assertEquals(1, store.stats(0).pending(), "the primary holds it: a retry is a duplicate");
+        }
+    }
+
+    @Test
+    void survivesARedisCrashWithItsAcknowledgedWrites() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir);
+                RedisDelayStore store = RedisDelayStore.connect(options(redis, 2))) {
+            long now = store.now();
+            List<WriteOp> before = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                before.add(record(i % 2, i, now - 1, ("m" + i).getBytes()));
+            }
+            store.write(before).get(10, TimeUnit.SECONDS);
+            String incarnation = store.incarnation();
+
+            redis.kill();
+            assertInstanceOf(StoreUnavailableException.class,
+                    writeFailure(store, List.of(record(0, 1000, now, new byte[1]))));
+            assertThrows(StoreUnavailableException.class, () -> store.stats(0));
+
+            redis.restart(); // the script cache is empty now: the store must load its scripts again
+            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() ->
+                    store.write(List.of(record(0, 1000, now - 1, new byte[1]))).get(5, TimeUnit.SECONDS)
+                            .equals(List.of(WriteResult.STORED)));
+            assertEquals(51, store.stats(0).pending());
+            assertEquals(50, store.stats(1).pending());
+            assertEquals(Optional.of(incarnation), store.currentIncarnation());
+            long epoch = store.acquire(1);
+            assertEquals(50, store.claim(1, epoch, 100, 60_000).messages().size());
+        }
+    }
+
+    @Test
+    void reloadsItsScriptsAfterAScriptFlush() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir);
+                RedisDelayStore store = RedisDelayStore.connect(options(redis, 1))) {
+            long now = store.now();
+            redisCli(redis, redis1 -> redis1.scriptFlush());
+            List<WriteOp> ops = List.of(record(0, 1, now - 1, new byte[1]), record(0, 2, now - 1, new byte[1]),
+                    new WriteOp.Cancel(TOPIC + "-0-2"), record(0, 1, now - 1, new byte[1]));
+            assertEquals(List.of(WriteResult.STORED, WriteResult.STORED, WriteResult.CANCELLED, WriteResult.DUPLICATE),
+                    store.write(ops).get(10, TimeUnit.SECONDS));
+
+            redisCli(redis, redis1 -> redis1.scriptFlush());
+            long epoch = store.acquire(0);
+            redisCli(redis, redis1 -> redis1.scriptFlush());
+            assertEquals(1, store.claim(0, epoch, 10, 60_000).messages().size());
+        }
+    }
+
+    @Test
+    void aRedisThatLostItsDataIsDetectedNotSilentlyUsed() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir)) {
+            String oldIncarnation;
+            try (RedisDelayStore store = RedisDelayStore.connect(options(redis, 2))) {
+                oldIncarnation = store.incarnation();
+                store.write(List.of(record(0, 1, store.now() + 60_000, new byte[1]))).get(10, TimeUnit.SECONDS);
+
+                redisCli(redis, redis1 -> redis1.flushall());
+                Throwable failure = writeFailure(store, List.of(record(1, 1, store.now(), new byte[1])));
+                assertInstanceOf(StoreDataLostException.class, failure);
+                assertTrue(failure.getMessage().contains("shard 1"), failure.getMessage());
+                assertInstanceOf(StoreDataLostException.class,
+                        writeFailure(store, List.of(new WriteOp.Cancel(TOPIC + "-0-1"))));
+                assertEquals(Optional.empty(), store.currentIncarnation());
+            }
+            // a new start over the empty Redis is a new store: the intake must compare the incarnation it recorded
+            try (RedisDelayStore fresh = RedisDelayStore.connect(options(redis, 2))) {
+                assertNotEquals(oldIncarnation, fresh.incarnation());
+            }
+        }
+    }
+
+    @Test
+    void aShardThatLostItsDataStopsTheStart() {
+        try (RedisServer redis = RedisServer.start(dir)) {
+            RedisStoreOptions options = options(redis, 3);
+            String keyOfShard2;
+            try (RedisDelayStore store = RedisDelayStore.connect(options)) {
+                keyOfShard2 = new String(store.keys().shard(2).incarnation());
+            }
+            redisCli(redis, redis1 -> redis1.del(keyOfShard2)); // as if one Cluster node came back empty
+            StoreDataLostException e =
+                    assertThrows(StoreDataLostException.class, () -> RedisDelayStore.connect(options));
+            assertTrue(e.getMessage().contains("Shard 2"), e.getMessage());
+        }
+    }
+
+    @Test
+    void theShardCountIsFixedWhenTheStoreIsCreated() {
+        try (RedisServer redis = RedisServer.start(dir)) {
+            try (RedisDelayStore store = RedisDelayStore.connect(options(redis, 4))) {
+                assertEquals(4, store.shardCount());
+            }
+            List<ILoggingEvent> warnings = captureWarnings(() -> {
+                try (RedisDelayStore store = RedisDelayStore.connect(options(redis, 6))) {
+                    assertEquals(4, store.shardCount());
+                    assertEquals(4, store.router().shardCount());
+                }
+            });
+            assertTrue(warnings.stream().anyMatch(w -> w.getFormattedMessage().contains("created with 4 shards")),
+                    warnings.toString());
+        }
+    }
+
+    @Test
+    void twoStoresWithDifferentPrefixesAreIndependent() throws Exception {
+        try (RedisServer redis = RedisServer.start(dir);
+                RedisDelayStore a = RedisDelayStore.connect(options(redis, 2).withKeyPrefix("a"));
+                RedisDelayStore b = RedisDelayStore.connect(options(redis, 3).withKeyPrefix("b"))) {
+            a.write(List.of(record(0, 1, a.now(), new byte[1]))).get(10, TimeUnit.SECONDS);
+            assertEquals(1, a.stats(0).pending());
+            assertEquals(0, b.stats(0).pending());
+            assertNotEquals(a.incarnation(), b.incarnation());
+            assertEquals(3, b.shardCount());
+        }
+    }
+
+    @Test
+    void warnsWhenRedisMayLoseAcknowledgedWrites() {
+        try (RedisServer redis = RedisServer.start(dir, 0, List.of("--appendfsync", "everysec"))) {
+            List<ILoggingEvent> warnings = captureWarnings(() -> RedisDelayStore.connect(options(redis, 1)).close());
+            assertTrue(warnings.stream().anyMatch(w -> w.getFormattedMessage().contains("appendfsync everysec")
+                    && w.getFormattedMessage().contains("second")), warnings.toString());
+        }
+        try (RedisServer redis = RedisServer.start(dir.resolve("no-aof"), 0, List.of("--appendonly", "no"))) {
+            List<ILoggingEvent> warnings = captureWarnings(() -> RedisDelayStore.connect(options(redis, 1)).close());
+            assertTrue(warnings.stream().anyMatch(w -> w.getFormattedMessage().contains("appendonly no")),
+                    warnings.toString());
+        }
+        try (RedisServer redis = RedisServer.start(dir.resolve("durable"))) {
+            List<ILoggingEvent> warnings = captureWarnings(() -> RedisDelayStore.connect(options(redis, 1)).close());
+            assertTrue(warnings.isEmpty(), "a durable Redis gets no warning: " + warnings);
+        }
+    }
+
+    private static List<ILoggingEvent> captureWarnings(Runnable action) {
+        Logger logger = (Logger) LoggerFactory.getLogger(RedisDelayStore.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            action.run();
+        } finally {
+            logger.detachAppender(appender);
+        }
+        return appender.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
+    }
+}

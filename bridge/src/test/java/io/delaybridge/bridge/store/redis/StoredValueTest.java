@@ -1,0 +1,71 @@
+package io.delaybridge.bridge.store.redis;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class StoredValueTest {
+
+    private static final byte[] ENVELOPE = {0, (byte) 0xFF, 1, 2, 3, (byte) 0x80};
+
+    @Test
+    void defaultIdsCostOneByte() {
+        assertArrayEquals(new byte[] {0}, StoredValue.header(""));
+        byte[] value = StoredValue.encode(StoredValue.header(""), ENVELOPE);
+        assertEquals(ENVELOPE.length + 1, value.length);
+        assertArrayEquals(ENVELOPE, StoredValue.envelope(value));
+        assertEquals("", StoredValue.originToken(value));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 20, 127, 128, 129, 255, 256, 1000, 32767})
+    void originsOfEveryLengthRoundTrip(int length) {
+        String origin = "o".repeat(length);
+        byte[] header = StoredValue.header(origin);
+        assertEquals(length + (length < 128 ? 1 : 2), header.length);
+        byte[] value = StoredValue.encode(header, ENVELOPE);
+        assertEquals(origin, StoredValue.originToken(value));
+        assertArrayEquals(ENVELOPE, StoredValue.envelope(value));
+        assertArrayEquals(header, Arrays.copyOf(value, header.length), "the value starts with its header");
+    }
+
+    @Test
+    void unicodeOriginsAndEmptyEnvelopes() {
+        byte[] value = StoredValue.encode(StoredValue.header("tëst/1/2"), new byte[0]);
+        assertEquals("tëst/1/2", StoredValue.originToken(value));
+        assertEquals(0, StoredValue.envelope(value).length);
+    }
+
+    @Test
+    void headersOfDifferentOriginsAreNeverPrefixesOfEachOther() {
+        // schedule.lua tells a duplicate by "the stored value starts with the new header"
+        String[] origins = {"", "a", "delay-intake/1/2", "delay-intake/1/23", "o".repeat(128), "o".repeat(129)};
+        for (String a : origins) {
+            for (String b : origins) {
+                if (a.equals(b)) {
+                    continue;
+                }
+                byte[] stored = StoredValue.encode(StoredValue.header(a), "delay-intake/1/234".getBytes(StandardCharsets.UTF_8));
+                byte[] header = StoredValue.header(b);
+                boolean prefix = stored.length >= header.length
+                        && Arrays.equals(Arrays.copyOf(stored, header.length), header);
+                assertFalse(prefix, "'" + b + "' would match a value stored for '" + a + "'");
+            }
+        }
+    }
+
+    @Test
+    void rejectsOversizedOriginsAndBrokenValues() {
+        assertThrows(IllegalArgumentException.class, () -> StoredValue.header("o".repeat(32768)));
+        assertThrows(IllegalArgumentException.class, () -> StoredValue.envelope(new byte[0]));
+        assertThrows(IllegalArgumentException.class, () -> StoredValue.envelope(new byte[] {5, 1}));
+        assertThrows(IllegalArgumentException.class, () -> StoredValue.envelope(new byte[] {(byte) 0x80}));
+    }
+}
