@@ -1,0 +1,90 @@
+package io.delaybridge.bridge.delivery;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Knows which target topics exist and how many partitions they have, so a delivery to a missing topic fails at once
+ * instead of blocking the pump for the producer's {@code max.block.ms} while it waits for metadata that never comes.
+ * Answers are cached: a present topic for {@code presentTtlMillis}, a missing one for {@code missingTtlMillis}.
+ */
+public final class TargetCatalog {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TargetCatalog.class);
+
+    /** What is known of a topic. {@code partitions} is -1 for a missing topic, 0 when the lookup itself failed. */
+    public record TopicState(int partitions, long expiresAt) {
+        public boolean missing() {
+            return partitions < 0;
+        }
+
+        public boolean known() {
+            return partitions != 0;
+        }
+    }
+
+    private final Admin admin;
+    private final Clock clock;
+    private final long presentTtlMillis;
+    private final long missingTtlMillis;
+    private final long lookupTimeoutMillis;
+    private final Map<String, TopicState> topics = new ConcurrentHashMap<>();
+
+    public TargetCatalog(
+            Admin admin, Clock clock, long presentTtlMillis, long missingTtlMillis, long lookupTimeoutMillis) {
+        this.admin = admin;
+        this.clock = clock;
+        this.presentTtlMillis = presentTtlMillis;
+        this.missingTtlMillis = missingTtlMillis;
+        this.lookupTimeoutMillis = lookupTimeoutMillis;
+    }
+
+    /** The state of a topic, looked up if the cached answer is absent or expired. Never throws. */
+    public TopicState lookup(String topic) {
+        long now = clock.millis();
+        TopicState cached = topics.get(topic);
+        if (cached != null && cached.expiresAt() > now) {
+            return cached;
+        }
+        TopicState fresh = describe(topic, now);
+        if (fresh.known()) {
+            topics.put(topic, fresh);
+        }
+        return fresh;
+    }
+
+    /** Forgets what is known of a topic, e.g. after a send to it failed. */
+    public void forget(String topic) {
+        topics.remove(topic);
+    }
+
+    private TopicState describe(String topic, long now) {
+        try {
+            Map<String, TopicDescription> found = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(lookupTimeoutMillis, TimeUnit.MILLISECONDS);
+            return new TopicState(found.get(topic).partitions().size(), now + presentTtlMillis);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return new TopicState(-1, now + missingTtlMillis);
+            }
+            LOG.warn("Could not look up target topic {}: {}", topic, e.getCause().toString());
+            return new TopicState(0, now);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new TopicState(0, now);
+        } catch (java.util.concurrent.TimeoutException e) {
+            LOG.warn("Looking up target topic {} took more than {} ms", topic, lookupTimeoutMillis);
+            return new TopicState(0, now);
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.delaybridge.bridge.pump;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A shard this instance pumps, with the epoch that proves it, and when it next needs attention. */
+final class OwnedShard {
+
+    final int shard;
+    final long epoch;
+
+    /** The earliest due time known in the shard; the pump claims when Redis' clock reaches it. */
+    volatile long nextDueAt;
+
+    /**
+     * The earliest due time announced by wake notifications since the last claim began. Reset before each claim so a
+     * wake that races the claim's answer is never overwritten by it.
+     */
+    final AtomicLong wokenAt = new AtomicLong(Long.MAX_VALUE);
+
+    /** When the shard's expired leases are next returned to the due set. */
+    volatile long reclaimAt;
+
+    /** Messages of this shard sent and not yet acknowledged, retried or deadlettered. */
+    final AtomicInteger outstanding = new AtomicInteger();
+
+    /** Set when the consumer group took the shard away: no more claims, only the in-flight ones are finished. */
+    volatile boolean revoked;
+
+    OwnedShard(int shard, long epoch) {
+        this.shard = shard;
+        this.epoch = epoch;
+        this.nextDueAt = Long.MIN_VALUE; // claim at once: the shard may hold messages that are due already
+        this.reclaimAt = Long.MIN_VALUE;
+    }
+
+    void woken(long dueAt) {
+        wokenAt.accumulateAndGet(dueAt, Math::min);
+    }
+}

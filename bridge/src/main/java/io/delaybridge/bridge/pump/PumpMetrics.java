@@ -1,0 +1,26 @@
+package io.delaybridge.bridge.pump;
+
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.Meter;
+import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.delivery.DeadletterMeters;
+
+/** The pump's meters: what was delivered, retried and deadlettered, and how late. */
+public final class PumpMetrics {
+
+    final Meter delivered;
+    final Meter retried;
+    final Meter reclaimed;
+    final Histogram lateness;
+    final Histogram claimBatch;
+    final DeadletterMeters deadlettered;
+
+    public PumpMetrics(MetricRegistry registry, DeadletterMeters deadlettered) {
+        this.deadlettered = deadlettered;
+        delivered = registry.meter("delay.delivered");
+        retried = registry.meter("delay.retried");
+        reclaimed = registry.meter("delay.reclaimed");
+        lateness = registry.histogram("delay.lateness-ms");
+        claimBatch = registry.histogram("delay.claim-batch-size");
+    }
+}
