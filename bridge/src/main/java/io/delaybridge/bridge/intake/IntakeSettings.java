@@ -1,0 +1,27 @@
+package io.delaybridge.bridge.intake;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What the intake needs to know, as plain values.
+ *
+ * @param topic           the intake topic
+ * @param deadletterTopic where rejected records go
+ * @param maxDelayMillis  the longest accepted delay, from the record's timestamp
+ * @param maxRecordBytes  the largest accepted record (key + value + headers)
+ * @param allowedTargets  regular expressions a target topic must match fully; empty allows every topic that is not
+ *                        forbidden outright
+ * @param pollTimeout     how long one poll waits for records
+ * @param retryBackoff    the first wait after Redis or Kafka refused a batch; doubles up to {@code maxRetryBackoff}
+ * @param maxRetryBackoff the longest wait between two tries of the same batch
+ */
+public record IntakeSettings(
+        String topic,
+        String deadletterTopic,
+        long maxDelayMillis,
+        int maxRecordBytes,
+        List<String> allowedTargets,
+        Duration pollTimeout,
+        Duration retryBackoff,
+        Duration maxRetryBackoff) {}
