@@ -1,0 +1,123 @@
+package io.delaybridge.bridge;
+
+import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.admin.KafkaHealthCheck;
+import io.delaybridge.bridge.admin.PipelineHealthCheck;
+import io.delaybridge.bridge.admin.RedisHealthCheck;
+import io.delaybridge.bridge.admin.ShardGauges;
+import io.delaybridge.bridge.config.KafkaFactory;
+import io.delaybridge.bridge.config.TopicSetup;
+import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.intake.IntakeLoop;
+import io.delaybridge.bridge.intake.IntakeMetrics;
+import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.intake.PartitionListener;
+import io.delaybridge.bridge.pump.Pump;
+import io.delaybridge.bridge.pump.PumpMetrics;
+import io.delaybridge.bridge.store.DelayStore;
+import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
+import io.dropwizard.configuration.SubstitutingSourceProvider;
+import io.dropwizard.core.Application;
+import io.dropwizard.core.setup.Bootstrap;
+import io.dropwizard.core.setup.Environment;
+import io.dropwizard.lifecycle.Managed;
+import java.time.Clock;
+import java.util.Collection;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The delay bridge: {@code java -jar delay-bridge.jar server config.yml}.
+ *
+ * <p>This is the one place where objects are wired: {@code intake -> store -> pump -> delivery/deadletter}, with the
+ * admin checks and gauges beside them.
+ */
+public class DelayBridgeApplication extends Application<DelayBridgeConfiguration> {
+
+    public static void main(String[] args) throws Exception {
+        new DelayBridgeApplication().run(args);
+    }
+
+    @Override
+    public String getName() {
+        return "delay-bridge";
+    }
+
+    @Override
+    public void initialize(Bootstrap<DelayBridgeConfiguration> bootstrap) {
+        // ${KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}: the environment, with defaults
+        bootstrap.setConfigurationSourceProvider(new SubstitutingSourceProvider(
+                bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
+    }
+
+    @Override
+    public void run(DelayBridgeConfiguration config, Environment environment) {
+        Clock clock = Clock.systemUTC();
+        KafkaFactory kafka = config.getKafka();
+        MetricRegistry metrics = environment.metrics();
+
+        Admin admin = Admin.create(kafka.adminProperties());
+        environment.lifecycle().manage(closing(admin::close));
+        int partitions = new TopicSetup(admin).prepare(kafka.getIntakeTopic(), kafka.getDeadletterTopic(),
+                kafka.isCreateTopics(), kafka.getIntakePartitions(), kafka.getReplicationFactor());
+
+        DelayStore store = config.getRedis().build(kafka.getIntakeTopic(), partitions);
+        environment.lifecycle().manage(closing(store::close));
+
+        IntakeSettings intakeSettings = config.getIntake().build(kafka.getIntakeTopic(), kafka.getDeadletterTopic());
+        Producer<byte[], byte[]> producer = new KafkaProducer<>(
+                kafka.producerProperties(intakeSettings.maxRecordBytes()),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
+        environment.lifecycle().manage(closing(producer::close));
+
+        DeadletterMeters deadletterMeters = new DeadletterMeters(metrics);
+        Pump pump = new Pump(
+                store,
+                producer,
+                new TargetCatalog(admin, clock, 60_000, 5_000, 5_000),
+                config.getPump().retryPolicy(),
+                config.getPump().build(),
+                kafka.getDeadletterTopic(),
+                new PumpMetrics(metrics, deadletterMeters),
+                clock);
+        environment.lifecycle().manage(pump);
+
+        IntakeLoop intake = new IntakeLoop(
+                kafka.consumerProperties(),
+                producer,
+                store,
+                intakeSettings,
+                new PartitionListener() {
+                    @Override
+                    public void assigned(Collection<Integer> shards) {
+                        pump.assign(shards);
+                    }
+
+                    @Override
+                    public void revoked(Collection<Integer> shards) {
+                        pump.revoke(shards);
+                    }
+                },
+                new IntakeMetrics(metrics, deadletterMeters));
+        environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
+
+        environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, 5_000));
+        environment.healthChecks().register("redis", new RedisHealthCheck(store, clock));
+        environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump));
+        ShardGauges.register(metrics, store);
+    }
+
+    /** Closes a resource when the application stops; Dropwizard stops managed objects in reverse order. */
+    private static Managed closing(AutoCloseable resource) {
+        return new Managed() {
+            @Override
+            public void stop() throws Exception {
+                resource.close();
+            }
+        };
+    }
+}

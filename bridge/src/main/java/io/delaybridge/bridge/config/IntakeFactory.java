@@ -1,0 +1,155 @@
+package io.delaybridge.bridge.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.delaybridge.bridge.intake.IntakeSettings;
+import io.dropwizard.util.DataSize;
+import io.dropwizard.util.Duration;
+import io.dropwizard.validation.MaxDataSize;
+import io.dropwizard.validation.MaxDuration;
+import io.dropwizard.validation.MinDataSize;
+import io.dropwizard.validation.MinDuration;
+import io.dropwizard.validation.ValidationMethod;
+import jakarta.validation.constraints.NotNull;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * What the intake accepts.
+ *
+ * <table>
+ *   <caption>Settings under {@code intake:}</caption>
+ *   <tr><th>name</th><th>default</th><th>description</th></tr>
+ *   <tr><td>maxDelay</td><td>365 days</td><td>longer delays are refused with DELAY_TOO_LONG</td></tr>
+ *   <tr><td>maxRecordSize</td><td>1 MiB</td><td>larger records (key + value + headers) are refused with
+ *       PAYLOAD_TOO_LARGE: they would sit in Redis memory</td></tr>
+ *   <tr><td>allowedTargets</td><td>[] (any)</td><td>regular expressions; a target must match one fully, else
+ *       TARGET_FORBIDDEN. Topics starting with {@code _}, the intake and the deadletter topic are always
+ *       refused</td></tr>
+ *   <tr><td>pollTimeout</td><td>100ms</td><td>how long one poll of the intake waits for records</td></tr>
+ *   <tr><td>retryBackoff</td><td>100ms</td><td>first wait after Redis refused a batch; doubles</td></tr>
+ *   <tr><td>maxRetryBackoff</td><td>30s</td><td>longest wait between tries of a batch</td></tr>
+ * </table>
+ */
+public class IntakeFactory {
+
+    @NotNull
+    @MinDuration(value = 1, unit = TimeUnit.SECONDS)
+    private Duration maxDelay = Duration.days(365);
+
+    @NotNull
+    @MinDataSize(1)
+    @MaxDataSize(value = 64, unit = io.dropwizard.util.DataSizeUnit.MEBIBYTES)
+    private DataSize maxRecordSize = DataSize.mebibytes(1);
+
+    @NotNull
+    private List<String> allowedTargets = new ArrayList<>();
+
+    @NotNull
+    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+    @MaxDuration(value = 10, unit = TimeUnit.SECONDS)
+    private Duration pollTimeout = Duration.milliseconds(100);
+
+    @NotNull
+    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+    private Duration retryBackoff = Duration.milliseconds(100);
+
+    @NotNull
+    @MaxDuration(value = 60, unit = TimeUnit.SECONDS)
+    private Duration maxRetryBackoff = Duration.seconds(30);
+
+    @ValidationMethod(message = "must hold valid Java regular expressions: intake.allowedTargets has one that does "
+            + "not compile (see the log line above for which); write it as a full-match pattern such as orders\\..*")
+    public boolean isAllowedTargetsCompilable() {
+        for (String pattern : allowedTargets) {
+            try {
+                java.util.regex.Pattern.compile(pattern);
+            } catch (PatternSyntaxException e) {
+                org.slf4j.LoggerFactory.getLogger(IntakeFactory.class)
+                        .error("intake.allowedTargets: \"{}\" is not a regular expression: {}", pattern,
+                                e.getDescription());
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @ValidationMethod(message = "must not be shorter than intake.retryBackoff: intake.maxRetryBackoff caps the "
+            + "doubling backoff. Raise intake.maxRetryBackoff or lower intake.retryBackoff")
+    public boolean isMaxRetryBackoffAboveRetryBackoff() {
+        return maxRetryBackoff.toMilliseconds() >= retryBackoff.toMilliseconds();
+    }
+
+    public IntakeSettings build(String topic, String deadletterTopic) {
+        return new IntakeSettings(
+                topic,
+                deadletterTopic,
+                maxDelay.toMilliseconds(),
+                (int) maxRecordSize.toBytes(),
+                List.copyOf(allowedTargets),
+                pollTimeout.toJavaDuration(),
+                retryBackoff.toJavaDuration(),
+                maxRetryBackoff.toJavaDuration());
+    }
+
+    @JsonProperty
+    public Duration getMaxDelay() {
+        return maxDelay;
+    }
+
+    @JsonProperty
+    public void setMaxDelay(Duration maxDelay) {
+        this.maxDelay = maxDelay;
+    }
+
+    @JsonProperty
+    public DataSize getMaxRecordSize() {
+        return maxRecordSize;
+    }
+
+    @JsonProperty
+    public void setMaxRecordSize(DataSize maxRecordSize) {
+        this.maxRecordSize = maxRecordSize;
+    }
+
+    @JsonProperty
+    public List<String> getAllowedTargets() {
+        return allowedTargets;
+    }
+
+    @JsonProperty
+    public void setAllowedTargets(List<String> allowedTargets) {
+        this.allowedTargets = allowedTargets;
+    }
+
+    @JsonProperty
+    public Duration getPollTimeout() {
+        return pollTimeout;
+    }
+
+    @JsonProperty
+    public void setPollTimeout(Duration pollTimeout) {
+        this.pollTimeout = pollTimeout;
+    }
+
+    @JsonProperty
+    public Duration getRetryBackoff() {
+        return retryBackoff;
+    }
+
+    @JsonProperty
+    public void setRetryBackoff(Duration retryBackoff) {
+        this.retryBackoff = retryBackoff;
+    }
+
+    @JsonProperty
+    public Duration getMaxRetryBackoff() {
+        return maxRetryBackoff;
+    }
+
+    @JsonProperty
+    public void setMaxRetryBackoff(Duration maxRetryBackoff) {
+        this.maxRetryBackoff = maxRetryBackoff;
+    }
+}

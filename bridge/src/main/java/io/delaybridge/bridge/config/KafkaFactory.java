@@ -1,0 +1,248 @@
+package io.delaybridge.bridge.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.dropwizard.validation.ValidationMethod;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * The Kafka side: where the broker is, the topics, and the client settings.
+ *
+ * <table>
+ *   <caption>Settings under {@code kafka:}</caption>
+ *   <tr><th>name</th><th>default</th><th>description</th></tr>
+ *   <tr><td>bootstrapServers</td><td>{@code ${KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}} in config.yml</td>
+ *       <td>the brokers to start from</td></tr>
+ *   <tr><td>intakeTopic</td><td>delay-intake</td><td>the topic producers write delayed records to</td></tr>
+ *   <tr><td>deadletterTopic</td><td>delay-deadletter</td><td>where refused and undeliverable records go</td></tr>
+ *   <tr><td>groupId</td><td>delay-bridge</td><td>the consumer group of all bridge instances</td></tr>
+ *   <tr><td>createTopics</td><td>true</td><td>create the intake and deadletter topics if they are missing</td></tr>
+ *   <tr><td>intakePartitions</td><td>16</td><td>partitions of a created intake topic; one shard each</td></tr>
+ *   <tr><td>replicationFactor</td><td>-1</td><td>of created topics; -1 takes the broker's default</td></tr>
+ *   <tr><td>common</td><td>{}</td><td>client properties for every client (security.protocol, sasl.*, ssl.*)</td></tr>
+ *   <tr><td>consumer</td><td>{}</td><td>extra properties of the intake consumer</td></tr>
+ *   <tr><td>producer</td><td>{}</td><td>extra properties of the delivery producer</td></tr>
+ * </table>
+ */
+public class KafkaFactory {
+
+    /** Properties the bridge's correctness depends on: an override would silently break a guarantee. */
+    private static final Set<String> OWNED_CONSUMER_KEYS = Set.of(
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            ConsumerConfig.GROUP_ID_CONFIG,
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
+
+    private static final Set<String> OWNED_PRODUCER_KEYS = Set.of(
+            ProducerConfig.ACKS_CONFIG,
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+
+    private static final String TOPIC = "[a-zA-Z0-9._-]{1,249}";
+
+    @NotEmpty
+    private String bootstrapServers = "localhost:9092";
+
+    @NotNull
+    @Pattern(regexp = TOPIC, message = "must be a legal Kafka topic name ([a-zA-Z0-9._-], at most 249 characters)")
+    private String intakeTopic = "delay-intake";
+
+    @NotNull
+    @Pattern(regexp = TOPIC, message = "must be a legal Kafka topic name ([a-zA-Z0-9._-], at most 249 characters)")
+    private String deadletterTopic = "delay-deadletter";
+
+    @NotEmpty
+    private String groupId = "delay-bridge";
+
+    private boolean createTopics = true;
+
+    @Min(1)
+    @Max(10_000)
+    private int intakePartitions = 16;
+
+    @Min(-1)
+    @Max(Short.MAX_VALUE)
+    private int replicationFactor = -1;
+
+    @NotNull
+    private Map<String, String> common = new LinkedHashMap<>();
+
+    @NotNull
+    private Map<String, String> consumer = new LinkedHashMap<>();
+
+    @NotNull
+    private Map<String, String> producer = new LinkedHashMap<>();
+
+    @ValidationMethod(message = "must name two different topics: kafka.intakeTopic and kafka.deadletterTopic are "
+            + "the same; a deadletter record would be read back as intake. Set kafka.deadletterTopic to another topic")
+    public boolean isDeadletterApartFromIntake() {
+        return intakeTopic == null || !intakeTopic.equals(deadletterTopic);
+    }
+
+    @ValidationMethod(message = "must not set enable.auto.commit, group.id, key.deserializer or value.deserializer: "
+            + "kafka.consumer overrides a setting the bridge depends on (offsets are committed only after Redis "
+            + "holds the records). Remove it from kafka.consumer; use kafka.groupId for the group")
+    public boolean isConsumerFreeOfOwnedKeys() {
+        return consumer.keySet().stream().noneMatch(OWNED_CONSUMER_KEYS::contains);
+    }
+
+    @ValidationMethod(message = "must not set acks, enable.idempotence, key.serializer or value.serializer: "
+            + "kafka.producer overrides a setting the bridge depends on (acks=all and idempotence keep deliveries "
+            + "durable and ordered). Remove it from kafka.producer")
+    public boolean isProducerFreeOfOwnedKeys() {
+        return producer.keySet().stream().noneMatch(OWNED_PRODUCER_KEYS::contains);
+    }
+
+    public Properties adminProperties() {
+        Properties properties = new Properties();
+        properties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        properties.put(CommonClientConfigs.CLIENT_ID_CONFIG, groupId + "-admin");
+        properties.putAll(common);
+        return properties;
+    }
+
+    public Properties consumerProperties() {
+        Properties properties = new Properties();
+        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+        properties.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        properties.putAll(common);
+        properties.putAll(consumer);
+        properties.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        return properties;
+    }
+
+    /** Producer settings: acks=all and idempotence always; {@code maxRecordBytes} sizes the largest request. */
+    public Properties producerProperties(int maxRecordBytes) {
+        Properties properties = new Properties();
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        properties.put(ProducerConfig.LINGER_MS_CONFIG, "2");
+        properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(64 * 1024));
+        properties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");
+        properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
+        properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        // a deadlettered record is the intake record plus error headers: leave room above the accepted size
+        properties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(Math.max(maxRecordBytes, 1 << 20) * 2));
+        properties.putAll(common);
+        properties.putAll(producer);
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        return properties;
+    }
+
+    @JsonProperty
+    public String getBootstrapServers() {
+        return bootstrapServers;
+    }
+
+    @JsonProperty
+    public void setBootstrapServers(String bootstrapServers) {
+        this.bootstrapServers = bootstrapServers;
+    }
+
+    @JsonProperty
+    public String getIntakeTopic() {
+        return intakeTopic;
+    }
+
+    @JsonProperty
+    public void setIntakeTopic(String intakeTopic) {
+        this.intakeTopic = intakeTopic;
+    }
+
+    @JsonProperty
+    public String getDeadletterTopic() {
+        return deadletterTopic;
+    }
+
+    @JsonProperty
+    public void setDeadletterTopic(String deadletterTopic) {
+        this.deadletterTopic = deadletterTopic;
+    }
+
+    @JsonProperty
+    public String getGroupId() {
+        return groupId;
+    }
+
+    @JsonProperty
+    public void setGroupId(String groupId) {
+        this.groupId = groupId;
+    }
+
+    @JsonProperty
+    public boolean isCreateTopics() {
+        return createTopics;
+    }
+
+    @JsonProperty
+    public void setCreateTopics(boolean createTopics) {
+        this.createTopics = createTopics;
+    }
+
+    @JsonProperty
+    public int getIntakePartitions() {
+        return intakePartitions;
+    }
+
+    @JsonProperty
+    public void setIntakePartitions(int intakePartitions) {
+        this.intakePartitions = intakePartitions;
+    }
+
+    @JsonProperty
+    public int getReplicationFactor() {
+        return replicationFactor;
+    }
+
+    @JsonProperty
+    public void setReplicationFactor(int replicationFactor) {
+        this.replicationFactor = replicationFactor;
+    }
+
+    @JsonProperty
+    public Map<String, String> getCommon() {
+        return common;
+    }
+
+    @JsonProperty
+    public void setCommon(Map<String, String> common) {
+        this.common = common;
+    }
+
+    @JsonProperty
+    public Map<String, String> getConsumer() {
+        return consumer;
+    }
+
+    @JsonProperty
+    public void setConsumer(Map<String, String> consumer) {
+        this.consumer = consumer;
+    }
+
+    @JsonProperty
+    public Map<String, String> getProducer() {
+        return producer;
+    }
+
+    @JsonProperty
+    public void setProducer(Map<String, String> producer) {
+        this.producer = producer;
+    }
+}

@@ -1,0 +1,128 @@
+package io.delaybridge.bridge.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.dropwizard.util.Duration;
+import io.dropwizard.validation.MinDuration;
+import io.dropwizard.validation.ValidationMethod;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import java.net.URI;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Redis side.
+ *
+ * <table>
+ *   <caption>Settings under {@code redis:}</caption>
+ *   <tr><th>name</th><th>default</th><th>description</th></tr>
+ *   <tr><td>uri</td><td>{@code ${REDIS_URI:-redis://localhost:6379}} in config.yml</td>
+ *       <td>a Lettuce URI: {@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS,
+ *       {@code redis-sentinel://} for Sentinel</td></tr>
+ *   <tr><td>keyPrefix</td><td>dq</td><td>the first part of every key; an ACL can be limited to {@code dq:*}</td></tr>
+ *   <tr><td>commandTimeout</td><td>5s</td><td>how long one Redis command may take</td></tr>
+ *   <tr><td>waitReplicas</td><td>0</td><td>replicas that must acknowledge a batch (WAIT) before its offsets are
+ *       committed; 0 relies on the primary's AOF ({@code appendfsync always})</td></tr>
+ *   <tr><td>waitTimeout</td><td>1s</td><td>how long the WAIT may take before the batch is retried</td></tr>
+ * </table>
+ */
+public class RedisFactory {
+
+    @NotEmpty
+    private String uri = "redis://localhost:6379";
+
+    @NotNull
+    @Pattern(regexp = "[A-Za-z0-9_.:-]{1,64}",
+            message = "must be 1 to 64 characters of [A-Za-z0-9_.:-] (no braces: the shard hash tag comes after it)")
+    private String keyPrefix = "dq";
+
+    @NotNull
+    @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS)
+    private Duration commandTimeout = Duration.seconds(5);
+
+    @Min(0)
+    @Max(16)
+    private int waitReplicas = 0;
+
+    @NotNull
+    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+    private Duration waitTimeout = Duration.seconds(1);
+
+    @ValidationMethod(message = "must be a Redis URI such as redis://localhost:6379, rediss://host:6380 (TLS) or "
+            + "redis-sentinel://host:26379/0#mymaster: redis.uri is not one")
+    public boolean isUriWellFormed() {
+        try {
+            String scheme = URI.create(uri).getScheme();
+            return scheme != null && scheme.startsWith("redis");
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** Connects to Redis, checks that it is fit to hold messages, and returns the store. */
+    public DelayStore build(String intakeTopic, int shardCount) {
+        return RedisDelayStore.connect(new RedisStoreOptions(
+                uri,
+                keyPrefix,
+                intakeTopic,
+                shardCount,
+                waitReplicas,
+                waitTimeout.toJavaDuration(),
+                commandTimeout.toJavaDuration()));
+    }
+
+    @JsonProperty
+    public String getUri() {
+        return uri;
+    }
+
+    @JsonProperty
+    public void setUri(String uri) {
+        this.uri = uri;
+    }
+
+    @JsonProperty
+    public String getKeyPrefix() {
+        return keyPrefix;
+    }
+
+    @JsonProperty
+    public void setKeyPrefix(String keyPrefix) {
+        this.keyPrefix = keyPrefix;
+    }
+
+    @JsonProperty
+    public Duration getCommandTimeout() {
+        return commandTimeout;
+    }
+
+    @JsonProperty
+    public void setCommandTimeout(Duration commandTimeout) {
+        this.commandTimeout = commandTimeout;
+    }
+
+    @JsonProperty
+    public int getWaitReplicas() {
+        return waitReplicas;
+    }
+
+    @JsonProperty
+    public void setWaitReplicas(int waitReplicas) {
+        this.waitReplicas = waitReplicas;
+    }
+
+    @JsonProperty
+    public Duration getWaitTimeout() {
+        return waitTimeout;
+    }
+
+    @JsonProperty
+    public void setWaitTimeout(Duration waitTimeout) {
+        this.waitTimeout = waitTimeout;
+    }
+}
