@@ -1,0 +1,54 @@
+package io.delaybridge.bridge.e2e;
+
+import io.delaybridge.bridge.DelayBridgeApplication;
+import io.delaybridge.bridge.DelayBridgeConfiguration;
+import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.DropwizardTestSupport;
+import io.dropwizard.testing.ResourceHelpers;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A bridge running in this JVM against the shared real broker and Redis, with its own topics and key prefix. */
+final class TestBridge implements AutoCloseable {
+
+    private final DropwizardTestSupport<DelayBridgeConfiguration> support;
+
+    TestBridge(TestNames names, String kafka, String redis, ConfigOverride... extra) {
+        List<ConfigOverride> overrides = new ArrayList<>(List.of(
+                ConfigOverride.config("kafka.bootstrapServers", kafka),
+                ConfigOverride.config("kafka.intakeTopic", names.intake()),
+                ConfigOverride.config("kafka.deadletterTopic", names.deadletter()),
+                ConfigOverride.config("kafka.groupId", names.group()),
+                ConfigOverride.config("redis.uri", redis),
+                ConfigOverride.config("redis.keyPrefix", names.keyPrefix())));
+        overrides.addAll(List.of(extra));
+        support = new DropwizardTestSupport<>(DelayBridgeApplication.class,
+                ResourceHelpers.resourceFilePath("test-bridge.yml"), overrides.toArray(ConfigOverride[]::new));
+    }
+
+    TestBridge start() {
+        try {
+            support.before();
+        } catch (Exception e) {
+            throw new IllegalStateException("bridge did not start", e);
+        }
+        return this;
+    }
+
+    void stop() {
+        support.after();
+    }
+
+    int adminPort() {
+        return support.getAdminPort();
+    }
+
+    DropwizardTestSupport<DelayBridgeConfiguration> support() {
+        return support;
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+}
