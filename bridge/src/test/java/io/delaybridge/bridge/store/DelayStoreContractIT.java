@@ -243,22 +243,23 @@ public abstract class DelayStoreContractIT {
 
     @Test
     void claimNeverTakesAMessageEarly() {
-        long due = store.now() + 400;
+        long due = store.now() + 1_000;
         writeOne(intakeRecord(1, 1, due, "later"));
         long epoch = store.acquire(1);
 
         ClaimBatch early = store.claim(1, epoch, 10, LEASE);
-        assertTrue(early.messages().isEmpty());
+        assertTrue(early.messages().isEmpty(), "claimed at " + early.redisNow() + ", due " + due);
         assertEquals(due, early.nextDueAt());
         assertEquals(OptionalLong.of(due), store.nextDueAt(1));
 
         AtomicReference<ClaimBatch> claimed = new AtomicReference<>();
         await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> {
             ClaimBatch batch = store.claim(1, epoch, 10, LEASE);
+            assertTrue(batch.messages().isEmpty() || batch.redisNow() >= due,
+                    "claimed at " + batch.redisNow() + ", due " + due);
             claimed.set(batch);
             return !batch.messages().isEmpty();
         });
-        assertTrue(claimed.get().redisNow() >= due, "claimed at " + claimed.get().redisNow() + ", due " + due);
         assertEquals(due, claimed.get().messages().get(0).dueAt());
     }
 
@@ -317,7 +318,7 @@ public abstract class DelayStoreContractIT {
         ClaimedMessage first = store.claim(3, epoch, 10, LEASE).messages().get(0);
         assertEquals(1, first.attempt());
 
-        long retryAt = store.now() + 300;
+        long retryAt = store.now() + 1_000;
         assertTrue(store.retry(3, epoch, first.ref(), retryAt));
         assertEquals(new ShardStats(3, 1, 0, retryAt), store.stats(3));
         assertTrue(store.claim(3, epoch, 10, LEASE).messages().isEmpty(), "not before retryAt");
@@ -354,7 +355,7 @@ public abstract class DelayStoreContractIT {
         writeOne(intakeRecord(2, 1, now - 1, "orphan"));
         writeOne(intakeRecord(2, 2, now - 1, "held"));
         long epoch = store.acquire(2);
-        ClaimedMessage orphan = store.claim(2, epoch, 1, 200).messages().get(0);
+        ClaimedMessage orphan = store.claim(2, epoch, 1, 1_000).messages().get(0);
         assertEquals(TOPIC + "-2-1", orphan.ref().id());
         store.claim(2, epoch, 1, LEASE);
 
@@ -376,8 +377,10 @@ public abstract class DelayStoreContractIT {
             writeOne(intakeRecord(1, i, now - 1, "m"));
         }
         long epoch = store.acquire(1);
-        assertEquals(5, store.claim(1, epoch, 10, 50).messages().size());
-        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> store.now() > now + 100);
+        ClaimBatch claimed = store.claim(1, epoch, 10, 50);
+        assertEquals(5, claimed.messages().size());
+        long leaseEnd = claimed.redisNow() + 50;
+        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> store.now() > leaseEnd);
         assertEquals(2, store.reclaim(1, epoch, 2));
         assertEquals(3, store.reclaim(1, epoch, 10));
         assertEquals(new ShardStats(1, 5, 0, store.nextDueAt(1).orElseThrow()), store.stats(1));
@@ -391,7 +394,9 @@ public abstract class DelayStoreContractIT {
         writeOne(intakeRecord(0, 1, now - 1, "a"));
         writeOne(intakeRecord(0, 2, now - 1, "b"));
         long old = store.acquire(0);
-        ClaimedMessage held = store.claim(0, old, 1, 50).messages().get(0);
+        ClaimBatch heldBatch = store.claim(0, old, 1, 50);
+        ClaimedMessage held = heldBatch.messages().get(0);
+        long leaseEnd = heldBatch.redisNow() + 50;
         long current = store.acquire(0);
         assertTrue(current > old);
 
@@ -399,7 +404,7 @@ public abstract class DelayStoreContractIT {
         assertThrows(StoreFencedException.class, () -> store.claim(0, old, 10, LEASE));
         assertThrows(StoreFencedException.class, () -> store.ack(0, old, List.of(held.ref())));
         assertThrows(StoreFencedException.class, () -> store.retry(0, old, held.ref(), now));
-        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> store.now() > now + 100);
+        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> store.now() > leaseEnd);
         assertThrows(StoreFencedException.class, () -> store.reclaim(0, old, 10));
         StoreFencedException fenced = assertThrows(StoreFencedException.class, () -> store.claim(0, old, 1, LEASE));
         assertEquals(0, fenced.shard());

@@ -190,6 +190,12 @@ class RedisStoreFailureIT {
             assertEquals(Optional.of(incarnation), store.currentIncarnation());
             long epoch = store.acquire(1);
             assertEquals(50, store.claim(1, epoch, 100, 60_000).messages().size());
+
+            // the wake channels were subscribed again on reconnect
+            List<Long> wakes = new java.util.concurrent.CopyOnWriteArrayList<>();
+            store.onWake((shard, dueAt) -> wakes.add(dueAt));
+            store.write(List.of(record(1, 5000, now - 10, new byte[1]))).get(10, TimeUnit.SECONDS);
+            await().atMost(DEADLINE).until(() -> wakes.contains(now - 10));
         }
     }
 
