@@ -16,6 +16,7 @@ import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
@@ -638,6 +639,9 @@ public final class RedisDelayStore implements DelayStore {
             }
         };
         return ClientOptions.builder()
+                // RESP2: a wrong password then fails as WRONGPASS on every Redis version; Redis 6.2 closes the
+                // connection on a failed RESP3 HELLO, which would read as "unreachable"
+                .protocolVersion(ProtocolVersion.RESP2)
                 .autoReconnect(true)
                 // fail fast while disconnected instead of buffering: the intake and the pump retry with backoff
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
