@@ -100,6 +100,18 @@ final class KafkaClient implements AutoCloseable {
         return producer.send(new ProducerRecord<>(topic, null, null, bytes(key), bytes(value), headers(pairs)));
     }
 
+    /** A topic's effective configuration value, e.g. {@code message.timestamp.type}. */
+    String topicConfig(String topic, String name) {
+        try {
+            org.apache.kafka.common.config.ConfigResource resource = new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+            return admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
+                    .get(resource).get(name).value();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not describe the configuration of " + topic, e);
+        }
+    }
+
     void flush() {
         producer.flush();
     }
