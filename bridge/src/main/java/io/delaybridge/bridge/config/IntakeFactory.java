@@ -27,6 +27,9 @@ import java.util.regex.PatternSyntaxException;
  *       TARGET_FORBIDDEN. Topics starting with {@code _}, the intake and the deadletter topic are always
  *       refused</td></tr>
  *   <tr><td>pollTimeout</td><td>100ms</td><td>how long one poll of the intake waits for records</td></tr>
+ *   <tr><td>cancelMemory</td><td>1 hour</td><td>how long a cancel is remembered (in record time): a schedule of
+ *       the same id from an older record, read later (another partition lagged, or a re-read after a crash), is
+ *       dropped. Costs about 100 bytes of Redis memory per cancel</td></tr>
  *   <tr><td>retryBackoff</td><td>100ms</td><td>first wait after Redis refused a batch; doubles</td></tr>
  *   <tr><td>maxRetryBackoff</td><td>30s</td><td>longest wait between tries of a batch</td></tr>
  * </table>
@@ -51,6 +54,10 @@ public class IntakeFactory implements SettingsCheck.Checked {
     @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use 1ms to 10s, e.g. 100ms")
     @MaxDuration(value = 10, unit = TimeUnit.SECONDS, message = "is ${validatedValue}: use 1ms to 10s, e.g. 100ms")
     private Duration pollTimeout = Duration.milliseconds(100);
+
+    @NotNull
+    @MinDuration(value = 0, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use 0 or more, e.g. 1 hour")
+    private Duration cancelMemory = Duration.hours(1);
 
     @NotNull
     @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use at least 1ms, e.g. 100ms")
@@ -87,7 +94,8 @@ public class IntakeFactory implements SettingsCheck.Checked {
                 List.copyOf(allowedTargets),
                 pollTimeout.toJavaDuration(),
                 retryBackoff.toJavaDuration(),
-                maxRetryBackoff.toJavaDuration());
+                maxRetryBackoff.toJavaDuration(),
+                cancelMemory.toMilliseconds());
     }
 
     @JsonProperty
@@ -128,6 +136,16 @@ public class IntakeFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setPollTimeout(Duration pollTimeout) {
         this.pollTimeout = pollTimeout;
+    }
+
+    @JsonProperty
+    public Duration getCancelMemory() {
+        return cancelMemory;
+    }
+
+    @JsonProperty
+    public void setCancelMemory(Duration cancelMemory) {
+        this.cancelMemory = cancelMemory;
     }
 
     @JsonProperty
