@@ -48,6 +48,7 @@ public final class Pump implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(Pump.class);
     private static final long STORE_RETRY_MILLIS = 250;
+    private static final long FAILURE_LOG_INTERVAL_MILLIS = 10_000;
 
     private final DelayStore store;
     private final Producer<byte[], byte[]> producer;
@@ -67,6 +68,7 @@ public final class Pump implements Managed {
     private volatile boolean running;
     private volatile boolean paused;
     private Thread thread;
+    private long lastFailureLoggedAt = Long.MIN_VALUE / 2;
 
     /** Redis' clock minus this host's, as last measured: due times are Redis times. */
     private volatile long clockOffsetMillis;
@@ -109,7 +111,10 @@ public final class Pump implements Managed {
         processOutcomes();
     }
 
-    /** Takes over shards the consumer group assigned to this instance. Called on the intake's thread. */
+    /**
+     * Takes over shards the consumer group assigned to this instance. Called on the intake's thread; the fencing
+     * epochs are taken on the pump's thread, so this never blocks on or fails with Redis.
+     */
     public void assign(Collection<Integer> shards) {
         for (int shard : shards) {
             if (shard >= store.shardCount()) {
@@ -117,9 +122,7 @@ public final class Pump implements Managed {
                         shard, store.shardCount());
                 continue;
             }
-            long epoch = store.acquire(shard);
-            owned.put(shard, new OwnedShard(shard, epoch));
-            LOG.info("Pumping shard {} with epoch {}", shard, epoch);
+            owned.put(shard, new OwnedShard(shard));
         }
         signal();
     }
@@ -212,7 +215,13 @@ public final class Pump implements Managed {
                 processOutcomes();
                 wakeAt = pumpOwnedShards();
             } catch (RuntimeException e) {
-                LOG.warn("Pump cycle failed, retrying in {} ms: {}", STORE_RETRY_MILLIS, SendFailures.describe(e));
+                long now = clock.millis();
+                if (now - lastFailureLoggedAt >= FAILURE_LOG_INTERVAL_MILLIS) {
+                    // once per interval: an outage retried every 250 ms would otherwise flood the log
+                    LOG.warn("Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS,
+                            SendFailures.describe(e));
+                    lastFailureLoggedAt = now;
+                }
                 wakeAt = redisNow() + STORE_RETRY_MILLIS;
             }
             awaitUntil(wakeAt);
@@ -224,6 +233,10 @@ public final class Pump implements Managed {
         long next = Long.MAX_VALUE;
         for (OwnedShard shard : owned.values()) {
             if (shard.revoked) {
+                continue;
+            }
+            if (!acquired(shard)) {
+                next = Math.min(next, redisNow() + STORE_RETRY_MILLIS);
                 continue;
             }
             try {
@@ -243,6 +256,21 @@ public final class Pump implements Managed {
             next = Math.min(next, shard.reclaimAt);
         }
         return next;
+    }
+
+    private boolean acquired(OwnedShard shard) {
+        if (shard.epoch != OwnedShard.NOT_ACQUIRED) {
+            return true;
+        }
+        try {
+            shard.epoch = store.acquire(shard.shard);
+            LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
+            return true;
+        } catch (StoreException e) {
+            LOG.warn("Could not take shard {} yet, retrying in {} ms: {}", shard.shard, STORE_RETRY_MILLIS,
+                    e.getMessage());
+            return false;
+        }
     }
 
     private void reclaimIfDue(OwnedShard shard) {

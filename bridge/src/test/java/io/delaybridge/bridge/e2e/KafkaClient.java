@@ -112,6 +112,16 @@ final class KafkaClient implements AutoCloseable {
         }
     }
 
+    /** Partitions assigned to each member of a consumer group, as the group coordinator sees them now. */
+    List<Integer> groupAssignmentSizes(String group) {
+        try {
+            return admin.describeConsumerGroups(List.of(group)).all().get(10, TimeUnit.SECONDS).get(group).members()
+                    .stream().map(m -> m.assignment().topicPartitions().size()).sorted().toList();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not describe group " + group, e);
+        }
+    }
+
     void flush() {
         producer.flush();
     }
