@@ -215,20 +215,27 @@ public final class Pump implements Managed {
                 processOutcomes();
                 wakeAt = pumpOwnedShards();
             } catch (RuntimeException e) {
-                long now = clock.millis();
-                if (now - lastFailureLoggedAt >= FAILURE_LOG_INTERVAL_MILLIS) {
-                    // once per interval: an outage retried every 250 ms would otherwise flood the log
-                    LOG.warn("Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS,
-                            SendFailures.describe(e));
-                    lastFailureLoggedAt = now;
-                }
+                warnThrottled("Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS,
+                        SendFailures.describe(e));
                 wakeAt = redisNow() + STORE_RETRY_MILLIS;
             }
             awaitUntil(wakeAt);
         }
     }
 
-    /** Claims and sends what is due; returns the Redis time at which the pump next has work. */
+    /** Once per interval: an outage retried every 250 ms would otherwise flood the log. */
+    private void warnThrottled(String format, Object... args) {
+        long now = clock.millis();
+        if (now - lastFailureLoggedAt >= FAILURE_LOG_INTERVAL_MILLIS) {
+            LOG.warn(format, args);
+            lastFailureLoggedAt = now;
+        }
+    }
+
+    /**
+     * Claims and sends what is due; returns the Redis time at which the pump next has work. With every in-flight
+     * place taken, due messages are no reason to wake: the next outcome is, and it signals.
+     */
     private long pumpOwnedShards() {
         long next = Long.MAX_VALUE;
         for (OwnedShard shard : owned.values()) {
@@ -250,7 +257,7 @@ public final class Pump implements Managed {
                 owned.remove(shard.shard, shard);
                 continue;
             }
-            if (!paused) {
+            if (!paused && inFlight.get() < settings.maxInFlight()) {
                 next = Math.min(next, Math.min(shard.nextDueAt, shard.wokenAt.get()));
             }
             next = Math.min(next, shard.reclaimAt);
@@ -267,7 +274,7 @@ public final class Pump implements Managed {
             LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
             return true;
         } catch (StoreException e) {
-            LOG.warn("Could not take shard {} yet, retrying in {} ms: {}", shard.shard, STORE_RETRY_MILLIS,
+            warnThrottled("Could not take shard {} yet, retrying every {} ms: {}", shard.shard, STORE_RETRY_MILLIS,
                     e.getMessage());
             return false;
         }
@@ -459,10 +466,11 @@ public final class Pump implements Managed {
         lock.lock();
         try {
             while (running && !signalled) {
-                long waitMillis = redisWakeAt == Long.MAX_VALUE ? Long.MAX_VALUE : redisWakeAt - redisNow();
-                if (waitMillis <= 0) {
-                    break;
+                long now = redisNow();
+                if (redisWakeAt <= now) {
+                    break; // also for Long.MIN_VALUE ("at once"), where a subtraction would overflow
                 }
+                long waitMillis = redisWakeAt == Long.MAX_VALUE ? Long.MAX_VALUE : redisWakeAt - now;
                 // A due time is an exact millisecond: sleep to it, not to a tick.
                 changed.awaitNanos(TimeUnit.MILLISECONDS.toNanos(Math.min(waitMillis, settings.leaseMillis() / 2)));
                 if (waitMillis > settings.leaseMillis() / 2) {
