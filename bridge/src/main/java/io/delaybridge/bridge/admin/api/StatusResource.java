@@ -16,7 +16,6 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,12 +47,6 @@ public final class StatusResource {
     }
 
     @GET
-    public Response root() {
-        return Response.seeOther(URI.create("/status/")).build();
-    }
-
-    @GET
-    @Path("/")
     public Response index() {
         return file("index.html");
     }
@@ -83,7 +76,7 @@ public final class StatusResource {
         Map<String, Object> checks = new LinkedHashMap<>();
         for (Map.Entry<String, HealthCheck.Result> e : health.runHealthChecks().entrySet()) {
             checks.put(e.getKey(), Map.of("healthy", e.getValue().isHealthy(),
-                    "message", String.valueOf(e.getValue().getMessage())));
+                    "message", e.getValue().getMessage() == null ? "" : e.getValue().getMessage()));
         }
         out.put("health", checks);
         Map<String, Object> counts = new LinkedHashMap<>();
