@@ -63,7 +63,7 @@ class DeadletterReplayIT {
             assertTrue(second.status() == 409 || second.status() == 202, second.toString());
 
             JsonNode[] done = new JsonNode[1];
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
                 done[0] = get(app, status).json();
                 return !done[0].get("state").asText().equals("running");
             });
@@ -73,7 +73,7 @@ class DeadletterReplayIT {
             assertEquals(0, done[0].get("failed").asInt());
             assertTrue(done[0].get("scanned").asInt() >= RECORDS + 100, done[0].toString());
 
-            await().atMost(Duration.ofSeconds(90)).until(() -> arrived.size() >= RECORDS);
+            await().atMost(Duration.ofMinutes(3)).until(() -> arrived.size() >= RECORDS);
             List<KafkaClient.Received> all = arrived.received();
             Set<String> keys = new HashSet<>();
             for (KafkaClient.Received r : all) {

@@ -10,6 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.schemas.DelayHeaders;
@@ -24,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.LoggerFactory;
 
 /**
  * The message API, the shard views, the admin tasks and health checks of one bridge on the real broker and Redis:
@@ -42,6 +47,7 @@ class OperationsApiIT {
     private static String other;
     private static int app;
     private static int adminPort;
+    private static final ListAppender<ILoggingEvent> AUDIT = new ListAppender<>();
 
     @BeforeAll
     static void start(TestServers servers) {
@@ -57,6 +63,11 @@ class OperationsApiIT {
                 ConfigOverride.config("api.maxReplay", "50000"),
                 ConfigOverride.config("api.maxBodySize", "1KiB")).start();
         app = bridge.support().getLocalPort();
+        // the audit lines, captured after the bridge configured logging (WARN in the tests)
+        Logger audit = (Logger) LoggerFactory.getLogger("delay-bridge.audit");
+        audit.setLevel(Level.INFO);
+        AUDIT.start();
+        audit.addAppender(AUDIT);
         adminPort = bridge.adminPort();
         delivered = kafka.collect(target, other);
         // every shard has an owner before the tests look at owners and pumping
@@ -83,6 +94,12 @@ class OperationsApiIT {
                 DelayHeaders.ID, id, "trace-id", "t-" + id);
         await().atMost(Duration.ofSeconds(20)).until(() -> get(app, "/messages/" + id).status() == 200);
         return id;
+    }
+
+    private static void assertAudited(String... parts) {
+        List<String> lines = AUDIT.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        assertTrue(lines.stream().anyMatch(line -> java.util.Arrays.stream(parts).allMatch(line::contains)),
+                "no audit line with " + List.of(parts) + " in " + lines);
     }
 
     private static List<KafkaClient.Received> deliveredWithKey(String id) {
@@ -263,6 +280,7 @@ class OperationsApiIT {
         assertEquals(200, reply.status(), reply.toString());
         assertTrue(reply.json().get("cancelled").asBoolean());
         assertEquals(404, get(app, "/messages/" + cancelled).status());
+        assertAudited("who=token:token", "action=cancel", "id=" + cancelled, "result=CANCELLED");
         assertEquals(404, call("DELETE", app, "/messages/" + cancelled, null, BEARER).status(), "gone: cancel again");
         await().atMost(Duration.ofSeconds(20)).until(() -> !deliveredWithKey(kept).isEmpty());
         // the kept one was due at the same time and has arrived: the cancelled one never will
@@ -276,6 +294,7 @@ class OperationsApiIT {
         Http.Reply reply = call("POST", app, "/messages/" + id + "/reschedule", "{\"delay\":\"1s\"}", BASIC);
         assertEquals(200, reply.status(), reply.toString());
         long newDue = reply.json().get("dueAt").asLong();
+        assertAudited("who=basic:alice", "action=reschedule", "id=" + id, "dueAt=" + newDue);
         assertEquals(newDue, get(app, "/messages/" + id).json().get("dueAt").asLong());
         await().atMost(Duration.ofSeconds(20)).until(() -> !deliveredWithKey(id).isEmpty());
         KafkaClient.Received got = deliveredWithKey(id).get(0);
@@ -322,6 +341,7 @@ class OperationsApiIT {
         assertTrue(first.json().get("limitReached").asBoolean());
         Http.Reply rest = call("POST", app, "/messages/cancel", body.formatted(100), BEARER);
         assertEquals(7, rest.json().get("cancelled").asInt(), rest.toString());
+        assertAudited("who=token:token", "action=bulk-cancel", "target=" + other, "limit=5", "cancelled=5");
         for (String id : mine) {
             assertEquals(404, get(app, "/messages/" + id).status(), id);
         }
@@ -359,6 +379,7 @@ class OperationsApiIT {
                 }
             }
             assertEquals(200, call("POST", adminPort, "/tasks/pause-pump?shard=1", null, BEARER).status());
+            assertAudited("who=token:token", "action=pause-pump", "shards=1");
             assertEquals(1, gauge("delay.pump.paused-shards"));
             assertTrue(get(app, "/shards").json().get("shards").get(1).get("paused").asBoolean());
             assertTrue(get(adminPort, "/healthcheck").json().get("pipeline").get("message").asText()

@@ -27,7 +27,8 @@ import java.util.Set;
  *       many bytes were read.
  * </ul>
  *
- * The authenticated principal is left in the request attribute {@link #PRINCIPAL} for the audit log.
+ * The authenticated principal is left in the request attribute {@link #PRINCIPAL} and, for the request thread, in
+ * {@link Audit#principal()}, for the audit log.
  */
 public final class AuthFilter implements Filter {
 

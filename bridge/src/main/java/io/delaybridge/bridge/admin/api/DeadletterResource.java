@@ -3,14 +3,12 @@ package io.delaybridge.bridge.admin.api;
 import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.schemas.DelayText;
 import io.delaybridge.schemas.ErrorCode;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.ArrayList;
@@ -58,7 +56,7 @@ public final class DeadletterResource {
     }
 
     @POST
-    public Response start(ReplayRequest body, @Context HttpServletRequest request) {
+    public Response start(ReplayRequest body) {
         if (body == null || body.limit() == null) {
             throw ApiException.badField("limit", "is required: the most records to replay (at most " + maxReplay
                     + ")");
@@ -88,7 +86,7 @@ public final class DeadletterResource {
                 jobs.remove(jobs.keySet().iterator().next());
             }
         }
-        String who = MessagesResource.who(request);
+        String who = Audit.principal();
         executor.execute(() -> {
             replay.run();
             DeadletterReplay.Progress p = replay.progress();

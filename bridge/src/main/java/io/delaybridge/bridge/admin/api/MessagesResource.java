@@ -13,7 +13,6 @@ import io.delaybridge.schemas.CorruptEnvelopeException;
 import io.delaybridge.schemas.DelayText;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
-import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -21,7 +20,6 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -80,10 +78,10 @@ public final class MessagesResource {
 
     @DELETE
     @Path("/{id}")
-    public Map<String, Object> cancel(@PathParam("id") String id, @Context HttpServletRequest request) {
+    public Map<String, Object> cancel(@PathParam("id") String id) {
         checkId(id);
         WriteResult result = write(new WriteOp.Cancel(id), "cancel of message '" + id + "'");
-        Audit.log(who(request), "cancel", "id=" + id + " result=" + result);
+        Audit.log(Audit.principal(), "cancel", "id=" + id + " result=" + result);
         if (result != WriteResult.CANCELLED) {
             throw ApiException.notFound(id);
         }
@@ -94,7 +92,7 @@ public final class MessagesResource {
     @POST
     @Path("/{id}/reschedule")
     public Map<String, Object> reschedule(
-            @PathParam("id") String id, RescheduleRequest body, @Context HttpServletRequest request) {
+            @PathParam("id") String id, RescheduleRequest body) {
         checkId(id);
         if (body == null) {
             throw ApiException.badField("dueAt", "the body must be JSON with dueAt (epoch ms or ISO-8601) or delay"
@@ -106,7 +104,7 @@ public final class MessagesResource {
             throw ApiException.badField(hasDue ? "delay" : "dueAt",
                     "give exactly one of dueAt (epoch ms or ISO-8601) and delay (e.g. \"30s\")");
         }
-        long now = store.now();
+        // parse and check the body before touching the store: a bad request changes and reads nothing
         long dueAt;
         if (hasDue) {
             try {
@@ -114,7 +112,7 @@ public final class MessagesResource {
             } catch (IllegalArgumentException e) {
                 throw ApiException.badField("dueAt", "'" + body.dueAt() + "' is not epoch ms or an ISO-8601 instant");
             }
-            if (dueAt - now > maxDelayMillis) {
+            if (dueAt - store.now() > maxDelayMillis) {
                 throw ApiException.badField("dueAt", "is more than intake.maxDelay ("
                         + DelayText.formatMillis(maxDelayMillis) + ") ahead");
             }
@@ -130,21 +128,21 @@ public final class MessagesResource {
                 throw ApiException.badField("delay", "is longer than intake.maxDelay ("
                         + DelayText.formatMillis(maxDelayMillis) + ")");
             }
-            dueAt = now + delay;
+            dueAt = store.now() + delay;
         }
-        return move(id, dueAt, "reschedule", request);
+        return move(id, dueAt, "reschedule");
     }
 
     @POST
     @Path("/{id}/fire-now")
-    public Map<String, Object> fireNow(@PathParam("id") String id, @Context HttpServletRequest request) {
+    public Map<String, Object> fireNow(@PathParam("id") String id) {
         checkId(id);
-        return move(id, store.now(), "fire-now", request);
+        return move(id, store.now(), "fire-now");
     }
 
     @POST
     @Path("/cancel")
-    public Map<String, Object> bulkCancel(BulkCancelRequest body, @Context HttpServletRequest request) {
+    public Map<String, Object> bulkCancel(BulkCancelRequest body) {
         if (body == null || body.target() == null || body.target().isBlank()) {
             throw ApiException.badField("target", "is required: the target topic whose pending messages to cancel");
         }
@@ -198,7 +196,7 @@ public final class MessagesResource {
             }
         }
         metrics.meter("delay.cancelled").mark(cancelled);
-        Audit.log(who(request), "bulk-cancel", "target=" + body.target() + " dueFrom=" + body.dueFrom()
+        Audit.log(Audit.principal(), "bulk-cancel", "target=" + body.target() + " dueFrom=" + body.dueFrom()
                 + " dueTo=" + body.dueTo() + " limit=" + body.limit() + " cancelled=" + cancelled
                 + " examined=" + examined);
         Map<String, Object> reply = new LinkedHashMap<>();
@@ -210,9 +208,9 @@ public final class MessagesResource {
         return reply;
     }
 
-    private Map<String, Object> move(String id, long dueAt, String action, HttpServletRequest request) {
+    private Map<String, Object> move(String id, long dueAt, String action) {
         RescheduleResult result = messages.reschedule(id, dueAt);
-        Audit.log(who(request), action, "id=" + id + " dueAt=" + dueAt + " result=" + result);
+        Audit.log(Audit.principal(), action, "id=" + id + " dueAt=" + dueAt + " result=" + result);
         switch (result) {
             case NOT_FOUND -> throw ApiException.notFound(id);
             case IN_FLIGHT -> throw ApiException.status(409, "message '" + id + "' is being delivered right now; it"
@@ -279,10 +277,6 @@ public final class MessagesResource {
         }
     }
 
-    static String who(HttpServletRequest request) {
-        Object principal = request == null ? null : request.getAttribute(AuthFilter.PRINCIPAL);
-        return principal == null ? null : principal.toString();
-    }
 
     static Map<String, Object> describe(StoredMessage m) {
         Map<String, Object> out = new LinkedHashMap<>();
