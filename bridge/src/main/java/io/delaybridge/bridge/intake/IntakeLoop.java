@@ -7,12 +7,19 @@ import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.schemas.ContractViolation;
 import io.dropwizard.lifecycle.Managed;
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -37,14 +44,20 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per poll: every record is translated into a store operation or a rejection; the operations are written to the
  * store in one pipelined batch; only once Redis acknowledged all of them are the rejections written to the deadletter
- * topic, and only once those are acknowledged is the offset committed. If any step fails, the consumer seeks back to
- * the first record of the batch and tries again after a backoff: writes are idempotent on (id, origin), so a record
- * read twice is stored once, and nothing is committed that Redis does not hold.
+ * topic, and only once those are acknowledged is the offset committed. Up to {@link #MAX_OUTSTANDING_BATCHES} polls
+ * are on their way to Redis at once; they complete and commit strictly in poll order. If any step fails, the consumer
+ * seeks back to the first record not yet committed and tries again after a backoff: writes are idempotent on
+ * (id, origin), so a record read twice is stored once, and nothing is committed that Redis does not hold.
  */
 public final class IntakeLoop implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(IntakeLoop.class);
     private static final long WRITE_TIMEOUT_SECONDS = 60;
+    /**
+     * Polls whose writes may be on their way to Redis at once. One poll at a time left the intake waiting a Redis
+     * round trip (and its fsync) per poll; four keep Redis busy and bound the memory to four polls' records.
+     */
+    static final int MAX_OUTSTANDING_BATCHES = 4;
 
     private final Properties consumerProperties;
     private final Producer<byte[], byte[]> producer;
@@ -60,6 +73,11 @@ public final class IntakeLoop implements Managed {
     private volatile Consumer<byte[], byte[]> consumer;
     private Thread thread;
     private long backoffMillis;
+    /** Written or being written, oldest first; only the intake thread touches it. */
+    private final Deque<Batch> outstanding = new ArrayDeque<>();
+    /** Counts failed batches: a poll made before a failure is dropped, the consumer reads it again. */
+    private long failures;
+    private Map<TopicPartition, Long> lastSeek = Map.of();
 
     public IntakeLoop(
             Properties consumerProperties,
@@ -106,14 +124,22 @@ public final class IntakeLoop implements Managed {
             consumer.subscribe(List.of(settings.topic()), new Rebalance());
             backoffMillis = settings.retryBackoff().toMillis();
             while (running) {
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(settings.pollTimeout());
+                // With batches outstanding, take what is already fetched and otherwise wait for Redis, not the broker.
+                ConsumerRecords<byte[], byte[]> records =
+                        consumer.poll(outstanding.isEmpty() ? settings.pollTimeout() : Duration.ZERO);
                 if (!records.isEmpty()) {
-                    handle(records);
+                    submit(records);
+                } else if (!outstanding.isEmpty()) {
+                    awaitHead(settings.pollTimeout().toMillis());
                 }
+                completeFinished();
             }
+            finishOutstanding();
         } catch (WakeupException e) {
             if (running) {
                 LOG.error("Intake consumer woken up unexpectedly", e);
+            } else {
+                finishOutstanding();
             }
         } catch (RuntimeException e) {
             LOG.error("Intake stopped by an unexpected error; offsets after the last stored batch are not committed",
@@ -129,47 +155,197 @@ public final class IntakeLoop implements Managed {
         }
     }
 
-    private void handle(ConsumerRecords<byte[], byte[]> records) {
-        List<WriteOp> ops = new ArrayList<>(records.count());
-        List<ConsumerRecord<byte[], byte[]>> rejected = new ArrayList<>();
-        List<ContractViolation> reasons = new ArrayList<>();
-        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
-        Map<TopicPartition, Long> first = new HashMap<>();
+    /**
+     * Translates one poll and sends its writes to the store without waiting for them. Waits first if
+     * {@link #MAX_OUTSTANDING_BATCHES} are outstanding, or if an outstanding batch touches an id this poll touches:
+     * operations on one id (a schedule and its cancel, a message and its replacement) reach Redis in intake order,
+     * whatever the store does to retry a batch.
+     */
+    private void submit(ConsumerRecords<byte[], byte[]> records) {
+        Batch batch = new Batch(records);
         for (ConsumerRecord<byte[], byte[]> record : records) {
             TopicPartition partition = new TopicPartition(record.topic(), record.partition());
-            first.putIfAbsent(partition, record.offset());
-            commit.put(partition, new OffsetAndMetadata(record.offset() + 1));
+            batch.first.putIfAbsent(partition, record.offset());
+            batch.commit.put(partition, new OffsetAndMetadata(record.offset() + 1));
             RecordTranslator.Translation translation = translator.translate(record);
             if (translation.rejected()) {
-                rejected.add(record);
-                reasons.add(translation.rejection());
+                batch.rejected.add(record);
+                batch.reasons.add(translation.rejection());
             } else {
-                ops.add(translation.op());
+                batch.ops.add(translation.op());
+                batch.ids.add(translation.op().id());
             }
         }
+        long generation = failures;
+        while (!outstanding.isEmpty() && (outstanding.size() >= MAX_OUTSTANDING_BATCHES || overlaps(batch))) {
+            awaitHead(WRITE_TIMEOUT_SECONDS * 1000);
+            completeFinished();
+        }
+        if (generation != failures) {
+            // An earlier batch failed and the consumer was sought back; partitions it did not cover go back to this
+            // poll's first records, so these are read again too.
+            batch.first.forEach((partition, offset) -> {
+                if (!lastSeek.containsKey(partition)) {
+                    consumer.seek(partition, offset);
+                }
+            });
+            return;
+        }
+        if (!running) {
+            return;
+        }
         try {
-            List<WriteResult> results = ops.isEmpty()
-                    ? List.of()
-                    : store.write(ops).get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            writeDeadletters(rejected, reasons);
-            consumer.commitSync(commit);
-            results.forEach(metrics::result);
-            reasons.forEach(reason -> metrics.deadlettered.mark(reason.code()));
-            metrics.read.mark(records.count());
-            metrics.writeBatch.mark();
-            backoffMillis = settings.retryBackoff().toMillis();
+            batch.write = batch.ops.isEmpty() ? CompletableFuture.completedFuture(List.of()) : store.write(batch.ops);
+        } catch (RuntimeException e) {
+            batch.write = CompletableFuture.failedFuture(e);
+        }
+        outstanding.addLast(batch);
+    }
+
+    private boolean overlaps(Batch batch) {
+        for (Batch earlier : outstanding) {
+            for (String id : batch.ids) {
+                if (earlier.ids.contains(id)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Waits until the oldest outstanding batch is written; false if it failed (and was handled). */
+    private boolean awaitHead(long timeoutMillis) {
+        Batch head = outstanding.peekFirst();
+        try {
+            head.write.get(timeoutMillis, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            if (timeoutMillis >= WRITE_TIMEOUT_SECONDS * 1000) {
+                failed(head, e);
+                return false;
+            }
+            return true; // still waiting; completeFinished() leaves it outstanding
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running = false;
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            if (cause instanceof WakeupException wakeup) {
-                throw wakeup;
+            return false;
+        } catch (ExecutionException e) {
+            failed(head, e.getCause());
+            return false;
+        }
+    }
+
+    /**
+     * Completes written batches in intake order: writes their refusals to the deadletter topic, then commits offsets
+     * up to the last completed batch, so an offset is committed only once Redis holds every record before it.
+     */
+    private void completeFinished() {
+        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+        while (!outstanding.isEmpty() && outstanding.peekFirst().write.isDone()) {
+            Batch batch = outstanding.peekFirst();
+            try {
+                List<WriteResult> results = batch.write.join();
+                writeDeadletters(batch.rejected, batch.reasons);
+                results.forEach(metrics::result);
+                batch.reasons.forEach(reason -> metrics.deadlettered.mark(reason.code()));
+                metrics.read.mark(batch.records);
+                metrics.writeBatch.mark();
+                commit.putAll(batch.commit);
+                outstanding.pollFirst();
+                backoffMillis = settings.retryBackoff().toMillis();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running = false;
+                return;
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                Throwable cause = e instanceof CompletionException || e instanceof ExecutionException
+                        ? e.getCause() : e;
+                if (cause instanceof WakeupException wakeup) {
+                    throw wakeup;
+                }
+                commitAsync(commit);
+                failed(batch, cause);
+                return;
             }
-            LOG.warn("Storing a batch of {} intake records failed; reading it again in {} ms: {}",
-                    records.count(), backoffMillis, SendFailures.describe(cause));
-            first.forEach(consumer::seek);
-            sleepBackoff();
+        }
+        commitAsync(commit);
+    }
+
+    private void commitAsync(Map<TopicPartition, OffsetAndMetadata> commit) {
+        if (!commit.isEmpty()) {
+            // commits are sent in order; a lost one is covered by the next (or the record is read again: idempotent)
+            consumer.commitAsync(commit, (offsets, error) -> {
+                if (error != null) {
+                    LOG.warn("Committing intake offsets {} failed: {}", offsets, SendFailures.describe(error));
+                }
+            });
+        }
+    }
+
+    /** Drops every outstanding batch, seeks back to the first record not yet committed, and backs off. */
+    private void failed(Batch batch, Throwable cause) {
+        LOG.warn("Storing a batch of {} intake records failed; reading it and {} later batches again in {} ms: {}",
+                batch.records, outstanding.size() - 1, backoffMillis, SendFailures.describe(cause));
+        Map<TopicPartition, Long> seekTo = new HashMap<>();
+        for (Batch dropped : outstanding) {
+            dropped.first.forEach(seekTo::putIfAbsent); // the earliest batch holding a partition comes first
+        }
+        outstanding.clear();
+        failures++;
+        lastSeek = seekTo;
+        seekTo.forEach(consumer::seek);
+        sleepBackoff();
+    }
+
+    /** On stop or revocation: waits for outstanding batches and commits them, synchronously. */
+    private void finishOutstanding() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WRITE_TIMEOUT_SECONDS);
+        while (!outstanding.isEmpty() && System.nanoTime() < deadline) {
+            Batch head = outstanding.peekFirst();
+            try {
+                head.write.get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException | TimeoutException e) {
+                break; // not stored: not committed, read again by whoever owns the partition next
+            }
+            Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+            try {
+                writeDeadletters(head.rejected, head.reasons);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                break;
+            }
+            commit.putAll(head.commit);
+            outstanding.pollFirst();
+            try {
+                consumer.commitSync(commit);
+            } catch (RuntimeException e) {
+                LOG.warn("Committing intake offsets {} failed: {}", commit, SendFailures.describe(e));
+                break;
+            }
+        }
+        outstanding.clear();
+    }
+
+    /** One poll's records on their way into the store. */
+    private static final class Batch {
+        final int records;
+        final List<WriteOp> ops;
+        final Set<String> ids;
+        final List<ConsumerRecord<byte[], byte[]>> rejected = new ArrayList<>();
+        final List<ContractViolation> reasons = new ArrayList<>();
+        final Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
+        final Map<TopicPartition, Long> first = new HashMap<>();
+        CompletableFuture<List<WriteResult>> write;
+
+        Batch(ConsumerRecords<byte[], byte[]> records) {
+            this.records = records.count();
+            this.ops = new ArrayList<>(this.records);
+            this.ids = new HashSet<>(this.records * 2);
         }
     }
 
@@ -207,6 +383,7 @@ public final class IntakeLoop implements Managed {
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            finishOutstanding(); // commit what Redis holds while the partitions are still ours
             if (!partitions.isEmpty()) {
                 partitionListener.revoked(numbers(partitions));
             }
@@ -222,7 +399,10 @@ public final class IntakeLoop implements Managed {
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             LOG.warn("Lost intake partitions {} without a clean hand-over", partitions);
-            onPartitionsRevoked(partitions);
+            outstanding.clear(); // cannot commit any more: the new owner reads them again
+            if (!partitions.isEmpty()) {
+                partitionListener.revoked(numbers(partitions));
+            }
         }
 
         private List<Integer> numbers(Collection<TopicPartition> partitions) {
