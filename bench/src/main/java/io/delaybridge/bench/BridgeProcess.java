@@ -54,6 +54,8 @@ final class BridgeProcess implements AutoCloseable {
                 .redirectOutput(log.toFile());
         builder.environment().putAll(env);
         Process process = builder.start();
+        // the bridge never outlives the benchmark, even when the benchmark is interrupted
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly, "bench-bridge-reaper"));
         BridgeProcess bridge = new BridgeProcess(process, adminPort);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {

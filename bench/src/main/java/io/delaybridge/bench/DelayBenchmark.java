@@ -110,24 +110,12 @@ public final class DelayBenchmark {
                 System.getProperty("java.version"), options);
         summary.put("redis", redis.info("server").lines().filter(l -> l.startsWith("redis_version"))
                 .findFirst().orElse("?") + ", " + redis.configGet("appendfsync"));
-        if (options.has("limits")) {
-            limits();
-        }
-        if (options.has("throughput")) {
-            throughput();
-        }
-        if (options.has("steady")) {
-            steady();
-        }
-        if (options.has("saturation")) {
-            saturation();
-        }
-        if (options.has("burst")) {
-            burst();
-        }
-        if (options.has("backlog")) {
-            backlog();
-        }
+        scenario("limits", this::limits);
+        scenario("throughput", this::throughput);
+        scenario("steady", this::steady);
+        scenario("saturation", this::saturation);
+        scenario("burst", this::burst);
+        scenario("backlog", this::backlog);
         System.out.println();
         System.out.println("## Results (" + Instant.now() + ")");
         summary.forEach((k, v) -> System.out.println("- " + k + ": " + v));
@@ -140,6 +128,23 @@ public final class DelayBenchmark {
         redisConnection.close();
         redisClient.shutdown();
         admin.close();
+    }
+
+    private interface Scenario {
+        void run() throws Exception;
+    }
+
+    /** Runs one scenario if chosen; a failure is reported and the next scenario still runs. */
+    private void scenario(String name, Scenario scenario) {
+        if (!options.has(name)) {
+            return;
+        }
+        try {
+            scenario.run();
+        } catch (Exception e) {
+            put(name + ": FAILED", "%s", e);
+            e.printStackTrace(System.out);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------- limits
@@ -166,7 +171,8 @@ public final class DelayBenchmark {
     private void claimPath(int n) throws Exception {
         String topic = "probe" + runId;
         try (RedisDelayStore store = RedisDelayStore.connect(
-                RedisStoreOptions.of(redisUri, topic, 1).withKeyPrefix("bp" + runId))) {
+                RedisStoreOptions.of(redisUri, topic, 1).withKeyPrefix("bp" + runId)
+                        .withCommandTimeout(java.time.Duration.ofSeconds(60)))) {
             byte[] envelope = new byte[Load.VALUE_BYTES + 40];
             new Random(1).nextBytes(envelope);
             long due = store.now();
@@ -178,14 +184,14 @@ public final class DelayBenchmark {
                     ops.add(new WriteOp.Schedule(topic + "-0-" + i, due, topic + "/0/" + i, envelope));
                 }
                 inFlight.add(store.write(ops));
-                if (inFlight.size() >= 8) {
+                if (inFlight.size() >= 4) {
                     inFlight.poll().get(60, TimeUnit.SECONDS);
                 }
             }
             for (CompletableFuture<?> f : inFlight) {
                 f.get(60, TimeUnit.SECONDS);
             }
-            put("limit: store schedule path (schedule.lua, batches of 1,000, 8 in flight, fsync always)",
+            put("limit: store schedule path (schedule.lua, batches of 1,000, 4 in flight, fsync always)",
                     "%,.0f records/s", n / seconds(start));
             long epoch = store.acquire(0);
             int batch = options.intOf("batch", 500);

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Properties;
 import java.util.Random;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -30,6 +31,8 @@ final class Load implements AutoCloseable {
     private final byte[] filler = new byte[1 << 16];
     private final AtomicLong failures = new AtomicLong();
     private final AtomicReference<Exception> lastFailure = new AtomicReference<>();
+    /** Bounds the records waiting in the producer: a loaded broker slows the load down instead of expiring it. */
+    private final Semaphore unacknowledged = new Semaphore(20_000);
 
     Load(String bootstrap) {
         producer = new KafkaProducer<>(producerProperties(bootstrap), new ByteArraySerializer(),
@@ -47,7 +50,7 @@ final class Load implements AutoCloseable {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000");
-        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "120000");
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
         return props;
     }
 
@@ -65,8 +68,10 @@ final class Load implements AutoCloseable {
         headers.add(DelayHeaders.TARGET, target.getBytes(StandardCharsets.UTF_8));
         headers.add(DelayHeaders.UNTIL, Long.toString(dueAt).getBytes(StandardCharsets.UTF_8));
         byte[] key = ("k" + seq).getBytes(StandardCharsets.UTF_8);
+        unacknowledged.acquireUninterruptibly();
         producer.send(new ProducerRecord<>(intake, partition, null, key, value(dueAt, seq, phase), headers),
                 (metadata, error) -> {
+                    unacknowledged.release();
                     if (error != null) {
                         failures.incrementAndGet();
                         lastFailure.set(error);
