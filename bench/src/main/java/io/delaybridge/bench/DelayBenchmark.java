@@ -318,15 +318,17 @@ public final class DelayBenchmark {
     }
 
     /**
-     * Due times evenly spaced at {@code rate} per second; each record sent {@code minDelay..maxDelay} seconds (uniform)
-     * before it is due. Records due before the window ({@code maxDelay} after the first send) only warm up; from
-     * then on the intake also runs at {@code rate}. Returns the measured window's figures.
+     * Due times evenly spaced at {@code rate} per second from {@code maxDelay} after the first send; each record sent
+     * {@code minDelay..maxDelay} seconds (uniform) before it is due, so the intake runs at {@code rate} too by the
+     * time the first record is due. The first 5 s of due times only warm up. Returns the measured window's figures.
      */
     private Stats steadyRun(Collector collector, String[] topics, int rate, int minDelay, int maxDelay, int window,
             int phase, Runnable atWindowEnd) throws Exception {
+        // The first record is due maxDelay after the first send, so no send time falls before the start (which would
+        // make a burst of intake): the intake ramps up to the due rate while nothing is due yet, then both run at it.
         long begin = System.currentTimeMillis() + 2_000;
-        long firstDue = begin + minDelay * 1000L;
-        long windowStart = begin + maxDelay * 1000L;
+        long firstDue = begin + maxDelay * 1000L;
+        long windowStart = firstDue + 5_000;
         int warm = (int) ((windowStart - firstDue) * (long) rate / 1000);
         int measured = window * rate;
         int n = warm + measured;

@@ -40,8 +40,8 @@ final class LatenessPlot {
         for (double[] row : rows) {
             double x = LEFT + plotW * row[0] / maxRate;
             s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
-                    + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%,dk</text>%n", x, TOP, x, TOP + plotH, x,
-                    TOP + plotH + 16, (long) (row[0] / 1000)));
+                    + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%sk</text>%n", x, TOP, x, TOP + plotH, x,
+                    TOP + plotH + 16, new java.math.BigDecimal(row[0] / 1000).stripTrailingZeros().toPlainString()));
         }
         s.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">records due per second"
                 + "</text>%n", LEFT + plotW / 2, HEIGHT - 12));
