@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the bridge's fat jar and the benchmark, then runs it. Arguments go to DelayBenchmark, e.g.
+#   ./bench.sh                                  every scenario with default sizes (about 15 minutes)
+#   ./bench.sh --scenario steady --steady-rate 5000 --steady-seconds 120
+# KAFKA_BOOTSTRAP_SERVERS / REDIS_URI point it at running servers; otherwise it starts its own.
+set -euo pipefail
+cd "$(dirname "$0")"
+if [[ "${BENCH_SKIP_BUILD:-}" != "1" ]]; then
+  ./mvnw -B -q -o install -DskipTests -DskipITs -pl bench -am || ./mvnw -B -q install -DskipTests -DskipITs -pl bench -am
+fi
+CP="$(cat bench/target/classpath.txt 2>/dev/null || true)"
+if [[ -z "$CP" || "${BENCH_SKIP_BUILD:-}" != "1" ]]; then
+  ./mvnw -B -q -o -pl bench dependency:build-classpath -Dmdep.outputFile=target/classpath.txt >/dev/null
+  CP="$(cat bench/target/classpath.txt)"
+fi
+exec java ${BENCH_JVM:--Xmx2g -XX:+UseParallelGC} -cp "bench/target/classes:$CP" io.delaybridge.bench.DelayBenchmark "$@"

@@ -1,0 +1,85 @@
+package io.delaybridge.bench;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Reads the target topics from the beginning and files every record under its phase: lateness is the record's broker
+ * timestamp (target topics use LogAppendTime) minus the due time the load generator wrote into the value.
+ */
+final class Collector implements AutoCloseable {
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Thread thread;
+    private final ConcurrentHashMap<Integer, Stats> phases = new ConcurrentHashMap<>();
+    private final AtomicLong unknown = new AtomicLong();
+    private volatile boolean running = true;
+
+    Collector(String bootstrap, Collection<String> topics) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
+        consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (String topic : topics) {
+            for (PartitionInfo info : consumer.partitionsFor(topic)) {
+                partitions.add(new TopicPartition(topic, info.partition()));
+            }
+        }
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        thread = new Thread(this::run, "bench-collector");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    void register(int phase, Stats stats) {
+        phases.put(phase, stats);
+    }
+
+    long unknown() {
+        return unknown.get();
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                    ByteBuffer value = ByteBuffer.wrap(record.value());
+                    long dueAt = value.getLong(0);
+                    long seq = value.getLong(8);
+                    Stats stats = phases.get((int) value.get(16));
+                    if (stats == null) {
+                        unknown.incrementAndGet();
+                    } else {
+                        stats.record(seq, dueAt, record.timestamp());
+                    }
+                }
+            }
+        } catch (WakeupException e) {
+            // closing
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        consumer.wakeup();
+        thread.join(5_000);
+        consumer.close(Duration.ofSeconds(2));
+    }
+}

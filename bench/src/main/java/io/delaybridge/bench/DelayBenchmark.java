@@ -1,0 +1,595 @@
+package io.delaybridge.bench;
+
+import io.delaybridge.bridge.store.ClaimBatch;
+import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.testkit.KafkaBroker;
+import io.delaybridge.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+
+/**
+ * The end-to-end benchmark: the bridge against a plain Kafka copy, on the same broker and Redis, in one run.
+ *
+ * <pre>
+ * ./bench.sh                                   # every scenario, default sizes
+ * ./bench.sh --scenario steady --steady-rate 5000 --steady-seconds 120
+ * java -cp bench/target/... io.delaybridge.bench.DelayBenchmark --scenario throughput,burst --records 2000000
+ * </pre>
+ *
+ * Scenarios: {@code limits} (producer to one topic, the store's schedule and claim paths), {@code throughput}
+ * (plain copy vs bridge draining the same backlog of due records), {@code steady} (a constant due rate with delays
+ * spread over minutes: lateness), {@code saturation} (rising due rates: where lateness grows), {@code burst} (N records
+ * due at one instant), {@code backlog} (N pending records: Redis memory per record, lateness on top of it).
+ * A broker and a Redis (AOF, fsync always: the shipped default) start as child processes unless
+ * {@code KAFKA_BOOTSTRAP_SERVERS} / {@code REDIS_URI} are set. The bridge runs as a child JVM from its fat jar.
+ */
+public final class DelayBenchmark {
+
+    private static final int INTAKE_PARTITIONS = 16;
+    private static final int TARGET_PARTITIONS = 8;
+
+    private final Options options;
+    private final String bootstrap;
+    private final String redisUri;
+    private final Admin admin;
+    private final RedisClient redisClient;
+    private final StatefulRedisConnection<String, String> redisConnection;
+    private final RedisCommands<String, String> redis;
+    private final Path workDir;
+    private final String runId = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
+    private final Map<String, String> summary = new LinkedHashMap<>();
+    private final List<double[]> sweep = new ArrayList<>(); // rate, p50, p99, p99.9, max, delivered rate
+    private long seq;
+
+    private DelayBenchmark(Options options, String bootstrap, String redisUri, Path workDir) {
+        this.options = options;
+        this.bootstrap = bootstrap;
+        this.redisUri = redisUri;
+        this.workDir = workDir;
+        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+        this.redisClient = RedisClient.create(redisUri);
+        this.redisConnection = redisClient.connect();
+        this.redis = redisConnection.sync();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = Options.parse(args);
+        Path workDir = Files.createTempDirectory("delay-bench-");
+        String kafkaEnv = System.getenv("KAFKA_BOOTSTRAP_SERVERS");
+        String redisEnv = System.getenv("REDIS_URI");
+        KafkaBroker broker = null;
+        RedisServer redisServer = null;
+        try {
+            if (kafkaEnv == null || kafkaEnv.isBlank()) {
+                broker = KafkaBroker.start(workDir.resolve("kafka"));
+            }
+            if (redisEnv == null || redisEnv.isBlank()) {
+                redisServer = RedisServer.start(workDir.resolve("redis"));
+            }
+            String bootstrap = broker != null ? broker.bootstrapServers() : kafkaEnv;
+            String redisUri = redisServer != null ? redisServer.uri() : redisEnv;
+            log("broker %s%s, redis %s%s (%s), work dir %s", bootstrap, broker != null ? " (child, pid " + broker.pid()
+                    + ")" : "", redisUri, redisServer != null ? " (child, pid " + redisServer.pid() + ")" : "",
+                    redisServer != null ? "redis " + redisServer.version() : "external", workDir);
+            new DelayBenchmark(options, bootstrap, redisUri, workDir).run();
+        } finally {
+            if (broker != null) {
+                broker.close();
+            }
+            if (redisServer != null) {
+                redisServer.close();
+            }
+        }
+    }
+
+    private void run() throws Exception {
+        log("machine: %d cores, %s; options %s", Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"), options);
+        summary.put("redis", redis.info("server").lines().filter(l -> l.startsWith("redis_version"))
+                .findFirst().orElse("?") + ", " + redis.configGet("appendfsync"));
+        scenario("limits", this::limits);
+        scenario("throughput", this::throughput);
+        scenario("steady", this::steady);
+        scenario("saturation", this::saturation);
+        scenario("burst", this::burst);
+        scenario("backlog", this::backlog);
+        System.out.println();
+        System.out.println("## Results (" + Instant.now() + ")");
+        summary.forEach((k, v) -> System.out.println("- " + k + ": " + v));
+        if (!sweep.isEmpty()) {
+            Path svg = Path.of(options.get("svg", "docs/benchmark-lateness.svg"));
+            Files.createDirectories(svg.toAbsolutePath().getParent());
+            Files.writeString(svg, LatenessPlot.svg(sweep));
+            System.out.println("- plot: " + svg);
+        }
+        redisConnection.close();
+        redisClient.shutdown();
+        admin.close();
+    }
+
+    private interface Scenario {
+        void run() throws Exception;
+    }
+
+    /** Runs one scenario if chosen; a failure is reported and the next scenario still runs. */
+    private void scenario(String name, Scenario scenario) {
+        if (!options.has(name)) {
+            return;
+        }
+        try {
+            scenario.run();
+        } catch (Exception e) {
+            put(name + ": FAILED", "%s", e);
+            e.printStackTrace(System.out);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- limits
+
+    private void limits() throws Exception {
+        String topic = createTopics("limit", 1)[0];
+        int n = options.intOf("records", 1_000_000);
+        try (Load load = new Load(bootstrap)) {
+            long start = System.nanoTime();
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < n; i++) {
+                load.send(topic, null, "nowhere", now, seq + i, 0);
+            }
+            load.flush();
+            seq += n;
+            double rate = n / seconds(start);
+            put("limit: producer to one topic (" + INTAKE_PARTITIONS + " partitions, bridge producer settings)",
+                    "%,.0f records/s (%,d records of %d bytes)", rate, n, Load.VALUE_BYTES);
+        }
+        claimPath(options.intOf("claim-records", 200_000));
+    }
+
+    /** The store's own write and claim paths, driven directly, on one shard: what Redis gives the bridge. */
+    private void claimPath(int n) throws Exception {
+        String topic = "probe" + runId;
+        try (RedisDelayStore store = RedisDelayStore.connect(
+                RedisStoreOptions.of(redisUri, topic, 1).withKeyPrefix("bp" + runId)
+                        .withCommandTimeout(java.time.Duration.ofSeconds(60)))) {
+            byte[] envelope = new byte[Load.VALUE_BYTES + 40];
+            new Random(1).nextBytes(envelope);
+            long due = store.now();
+            long start = System.nanoTime();
+            Deque<CompletableFuture<?>> inFlight = new ArrayDeque<>();
+            for (int from = 0; from < n; from += 1_000) {
+                List<WriteOp> ops = new ArrayList<>(1_000);
+                for (int i = from; i < Math.min(n, from + 1_000); i++) {
+                    ops.add(new WriteOp.Schedule(topic + "-0-" + i, due, topic + "/0/" + i, envelope));
+                }
+                inFlight.add(store.write(ops));
+                if (inFlight.size() >= 4) {
+                    inFlight.poll().get(60, TimeUnit.SECONDS);
+                }
+            }
+            for (CompletableFuture<?> f : inFlight) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+            put("limit: store schedule path (schedule.lua, batches of 1,000, 4 in flight, fsync always)",
+                    "%,.0f records/s", n / seconds(start));
+            long epoch = store.acquire(0);
+            int batch = options.intOf("batch", 500);
+            start = System.nanoTime();
+            long claimed = 0;
+            while (true) {
+                ClaimBatch claim = store.claim(0, epoch, batch, 30_000);
+                if (claim.messages().isEmpty()) {
+                    break;
+                }
+                List<MessageRef> refs = new ArrayList<>(claim.messages().size());
+                for (ClaimedMessage m : claim.messages()) {
+                    refs.add(m.ref());
+                }
+                store.ack(0, epoch, refs);
+                claimed += refs.size();
+            }
+            put("limit: store claim + ack path (claim.lua + ack.lua, batches of " + batch + ", one caller)",
+                    "%,.0f records/s (%,d records)", claimed / seconds(start), claimed);
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------- throughput
+
+    private void throughput() throws Exception {
+        int n = options.intOf("records", 1_000_000);
+        // baseline: a plain copy of n records from a preloaded intake
+        String[] copyTopics = createTopics("copy", 3);
+        long preloadRate = preload(copyTopics[0], copyTopics[1], n, 1);
+        Stats copyStats = new Stats("plain copy", seq - n, n);
+        double copyRate;
+        try (Collector collector = new Collector(bootstrap, List.of(copyTopics[1]))) {
+            collector.register(1, copyStats);
+            try (PlainCopy copy = new PlainCopy(bootstrap, copyTopics[0], "copy" + runId)) {
+                awaitDelivered(copyStats, 300);
+            }
+            copyRate = copyStats.steadyRate();
+        }
+        put("throughput: preload (producer to the intake, 16 partitions, with delay headers)",
+                "%,d records/s", preloadRate);
+        put("throughput: plain Kafka copy (baseline)", "%,.0f records/s steady (%,d of %,d copied)",
+                copyRate, copyStats.count(), n);
+
+        // the bridge: the same n records, all due, in a preloaded intake
+        String[] topics = createTopics("thru", 3);
+        preload(topics[0], topics[1], n, 2);
+        Stats bridgeStats = new Stats("bridge", seq - n, n);
+        try (Collector collector = new Collector(bootstrap, List.of(topics[1]));
+                BridgeProcess bridge = startBridge("thru", topics)) {
+            collector.register(2, bridgeStats);
+            awaitDelivered(bridgeStats, 600);
+            double rate = bridgeStats.steadyRate();
+            put("throughput: bridge end to end (intake -> Redis -> pump -> target)",
+                    "%,.0f records/s steady (%,d of %,d delivered, %d early, %d duplicates); bridge peak RSS %d MB, "
+                            + "peak heap %d MB", rate, bridgeStats.count(), n, bridgeStats.early,
+                    bridgeStats.duplicates, bridge.maxRssMb(), bridge.maxHeapMb());
+            put("throughput: bridge / plain copy", "%.2f", rate / copyRate);
+        }
+    }
+
+    /** Writes n records, all due now, as fast as the producer goes; returns records/s. */
+    private long preload(String intake, String target, int n, int phase) {
+        try (Load load = new Load(bootstrap)) {
+            long start = System.nanoTime();
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < n; i++) {
+                load.send(intake, null, target, now, seq + i, phase);
+            }
+            load.flush();
+            seq += n;
+            return (long) (n / seconds(start));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ steady, saturation
+
+    private void steady() throws Exception {
+        int rate = options.intOf("steady-rate", 5_000);
+        int window = options.intOf("steady-seconds", 60);
+        int minDelay = options.intOf("min-delay-s", 1);
+        int maxDelay = options.intOf("max-delay-s", 120);
+        String[] topics = createTopics("steady", 3);
+        try (Collector collector = new Collector(bootstrap, List.of(topics[1]));
+                BridgeProcess bridge = startBridge("steady", topics)) {
+            bridge.resetPeaks();
+            String prefix = keyPrefix("steady");
+            long usedBefore = usedMemory();
+            Stats stats = steadyRun(collector, topics, rate, minDelay, maxDelay, window, 10, () -> {
+                long pending = pending(prefix, topics[0]);
+                long used = usedMemory();
+                put("steady: Redis memory per pending record (sampled at the end of the window)",
+                        "%,d B (%,d pending, used_memory grew by %,d B)", pending == 0 ? 0 : (used - usedBefore)
+                                / pending, pending, used - usedBefore);
+            });
+            put("steady: " + rate + " records/s due, delays " + minDelay + "-" + maxDelay + " s, " + window
+                    + " s measured", "%s; bridge peak RSS %d MB, peak heap %d MB", stats.latenessLine(),
+                    bridge.maxRssMb(), bridge.maxHeapMb());
+        }
+    }
+
+    private void saturation() throws Exception {
+        String[] topics = createTopics("sat", 3);
+        int window = options.intOf("step-seconds", 20);
+        try (Collector collector = new Collector(bootstrap, List.of(topics[1]));
+                BridgeProcess bridge = startBridge("sat", topics)) {
+            int phase = 20;
+            for (String r : options.get("rates", "5000,10000,20000,30000,40000,60000").split(",")) {
+                int rate = Integer.parseInt(r.trim());
+                bridge.resetPeaks();
+                Stats stats = steadyRun(collector, topics, rate, 1, 5, window, phase, () -> { });
+                phase += 2;
+                double delivered = stats.steadyRate();
+                sweep.add(new double[] {rate, stats.percentile(0.5), stats.percentile(0.99),
+                        stats.percentile(0.999), stats.maxLateness, delivered});
+                put("saturation: " + rate + " records/s due (delays 1-5 s, " + window + " s)",
+                        "%s; bridge peak RSS %d MB, peak heap %d MB", stats.latenessLine(), bridge.maxRssMb(),
+                        bridge.maxHeapMb());
+                if (stats.count() < stats.expected || stats.percentile(0.99) > 10_000) {
+                    log("lateness p99 above 10 s or records missing at %d records/s: the bridge is saturated", rate);
+                    break;
+                }
+            }
+        }
+    }
+
+    /**
+     * Due times evenly spaced at {@code rate} per second from {@code maxDelay} after the first send; each record sent
+     * {@code minDelay..maxDelay} seconds (uniform) before it is due, so the intake runs at {@code rate} too by the
+     * time the first record is due. The first 5 s of due times only warm up. Returns the measured window's figures.
+     */
+    private Stats steadyRun(Collector collector, String[] topics, int rate, int minDelay, int maxDelay, int window,
+            int phase, Runnable atWindowEnd) throws Exception {
+        // The first record is due maxDelay after the first send, so no send time falls before the start (which would
+        // make a burst of intake): the intake ramps up to the due rate while nothing is due yet, then both run at it.
+        long begin = System.currentTimeMillis() + 2_000;
+        long firstDue = begin + maxDelay * 1000L;
+        long windowStart = firstDue + 5_000;
+        int warm = (int) ((windowStart - firstDue) * (long) rate / 1000);
+        int measured = window * rate;
+        int n = warm + measured;
+        long[] dueAt = new long[n];
+        long[] sendAt = new long[n];
+        Random random = new Random(phase);
+        for (int i = 0; i < n; i++) {
+            dueAt[i] = firstDue + (long) i * 1000 / rate;
+            long delay = minDelay * 1000L + (long) (random.nextDouble() * (maxDelay - minDelay) * 1000);
+            sendAt[i] = Math.max(begin, dueAt[i] - delay);
+        }
+        long base = seq;
+        seq += n;
+        Stats warmStats = new Stats("warm-up", base, warm);
+        Stats stats = new Stats("window", base + warm, measured);
+        collector.register(phase, warmStats);
+        collector.register(phase + 1, stats);
+        log("steady run: %,d records/s, delays %d-%d s, %,d warm-up + %,d measured records, window %s .. +%d s",
+                rate, minDelay, maxDelay, warm, measured, Instant.ofEpochMilli(windowStart), window);
+        try (Load load = new Load(bootstrap)) {
+            load.sendScheduled(topics[0], topics[1], base, dueAt, sendAt, i -> i < warm ? phase : phase + 1);
+        }
+        long end = windowStart + window * 1000L;
+        long wait = end - System.currentTimeMillis() - 500;
+        if (wait > 0) {
+            Thread.sleep(wait);
+        }
+        atWindowEnd.run();
+        awaitDelivered(stats, 60);
+        log("  warm-up: %s", warmStats.latenessLine());
+        log("  window:  %s", stats.latenessLine());
+        return stats;
+    }
+
+    // ------------------------------------------------------------------------------------------------- burst
+
+    private void burst() throws Exception {
+        int n = options.intOf("burst", 1_000_000);
+        String[] topics = createTopics("burst", 3);
+        String prefix = keyPrefix("burst");
+        try (Collector collector = new Collector(bootstrap, List.of(topics[1]));
+                BridgeProcess bridge = startBridge("burst", topics);
+                Load load = new Load(bootstrap)) {
+            bridge.resetPeaks();
+            int assumedIntake = options.intOf("burst-intake-rate", 20_000);
+            long dueAt = System.currentTimeMillis() + 10_000 + n * 1000L / assumedIntake;
+            Stats stats = new Stats("burst", seq, n).trackingOrder();
+            collector.register(40, stats);
+            long start = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                load.send(topics[0], i % INTAKE_PARTITIONS, topics[1], dueAt, seq + i, 40);
+            }
+            load.flush();
+            seq += n;
+            log("burst: %,d records written to the intake in %.1f s, due at %s", n, seconds(start),
+                    Instant.ofEpochMilli(dueAt));
+            long pending = 0;
+            while (System.currentTimeMillis() < dueAt - 200) {
+                pending = pending(prefix, topics[0]);
+                if (pending >= n) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            double intakeRate = n / seconds(start);
+            put("burst: intake of " + n + " records (produce + bridge stores them)",
+                    "%s stored before the due time (%,.0f records/s from the first send until stored)",
+                    pending >= n ? "all" : String.format("only %,d of %,d", pending, n), intakeRate);
+            awaitDelivered(stats, 600);
+            put("burst: " + n + " records due at one instant", "drained at %,.0f records/s steady; %s; "
+                    + "out of intake order by > 100 ms: %,d; bridge peak RSS %d MB, peak heap %d MB",
+                    stats.steadyRate(), stats.latenessLine(), stats.orderInversions(INTAKE_PARTITIONS, 100),
+                    bridge.maxRssMb(), bridge.maxHeapMb());
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------- backlog
+
+    private void backlog() throws Exception {
+        int n = options.intOf("backlog", 1_000_000);
+        String[] topics = createTopics("backlog", 3);
+        String prefix = keyPrefix("backlog");
+        try (Collector collector = new Collector(bootstrap, List.of(topics[1]));
+                BridgeProcess bridge = startBridge("backlog", topics);
+                Load load = new Load(bootstrap)) {
+            bridge.resetPeaks();
+            long usedBefore = usedMemory();
+            long dueAt = System.currentTimeMillis() + TimeUnit.HOURS.toMillis(6);
+            long start = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                load.send(topics[0], null, topics[1], dueAt + (i % 1000), seq + i, 50);
+            }
+            load.flush();
+            seq += n;
+            long pending = 0;
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(30);
+            while (System.nanoTime() < deadline && (pending = pending(prefix, topics[0])) < n) {
+                Thread.sleep(500);
+            }
+            double intakeRate = n / seconds(start);
+            long used = usedMemory();
+            put("backlog: " + n + " pending records", "stored at %,.0f records/s; Redis used_memory +%,d B = %,d B "
+                    + "per pending record (200-byte values; %,d pending); bridge peak RSS %d MB, peak heap %d MB",
+                    intakeRate, used - usedBefore, (used - usedBefore) / Math.max(1, pending), pending,
+                    bridge.maxRssMb(), bridge.maxHeapMb());
+            bridge.resetPeaks();
+            int rate = options.intOf("steady-rate", 5_000);
+            Stats stats = steadyRun(collector, topics, rate, 1, 5, 20, 51, () -> { });
+            put("backlog: " + rate + " records/s due on top of " + n + " pending (delays 1-5 s, 20 s)",
+                    "%s; bridge peak RSS %d MB", stats.latenessLine(), bridge.maxRssMb());
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------- plumbing
+
+    /** intake (16 partitions), target (8), deadletter (1); intake and target stamp LogAppendTime. */
+    private String[] createTopics(String name, int count) throws Exception {
+        String[] names = {name + "-intake-" + runId, name + "-target-" + runId, name + "-dead-" + runId};
+        List<NewTopic> topics = new ArrayList<>();
+        Map<String, String> logAppend = Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime");
+        topics.add(new NewTopic(names[0], INTAKE_PARTITIONS, (short) 1).configs(logAppend));
+        if (count > 1) {
+            topics.add(new NewTopic(names[1], TARGET_PARTITIONS, (short) 1).configs(logAppend));
+            topics.add(new NewTopic(names[2], 1, (short) 1));
+        }
+        admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+        List<String> created = topics.stream().map(NewTopic::name).toList();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) { // producers fail over to retries while leaders are still elected
+            try {
+                boolean ready = admin.describeTopics(created).allTopicNames().get(10, TimeUnit.SECONDS).values()
+                        .stream().allMatch(t -> t.partitions().stream().allMatch(p -> p.leader() != null
+                                && !p.leader().isEmpty()));
+                if (ready) {
+                    break;
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                // not known yet
+            }
+            Thread.sleep(100);
+        }
+        Thread.sleep(1_000);
+        return names;
+    }
+
+    private BridgeProcess startBridge(String name, String[] topics) throws Exception {
+        int http = freePort();
+        int adminPort = freePort();
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+        env.put("REDIS_URI", redisUri);
+        env.put("DELAY_INTAKE_TOPIC", topics[0]);
+        env.put("DELAY_DEADLETTER_TOPIC", topics[2]);
+        env.put("DELAY_GROUP_ID", "bridge-" + name + "-" + runId);
+        env.put("DELAY_KEY_PREFIX", keyPrefix(name));
+        env.put("DELAY_HTTP_PORT", Integer.toString(http));
+        env.put("DELAY_ADMIN_PORT", Integer.toString(adminPort));
+        List<String> jvm = List.of(options.get("bridge-jvm", "-Xms128m -Xmx256m -XX:+UseParallelGC").split(" "));
+        Path log = workDir.resolve("bridge-" + name + ".log");
+        BridgeProcess bridge = BridgeProcess.start(Path.of(options.get("bridge-jar", "bridge/target/delay-bridge.jar")),
+                Path.of(options.get("bridge-config", "bridge/config.yml")), log, jvm, env, adminPort);
+        log("bridge for %s: pid %d, JVM %s, log %s", name, bridge.pid(), jvm, log);
+        return bridge;
+    }
+
+    private String keyPrefix(String scenario) {
+        return "b" + scenario + runId;
+    }
+
+    /** The machine is shared: the 1-minute load average says how much else ran. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /** Waits until every record of the phase arrived, or nothing arrived for {@code idleSeconds}. */
+    private static void awaitDelivered(Stats stats, int idleSeconds) throws InterruptedException {
+        long last = -1;
+        long lastChange = System.nanoTime();
+        long lastLog = System.nanoTime();
+        while (stats.count() < stats.expected) {
+            long count = stats.count();
+            if (count != last) {
+                last = count;
+                lastChange = System.nanoTime();
+            } else if (System.nanoTime() - lastChange > TimeUnit.SECONDS.toNanos(idleSeconds)) {
+                log("  %s: gave up, %,d of %,d arrived and nothing for %d s", stats.name, count, stats.expected,
+                        idleSeconds);
+                return;
+            }
+            if (System.nanoTime() - lastLog > TimeUnit.SECONDS.toNanos(10)) {
+                log("  %s: %,d of %,d delivered", stats.name, count, stats.expected);
+                lastLog = System.nanoTime();
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private long usedMemory() {
+        String info = redis.info("memory");
+        return info.lines().filter(l -> l.startsWith("used_memory:")).mapToLong(
+                l -> Long.parseLong(l.substring("used_memory:".length()).trim())).findFirst().orElse(0);
+    }
+
+    private long pending(String prefix, String topic) {
+        long total = 0;
+        for (int shard = 0; shard < INTAKE_PARTITIONS; shard++) {
+            total += redis.zcard(prefix + ":{" + topic + ":" + shard + "}:due");
+        }
+        return total;
+    }
+
+    private void put(String key, String format, Object... args) {
+        String value = String.format(format, args) + " [load " + loadAverage() + "]";
+        summary.put(key, value);
+        log("%s: %s", key, value);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static double seconds(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    static void log(String format, Object... args) {
+        System.out.printf("[%s] %s%n", Instant.now().toString().substring(11, 23), String.format(format, args));
+        System.out.flush();
+    }
+
+    /** {@code --name value} pairs; {@code --scenario a,b} or {@code all}. */
+    record Options(Map<String, String> values) {
+        static Options parse(String[] args) {
+            Map<String, String> values = new LinkedHashMap<>();
+            for (int i = 0; i < args.length; i++) {
+                if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                    throw new IllegalArgumentException("expected --name value pairs, got " + args[i]
+                            + "; e.g. --scenario steady --steady-rate 5000");
+                }
+                values.put(args[i].substring(2), args[++i]);
+            }
+            return new Options(values);
+        }
+
+        boolean has(String scenario) {
+            String chosen = values.getOrDefault("scenario", "all");
+            return chosen.equals("all") || List.of(chosen.split(",")).contains(scenario);
+        }
+
+        String get(String name, String fallback) {
+            return values.getOrDefault(name, fallback);
+        }
+
+        int intOf(String name, int fallback) {
+            return Integer.parseInt(values.getOrDefault(name, Integer.toString(fallback)).replace("_", ""));
+        }
+    }
+}
