@@ -2,6 +2,7 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
@@ -152,6 +153,7 @@ public final class IntakeLoop implements Managed {
                     ? List.of()
                     : store.write(ops).get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             writeDeadletters(rejected, reasons);
+            CrashPoint.AFTER_STORE_BEFORE_COMMIT.reach();
             consumer.commitSync(commit);
             results.forEach(metrics::result);
             reasons.forEach(reason -> metrics.deadlettered.mark(reason.code()));
