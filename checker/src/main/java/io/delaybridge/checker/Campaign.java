@@ -109,6 +109,7 @@ final class Campaign {
         watchThread.join(30_000);
         RedisLeftovers afterStop = RedisLeftovers.read(redis.uri(), KEY_PREFIX, INTAKE);
         notes.addAll(fleet.notes());
+        notes.add("most repeated: " + watch.repeats.worst());
         return report(plan, ledger, load, faults, afterDrain, afterStop, statuses, notes, began);
     }
 

@@ -30,6 +30,38 @@ final class DeliveryWatch implements Runnable {
     private volatile List<TopicPartition> assigned = List.of();
     private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
     final AtomicLong arrivals = new AtomicLong();
+    final Repeats repeats = new Repeats();
+
+    /** The copies of the most repeated record, for the report: when each arrived and with which delay-attempt. */
+    static final class Repeats {
+        private final Map<Integer, List<String>> copies = new java.util.HashMap<>();
+        private int worst = -1;
+
+        synchronized void note(int n, int count, String copy) {
+            if (n < 0) {
+                return;
+            }
+            if (count == 1) {
+                copies.remove(n);
+                if (copies.size() < 10_000) {
+                    copies.put(n, new ArrayList<>(List.of(copy)));
+                }
+                return;
+            }
+            List<String> list = copies.get(n);
+            if (list != null) {
+                list.add(copy);
+                if (worst < 0 || list.size() > copies.getOrDefault(worst, List.of()).size()) {
+                    worst = n;
+                }
+            }
+        }
+
+        synchronized String worst() {
+            return worst < 0 ? "none" : "record " + worst + " arrived " + copies.get(worst).size() + " times: "
+                    + copies.get(worst);
+        }
+    }
 
     DeliveryWatch(String bootstrap, List<String> targets, String deadletterTopic, DeliveryLedger ledger) {
         this.bootstrap = bootstrap;
@@ -63,8 +95,10 @@ final class DeliveryWatch implements Runnable {
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                     boolean deadletter = record.topic().equals(deadletterTopic);
-                    ledger.arrived(IntakeLoad.number(record.value()), record.timestamp(), header(record, "delay-id"),
-                            deadletter);
+                    int n = IntakeLoad.number(record.value());
+                    ledger.arrived(n, record.timestamp(), header(record, "delay-id"), deadletter);
+                    repeats.note(n, ledger.copies(n), record.timestamp() + " attempt " + header(record, "delay-attempt")
+                            + (deadletter ? " deadletter" : ""));
                     arrivals.incrementAndGet();
                     positions.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
                 }

@@ -44,7 +44,15 @@ final class FaultInjector implements Runnable {
             }
         });
         Collections.shuffle(schedule, new Random(options.seed()));
-        return schedule;
+        // Crash points need traffic to reach: spread them over the first half, while the producer still runs.
+        List<Fault> crashes = schedule.stream().filter(f -> f.crashPoint() != null).toList();
+        List<Fault> others = new ArrayList<>(schedule.stream().filter(f -> f.crashPoint() == null).toList());
+        int half = (schedule.size() + 1) / 2;
+        for (int i = 0; i < crashes.size(); i++) {
+            others.add(Math.min(others.size(), (int) ((long) i * half / Math.max(1, crashes.size())) + i),
+                    crashes.get(i));
+        }
+        return others;
     }
 
     @Override
