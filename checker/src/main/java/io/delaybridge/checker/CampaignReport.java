@@ -77,7 +77,7 @@ record CampaignReport(
             if (sorted.length == 0) {
                 result[i] = -1;
             } else {
-                int index = (int) Math.ceil(PERCENTILES[i] / 100.0 * sorted.length) - 1;
+                int index = (int) Math.ceil(PERCENTILES[i] * sorted.length / 100.0 - 1e-9) - 1; // nearest rank
                 result[i] = sorted[Math.max(0, Math.min(sorted.length - 1, index))];
             }
         }
