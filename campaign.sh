@@ -8,14 +8,11 @@
 # other builds there). CAMPAIGN_SKIP_BUILD=1 skips the compile.
 set -euo pipefail
 cd "$(dirname "$0")"
-if [[ "${CAMPAIGN_SKIP_BUILD:-}" != "1" ]]; then
+if [[ "${CAMPAIGN_SKIP_BUILD:-}" != "1" || ! -s checker/target/classpath ]]; then
   echo "fault campaign: compiling..." >&2
-  ./mvnw -q -B compile -pl checker -am   # -am: the modules of this checkout, not ~/.m2
-fi
-if [[ ! -s checker/target/classpath || checker/pom.xml -nt checker/target/classpath ]]; then
-  mkdir -p checker/target
-  ./mvnw -q -B -pl checker dependency:build-classpath -Dmdep.outputFile="$PWD/checker/target/classpath" \
-    -Dmdep.includeScope=runtime
+  # -am: this checkout's modules (their target/classes), not whatever ~/.m2 holds; checker, built last, writes the file
+  ./mvnw -q -B compile dependency:build-classpath -pl checker -am \
+    -Dmdep.outputFile="$PWD/checker/target/classpath" -Dmdep.includeScope=runtime
 fi
 classpath="$(tr ':' '\n' < checker/target/classpath | grep -v '/io/delaybridge/' | paste -sd: -)"
 modules="$PWD/checker/target/classes:$PWD/bridge/target/classes:$PWD/schemas/target/classes:$PWD/testkit/target/classes"
