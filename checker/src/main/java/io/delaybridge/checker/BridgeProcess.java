@@ -48,9 +48,6 @@ final class BridgeProcess {
         int httpPort = freePort();
         int adminPort = freePort();
         List<String> command = new ArrayList<>();
-        if (clockShift != null && shiftMode == CampaignOptions.ClockShiftMode.FAKETIME) {
-            command.addAll(List.of("faketime", "-f", clockShift));
-        }
         command.addAll(List.of(javaExecutable(), "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"),
                 "io.delaybridge.bridge.DelayBridgeApplication", "server", config.toString()));
@@ -65,6 +62,12 @@ final class BridgeProcess {
         if (crashPoint != null) {
             pb.environment().put("DELAY_CRASH_POINT", crashPoint.settingName());
             pb.environment().put("DELAY_CRASH_AFTER", Integer.toString(crashAfter));
+        }
+        if (clockShift != null && shiftMode == CampaignOptions.ClockShiftMode.FAKETIME) {
+            // preloaded into the JVM itself, so that signals to this pid reach the bridge (see FaketimeCheck)
+            pb.environment().put("LD_PRELOAD", FaketimeCheck.library().orElseThrow(() -> new IllegalStateException(
+                    "--clock-shift-mode faketime needs libfaketime: apt-get install faketime")).toString());
+            pb.environment().put("FAKETIME", clockShift);
         }
         if (clockShift != null && shiftMode == CampaignOptions.ClockShiftMode.JAVA) {
             pb.environment().put("DELAY_TEST_CLOCK_SHIFT", clockShift);
