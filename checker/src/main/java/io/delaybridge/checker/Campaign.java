@@ -204,6 +204,9 @@ final class Campaign {
                     session.timeout.ms: "6000"
                     heartbeat.interval.ms: "1000"
                     max.poll.records: "%d"
+                    # also the rebalance timeout: after the broker (group coordinator) restarts, a rebalance can wait
+                    # this long for members that died meanwhile (seen: 5 minutes with the default)
+                    max.poll.interval.ms: "60000"
                 redis:
                   uri: ${REDIS_URI}
                   keyPrefix: %s
