@@ -1,12 +1,10 @@
 package io.delaybridge.testkit;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,27 +44,22 @@ import org.slf4j.LoggerFactory;
  * <p>Data directory layout: {@code kafka-logs/} (log and metadata directory), {@code server.properties},
  * {@code broker.log}, and the logging configurations.
  */
-public final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker extends ChildServer {
 
     /** System property with extra JVM options for the broker child JVM, space-separated. */
     public static final String JVM_ARGS_PROPERTY = "delaybridge.testkit.kafkaJvmArgs";
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-    private static final long STOP_GRACE_SECONDS = 30;
-    private static final int PORT_ATTEMPTS = 5;
     private static final List<String> JVM_OPTIONS = List.of(
             "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
             "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true");
 
-    private final Path dataDir;
     private final int port;
     private final int controllerPort;
-    private Process process;
-    private Duration lastStartDuration = Duration.ZERO;
 
     private KafkaBroker(Path dataDir, int port, int controllerPort) {
-        this.dataDir = dataDir.toAbsolutePath();
+        super(dataDir);
         this.port = port;
         this.controllerPort = controllerPort;
     }
@@ -83,22 +76,9 @@ public final class KafkaBroker implements AutoCloseable {
      */
     public static KafkaBroker start(Path dataDir, int port, int controllerPort) {
         // Retried only when both ports were picked here: with a fixed port the clash is most likely on that one.
-        boolean pickPorts = port == 0 && controllerPort == 0;
-        for (int attempt = 1; ; attempt++) {
-            KafkaBroker broker = new KafkaBroker(dataDir,
-                    port == 0 ? FreePorts.pick() : port,
-                    controllerPort == 0 ? FreePorts.pick() : controllerPort);
-            try {
-                broker.launch();
-                return broker;
-            } catch (PortInUseException e) {
-                if (!pickPorts || attempt >= PORT_ATTEMPTS) {
-                    throw e;
-                }
-                LOG.warn("Kafka broker ports {}/{} were taken; retrying with new ports",
-                        broker.port, broker.controllerPort);
-            }
-        }
+        return startRetryingPorts(() -> new KafkaBroker(dataDir,
+                port == 0 ? FreePorts.pick() : port,
+                controllerPort == 0 ? FreePorts.pick() : controllerPort), port == 0 && controllerPort == 0);
     }
 
     /** {@code 127.0.0.1:port}, for {@code bootstrap.servers}. */
@@ -114,58 +94,10 @@ public final class KafkaBroker implements AutoCloseable {
         return controllerPort;
     }
 
-    public Path dataDir() {
-        return dataDir;
-    }
-
     /** The broker's log file (child JVM output). */
+    @Override
     public Path logFile() {
         return dataDir.resolve("broker.log");
-    }
-
-    /** How long the last start or restart took until the broker answered. */
-    public synchronized Duration lastStartDuration() {
-        return lastStartDuration;
-    }
-
-    /** Process id of the current (or last) child JVM. */
-    public synchronized long pid() {
-        return process.pid();
-    }
-
-    public synchronized boolean isAlive() {
-        return process != null && process.isAlive();
-    }
-
-    /** SIGKILL: the broker gets no chance to flush or shut down; returns once the process is gone. */
-    public synchronized void kill() {
-        if (process != null) {
-            ChildProcesses.killAndWait(process);
-        }
-    }
-
-    /** Graceful shutdown (SIGTERM; SIGKILL after 30 s). */
-    public synchronized void stop() {
-        if (process != null && process.isAlive()) {
-            if (!ChildProcesses.terminate(process, STOP_GRACE_SECONDS)) {
-                LOG.warn("Kafka broker {} did not stop within {} s and was killed", bootstrapServers(),
-                        STOP_GRACE_SECONDS);
-            }
-        }
-    }
-
-    /**
-     * Starts the broker again on the same ports and data directory (stopping it gracefully first if it is still
-     * running) and returns once it answers.
-     */
-    public synchronized void restart() {
-        stop();
-        launch();
-    }
-
-    @Override
-    public void close() {
-        stop();
     }
 
     @Override
@@ -173,27 +105,21 @@ public final class KafkaBroker implements AutoCloseable {
         return "KafkaBroker[" + bootstrapServers() + ", controller port " + controllerPort + ", " + dataDir + "]";
     }
 
-    private synchronized void launch() {
-        long started = System.nanoTime();
-        try {
-            Files.createDirectories(dataDir);
-            Path props = writeServerProperties();
-            writeLoggingConfigs();
-            ProcessBuilder pb = new ProcessBuilder(command(props))
-                    .directory(dataDir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()));
-            Files.writeString(logFile(), "---- starting broker on " + bootstrapServers() + "\n",
-                    StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            process = pb.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot start a Kafka broker child JVM in " + dataDir, e);
-        }
-        ChildProcesses.register(process);
-        awaitReady(started);
-        lastStartDuration = Duration.ofNanos(System.nanoTime() - started);
-        LOG.info("Kafka broker ready on {} in {} ms (pid {}, data {})", bootstrapServers(),
-                lastStartDuration.toMillis(), process.pid(), dataDir);
+    @Override
+    protected String name() {
+        return "Kafka broker on " + bootstrapServers();
+    }
+
+    @Override
+    protected Duration startTimeout() {
+        return START_TIMEOUT;
+    }
+
+    @Override
+    protected List<String> command() throws IOException {
+        Path props = writeServerProperties();
+        writeLoggingConfigs();
+        return command(props);
     }
 
     private List<String> command(Path props) throws IOException {
@@ -290,55 +216,37 @@ public final class KafkaBroker implements AutoCloseable {
         Files.writeString(dataDir.resolve("broker-log4j2.xml"), log4j2, StandardCharsets.UTF_8);
     }
 
-    private void awaitReady(long startedNanos) {
-        long deadline = startedNanos + START_TIMEOUT.toNanos();
-        Admin admin = null;
-        String lastProblem = "port " + port + " not open yet";
-        try {
-            while (System.nanoTime() < deadline) {
-                if (!process.isAlive()) {
-                    String message = "Kafka broker child JVM exited with code " + process.exitValue()
-                            + " before it was ready on " + bootstrapServers() + ". Last lines of " + logFile()
-                            + ":\n" + ChildProcesses.tail(logFile(), 40);
-                    if (ChildProcesses.logMentionsPortInUse(logFile())) {
-                        throw new PortInUseException(message);
-                    }
-                    throw new IllegalStateException(message);
-                }
+    /** Ready once the port is open and the cluster describes itself with a node. */
+    @Override
+    protected ReadinessProbe readinessProbe() {
+        return new ReadinessProbe() {
+            private Admin admin;
+
+            @Override
+            public String problem() throws Exception {
                 if (admin == null) {
-                    if (FreePorts.isListening(port, 200)) {
-                        admin = Admin.create(Map.of(
-                                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
-                                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000,
-                                AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 50,
-                                AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, 50,
-                                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200));
-                    } else {
-                        ChildProcesses.pause(25);
-                        continue;
+                    if (!FreePorts.isListening(port, 200)) {
+                        return "port " + port + " not open yet";
                     }
+                    admin = Admin.create(Map.of(
+                            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
+                            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2000,
+                            AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 50,
+                            AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, 50,
+                            AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200));
                 }
-                try {
-                    int nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000))
-                            .nodes().get(3, TimeUnit.SECONDS).size();
-                    if (nodes > 0) {
-                        return;
-                    }
-                    lastProblem = "describeCluster returned no nodes";
-                } catch (Exception e) {
-                    lastProblem = "describeCluster failed: " + e;
+                int nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000))
+                        .nodes().get(3, TimeUnit.SECONDS).size();
+                return nodes > 0 ? null : "describeCluster returned no nodes";
+            }
+
+            @Override
+            public void close() {
+                if (admin != null) {
+                    admin.close(Duration.ofSeconds(1));
                 }
-                ChildProcesses.pause(25);
             }
-            ChildProcesses.killAndWait(process);
-            throw new IllegalStateException("Kafka broker on " + bootstrapServers() + " (pid " + process.pid()
-                    + ") was not ready within " + START_TIMEOUT.toSeconds() + " s (" + lastProblem
-                    + ") and was killed. Last lines of " + logFile() + ":\n" + ChildProcesses.tail(logFile(), 40));
-        } finally {
-            if (admin != null) {
-                admin.close(Duration.ofSeconds(1));
-            }
-        }
+        };
     }
 }

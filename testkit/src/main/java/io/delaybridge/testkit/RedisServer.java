@@ -2,10 +2,7 @@ package io.delaybridge.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,25 +34,20 @@ import org.slf4j.LoggerFactory;
  * commands (the bundled 6.2 has no Redis 7 commands such as {@code ZMPOP} or functions, and no {@code WAITAOF},
  * which needs 7.2).
  */
-public final class RedisServer implements AutoCloseable {
+public final class RedisServer extends ChildServer {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisServer.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
-    private static final long STOP_GRACE_SECONDS = 30;
-    private static final int PORT_ATTEMPTS = 5;
 
     private final Path binary;
-    private final Path dataDir;
     private final int port;
     private final List<String> extraArgs;
     private final String password;
-    private Process process;
-    private Duration lastStartDuration = Duration.ZERO;
     private String version;
 
     private RedisServer(Path binary, Path dataDir, int port, List<String> extraArgs) {
+        super(dataDir);
         this.binary = binary;
-        this.dataDir = dataDir.toAbsolutePath();
         this.port = port;
         this.extraArgs = List.copyOf(extraArgs);
         this.password = passwordFrom(this.extraArgs);
@@ -81,18 +73,8 @@ public final class RedisServer implements AutoCloseable {
     }
 
     static RedisServer start(Path binary, Path dataDir, int port, List<String> extraArgs) {
-        for (int attempt = 1; ; attempt++) {
-            RedisServer server = new RedisServer(binary, dataDir, port == 0 ? FreePorts.pick() : port, extraArgs);
-            try {
-                server.launch();
-                return server;
-            } catch (PortInUseException e) {
-                if (port != 0 || attempt >= PORT_ATTEMPTS) {
-                    throw e;
-                }
-                LOG.warn("Redis port {} was taken; retrying with another port", server.port);
-            }
-        }
+        return startRetryingPorts(
+                () -> new RedisServer(binary, dataDir, port == 0 ? FreePorts.pick() : port, extraArgs), port == 0);
     }
 
     /** {@code redis://127.0.0.1:port}. */
@@ -104,11 +86,8 @@ public final class RedisServer implements AutoCloseable {
         return port;
     }
 
-    public Path dataDir() {
-        return dataDir;
-    }
-
     /** The server's log file (its standard output and error). */
+    @Override
     public Path logFile() {
         return dataDir.resolve("redis.log");
     }
@@ -126,59 +105,23 @@ public final class RedisServer implements AutoCloseable {
         return version;
     }
 
-    /** How long the last start or restart took until the server answered with its data loaded. */
-    public synchronized Duration lastStartDuration() {
-        return lastStartDuration;
-    }
-
-    public synchronized long pid() {
-        return process.pid();
-    }
-
-    public synchronized boolean isAlive() {
-        return process != null && process.isAlive();
-    }
-
-    /** SIGKILL: whatever the AOF fsync policy had not written is lost; returns once the process is gone. */
-    public synchronized void kill() {
-        if (process != null) {
-            ChildProcesses.killAndWait(process);
-        }
-    }
-
-    /**
-     * Graceful shutdown: SIGTERM, on which Redis flushes and fsyncs its AOF (and would write an RDB file only if
-     * {@code save} points were configured); SIGKILL after 30 s.
-     */
-    public synchronized void stop() {
-        if (process != null && process.isAlive()) {
-            if (!ChildProcesses.terminate(process, STOP_GRACE_SECONDS)) {
-                LOG.warn("redis-server on port {} did not stop within {} s and was killed", port, STOP_GRACE_SECONDS);
-            }
-        }
-    }
-
-    /**
-     * Starts the server again on the same port and directory (stopping it gracefully first if it still runs);
-     * returns once it answers and has reloaded its AOF.
-     */
-    public synchronized void restart() {
-        stop();
-        launch();
-    }
-
-    @Override
-    public void close() {
-        stop();
-    }
-
     @Override
     public String toString() {
         return "RedisServer[" + uri() + ", " + dataDir + "]";
     }
 
-    private synchronized void launch() {
-        long started = System.nanoTime();
+    @Override
+    protected String name() {
+        return "redis-server on port " + port;
+    }
+
+    @Override
+    protected Duration startTimeout() {
+        return START_TIMEOUT;
+    }
+
+    @Override
+    protected List<String> command() {
         List<String> cmd = new ArrayList<>(List.of(
                 binary.toString(),
                 "--port", Integer.toString(port),
@@ -189,24 +132,17 @@ public final class RedisServer implements AutoCloseable {
                 "--dir", dataDir.toString(),
                 "--maxmemory-policy", "noeviction"));
         cmd.addAll(extraArgs);
-        try {
-            Files.createDirectories(dataDir);
-            Files.writeString(logFile(), "---- starting redis-server on port " + port + ": " + cmd + "\n",
-                    StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            ProcessBuilder pb = new ProcessBuilder(cmd)
-                    .directory(dataDir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()));
-            process = startRetryingTextFileBusy(pb);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot start " + cmd.get(0) + " in " + dataDir, e);
-        }
-        ChildProcesses.register(process);
+        return cmd;
+    }
+
+    @Override
+    protected Process startProcess(ProcessBuilder builder) throws IOException {
+        return startRetryingTextFileBusy(builder);
+    }
+
+    @Override
+    protected void started(Process process) {
         ChildProcesses.killWhenThisJvmEnds(process);
-        awaitReady(started);
-        lastStartDuration = Duration.ofNanos(System.nanoTime() - started);
-        LOG.info("redis-server ready on port {} in {} ms (pid {}, data {})", port, lastStartDuration.toMillis(),
-                process.pid(), dataDir);
     }
 
     /**
@@ -226,39 +162,23 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private void awaitReady(long startedNanos) {
-        long deadline = startedNanos + START_TIMEOUT.toNanos();
-        String lastProblem = "not started";
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                String message = "redis-server exited with code " + process.exitValue() + " before it was ready on "
-                        + uri() + ". Last lines of " + logFile() + ":\n" + ChildProcesses.tail(logFile(), 30);
-                if (ChildProcesses.logMentionsPortInUse(logFile())) {
-                    throw new PortInUseException(message);
-                }
-                throw new IllegalStateException(message);
-            }
+    /** Ready once PING answers PONG and the AOF is loaded ({@code loading:0}). */
+    @Override
+    protected ReadinessProbe readinessProbe() {
+        return () -> {
             try (Resp resp = Resp.connect(port, 1000)) {
                 if (password != null) {
                     resp.call("AUTH", password);
                 }
                 Object pong = resp.call("PING");
-                String info = (String) resp.call("INFO", "persistence");
-                if ("PONG".equals(pong) && "0".equals(Resp.infoField(info, "loading"))) {
-                    return;
-                }
-                lastProblem = "PING answered " + pong + ", loading:" + Resp.infoField(info, "loading");
+                String loading = Resp.infoField((String) resp.call("INFO", "persistence"), "loading");
+                return "PONG".equals(pong) && "0".equals(loading)
+                        ? null
+                        : "PING answered " + pong + ", loading:" + loading;
             } catch (Resp.ErrorReply e) {
-                lastProblem = e.getMessage(); // -LOADING while the AOF is read
-            } catch (IOException e) {
-                lastProblem = e.toString();
+                return e.getMessage(); // -LOADING while the AOF is read
             }
-            ChildProcesses.pause(10);
-        }
-        ChildProcesses.killAndWait(process);
-        throw new IllegalStateException("redis-server on " + uri() + " (pid " + process.pid() + ") was not ready within "
-                + START_TIMEOUT.toSeconds() + " s (" + lastProblem + ") and was killed. Last lines of " + logFile()
-                + ":\n" + ChildProcesses.tail(logFile(), 30));
+        };
     }
 
     private interface RespCall<T> {

@@ -8,7 +8,6 @@ import io.dropwizard.validation.MaxDataSize;
 import io.dropwizard.validation.MaxDuration;
 import io.dropwizard.validation.MinDataSize;
 import io.dropwizard.validation.MinDuration;
-import io.dropwizard.validation.ValidationMethod;
 import jakarta.validation.constraints.NotNull;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,57 +27,62 @@ import java.util.regex.PatternSyntaxException;
  *       TARGET_FORBIDDEN. Topics starting with {@code _}, the intake and the deadletter topic are always
  *       refused</td></tr>
  *   <tr><td>pollTimeout</td><td>100ms</td><td>how long one poll of the intake waits for records</td></tr>
+ *   <tr><td>cancelMemory</td><td>1 hour</td><td>how long a cancel is remembered (in record time): a schedule of
+ *       the same id from an older record, read later (another partition lagged, or a re-read after a crash), is
+ *       dropped. Costs about 100 bytes of Redis memory per cancel</td></tr>
  *   <tr><td>retryBackoff</td><td>100ms</td><td>first wait after Redis refused a batch; doubles</td></tr>
  *   <tr><td>maxRetryBackoff</td><td>30s</td><td>longest wait between tries of a batch</td></tr>
  * </table>
  */
-public class IntakeFactory {
+@SettingsCheck
+public class IntakeFactory implements SettingsCheck.Checked {
 
     @NotNull
-    @MinDuration(value = 1, unit = TimeUnit.SECONDS)
+    @MinDuration(value = 1, unit = TimeUnit.SECONDS, message = "is ${validatedValue}: use at least 1 second, e.g. 365 days")
     private Duration maxDelay = Duration.days(365);
 
     @NotNull
-    @MinDataSize(1)
-    @MaxDataSize(value = 64, unit = io.dropwizard.util.DataSizeUnit.MEBIBYTES)
+    @MinDataSize(value = 1, message = "is ${validatedValue}: use 1 byte to 64MiB, e.g. 1MiB")
+    @MaxDataSize(value = 64, unit = io.dropwizard.util.DataSizeUnit.MEBIBYTES,
+            message = "is ${validatedValue}: use 1 byte to 64MiB, e.g. 1MiB (every pending record sits in Redis memory)")
     private DataSize maxRecordSize = DataSize.mebibytes(1);
 
     @NotNull
     private List<String> allowedTargets = new ArrayList<>();
 
     @NotNull
-    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
-    @MaxDuration(value = 10, unit = TimeUnit.SECONDS)
+    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use 1ms to 10s, e.g. 100ms")
+    @MaxDuration(value = 10, unit = TimeUnit.SECONDS, message = "is ${validatedValue}: use 1ms to 10s, e.g. 100ms")
     private Duration pollTimeout = Duration.milliseconds(100);
 
     @NotNull
-    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+    @MinDuration(value = 0, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use 0 or more, e.g. 1 hour")
+    private Duration cancelMemory = Duration.hours(1);
+
+    @NotNull
+    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use at least 1ms, e.g. 100ms")
     private Duration retryBackoff = Duration.milliseconds(100);
 
     @NotNull
-    @MaxDuration(value = 60, unit = TimeUnit.SECONDS)
+    @MaxDuration(value = 60, unit = TimeUnit.SECONDS,
+            message = "is ${validatedValue}: use at most 60s (the consumer must poll within max.poll.interval.ms)")
     private Duration maxRetryBackoff = Duration.seconds(30);
 
-    @ValidationMethod(message = "must hold valid Java regular expressions: intake.allowedTargets has one that does "
-            + "not compile (see the log line above for which); write it as a full-match pattern such as orders\\..*")
-    public boolean isAllowedTargetsCompilable() {
+    @Override
+    public void check(SettingsCheck.Problems problems) {
         for (String pattern : allowedTargets) {
             try {
                 java.util.regex.Pattern.compile(pattern);
             } catch (PatternSyntaxException e) {
-                org.slf4j.LoggerFactory.getLogger(IntakeFactory.class)
-                        .error("intake.allowedTargets: \"{}\" is not a regular expression: {}", pattern,
-                                e.getDescription());
-                return false;
+                problems.add("allowedTargets", "holds \"" + pattern + "\", which is not a regular expression ("
+                        + e.getDescription() + "): write full-match patterns such as orders\\..*");
             }
         }
-        return true;
-    }
-
-    @ValidationMethod(message = "must not be shorter than intake.retryBackoff: intake.maxRetryBackoff caps the "
-            + "doubling backoff. Raise intake.maxRetryBackoff or lower intake.retryBackoff")
-    public boolean isMaxRetryBackoffAboveRetryBackoff() {
-        return maxRetryBackoff.toMilliseconds() >= retryBackoff.toMilliseconds();
+        if (maxRetryBackoff != null && retryBackoff != null
+                && maxRetryBackoff.toMilliseconds() < retryBackoff.toMilliseconds()) {
+            problems.add("maxRetryBackoff", "is " + maxRetryBackoff + ", shorter than intake.retryBackoff ("
+                    + retryBackoff + "), which it caps: raise intake.maxRetryBackoff or lower intake.retryBackoff");
+        }
     }
 
     public IntakeSettings build(String topic, String deadletterTopic) {
@@ -90,7 +94,8 @@ public class IntakeFactory {
                 List.copyOf(allowedTargets),
                 pollTimeout.toJavaDuration(),
                 retryBackoff.toJavaDuration(),
-                maxRetryBackoff.toJavaDuration());
+                maxRetryBackoff.toJavaDuration(),
+                cancelMemory.toMilliseconds());
     }
 
     @JsonProperty
@@ -131,6 +136,16 @@ public class IntakeFactory {
     @JsonProperty
     public void setPollTimeout(Duration pollTimeout) {
         this.pollTimeout = pollTimeout;
+    }
+
+    @JsonProperty
+    public Duration getCancelMemory() {
+        return cancelMemory;
+    }
+
+    @JsonProperty
+    public void setCancelMemory(Duration cancelMemory) {
+        this.cancelMemory = cancelMemory;
     }
 
     @JsonProperty

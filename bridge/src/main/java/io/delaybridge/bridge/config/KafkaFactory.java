@@ -1,13 +1,13 @@
 package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.dropwizard.validation.ValidationMethod;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -35,7 +35,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  *   <tr><td>producer</td><td>{}</td><td>extra properties of the delivery producer</td></tr>
  * </table>
  */
-public class KafkaFactory {
+@SettingsCheck
+public class KafkaFactory implements SettingsCheck.Checked {
 
     /** Properties the bridge's correctness depends on: an override would silently break a guarantee. */
     private static final Set<String> OWNED_CONSUMER_KEYS = Set.of(
@@ -51,29 +52,33 @@ public class KafkaFactory {
             ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
 
     private static final String TOPIC = "[a-zA-Z0-9._-]{1,249}";
+    private static final String REPLICATION_MESSAGE =
+            "is ${validatedValue}: use -1 for the broker's default.replication.factor, or 1 to 32767";
+    private static final String TOPIC_MESSAGE =
+            "is \"${validatedValue}\": use a legal Kafka topic name (1 to 249 of the characters a-z A-Z 0-9 . _ -)";
 
-    @NotEmpty
+    @NotEmpty(message = "is empty: set it to your brokers' host:port list (config.yml reads KAFKA_BOOTSTRAP_SERVERS)")
     private String bootstrapServers = "localhost:9092";
 
     @NotNull
-    @Pattern(regexp = TOPIC, message = "must be a legal Kafka topic name ([a-zA-Z0-9._-], at most 249 characters)")
+    @Pattern(regexp = TOPIC, message = TOPIC_MESSAGE)
     private String intakeTopic = "delay-intake";
 
     @NotNull
-    @Pattern(regexp = TOPIC, message = "must be a legal Kafka topic name ([a-zA-Z0-9._-], at most 249 characters)")
+    @Pattern(regexp = TOPIC, message = TOPIC_MESSAGE)
     private String deadletterTopic = "delay-deadletter";
 
-    @NotEmpty
+    @NotEmpty(message = "is empty: name the consumer group all bridge instances share, e.g. delay-bridge")
     private String groupId = "delay-bridge";
 
     private boolean createTopics = true;
 
-    @Min(1)
-    @Max(10_000)
+    @Min(value = 1, message = "is ${validatedValue}: use 1 to 10000 partitions (one shard each)")
+    @Max(value = 10_000, message = "is ${validatedValue}: use 1 to 10000 partitions (one shard each)")
     private int intakePartitions = 16;
 
-    @Min(-1)
-    @Max(Short.MAX_VALUE)
+    @Min(value = -1, message = REPLICATION_MESSAGE)
+    @Max(value = Short.MAX_VALUE, message = REPLICATION_MESSAGE)
     private int replicationFactor = -1;
 
     @NotNull
@@ -85,24 +90,28 @@ public class KafkaFactory {
     @NotNull
     private Map<String, String> producer = new LinkedHashMap<>();
 
-    @ValidationMethod(message = "must name two different topics: kafka.intakeTopic and kafka.deadletterTopic are "
-            + "the same; a deadletter record would be read back as intake. Set kafka.deadletterTopic to another topic")
-    public boolean isDeadletterApartFromIntake() {
-        return intakeTopic == null || !intakeTopic.equals(deadletterTopic);
-    }
-
-    @ValidationMethod(message = "must not set enable.auto.commit, group.id, key.deserializer or value.deserializer: "
-            + "kafka.consumer overrides a setting the bridge depends on (offsets are committed only after Redis "
-            + "holds the records). Remove it from kafka.consumer; use kafka.groupId for the group")
-    public boolean isConsumerFreeOfOwnedKeys() {
-        return consumer.keySet().stream().noneMatch(OWNED_CONSUMER_KEYS::contains);
-    }
-
-    @ValidationMethod(message = "must not set acks, enable.idempotence, key.serializer or value.serializer: "
-            + "kafka.producer overrides a setting the bridge depends on (acks=all and idempotence keep deliveries "
-            + "durable and ordered). Remove it from kafka.producer")
-    public boolean isProducerFreeOfOwnedKeys() {
-        return producer.keySet().stream().noneMatch(OWNED_PRODUCER_KEYS::contains);
+    @Override
+    public void check(SettingsCheck.Problems problems) {
+        if (intakeTopic != null && intakeTopic.equals(deadletterTopic)) {
+            problems.add("deadletterTopic", "is \"" + deadletterTopic + "\", the same as kafka.intakeTopic: a "
+                    + "deadletter record would be read back as intake. Set kafka.deadletterTopic to another topic");
+        }
+        if (replicationFactor == 0) {
+            problems.add("replicationFactor", "is 0: use -1 for the broker's default.replication.factor, or 1 "
+                    + "and up");
+        }
+        List<String> ownedByBridge = consumer.keySet().stream().filter(OWNED_CONSUMER_KEYS::contains).sorted().toList();
+        if (!ownedByBridge.isEmpty()) {
+            problems.add("consumer", "sets " + ownedByBridge + ", which the bridge sets itself (offsets are committed "
+                    + "only after Redis holds the records). Remove them from kafka.consumer; the group is "
+                    + "kafka.groupId");
+        }
+        List<String> ownedProducerKeys =
+                producer.keySet().stream().filter(OWNED_PRODUCER_KEYS::contains).sorted().toList();
+        if (!ownedProducerKeys.isEmpty()) {
+            problems.add("producer", "sets " + ownedProducerKeys + ", which the bridge sets itself (acks=all and "
+                    + "idempotence keep deliveries durable and ordered). Remove them from kafka.producer");
+        }
     }
 
     public Properties adminProperties() {

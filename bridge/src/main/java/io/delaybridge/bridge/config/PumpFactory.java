@@ -6,7 +6,6 @@ import io.delaybridge.bridge.pump.PumpSettings;
 import io.delaybridge.bridge.pump.RetryPolicy;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
-import io.dropwizard.validation.ValidationMethod;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -29,22 +28,24 @@ import java.util.concurrent.TimeUnit;
  *       sends</td></tr>
  * </table>
  */
-public class PumpFactory {
+@SettingsCheck
+public class PumpFactory implements SettingsCheck.Checked {
 
-    @Min(1)
-    @Max(10_000)
+    @Min(value = 1, message = "is ${validatedValue}: use 1 to 10000, e.g. 500")
+    @Max(value = 10_000, message = "is ${validatedValue}: use 1 to 10000, e.g. 500")
     private int batchSize = 500;
 
     @NotNull
-    @MinDuration(value = 1, unit = TimeUnit.SECONDS)
+    @MinDuration(value = 1, unit = TimeUnit.SECONDS,
+            message = "is ${validatedValue}: use at least 1s, longer than a send can take (default 30s)")
     private Duration lease = Duration.seconds(30);
 
-    @Min(1)
-    @Max(1_000_000)
+    @Min(value = 1, message = "is ${validatedValue}: use 1 to 1000000, e.g. 10000")
+    @Max(value = 1_000_000, message = "is ${validatedValue}: use 1 to 1000000, e.g. 10000")
     private int maxInFlight = 10_000;
 
-    @Min(1)
-    @Max(1_000)
+    @Min(value = 1, message = "is ${validatedValue}: use 1 to 1000 attempts, e.g. 10")
+    @Max(value = 1_000, message = "is ${validatedValue}: use 1 to 1000 attempts, e.g. 10")
     private int maxAttempts = 10;
 
     @NotNull
@@ -56,16 +57,16 @@ public class PumpFactory {
     @NotNull
     private Duration revokeDrain = Duration.seconds(10);
 
-    @ValidationMethod(message = "must not be shorter than pump.retryBackoff: pump.maxRetryBackoff caps the doubling "
-            + "backoff. Raise pump.maxRetryBackoff or lower pump.retryBackoff")
-    public boolean isMaxRetryBackoffAboveRetryBackoff() {
-        return maxRetryBackoff.toMilliseconds() >= retryBackoff.toMilliseconds();
-    }
-
-    @ValidationMethod(message = "must be at least pump.batchSize: pump.maxInFlight bounds the messages in flight, "
-            + "and a claim takes up to batchSize. Raise pump.maxInFlight or lower pump.batchSize")
-    public boolean isMaxInFlightAboveBatchSize() {
-        return maxInFlight >= batchSize;
+    @Override
+    public void check(SettingsCheck.Problems problems) {
+        if (maxRetryBackoff.toMilliseconds() < retryBackoff.toMilliseconds()) {
+            problems.add("maxRetryBackoff", "is " + maxRetryBackoff + ", shorter than pump.retryBackoff ("
+                    + retryBackoff + "), which it caps: raise pump.maxRetryBackoff or lower pump.retryBackoff");
+        }
+        if (maxInFlight < batchSize) {
+            problems.add("maxInFlight", "is " + maxInFlight + ", below pump.batchSize (" + batchSize + "): a claim "
+                    + "takes up to batchSize messages into flight. Raise pump.maxInFlight or lower pump.batchSize");
+        }
     }
 
     public PumpSettings build() {

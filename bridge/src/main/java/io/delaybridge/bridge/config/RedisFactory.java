@@ -6,7 +6,6 @@ import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
-import io.dropwizard.validation.ValidationMethod;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
@@ -31,37 +30,51 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>waitTimeout</td><td>1s</td><td>how long the WAIT may take before the batch is retried</td></tr>
  * </table>
  */
-public class RedisFactory {
+@SettingsCheck
+public class RedisFactory implements SettingsCheck.Checked {
 
-    @NotEmpty
+    @NotEmpty(message = "is empty: set it to your Redis, e.g. redis://localhost:6379 (config.yml reads REDIS_URI)")
     private String uri = "redis://localhost:6379";
 
     @NotNull
-    @Pattern(regexp = "[A-Za-z0-9_.:-]{1,64}",
-            message = "must be 1 to 64 characters of [A-Za-z0-9_.:-] (no braces: the shard hash tag comes after it)")
+    @Pattern(regexp = "[A-Za-z0-9_.:-]{1,64}", message = "is \"${validatedValue}\": use 1 to 64 of the characters "
+            + "A-Z a-z 0-9 _ . : - (no braces: the shard's hash tag follows the prefix)")
     private String keyPrefix = "dq";
 
     @NotNull
-    @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS)
+    @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use at least 10ms")
     private Duration commandTimeout = Duration.seconds(5);
 
-    @Min(0)
-    @Max(16)
+    @Min(value = 0, message = "is ${validatedValue}: use 0 (rely on the primary's AOF) to 16 replicas")
+    @Max(value = 16, message = "is ${validatedValue}: use 0 (rely on the primary's AOF) to 16 replicas")
     private int waitReplicas = 0;
 
     @NotNull
-    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use at least 1ms")
     private Duration waitTimeout = Duration.seconds(1);
 
-    @ValidationMethod(message = "must be a Redis URI such as redis://localhost:6379, rediss://host:6380 (TLS) or "
-            + "redis-sentinel://host:26379/0#mymaster: redis.uri is not one")
-    public boolean isUriWellFormed() {
+    @Override
+    public void check(SettingsCheck.Problems problems) {
+        if (uri != null && !uri.isEmpty() && !isRedisUri(uri)) {
+            problems.add("uri", "is \"" + withoutPassword(uri) + "\": not a Redis URI. Use redis://host:6379, "
+                    + "rediss://host:6380 (TLS) or redis-sentinel://host:26379/0#mymaster");
+        }
+    }
+
+    private static boolean isRedisUri(String text) {
         try {
-            String scheme = URI.create(uri).getScheme();
+            String scheme = URI.create(text).getScheme();
             return scheme != null && scheme.startsWith("redis");
         } catch (IllegalArgumentException e) {
             return false;
         }
+    }
+
+    /** A configuration error is logged: never show the password in it. */
+    static String withoutPassword(String text) {
+        int at = text.lastIndexOf('@');
+        int scheme = text.indexOf("://");
+        return at > scheme && scheme >= 0 ? text.substring(0, scheme + 3) + "***" + text.substring(at) : text;
     }
 
     /** Connects to Redis, checks that it is fit to hold messages, and returns the store. */

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -28,6 +29,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -128,11 +130,19 @@ public final class IntakeLoop implements Managed {
             consumer.subscribe(List.of(settings.topic()), new Rebalance());
             backoffMillis = settings.retryBackoff().toMillis();
             while (running) {
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(settings.pollTimeout());
-                if (!records.isEmpty()) {
-                    handle(records);
-                } else if (!uncommitted.isEmpty()) {
-                    commitStored();
+                try {
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(settings.pollTimeout());
+                    if (!records.isEmpty()) {
+                        handle(records);
+                    } else if (!uncommitted.isEmpty()) {
+                        commitStored();
+                    }
+                } catch (WakeupException e) {
+                    throw e;
+                } catch (KafkaException e) {
+                    // e.g. the broker is gone for a while: nothing was committed past what Redis holds, so go on
+                    LOG.warn("Intake poll failed, retrying in {} ms: {}", backoffMillis, SendFailures.describe(e));
+                    sleepBackoff();
                 }
             }
         } catch (WakeupException e) {
@@ -196,7 +206,13 @@ public final class IntakeLoop implements Managed {
             }
             LOG.warn("Storing a batch of {} intake records failed; reading it again in {} ms: {}",
                     records.count(), backoffMillis, SendFailures.describe(cause));
-            first.forEach(consumer::seek);
+            // a rebalance may have taken partitions away meanwhile: their new owner reads them from the last commit
+            Set<TopicPartition> assigned = consumer.assignment();
+            first.forEach((partition, offset) -> {
+                if (assigned.contains(partition)) {
+                    consumer.seek(partition, offset);
+                }
+            });
             sleepBackoff();
             return;
         }

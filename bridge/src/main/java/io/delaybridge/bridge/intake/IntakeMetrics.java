@@ -24,6 +24,7 @@ public final class IntakeMetrics {
         results.put(WriteResult.DUPLICATE, registry.meter("delay.intake.duplicates"));
         results.put(WriteResult.CANCELLED, registry.meter("delay.cancelled"));
         results.put(WriteResult.NOT_FOUND, registry.meter("delay.cancel-not-found"));
+        results.put(WriteResult.ALREADY_CANCELLED, registry.meter("delay.cancelled-before-scheduled"));
     }
 
     void result(WriteResult result) {

@@ -15,6 +15,8 @@ import java.util.List;
  * @param pollTimeout     how long one poll waits for records
  * @param retryBackoff    the first wait after Redis or Kafka refused a batch; doubles up to {@code maxRetryBackoff}
  * @param maxRetryBackoff the longest wait between two tries of the same batch
+ * @param cancelMemoryMillis how long (in record time) a cancel is remembered, so that a schedule of the same id from
+ *                           an older record read later is dropped
  */
 public record IntakeSettings(
         String topic,
@@ -24,4 +26,5 @@ public record IntakeSettings(
         List<String> allowedTargets,
         Duration pollTimeout,
         Duration retryBackoff,
-        Duration maxRetryBackoff) {}
+        Duration maxRetryBackoff,
+        long cancelMemoryMillis) {}

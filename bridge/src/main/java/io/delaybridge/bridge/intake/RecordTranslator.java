@@ -26,12 +26,14 @@ public final class RecordTranslator {
 
     private final IntakeParser parser;
     private final int maxRecordBytes;
+    private final long cancelMemoryMillis;
 
     public RecordTranslator(IntakeSettings settings) {
         this.parser = new IntakeParser(
                 new TargetPolicy(settings.topic(), settings.deadletterTopic(), settings.allowedTargets()),
                 settings.maxDelayMillis());
         this.maxRecordBytes = settings.maxRecordBytes();
+        this.cancelMemoryMillis = settings.cancelMemoryMillis();
     }
 
     public Translation translate(ConsumerRecord<byte[], byte[]> record) {
@@ -39,7 +41,8 @@ public final class RecordTranslator {
         try {
             IntakeCommand command = parser.parse(record.headers(), record.timestamp(), defaultId);
             if (command instanceof IntakeCommand.Cancel cancel) {
-                return new Translation(new WriteOp.Cancel(cancel.id()), null);
+                return new Translation(new WriteOp.Cancel(
+                        cancel.id(), record.timestamp(), record.timestamp() - cancelMemoryMillis), null);
             }
             IntakeCommand.Schedule schedule = (IntakeCommand.Schedule) command;
             int size = sizeOf(record);
@@ -57,7 +60,8 @@ public final class RecordTranslator {
             }
             byte[] envelope = EnvelopeCodec.encode(new Envelope(
                     schedule.target(), schedule.partition(), origin, record.key(), record.value(), userHeaders));
-            return new Translation(new WriteOp.Schedule(schedule.id(), schedule.dueAt(), origin, envelope), null);
+            return new Translation(
+                    new WriteOp.Schedule(schedule.id(), schedule.dueAt(), origin, envelope, record.timestamp()), null);
         } catch (ContractViolation violation) {
             return new Translation(null, violation);
         }

@@ -6,8 +6,16 @@ import java.util.concurrent.atomic.AtomicLong;
 /** A shard this instance pumps, with the epoch that proves it, and when it next needs attention. */
 final class OwnedShard {
 
+    static final long NOT_ACQUIRED = -1;
+
     final int shard;
-    final long epoch;
+
+    /**
+     * The fencing epoch, taken by the pump thread once the shard is assigned; {@link #NOT_ACQUIRED} until then (and
+     * while Redis cannot be reached), so a Redis outage during a rebalance delays the shard instead of failing the
+     * consumer's rebalance.
+     */
+    volatile long epoch = NOT_ACQUIRED;
 
     /** The earliest due time known in the shard; the pump claims when Redis' clock reaches it. */
     volatile long nextDueAt;
@@ -27,9 +35,8 @@ final class OwnedShard {
     /** Set when the consumer group took the shard away: no more claims, only the in-flight ones are finished. */
     volatile boolean revoked;
 
-    OwnedShard(int shard, long epoch) {
+    OwnedShard(int shard) {
         this.shard = shard;
-        this.epoch = epoch;
         this.nextDueAt = Long.MIN_VALUE; // claim at once: the shard may hold messages that are due already
         this.reclaimAt = Long.MIN_VALUE;
     }

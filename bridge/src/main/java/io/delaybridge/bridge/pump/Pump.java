@@ -49,6 +49,7 @@ public final class Pump implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(Pump.class);
     private static final long STORE_RETRY_MILLIS = 250;
+    private static final long FAILURE_LOG_INTERVAL_MILLIS = 10_000;
 
     private final DelayStore store;
     private final Producer<byte[], byte[]> producer;
@@ -68,6 +69,7 @@ public final class Pump implements Managed {
     private volatile boolean running;
     private volatile boolean paused;
     private Thread thread;
+    private long lastFailureLoggedAt = Long.MIN_VALUE / 2;
 
     /** Redis' clock minus this host's, as last measured: due times are Redis times. */
     private volatile long clockOffsetMillis;
@@ -110,7 +112,10 @@ public final class Pump implements Managed {
         processOutcomes();
     }
 
-    /** Takes over shards the consumer group assigned to this instance. Called on the intake's thread. */
+    /**
+     * Takes over shards the consumer group assigned to this instance. Called on the intake's thread; the fencing
+     * epochs are taken on the pump's thread, so this never blocks on or fails with Redis.
+     */
     public void assign(Collection<Integer> shards) {
         for (int shard : shards) {
             if (shard >= store.shardCount()) {
@@ -118,9 +123,7 @@ public final class Pump implements Managed {
                         shard, store.shardCount());
                 continue;
             }
-            long epoch = store.acquire(shard);
-            owned.put(shard, new OwnedShard(shard, epoch));
-            LOG.info("Pumping shard {} with epoch {}", shard, epoch);
+            owned.put(shard, new OwnedShard(shard));
         }
         signal();
     }
@@ -213,18 +216,35 @@ public final class Pump implements Managed {
                 processOutcomes();
                 wakeAt = pumpOwnedShards();
             } catch (RuntimeException e) {
-                LOG.warn("Pump cycle failed, retrying in {} ms: {}", STORE_RETRY_MILLIS, SendFailures.describe(e));
+                warnThrottled("Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS,
+                        SendFailures.describe(e));
                 wakeAt = redisNow() + STORE_RETRY_MILLIS;
             }
             awaitUntil(wakeAt);
         }
     }
 
-    /** Claims and sends what is due; returns the Redis time at which the pump next has work. */
+    /** Once per interval: an outage retried every 250 ms would otherwise flood the log. */
+    private void warnThrottled(String format, Object... args) {
+        long now = clock.millis();
+        if (now - lastFailureLoggedAt >= FAILURE_LOG_INTERVAL_MILLIS) {
+            LOG.warn(format, args);
+            lastFailureLoggedAt = now;
+        }
+    }
+
+    /**
+     * Claims and sends what is due; returns the Redis time at which the pump next has work. With every in-flight
+     * place taken, due messages are no reason to wake: the next outcome is, and it signals.
+     */
     private long pumpOwnedShards() {
         long next = Long.MAX_VALUE;
         for (OwnedShard shard : owned.values()) {
             if (shard.revoked) {
+                continue;
+            }
+            if (!acquired(shard)) {
+                next = Math.min(next, redisNow() + STORE_RETRY_MILLIS);
                 continue;
             }
             try {
@@ -238,12 +258,27 @@ public final class Pump implements Managed {
                 owned.remove(shard.shard, shard);
                 continue;
             }
-            if (!paused) {
+            if (!paused && inFlight.get() < settings.maxInFlight()) {
                 next = Math.min(next, Math.min(shard.nextDueAt, shard.wokenAt.get()));
             }
             next = Math.min(next, shard.reclaimAt);
         }
         return next;
+    }
+
+    private boolean acquired(OwnedShard shard) {
+        if (shard.epoch != OwnedShard.NOT_ACQUIRED) {
+            return true;
+        }
+        try {
+            shard.epoch = store.acquire(shard.shard);
+            LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
+            return true;
+        } catch (StoreException e) {
+            warnThrottled("Could not take shard {} yet, retrying every {} ms: {}", shard.shard, STORE_RETRY_MILLIS,
+                    e.getMessage());
+            return false;
+        }
     }
 
     private void reclaimIfDue(OwnedShard shard) {
@@ -436,10 +471,11 @@ public final class Pump implements Managed {
         lock.lock();
         try {
             while (running && !signalled) {
-                long waitMillis = redisWakeAt == Long.MAX_VALUE ? Long.MAX_VALUE : redisWakeAt - redisNow();
-                if (waitMillis <= 0) {
-                    break;
+                long now = redisNow();
+                if (redisWakeAt <= now) {
+                    break; // also for Long.MIN_VALUE ("at once"), where a subtraction would overflow
                 }
+                long waitMillis = redisWakeAt == Long.MAX_VALUE ? Long.MAX_VALUE : redisWakeAt - now;
                 // A due time is an exact millisecond: sleep to it, not to a tick.
                 changed.awaitNanos(TimeUnit.MILLISECONDS.toNanos(Math.min(waitMillis, settings.leaseMillis() / 2)));
                 if (waitMillis > settings.leaseMillis() / 2) {

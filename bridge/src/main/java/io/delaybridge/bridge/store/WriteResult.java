@@ -14,5 +14,10 @@ public enum WriteResult {
      */
     CANCELLED,
     /** A cancel found no message with that id (unknown, already delivered, or already cancelled). */
-    NOT_FOUND
+    NOT_FOUND,
+    /**
+     * A schedule dropped because a cancel of its id, from a record at least as new, was processed before it (the two
+     * came in on different partitions and one lagged, or the schedule was read again after a crash).
+     */
+    ALREADY_CANCELLED
 }

@@ -83,8 +83,22 @@ class DelayPipelineIT {
             assertEquals(RECORDS, seen.size(), "every record delivered");
             assertTrue(seen.values().stream().allMatch(n -> n == 1), "no record delivered twice");
             Lateness figures = Lateness.of(lateness);
+            // reported, not asserted: speed is measured by the benchmark (docs/benchmarks.md), not by tests
             System.out.println("[DelayPipelineIT] " + RECORDS + " records, delays 0-5 s, 3 targets: " + figures);
-            assertTrue(figures.p99() < 1_000, "p99 lateness under a second on an idle machine: " + figures);
+
+            assertEquals("LogAppendTime", kafka.topicConfig(names.intake(), "message.timestamp.type"),
+                    "the bridge creates the intake with broker timestamps");
+            var metrics = bridge.admin("/metrics");
+            assertEquals(RECORDS, metrics.at("/meters/delay.scheduled/count").asLong());
+            assertEquals(RECORDS, metrics.at("/meters/delay.delivered/count").asLong());
+            assertEquals(RECORDS, metrics.at("/histograms/delay.lateness-ms/count").asLong());
+            assertEquals(0, metrics.at("/meters/delay.deadlettered.DELIVERY_FAILED/count").asLong());
+            await().atMost(Duration.ofSeconds(5)).until(() ->
+                    bridge.admin("/metrics").at("/gauges/delay.pending/value").asLong() == 0);
+            var health = bridge.admin("/healthcheck");
+            for (String check : new String[] {"kafka", "redis", "pipeline"}) {
+                assertTrue(health.at("/" + check + "/healthy").asBoolean(), check + " healthy: " + health);
+            }
         }
     }
 }

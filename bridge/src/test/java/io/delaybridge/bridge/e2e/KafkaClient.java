@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.e2e;
 
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,6 +68,11 @@ final class KafkaClient implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("could not create topics " + List.of(names), e);
         }
+        // a new topic's metadata reaches the broker's cache a moment after the create returns
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
+                admin.describeTopics(List.of(names)).allTopicNames().get(5, TimeUnit.SECONDS).values().stream()
+                        .allMatch(d -> d.partitions().size() == partitions
+                                && d.partitions().stream().allMatch(p -> p.leader() != null)));
     }
 
     /** Sends and waits for the broker's acknowledgement; the metadata carries the timestamp the due time counts from. */
@@ -91,6 +98,28 @@ final class KafkaClient implements AutoCloseable {
     /** Sends without waiting; call {@link #flush()} before relying on them. */
     java.util.concurrent.Future<RecordMetadata> sendAsync(String topic, String key, String value, String... pairs) {
         return producer.send(new ProducerRecord<>(topic, null, null, bytes(key), bytes(value), headers(pairs)));
+    }
+
+    /** A topic's effective configuration value, e.g. {@code message.timestamp.type}. */
+    String topicConfig(String topic, String name) {
+        try {
+            org.apache.kafka.common.config.ConfigResource resource = new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+            return admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
+                    .get(resource).get(name).value();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not describe the configuration of " + topic, e);
+        }
+    }
+
+    /** Partitions assigned to each member of a consumer group, as the group coordinator sees them now. */
+    List<Integer> groupAssignmentSizes(String group) {
+        try {
+            return admin.describeConsumerGroups(List.of(group)).all().get(10, TimeUnit.SECONDS).get(group).members()
+                    .stream().map(m -> m.assignment().topicPartitions().size()).sorted().toList();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not describe group " + group, e);
+        }
     }
 
     void flush() {
@@ -158,12 +187,13 @@ final class KafkaClient implements AutoCloseable {
             props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
             List<TopicPartition> partitions = new ArrayList<>();
-            try {
-                admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS).forEach((name, d) ->
+            // topics the bridge created a moment ago may not be described yet
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
+                partitions.clear();
+                admin.describeTopics(topics).allTopicNames().get(5, TimeUnit.SECONDS).forEach((name, d) ->
                         d.partitions().forEach(p -> partitions.add(new TopicPartition(name, p.partition()))));
-            } catch (Exception e) {
-                throw new IllegalStateException("could not describe " + topics, e);
-            }
+                return true;
+            });
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             thread = new Thread(this::run, "collector-" + topics);

@@ -99,6 +99,28 @@ class SchedulingSemanticsIT {
     }
 
     @Test
+    void aCancelReadBeforeTheOlderScheduleItCancelsStillWins() {
+        // the schedule was produced first but sits on a partition the bridge reads later (it lagged, or the bridge
+        // was down): its cancel, produced after it on another partition, is read first
+        String id = "lagging-" + System.nanoTime();
+        long scheduledAt = System.currentTimeMillis() - 2_000;
+        long cancelledBefore = bridge.admin("/metrics").at("/meters/delay.cancel-not-found/count").asLong();
+        kafka.send(names.intake(), 3, null, null, scheduledAt + 1_000, headers(DelayHeaders.CANCEL, id));
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                bridge.admin("/metrics").at("/meters/delay.cancel-not-found/count").asLong() > cancelledBefore);
+
+        kafka.send(names.intake(), 0, bytes("lagging"), bytes("must not fire"), scheduledAt,
+                headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1s", DelayHeaders.ID, id));
+        kafka.send(names.intake(), "lagging-marker", "marker", null,
+                DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "500ms");
+
+        awaitOne("lagging-marker");
+        assertEquals(List.of(), delivered.matching(r -> "lagging".equals(r.key())),
+                "a schedule older than a cancel already read is dropped, not delivered");
+        assertTrue(bridge.admin("/metrics").at("/meters/delay.cancelled-before-scheduled/count").asLong() >= 1);
+    }
+
+    @Test
     void aSecondRecordWithTheSameIdReschedulesItAndOnlyTheSecondIsDelivered() {
         String id = "reschedule-" + System.nanoTime();
         long sentAt = System.currentTimeMillis();

@@ -43,6 +43,26 @@ final class TestBridge implements AutoCloseable {
         return support.getAdminPort();
     }
 
+    /** GETs a path on the admin port and returns the parsed JSON body; fails on a status other than 200. */
+    com.fasterxml.jackson.databind.JsonNode admin(String path) {
+        try {
+            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + adminPort() + path)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new AssertionError("GET " + path + " answered " + response.statusCode() + ": "
+                        + response.body());
+            }
+            return support.getObjectMapper().readTree(response.body());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     DropwizardTestSupport<DelayBridgeConfiguration> support() {
         return support;
     }

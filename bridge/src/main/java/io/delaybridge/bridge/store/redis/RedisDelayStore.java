@@ -16,6 +16,7 @@ import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
@@ -234,16 +235,23 @@ public final class RedisDelayStore implements DelayStore {
         int shard = router.shardOf(op.id());
         ShardKeys k = keys.shard(shard);
         byte[] member = router.member(op.id());
-        byte[][] opKeys = {k.due(), k.msg(), k.inflight(), k.attempts(), k.incarnation()};
+        byte[][] opKeys = {k.due(), k.msg(), k.inflight(), k.attempts(), k.incarnation(), k.cancelled()};
         if (op instanceof WriteOp.Schedule schedule) {
             String token = router.isNaturalOrigin(schedule.id(), schedule.origin()) ? "" : schedule.origin();
             byte[] header = StoredValue.header(token);
             byte[] value = StoredValue.encode(header, schedule.envelope());
             byte[][] args = {member, bytes(Long.toString(schedule.dueAt())), header, value, bytes(k.wakeChannel()),
-                incarnationBytes};
+                incarnationBytes, timestampArg(schedule.timestamp())};
             return new PreparedWrite(op, shard, Script.SCHEDULE, opKeys, args);
         }
-        return new PreparedWrite(op, shard, Script.CANCEL, opKeys, new byte[][] {member, incarnationBytes});
+        WriteOp.Cancel cancel = (WriteOp.Cancel) op;
+        return new PreparedWrite(op, shard, Script.CANCEL, opKeys, new byte[][] {
+            member, incarnationBytes, timestampArg(cancel.timestamp()), timestampArg(cancel.forgetBefore())});
+    }
+
+    /** An unknown timestamp travels as an empty argument: the scripts then neither remember nor suppress. */
+    private static byte[] timestampArg(long timestamp) {
+        return timestamp == WriteOp.NO_TIMESTAMP ? new byte[0] : bytes(Long.toString(timestamp));
     }
 
     /**
@@ -639,6 +647,9 @@ public final class RedisDelayStore implements DelayStore {
             }
         };
         return ClientOptions.builder()
+                // RESP2: a wrong password then fails as WRONGPASS on every Redis version; Redis 6.2 closes the
+                // connection on a failed RESP3 HELLO, which would read as "unreachable"
+                .protocolVersion(ProtocolVersion.RESP2)
                 .autoReconnect(true)
                 // fail fast while disconnected instead of buffering: the intake and the pump retry with backoff
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)

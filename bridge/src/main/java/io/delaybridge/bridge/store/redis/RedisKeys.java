@@ -26,7 +26,7 @@ public final class RedisKeys {
     /** The keys and channel of one shard. */
     public record ShardKeys(
             int shard, byte[] due, byte[] msg, byte[] inflight, byte[] attempts, byte[] epoch, byte[] incarnation,
-            String wakeChannel) {}
+            byte[] cancelled, String wakeChannel) {}
 
     private final String prefix;
     private final String intakeTopic;
@@ -49,6 +49,7 @@ public final class RedisKeys {
                     bytes(base + "attempts"),
                     bytes(base + "epoch"),
                     bytes(base + "inc"),
+                    bytes(base + "cancelled"),
                     base + "wake");
         }
     }

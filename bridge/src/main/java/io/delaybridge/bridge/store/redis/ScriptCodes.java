@@ -30,6 +30,7 @@ public final class ScriptCodes {
     public static final long CANCELLED = 4;
     public static final long NOT_FOUND = 5;
     public static final long CANCELLED_IN_FLIGHT = 6;
+    public static final long ALREADY_CANCELLED = 7;
 
     public static final long FENCED = -1;
     public static final long INVALID_ARGUMENT = -2;
@@ -49,6 +50,8 @@ public final class ScriptCodes {
             return WriteResult.CANCELLED;
         } else if (code == NOT_FOUND) {
             return WriteResult.NOT_FOUND;
+        } else if (code == ALREADY_CANCELLED) {
+            return WriteResult.ALREADY_CANCELLED;
         }
         throw failure(code, operation, shard, -1, id);
     }

@@ -1,0 +1,107 @@
+package io.delaybridge.bridge.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delaybridge.bridge.DelayBridgeConfiguration;
+import io.dropwizard.configuration.ConfigurationValidationException;
+import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
+import io.dropwizard.configuration.FileConfigurationSourceProvider;
+import io.dropwizard.configuration.SubstitutingSourceProvider;
+import io.dropwizard.configuration.YamlConfigurationFactory;
+import io.dropwizard.jackson.Jackson;
+import io.dropwizard.jersey.validation.Validators;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** A bad setting stops start-up with a message naming the key, the value and the fix. */
+class ConfigurationValidationTest {
+
+    private final YamlConfigurationFactory<DelayBridgeConfiguration> factory = new YamlConfigurationFactory<>(
+            DelayBridgeConfiguration.class, Validators.newValidator(), Jackson.newObjectMapper(), "dw");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theShippedConfigurationIsValidAndReadsTheEnvironmentWithDefaults() throws Exception {
+        DelayBridgeConfiguration config = factory.build(new SubstitutingSourceProvider(
+                new FileConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)),
+                Path.of("config.yml").toString());
+        String expectedKafka = System.getenv().getOrDefault("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092");
+        assertEquals(expectedKafka, config.getKafka().getBootstrapServers());
+        assertEquals("delay-intake", config.getKafka().getIntakeTopic());
+        assertEquals(16, config.getKafka().getIntakePartitions());
+        assertEquals(10, config.getPump().getMaxAttempts());
+        assertEquals(365L * 24 * 3600 * 1000, config.getIntake().build("i", "d").maxDelayMillis());
+    }
+
+    static Stream<Arguments> badSettings() {
+        return Stream.of(
+                Arguments.of("kafka: {intakePartitions: 0}", "kafka.intakePartitions is 0", "use 1 to 10000"),
+                Arguments.of("kafka: {bootstrapServers: ''}", "kafka.bootstrapServers is empty",
+                        "KAFKA_BOOTSTRAP_SERVERS"),
+                Arguments.of("kafka: {intakeTopic: 'has space'}", "kafka.intakeTopic is \"has space\"",
+                        "legal Kafka topic name"),
+                Arguments.of("kafka: {deadletterTopic: delay-intake}",
+                        "kafka.deadletterTopic is \"delay-intake\", the same as kafka.intakeTopic",
+                        "Set kafka.deadletterTopic to another topic"),
+                Arguments.of("kafka: {replicationFactor: 0}", "kafka.replicationFactor is 0", "use -1"),
+                Arguments.of("kafka: {consumer: {enable.auto.commit: 'true'}}",
+                        "kafka.consumer sets [enable.auto.commit]", "Remove them from kafka.consumer"),
+                Arguments.of("kafka: {producer: {acks: '1'}}", "kafka.producer sets [acks]",
+                        "Remove them from kafka.producer"),
+                Arguments.of("redis: {uri: 'http://user:secret@host'}", "redis.uri is \"http://***@host\"",
+                        "Use redis://host:6379"),
+                Arguments.of("redis: {keyPrefix: 'a{b}'}", "redis.keyPrefix is \"a{b}\"", "no braces"),
+                Arguments.of("redis: {waitReplicas: 20}", "redis.waitReplicas is 20", "0 (rely on the primary"),
+                Arguments.of("intake: {maxRecordSize: 100MiB}", "intake.maxRecordSize is 100 mebibytes",
+                        "use 1 byte to 64MiB"),
+                Arguments.of("intake: {allowedTargets: ['orders.(']}",
+                        "intake.allowedTargets holds \"orders.(\", which is not a regular expression",
+                        "full-match patterns"),
+                Arguments.of("intake: {retryBackoff: 10s, maxRetryBackoff: 1s}",
+                        "intake.maxRetryBackoff is 1 second, shorter than intake.retryBackoff (10 seconds)",
+                        "raise intake.maxRetryBackoff"),
+                Arguments.of("pump: {batchSize: 20000}", "pump.batchSize is 20000", "use 1 to 10000"),
+                Arguments.of("pump: {lease: 10ms}", "pump.lease is 10 milliseconds", "use at least 1s"),
+                Arguments.of("pump: {maxAttempts: 0}", "pump.maxAttempts is 0", "use 1 to 1000"),
+                Arguments.of("pump: {batchSize: 600, maxInFlight: 500}",
+                        "pump.maxInFlight is 500, below pump.batchSize (600)", "Raise pump.maxInFlight"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("badSettings")
+    void aBadSettingIsNamedWithItsValueAndTheFix(String yaml, String keyAndValue, String fix) throws Exception {
+        String message = failure(yaml);
+        assertTrue(message.contains(keyAndValue), () -> "expected <" + keyAndValue + "> in:\n" + message);
+        assertTrue(message.contains(fix), () -> "expected the fix <" + fix + "> in:\n" + message);
+    }
+
+    @Test
+    void aPasswordInTheRedisUriNeverAppearsInTheError() throws Exception {
+        assertFalse(failure("redis: {uri: 'tcp://admin:hunter2@redis:6379'}").contains("hunter2"));
+    }
+
+    @Test
+    void everyProblemIsReportedAtOnceNotOneAtATime() throws Exception {
+        String message = failure("kafka: {intakePartitions: 0}\npump: {batchSize: 0}\nredis: {waitReplicas: -1}");
+        assertTrue(message.contains("kafka.intakePartitions") && message.contains("pump.batchSize")
+                && message.contains("redis.waitReplicas"), message);
+    }
+
+    private String failure(String yaml) throws Exception {
+        Path file = dir.resolve("bad.yml");
+        Files.writeString(file, yaml);
+        return assertThrows(ConfigurationValidationException.class,
+                () -> factory.build(new FileConfigurationSourceProvider(), file.toString())).getMessage();
+    }
+}

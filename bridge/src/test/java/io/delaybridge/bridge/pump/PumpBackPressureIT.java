@@ -1,0 +1,101 @@
+package io.delaybridge.bridge.pump;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.EnvelopeCodec;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestServers;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * With every in-flight place taken, the pump sends nothing more and waits for acknowledgements without spinning.
+ * The producer is kafka-clients' MockProducer, whose sends complete only when the test says so; the store is a real
+ * Redis.
+ */
+@ExtendWith(RealServersExtension.class)
+class PumpBackPressureIT {
+
+    private static final int MAX_IN_FLIGHT = 5;
+
+    @Test
+    void aFullInFlightWindowPausesClaimingWithoutBurningCpu(TestServers servers) throws Exception {
+        String topic = servers.unique("bp");
+        String target = topic + "-out";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap()));
+                RedisDelayStore store = RedisDelayStore.connect(
+                        RedisStoreOptions.of(servers.redisUri(), topic, 1).withKeyPrefix(topic))) {
+            admin.createTopics(List.of(new NewTopic(target, Optional.of(1), Optional.empty())))
+                    .all().get(30, TimeUnit.SECONDS);
+            long now = store.now();
+            List<WriteOp> due = new ArrayList<>();
+            for (int offset = 0; offset < 4 * MAX_IN_FLIGHT; offset++) {
+                byte[] envelope = EnvelopeCodec.encode(new Envelope(target, null, topic + "/0/" + offset,
+                        null, new byte[] {(byte) offset}, List.of()));
+                due.add(new WriteOp.Schedule(topic + "-0-" + offset, now - 1, topic + "/0/" + offset, envelope));
+            }
+            store.write(due).get(10, TimeUnit.SECONDS);
+
+            MockProducer<byte[], byte[]> producer =
+                    new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+            MetricRegistry metrics = new MetricRegistry();
+            Pump pump = new Pump(store, producer, new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000),
+                    new ExponentialBackoff(3, 100, 1_000), new PumpSettings(MAX_IN_FLIGHT, 30_000, MAX_IN_FLIGHT,
+                    1_000), topic + "-dlq", new PumpMetrics(metrics, new DeadletterMeters(metrics)),
+                    Clock.systemUTC());
+            pump.start();
+            try {
+                pump.assign(List.of(0));
+                await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == MAX_IN_FLIGHT);
+
+                ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+                long pumpThread = Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().equals("delay-pump")).findFirst().orElseThrow().getId();
+                long cpuBefore = threads.getThreadCpuTime(pumpThread);
+                long wallBefore = System.nanoTime();
+                await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> true);
+                long cpuMillis = (threads.getThreadCpuTime(pumpThread) - cpuBefore) / 1_000_000;
+                long wallMillis = (System.nanoTime() - wallBefore) / 1_000_000;
+
+                assertEquals(MAX_IN_FLIGHT, producer.history().size(), "nothing more is sent while the window is full");
+                assertEquals(MAX_IN_FLIGHT, pump.inFlight());
+                assertTrue(cpuMillis < wallMillis / 5, "the pump waits, it does not spin: " + cpuMillis
+                        + " ms of CPU in " + wallMillis + " ms");
+
+                for (int i = 0; i < MAX_IN_FLIGHT; i++) {
+                    producer.completeNext();
+                }
+                await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == 2 * MAX_IN_FLIGHT);
+                assertEquals(MAX_IN_FLIGHT, metrics.meter("delay.delivered").getCount());
+            } finally {
+                while (producer.completeNext()) {
+                    // let the last sends finish so stop() does not wait on them
+                }
+                pump.stop();
+            }
+        }
+    }
+}
