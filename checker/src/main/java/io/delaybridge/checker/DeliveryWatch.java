@@ -32,28 +32,26 @@ final class DeliveryWatch implements Runnable {
     final AtomicLong arrivals = new AtomicLong();
     final Repeats repeats = new Repeats();
 
-    /** The copies of the most repeated record, for the report: when each arrived and with which delay-attempt. */
+    /** The repeats of the most repeated record, for the report: when each arrived and with which delay-attempt. */
     static final class Repeats {
         private final Map<Integer, List<String>> copies = new java.util.HashMap<>();
         private int worst = -1;
 
         synchronized void note(int n, int count, String copy) {
-            if (n < 0) {
-                return;
-            }
-            if (count == 1) {
-                copies.remove(n);
-                if (copies.size() < 10_000) {
-                    copies.put(n, new ArrayList<>(List.of(copy)));
-                }
-                return;
+            if (n < 0 || count < 2) {
+                return; // the first copy of a record: most never get a second one, so keep nothing
             }
             List<String> list = copies.get(n);
-            if (list != null) {
-                list.add(copy);
-                if (worst < 0 || list.size() > copies.getOrDefault(worst, List.of()).size()) {
-                    worst = n;
+            if (list == null) {
+                if (copies.size() >= 10_000) {
+                    return;
                 }
+                list = new ArrayList<>(List.of("(first copy)"));
+                copies.put(n, list);
+            }
+            list.add(copy);
+            if (worst < 0 || list.size() > copies.get(worst).size()) {
+                worst = n;
             }
         }
 
