@@ -164,6 +164,9 @@ public final class IntakeLoop implements Managed {
     }
 
     private void handle(ConsumerRecords<byte[], byte[]> records) {
+        if (stopReason != null) {
+            return; // Redis lost its data: store nothing over it (the records stay uncommitted)
+        }
         List<WriteOp> ops = new ArrayList<>(records.count());
         List<ConsumerRecord<byte[], byte[]>> rejected = new ArrayList<>();
         List<ContractViolation> reasons = new ArrayList<>();
