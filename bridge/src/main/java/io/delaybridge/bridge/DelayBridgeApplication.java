@@ -1,10 +1,26 @@
 package io.delaybridge.bridge;
 
 import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.admin.ClockSkewHealthCheck;
+import io.delaybridge.bridge.admin.GroupView;
+import io.delaybridge.bridge.admin.IncarnationHealthCheck;
 import io.delaybridge.bridge.admin.KafkaHealthCheck;
+import io.delaybridge.bridge.admin.OperationsGauges;
 import io.delaybridge.bridge.admin.PipelineHealthCheck;
+import io.delaybridge.bridge.admin.PrometheusExport;
+import io.delaybridge.bridge.admin.PumpLagHealthCheck;
+import io.delaybridge.bridge.admin.PumpPauseTask;
 import io.delaybridge.bridge.admin.RedisHealthCheck;
 import io.delaybridge.bridge.admin.ShardGauges;
+import io.delaybridge.bridge.admin.ShardReport;
+import io.delaybridge.bridge.admin.api.ApiSettings;
+import io.delaybridge.bridge.admin.api.AuthFilter;
+import io.delaybridge.bridge.admin.api.DeadletterResource;
+import io.delaybridge.bridge.admin.api.MessagesResource;
+import io.delaybridge.bridge.admin.api.ShardsResource;
+import io.delaybridge.bridge.admin.api.StatusResource;
+import io.delaybridge.bridge.admin.api.StoreExceptionMapper;
+import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.TopicSetup;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
@@ -14,17 +30,24 @@ import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
 import io.delaybridge.bridge.intake.PartitionListener;
+import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.pump.PumpMetrics;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.MessageAdmin;
+import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
+import jakarta.servlet.DispatcherType;
 import java.time.Clock;
 import java.util.Collection;
+import java.util.EnumSet;
+import java.util.concurrent.ExecutorService;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -76,8 +99,9 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.lifecycle().manage(closing(producer::close));
 
         DeadletterMeters deadletterMeters = new DeadletterMeters(metrics);
+        PausableStore pumpStore = new PausableStore(store); // single shards can be paused (admin task)
         Pump pump = new Pump(
-                store,
+                pumpStore,
                 producer,
                 new TargetCatalog(admin, clock, 60_000, 5_000, 5_000),
                 config.getPump().retryPolicy(),
@@ -106,10 +130,58 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 new IntakeMetrics(metrics, deadletterMeters));
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
 
+        // operations: health checks, gauges, Prometheus, tasks, the message API and the status page
+        ApiSettings api = config.getApi().build();
+        MessageAdmin messages = new RedisMessageAdmin(redisStore(store));
+        GroupView group = new GroupView(admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, 2_000, 5_000);
+        ShardReport report = new ShardReport(store, messages, pump, pumpStore, group);
+
         environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, 5_000));
-        environment.healthChecks().register("redis", new RedisHealthCheck(store, clock));
-        environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump));
+        environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));
+        environment.healthChecks().register("redis-incarnation", new IncarnationHealthCheck(messages));
+        environment.healthChecks().register("clock-skew",
+                new ClockSkewHealthCheck(store, clock, api.maxClockSkewMillis()));
+        environment.healthChecks().register("pump-lag", new PumpLagHealthCheck(report, api.maxPumpLagMillis()));
+        environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
         ShardGauges.register(metrics, store);
+        OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
+        environment.admin().addServlet("prometheus", PrometheusExport.servlet(metrics)).addMapping("/prometheus");
+        environment.admin().addTask(PumpPauseTask.pause(pump, pumpStore));
+        environment.admin().addTask(PumpPauseTask.resume(pump, pumpStore));
+
+        AuthFilter auth = new AuthFilter(api.credentials(), api.authenticateReads(), api.maxBodyBytes());
+        environment.servlets().addFilter("auth", auth)
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+        environment.admin().addFilter("auth", auth)
+                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
+
+        ExecutorService replayThread = environment.lifecycle().executorService("deadletter-replay")
+                .minThreads(1).maxThreads(1).build();
+        DeadletterResource[] deadletter = new DeadletterResource[1];
+        deadletter[0] = new DeadletterResource(filter -> new DeadletterReplay(deadletter[0].nextId(), filter,
+                kafka.consumerProperties(), producer, kafka.getDeadletterTopic(), kafka.getIntakeTopic(), clock),
+                replayThread, api.maxReplay());
+        environment.lifecycle().manage(new Managed() {
+            @Override
+            public void stop() {
+                deadletter[0].stopAll();
+            }
+        });
+        environment.jersey().register(new StoreExceptionMapper());
+        environment.jersey().register(new MessagesResource(store, messages, api,
+                config.getIntake().getMaxDelay().toMilliseconds(), metrics));
+        environment.jersey().register(new ShardsResource(report));
+        environment.jersey().register(deadletter[0]);
+        if (api.statusPage()) {
+            environment.jersey().register(new StatusResource(report, metrics, environment.healthChecks()));
+        }
+    }
+
+    private static RedisDelayStore redisStore(DelayStore store) {
+        if (store instanceof RedisDelayStore redis) {
+            return redis;
+        }
+        throw new IllegalStateException("the admin API needs the Redis store, got " + store.getClass().getName());
     }
 
     /** Closes a resource when the application stops; Dropwizard stops managed objects in reverse order. */

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.delaybridge.bridge.config.ApiFactory;
 import io.delaybridge.bridge.config.IntakeFactory;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.PumpFactory;
@@ -9,7 +10,7 @@ import io.dropwizard.core.Configuration;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 
-/** The bridge's configuration: {@code kafka}, {@code redis}, {@code intake}, {@code pump}, and Dropwizard's own. */
+/** The bridge's configuration: {@code kafka}, {@code redis}, {@code intake}, {@code pump}, {@code api}, and Dropwizard's own. */
 public class DelayBridgeConfiguration extends Configuration {
 
     @Valid
@@ -27,6 +28,20 @@ public class DelayBridgeConfiguration extends Configuration {
     @Valid
     @NotNull
     private PumpFactory pump = new PumpFactory();
+
+    @Valid
+    @NotNull
+    private ApiFactory api = new ApiFactory();
+
+    @JsonProperty
+    public ApiFactory getApi() {
+        return api;
+    }
+
+    @JsonProperty
+    public void setApi(ApiFactory api) {
+        this.api = api;
+    }
 
     @JsonProperty
     public KafkaFactory getKafka() {

@@ -2,17 +2,24 @@ package io.delaybridge.bridge.admin;
 
 import com.codahale.metrics.health.HealthCheck;
 import io.delaybridge.bridge.intake.IntakeLoop;
+import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 
-/** Healthy while the intake loop runs; reports the shards pumped here and what is in flight. */
+/**
+ * Healthy while the intake loop runs; reports the shards pumped here, whether the pump (or single shards) is paused,
+ * and what is in flight. A deliberate pause is reported, not counted as unhealthy: {@code pump-lag} turns unhealthy
+ * when a paused shard's messages become overdue for too long.
+ */
 public final class PipelineHealthCheck extends HealthCheck {
 
     private final IntakeLoop intake;
     private final Pump pump;
+    private final PausableStore pauses;
 
-    public PipelineHealthCheck(IntakeLoop intake, Pump pump) {
+    public PipelineHealthCheck(IntakeLoop intake, Pump pump, PausableStore pauses) {
         this.intake = intake;
         this.pump = pump;
+        this.pauses = pauses;
     }
 
     @Override
@@ -23,7 +30,13 @@ public final class PipelineHealthCheck extends HealthCheck {
         if (!intake.isRunning()) {
             return Result.unhealthy("the intake consumer has stopped; see the log for the error that stopped it");
         }
-        return Result.healthy("intake running; pumping shards %s%s; %d in flight", pump.ownedShards(),
-                pump.paused() ? " (paused)" : "", pump.inFlight());
+        String paused = pump.paused() ? " (pump paused: all shards)"
+                : pauses.pausedShards().isEmpty() ? "" : " (paused shards " + pauses.pausedShards() + ")";
+        return Result.builder().healthy()
+                .withMessage("intake running; pumping shards %s%s; %d in flight", pump.ownedShards(), paused,
+                        pump.inFlight())
+                .withDetail("paused", pump.paused())
+                .withDetail("pausedShards", pauses.pausedShards())
+                .build();
     }
 }

@@ -2,25 +2,26 @@ package io.delaybridge.bridge.admin;
 
 import com.codahale.metrics.health.HealthCheck;
 import io.delaybridge.bridge.store.DelayStore;
-import java.time.Clock;
+import io.delaybridge.bridge.store.MessageAdmin;
 
-/** Healthy while Redis answers; reports the skew between this host's clock and Redis' clock. */
+/** Healthy while Redis answers and accepts a write (a probe field in the store's meta hash). */
 public final class RedisHealthCheck extends HealthCheck {
 
     private final DelayStore store;
-    private final Clock clock;
+    private final MessageAdmin messages;
 
-    public RedisHealthCheck(DelayStore store, Clock clock) {
+    public RedisHealthCheck(DelayStore store, MessageAdmin messages) {
         this.store = store;
-        this.clock = clock;
+        this.messages = messages;
     }
 
     @Override
     protected Result check() {
-        long before = clock.millis();
-        long redisNow = store.now();
-        long after = clock.millis();
-        long skew = redisNow - (before + after) / 2;
-        return Result.healthy("reachable, %d shards, clock skew %d ms (Redis minus host)", store.shardCount(), skew);
+        try {
+            messages.probeWrite();
+        } catch (RuntimeException e) {
+            return Result.unhealthy("Redis does not accept writes: %s", e.getMessage());
+        }
+        return Result.healthy("reachable and writable, %d shards", store.shardCount());
     }
 }

@@ -35,6 +35,8 @@ public final class ShardGauges {
         for (int shard = 0; shard < store.shardCount(); shard++) {
             int index = shard;
             registry.register("delay.pending.shard-" + shard, (Gauge<Long>) () -> all.getValue().get(index).pending());
+            registry.register("delay.in-flight.shard-" + shard,
+                    (Gauge<Long>) () -> all.getValue().get(index).inFlight());
         }
     }
 }

@@ -788,6 +788,23 @@ public final class RedisDelayStore implements DelayStore {
         }
     }
 
+    // ----------------------------------------------------------------------------------------------- admin access
+
+    /** The shared command connection, for {@link RedisMessageAdmin}'s reads and scripts. */
+    RedisAsyncCommands<byte[], byte[]> adminCommands() {
+        return commands;
+    }
+
+    /** The script runner, for {@link RedisMessageAdmin}. */
+    ScriptRunner adminScripts() {
+        return scripts;
+    }
+
+    /** Waits for a command of {@link RedisMessageAdmin} as the store's own calls wait. */
+    <T> T adminAwait(CompletionStage<T> future, String operation) {
+        return await(future, operation);
+    }
+
     // ----------------------------------------------------------------------------------------------- helpers
 
     private <T> T await(CompletionStage<T> future, String operation) {

@@ -30,7 +30,7 @@ public final class ScriptCodes {
     public static final long CANCELLED = 4;
     public static final long NOT_FOUND = 5;
     public static final long CANCELLED_IN_FLIGHT = 6;
-    public static final long ALREADY_CANCELLED = 7;
+    public static final long ALREADY_CANCELLED = 9;
 
     public static final long FENCED = -1;
     public static final long INVALID_ARGUMENT = -2;

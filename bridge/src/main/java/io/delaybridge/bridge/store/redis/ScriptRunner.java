@@ -39,7 +39,9 @@ public final class ScriptRunner {
         CLAIM("claim.lua", ScriptOutputType.MULTI),
         ACK("ack.lua", ScriptOutputType.INTEGER),
         RETRY("retry.lua", ScriptOutputType.INTEGER),
-        RECLAIM("reclaim.lua", ScriptOutputType.INTEGER);
+        RECLAIM("reclaim.lua", ScriptOutputType.INTEGER),
+        // admin API (RedisMessageAdmin)
+        RESCHEDULE("reschedule.lua", ScriptOutputType.INTEGER);
 
         private final String file;
         private final ScriptOutputType output;

@@ -29,7 +29,7 @@
   5. Forget an older remembered cancel of the id: this record is newer, so it schedules the id again.
   6. If the due time is earlier than the shard's earliest before, publish it on the wake channel.
 
-  Returns {code, woke}: code 1 STORED, 2 REPLACED, 3 DUPLICATE, 7 ALREADY_CANCELLED, -2 INVALID_ARGUMENT,
+  Returns {code, woke}: code 1 STORED, 2 REPLACED, 3 DUPLICATE, 9 ALREADY_CANCELLED, -2 INVALID_ARGUMENT,
   -3 INCARNATION_MISMATCH;
   woke 1 if a wake-up was published.
 ]]
@@ -55,7 +55,7 @@ end
 local timestamp = tonumber(ARGV[7])
 local cancelledAt = redis.call('ZSCORE', KEYS[6], member)
 if cancelledAt and timestamp and tonumber(cancelledAt) >= timestamp then
-  return {7, 0}
+  return {9, 0}
 end
 
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')

@@ -1,0 +1,50 @@
+package io.delaybridge.bridge.admin;
+
+import com.codahale.metrics.CachedGauge;
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.pump.PausableStore;
+import io.delaybridge.bridge.pump.Pump;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+
+/**
+ * The operational gauges beside {@link ShardGauges}: how late the oldest due message is, the intake's consumer lag,
+ * the pump's pause state and its own in-flight count, and the producer's batch sizes (from the Kafka client's own
+ * metrics). Values read from Redis or Kafka are cached for a second (lag: as long as {@link GroupView} caches).
+ */
+public final class OperationsGauges {
+
+    private OperationsGauges() {}
+
+    public static void register(MetricRegistry registry, ShardReport report, Pump pump, PausableStore pauses,
+            GroupView group, Map<MetricName, ? extends Metric> producerMetrics) {
+        CachedGauge<Long> oldest = new CachedGauge<>(1, TimeUnit.SECONDS) {
+            @Override
+            protected Long loadValue() {
+                return report.oldestOverdue()[0];
+            }
+        };
+        registry.register("delay.oldest-overdue-ms", oldest);
+        registry.register("delay.intake.lag", (Gauge<Long>) () -> group.snapshot().totalLag());
+        registry.register("delay.pump.paused", (Gauge<Integer>) () -> pump.paused() ? 1 : 0);
+        registry.register("delay.pump.paused-shards", (Gauge<Integer>) () ->
+                pump.paused() ? pauses.shardCount() : pauses.pausedShards().size());
+        registry.register("delay.pump.in-flight", (Gauge<Integer>) pump::inFlight);
+        registry.register("delay.pump.owned-shards", (Gauge<Integer>) () -> pump.ownedShards().size());
+        producerGauge(registry, producerMetrics, "batch-size-avg", "delay.send.batch-size-bytes-avg");
+        producerGauge(registry, producerMetrics, "records-per-request-avg", "delay.send.records-per-request-avg");
+    }
+
+    private static void producerGauge(
+            MetricRegistry registry, Map<MetricName, ? extends Metric> metrics, String kafkaName, String name) {
+        registry.register(name, (Gauge<Double>) () -> metrics.entrySet().stream()
+                .filter(e -> e.getKey().name().equals(kafkaName) && e.getKey().group().equals("producer-metrics"))
+                .map(e -> e.getValue().metricValue())
+                .filter(v -> v instanceof Double d && !d.isNaN())
+                .map(v -> (Double) v)
+                .findFirst().orElse(0.0));
+    }
+}

@@ -1,0 +1,130 @@
+package io.delaybridge.bridge.admin;
+
+import io.delaybridge.bridge.pump.PausableStore;
+import io.delaybridge.bridge.pump.Pump;
+import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.MessageAdmin;
+import io.delaybridge.bridge.store.ShardStats;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Per-shard figures for the API, the health checks, the gauges and the status page, read from Redis (counts, due
+ * times; Redis' clock) and from Kafka (owners).
+ */
+public final class ShardReport {
+
+    /** One shard: who pumps it, what it holds, how late it is. */
+    public record Shard(
+            int shard,
+            String owner,
+            boolean pumpedHere,
+            boolean paused,
+            Long epoch,
+            long pending,
+            long inFlight,
+            Long nextDueAt,
+            long oldestOverdueMillis) {}
+
+    /** A due-time bucket of the pending histogram: messages due in {@code [from, to)} (Redis time, epoch ms). */
+    public record Bucket(String label, Long from, Long to, long count) {}
+
+    private static final long MINUTE = 60_000;
+    private static final long HOUR = 60 * MINUTE;
+    private static final long DAY = 24 * HOUR;
+    private static final String[] LABELS = {"overdue", "next minute", "next hour", "next day", "next week",
+        "next 30 days", "later"};
+    private static final long[] EDGES = {0, MINUTE, HOUR, DAY, 7 * DAY, 30 * DAY};
+
+    private final DelayStore store;
+    private final MessageAdmin messages;
+    private final Pump pump;
+    private final PausableStore pauses;
+    private final GroupView group;
+
+    public ShardReport(DelayStore store, MessageAdmin messages, Pump pump, PausableStore pauses, GroupView group) {
+        this.store = store;
+        this.messages = messages;
+        this.pump = pump;
+        this.pauses = pauses;
+        this.group = group;
+    }
+
+    public int shardCount() {
+        return store.shardCount();
+    }
+
+    public long redisNow() {
+        return store.now();
+    }
+
+    public GroupView.Snapshot group() {
+        return group.snapshot();
+    }
+
+    public List<Shard> shards() {
+        long now = store.now();
+        Map<Integer, String> owners = group.snapshot().owners();
+        List<Integer> here = pump.ownedShards();
+        List<Shard> shards = new ArrayList<>(store.shardCount());
+        for (int shard = 0; shard < store.shardCount(); shard++) {
+            ShardStats stats = store.stats(shard);
+            Long next = stats.nextDueAt() < 0 ? null : stats.nextDueAt();
+            shards.add(new Shard(shard, owners.get(shard), here.contains(shard),
+                    pump.paused() || pauses.isPaused(shard),
+                    messages.epoch(shard).isPresent() ? messages.epoch(shard).getAsLong() : null,
+                    stats.pending(), stats.inFlight(), next,
+                    next != null && next < now ? now - next : 0));
+        }
+        return shards;
+    }
+
+    /** The largest overdue age over all shards, and which shard it is in (-1 if none is overdue). */
+    public long[] oldestOverdue() {
+        long now = store.now();
+        long age = 0;
+        long which = -1;
+        for (int shard = 0; shard < store.shardCount(); shard++) {
+            var next = store.nextDueAt(shard);
+            if (next.isPresent() && now - next.getAsLong() > age) {
+                age = now - next.getAsLong();
+                which = shard;
+            }
+        }
+        return new long[] {age, which};
+    }
+
+    /** Pending messages by due-time bucket, over all shards or one ({@code shard} null for all). */
+    public List<Bucket> histogram(Integer shard) {
+        long now = store.now();
+        List<Bucket> buckets = new ArrayList<>();
+        for (int i = 0; i < LABELS.length; i++) {
+            long from = i == 0 ? Long.MIN_VALUE / 2 : now + EDGES[i - 1];
+            long to = i == LABELS.length - 1 ? Long.MAX_VALUE / 2 : now + EDGES[i];
+            if (i == 0) {
+                to = now + 1; // due now or before
+            } else if (i == 1) {
+                from = now + 1;
+            }
+            long count = 0;
+            for (int s = 0; s < store.shardCount(); s++) {
+                if (shard == null || shard == s) {
+                    count += messages.countDue(s, from, to);
+                }
+            }
+            buckets.add(new Bucket(LABELS[i], i == 0 ? null : from, i == LABELS.length - 1 ? null : to, count));
+        }
+        return buckets;
+    }
+
+    /** Totals for the status page and the shard route. */
+    public Map<String, Object> totals(List<Shard> shards) {
+        Map<String, Object> totals = new LinkedHashMap<>();
+        totals.put("pending", shards.stream().mapToLong(Shard::pending).sum());
+        totals.put("inFlight", shards.stream().mapToLong(Shard::inFlight).sum());
+        totals.put("oldestOverdueMillis", shards.stream().mapToLong(Shard::oldestOverdueMillis).max().orElse(0));
+        return totals;
+    }
+}

@@ -1,0 +1,119 @@
+package io.delaybridge.bridge.admin.api;
+
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.Meter;
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.Snapshot;
+import com.codahale.metrics.health.HealthCheck;
+import com.codahale.metrics.health.HealthCheckRegistry;
+import io.delaybridge.bridge.admin.ShardReport;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+
+/**
+ * The status page on the application port: {@code /status/} serves a static page (HTML, JS, CSS from the class path,
+ * Chart.js from its WebJar) that polls {@code /status/summary} every few seconds. The summary gathers what an operator
+ * looks at first: health, throughput, lateness percentiles, pending by due time, shards, deadletters by reason.
+ */
+@Path("/status")
+public final class StatusResource {
+
+    private static final String PAGE_DIR = "/io/delaybridge/bridge/admin/status/";
+    private static final String CHART_JS = "/META-INF/resources/webjars/chart.js/4.4.1/dist/chart.umd.js";
+    private static final Map<String, String> FILES = Map.of(
+            "index.html", "text/html; charset=utf-8",
+            "status.js", "text/javascript; charset=utf-8",
+            "status.css", "text/css; charset=utf-8");
+
+    private final ShardReport report;
+    private final MetricRegistry metrics;
+    private final HealthCheckRegistry health;
+
+    public StatusResource(ShardReport report, MetricRegistry metrics, HealthCheckRegistry health) {
+        this.report = report;
+        this.metrics = metrics;
+        this.health = health;
+    }
+
+    @GET
+    public Response index() {
+        return file("index.html");
+    }
+
+    @GET
+    @Path("/{file}")
+    public Response file(@PathParam("file") String file) {
+        String type = FILES.get(file);
+        if (type == null) {
+            throw ApiException.status(404, "no such file: /status/" + file);
+        }
+        return Response.ok(read(PAGE_DIR + file), type).header("Cache-Control", "no-cache").build();
+    }
+
+    @GET
+    @Path("/lib/chart.umd.js")
+    public Response chartJs() {
+        return Response.ok(read(CHART_JS), "text/javascript; charset=utf-8")
+                .header("Cache-Control", "max-age=86400").build();
+    }
+
+    @GET
+    @Path("/summary")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Map<String, Object> summary() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        Map<String, Object> checks = new LinkedHashMap<>();
+        for (Map.Entry<String, HealthCheck.Result> e : health.runHealthChecks().entrySet()) {
+            checks.put(e.getKey(), Map.of("healthy", e.getValue().isHealthy(),
+                    "message", e.getValue().getMessage() == null ? "" : e.getValue().getMessage()));
+        }
+        out.put("health", checks);
+        Map<String, Object> counts = new LinkedHashMap<>();
+        for (String name : List.of("scheduled", "delivered", "retried", "reclaimed", "cancelled", "rescheduled")) {
+            Meter meter = metrics.getMeters().get("delay." + name);
+            if (meter != null) {
+                counts.put(name, Map.of("count", meter.getCount(), "rate1m", meter.getOneMinuteRate()));
+            }
+        }
+        out.put("throughput", counts);
+        Histogram lateness = metrics.getHistograms().get("delay.lateness-ms");
+        if (lateness != null) {
+            Snapshot s = lateness.getSnapshot();
+            out.put("lateness", Map.of("p50", s.getMedian(), "p95", s.get95thPercentile(),
+                    "p99", s.get99thPercentile(), "max", s.getMax(), "count", lateness.getCount()));
+        }
+        Map<String, Long> deadletters = new LinkedHashMap<>();
+        SortedMap<String, Meter> meters = metrics.getMeters((name, m) -> name.startsWith("delay.deadlettered."));
+        meters.forEach((name, m) -> deadletters.put(name.substring("delay.deadlettered.".length()), m.getCount()));
+        out.put("deadlettered", deadletters);
+        List<ShardReport.Shard> shards = report.shards();
+        out.putAll(report.totals(shards));
+        out.put("shards", shards);
+        out.put("pendingByDue", report.histogram(null));
+        out.put("intakeLag", report.group().totalLag());
+        out.put("redisTime", report.redisNow());
+        return out;
+    }
+
+    private static byte[] read(String resource) {
+        try (InputStream in = StatusResource.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw ApiException.status(404, "missing from the class path: " + resource);
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

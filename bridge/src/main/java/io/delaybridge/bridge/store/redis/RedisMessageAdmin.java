@@ -1,0 +1,165 @@
+package io.delaybridge.bridge.store.redis;
+
+import io.delaybridge.bridge.store.MessageAdmin;
+import io.delaybridge.bridge.store.ShardRouter;
+import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
+import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * {@link MessageAdmin} on the Redis store: plain reads on the store's command connection, and {@code reschedule.lua}
+ * for the one change it makes itself.
+ */
+public final class RedisMessageAdmin implements MessageAdmin {
+
+    /** Codes of {@code reschedule.lua} beside the shared ones of {@link ScriptCodes}. */
+    static final long RESCHEDULED = 7;
+    static final long IN_FLIGHT = 8;
+
+    private final RedisDelayStore store;
+    private final RedisAsyncCommands<byte[], byte[]> commands;
+    private final RedisKeys keys;
+    private final ShardRouter router;
+    private final byte[] incarnation;
+
+    public RedisMessageAdmin(RedisDelayStore store) {
+        this.store = store;
+        this.commands = store.adminCommands();
+        this.keys = store.keys();
+        this.router = store.router();
+        this.incarnation = store.incarnation().getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public Optional<StoredMessage> inspect(String id) {
+        int shard = router.shardOf(id);
+        ShardKeys k = keys.shard(shard);
+        byte[] member = router.member(id);
+        String operation = "inspect of message '" + id + "' on shard " + shard;
+        RedisFuture<Double> due = commands.zscore(k.due(), member);
+        RedisFuture<Double> lease = commands.zscore(k.inflight(), member);
+        RedisFuture<byte[]> value = commands.hget(k.msg(), member);
+        RedisFuture<byte[]> attempts = commands.hget(k.attempts(), member);
+        Double dueAt = store.adminAwait(due, operation);
+        Double leaseUntil = store.adminAwait(lease, operation);
+        byte[] stored = store.adminAwait(value, operation);
+        byte[] earlier = store.adminAwait(attempts, operation);
+        if (dueAt == null && leaseUntil == null) {
+            return Optional.empty();
+        }
+        int earlierAttempts = earlier == null ? 0 : Integer.parseInt(new String(earlier, StandardCharsets.UTF_8));
+        return Optional.of(new StoredMessage(id, shard,
+                dueAt != null ? State.PENDING : State.IN_FLIGHT,
+                dueAt != null ? dueAt.longValue() : -1,
+                leaseUntil != null ? leaseUntil.longValue() : -1,
+                earlierAttempts,
+                stored == null ? null : StoredValue.envelope(stored)));
+    }
+
+    @Override
+    public RescheduleResult reschedule(String id, long dueAt) {
+        int shard = router.shardOf(id);
+        ShardKeys k = keys.shard(shard);
+        String operation = "reschedule of message '" + id + "' on shard " + shard;
+        Long code = store.adminAwait(store.adminScripts().run(commands, Script.RESCHEDULE,
+                new byte[][] {k.due(), k.inflight(), k.incarnation()},
+                router.member(id), bytes(Long.toString(dueAt)), bytes(k.wakeChannel()), incarnation), operation);
+        if (code == RESCHEDULED) {
+            return RescheduleResult.RESCHEDULED;
+        } else if (code == IN_FLIGHT) {
+            return RescheduleResult.IN_FLIGHT;
+        } else if (code == ScriptCodes.NOT_FOUND) {
+            return RescheduleResult.NOT_FOUND;
+        }
+        throw ScriptCodes.failure(code, "reschedule", shard, -1, id);
+    }
+
+    @Override
+    public long countDue(int shard, long fromInclusive, long toExclusive) {
+        if (toExclusive <= fromInclusive) {
+            return 0;
+        }
+        return store.adminAwait(commands.zcount(keys.shard(shard).due(),
+                Range.from(Range.Boundary.including(fromInclusive), Range.Boundary.excluding(toExclusive))),
+                "count of due messages on shard " + shard);
+    }
+
+    @Override
+    public List<StoredMessage> scanDue(int shard, long fromInclusive, long toInclusive, long skip, int max) {
+        ShardKeys k = keys.shard(shard);
+        String operation = "scan of due messages on shard " + shard;
+        List<ScoredValue<byte[]>> members = store.adminAwait(commands.zrangebyscoreWithScores(k.due(),
+                Range.create(fromInclusive, toInclusive), Limit.create(skip, max)), operation);
+        if (members.isEmpty()) {
+            return List.of();
+        }
+        byte[][] fields = members.stream().map(ScoredValue::getValue).toArray(byte[][]::new);
+        List<KeyValue<byte[], byte[]>> values = store.adminAwait(commands.hmget(k.msg(), fields), operation);
+        List<StoredMessage> found = new ArrayList<>(members.size());
+        for (int i = 0; i < members.size(); i++) {
+            KeyValue<byte[], byte[]> value = values.get(i);
+            found.add(new StoredMessage(router.idOf(shard, members.get(i).getValue()), shard, State.PENDING,
+                    (long) members.get(i).getScore(), -1, 0,
+                    value.hasValue() ? StoredValue.envelope(value.getValue()) : null));
+        }
+        return found;
+    }
+
+    @Override
+    public OptionalLong epoch(int shard) {
+        byte[] epoch = store.adminAwait(commands.get(keys.shard(shard).epoch()), "epoch of shard " + shard);
+        return epoch == null ? OptionalLong.empty()
+                : OptionalLong.of(Long.parseLong(new String(epoch, StandardCharsets.UTF_8)));
+    }
+
+    @Override
+    public OptionalLong earliestLease(int shard) {
+        List<ScoredValue<byte[]>> first = store.adminAwait(commands.zrangeWithScores(keys.shard(shard).inflight(), 0, 0),
+                "earliest lease of shard " + shard);
+        return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of((long) first.get(0).getScore());
+    }
+
+    @Override
+    public void probeWrite() {
+        store.adminAwait(commands.hset(keys.meta(), bytes("health-probe"), bytes(Long.toString(store.now()))),
+                "health probe write to " + new String(keys.meta(), StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String incarnationProblem() {
+        Optional<String> current = store.currentIncarnation();
+        if (current.isEmpty()) {
+            return "the meta hash " + new String(keys.meta(), StandardCharsets.UTF_8) + " is gone: Redis lost the"
+                    + " store's data (flushed, or restarted without its AOF)";
+        }
+        if (!current.get().equals(store.incarnation())) {
+            return "Redis holds incarnation " + current.get() + " but this bridge connected to " + store.incarnation()
+                    + ": Redis lost the data and was initialised again";
+        }
+        List<RedisFuture<byte[]>> gets = new ArrayList<>();
+        for (int shard = 0; shard < keys.shardCount(); shard++) {
+            gets.add(commands.get(keys.shard(shard).incarnation()));
+        }
+        for (int shard = 0; shard < gets.size(); shard++) {
+            byte[] found = store.adminAwait(gets.get(shard), "incarnation of shard " + shard);
+            if (found == null || !java.util.Arrays.equals(found, incarnation)) {
+                return "shard " + shard + " lost its incarnation marker: its Redis node lost its data";
+            }
+        }
+        return null;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,103 @@
+// The status page: polls /status/summary and draws it. No build step; Chart.js comes from its WebJar.
+'use strict';
+const REFRESH_MS = 2000;
+const LATENESS_POINTS = 150; // 5 minutes at one point per refresh
+const fmt = new Intl.NumberFormat('en');
+
+function ms(v) {
+  if (v === null || v === undefined) return '–';
+  if (v < 1000) return Math.round(v) + ' ms';
+  if (v < 120000) return (v / 1000).toFixed(1) + ' s';
+  return (v / 60000).toFixed(1) + ' min';
+}
+
+function text(id, value) { document.getElementById(id).textContent = value; }
+
+function rows(tableId, list, cells) {
+  const body = document.querySelector('#' + tableId + ' tbody');
+  body.replaceChildren(...list.map(item => {
+    const tr = document.createElement('tr');
+    for (const [value, cls] of cells(item)) {
+      const td = document.createElement('td');
+      td.textContent = value;
+      if (cls) td.className = cls;
+      tr.appendChild(td);
+    }
+    return tr;
+  }));
+}
+
+const pendingChart = new Chart(document.getElementById('pendingChart'), {
+  type: 'bar',
+  data: { labels: [], datasets: [{ label: 'pending messages', data: [], backgroundColor: '#1e88e5' }] },
+  options: { animation: false, responsive: true, maintainAspectRatio: false, scales: { y: { beginAtZero: true } } }
+});
+
+const latenessChart = new Chart(document.getElementById('latenessChart'), {
+  type: 'line',
+  data: { labels: [], datasets: [
+    { label: 'p50', data: [], borderColor: '#43a047', pointRadius: 0 },
+    { label: 'p95', data: [], borderColor: '#fb8c00', pointRadius: 0 },
+    { label: 'p99', data: [], borderColor: '#e53935', pointRadius: 0 } ] },
+  options: { animation: false, responsive: true, maintainAspectRatio: false, scales: { y: { beginAtZero: true } } }
+});
+
+async function refresh() {
+  try {
+    const response = await fetch('/status/summary', { cache: 'no-store' });
+    if (!response.ok) throw new Error('HTTP ' + response.status);
+    const s = await response.json();
+    render(s);
+    text('updated', 'updated ' + new Date().toLocaleTimeString());
+  } catch (e) {
+    const badge = document.getElementById('health');
+    badge.textContent = 'unreachable: ' + e.message;
+    badge.className = 'badge bad';
+  } finally {
+    setTimeout(refresh, REFRESH_MS);
+  }
+}
+
+function render(s) {
+  const checks = Object.entries(s.health);
+  const healthy = checks.every(([, c]) => c.healthy);
+  const badge = document.getElementById('health');
+  badge.textContent = healthy ? 'healthy' : 'unhealthy: ' + checks.filter(([, c]) => !c.healthy).map(([n]) => n).join(', ');
+  badge.className = 'badge ' + (healthy ? 'ok' : 'bad');
+  text('pending', fmt.format(s.pending));
+  text('inFlight', fmt.format(s.inFlight));
+  text('overdue', ms(s.oldestOverdueMillis));
+  const t = s.throughput;
+  text('deliveredRate', t.delivered ? t.delivered.rate1m.toFixed(1) : '–');
+  text('scheduledRate', t.scheduled ? t.scheduled.rate1m.toFixed(1) : '–');
+  text('delivered', t.delivered ? fmt.format(t.delivered.count) : '–');
+  text('intakeLag', fmt.format(s.intakeLag));
+
+  pendingChart.data.labels = s.pendingByDue.map(b => b.label);
+  pendingChart.data.datasets[0].data = s.pendingByDue.map(b => b.count);
+  pendingChart.update();
+
+  if (s.lateness) {
+    const d = latenessChart.data;
+    d.labels.push(new Date().toLocaleTimeString());
+    d.datasets[0].data.push(s.lateness.p50);
+    d.datasets[1].data.push(s.lateness.p95);
+    d.datasets[2].data.push(s.lateness.p99);
+    if (d.labels.length > LATENESS_POINTS) {
+      d.labels.shift();
+      d.datasets.forEach(ds => ds.data.shift());
+    }
+    latenessChart.update();
+  }
+
+  rows('shards', s.shards, sh => [
+    [sh.shard, 'num'], [sh.owner || '(none)'], [fmt.format(sh.pending), 'num'], [fmt.format(sh.inFlight), 'num'],
+    [sh.nextDueAt ? new Date(sh.nextDueAt).toISOString() : '–'], [ms(sh.oldestOverdueMillis), 'num'],
+    [sh.paused ? 'paused' : (sh.pumpedHere ? 'pumped here' : 'running')]]);
+  rows('deadletters', Object.entries(s.deadlettered), ([reason, count]) => [[reason], [fmt.format(count), 'num']]);
+  rows('checks', checks, ([name, c]) => [[name], [c.healthy ? 'healthy' : 'unhealthy', c.healthy ? 'healthy' : 'unhealthy'],
+    [c.message]]);
+  document.body.dataset.loaded = 'true';
+}
+
+refresh();

@@ -1,0 +1,52 @@
+package io.delaybridge.bridge.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.Meter;
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.UniformReservoir;
+import org.junit.jupiter.api.Test;
+
+class PrometheusExportTest {
+
+    @Test
+    void namesBecomeSnakeCaseWithBaseUnits() {
+        assertEquals("io.dropwizard.jetty.mutable_servlet_context_handler.2xx-responses",
+                PrometheusExport.prometheusName("io.dropwizard.jetty.MutableServletContextHandler.2xx-responses"));
+        assertEquals("time_bound_health_check-pool.running",
+                PrometheusExport.prometheusName("TimeBoundHealthCheck-pool.running"));
+        assertEquals("delay.lateness-seconds", PrometheusExport.prometheusName("delay.lateness-ms"));
+        assertEquals("delay.delivered", PrometheusExport.prometheusName("delay.delivered"));
+    }
+
+    @Test
+    void millisecondMetricsAreReadInSeconds() {
+        Histogram millis = new Histogram(new UniformReservoir());
+        millis.update(1500);
+        Histogram seconds = (Histogram) PrometheusExport.inSeconds("delay.lateness-ms", millis);
+        assertEquals(1, seconds.getCount());
+        assertEquals(1.5, seconds.getSnapshot().getMedian(), 1e-9);
+        Gauge<?> gauge = (Gauge<?>) PrometheusExport.inSeconds("delay.oldest-overdue-ms", (Gauge<Long>) () -> 2500L);
+        assertEquals(2.5, gauge.getValue());
+        Meter meter = new Meter();
+        assertSame(meter, PrometheusExport.inSeconds("delay.delivered", meter));
+    }
+
+    @Test
+    void theMirrorFollowsTheRegistryAndLeavesLabelledMetricsOut() {
+        MetricRegistry registry = new MetricRegistry();
+        registry.meter("delay.delivered");
+        MetricRegistry mirror = PrometheusExport.mirror(registry);
+        registry.meter("delay.api.fire-now");
+        registry.meter("delay.deadlettered.MISSING_TARGET");
+        registry.register("delay.pending.shard-0", (Gauge<Long>) () -> 1L);
+        registry.histogram("delay.lateness-ms");
+        assertEquals(java.util.Set.of("delay.delivered", "delay.api.fire-now", "delay.lateness-seconds"),
+                mirror.getNames());
+        registry.remove("delay.api.fire-now");
+        assertEquals(java.util.Set.of("delay.delivered", "delay.lateness-seconds"), mirror.getNames());
+    }
+}

@@ -1,0 +1,90 @@
+package io.delaybridge.bridge.e2e;
+
+import static io.delaybridge.bridge.e2e.Http.get;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestServers;
+import io.dropwizard.testing.ConfigOverride;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The least-privilege Redis ACL of docs/security.md, taken from that file as written, is enough to run the bridge:
+ * it connects, stores, delivers, answers the API and is healthy, as a user that can touch nothing but its prefix.
+ */
+@ExtendWith(RealServersExtension.class)
+class RedisAclIT {
+
+    private static final Path SECURITY_MD = Path.of("..", "docs", "security.md");
+
+    @Test
+    void theDocumentedAclIsEnoughToRunTheBridge(TestServers servers) throws IOException {
+        TestNames names = TestNames.unique(servers);
+        String user = names.keyPrefix() + "-bridge";
+        String password = "acl-test-password-42";
+        List<String> rules = documentedAcl(names.keyPrefix(), password);
+
+        RedisURI admin = RedisURI.create(servers.redisUri());
+        RedisClient client = RedisClient.create(admin);
+        try (StatefulRedisConnection<String, String> redis = client.connect()) {
+            CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add("SETUSER").add(user);
+            rules.forEach(args::add);
+            assertEquals("OK", redis.sync().dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), args));
+        } finally {
+            client.shutdown();
+        }
+        assertTrue(servers.redisUri().startsWith("redis://"), servers.redisUri());
+        String asUser = servers.redisUri().replace("redis://", "redis://" + user + ":" + password + "@");
+
+        String target = names.target("acl");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
+                        ConfigOverride.config("redis.uri", asUser)).start()) {
+            kafka.createTopics(1, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            kafka.send(names.intake(), "acl-1", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "500",
+                    DelayHeaders.ID, "acl-1");
+            kafka.send(names.intake(), "acl-2", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1h",
+                    DelayHeaders.ID, "acl-2");
+            await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() == 1);
+            int app = bridge.support().getLocalPort();
+            assertEquals("pending", get(app, "/messages/acl-2").json().get("state").asText());
+            assertEquals(1, get(app, "/shards").json().get("pending").asInt());
+            await().atMost(Duration.ofSeconds(30)).until(() -> get(bridge.adminPort(), "/healthcheck").status() == 200);
+            JsonNode health = get(bridge.adminPort(), "/healthcheck").json();
+            assertTrue(health.get("redis").get("healthy").asBoolean(), health.toString());
+            assertTrue(health.get("redis-incarnation").get("healthy").asBoolean(), health.toString());
+        }
+    }
+
+    /** The ACL SETUSER line of docs/security.md, its rules only, for this test's prefix and password. */
+    private static List<String> documentedAcl(String prefix, String password) throws IOException {
+        String text = Files.readString(SECURITY_MD);
+        int start = text.indexOf("ACL SETUSER delay-bridge ");
+        assertTrue(start >= 0, "docs/security.md has no ACL SETUSER line");
+        int end = text.indexOf("```", start);
+        String command = text.substring(start, end).replace("\\\n", " ").strip();
+        List<String> words = Arrays.asList(command.split("\\s+"));
+        return words.subList(3, words.size()).stream()
+                .map(w -> w.replace("dq:*", prefix + ":*").replace(">a-long-secret", ">" + password))
+                .toList();
+    }
+}
