@@ -1,5 +1,7 @@
 package io.delaybridge.checker;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delaybridge.bridge.faults.CrashPoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class BridgeProcess {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String name;
@@ -103,13 +106,18 @@ final class BridgeProcess {
         return process.exitValue();
     }
 
-    /** Whether the admin health check answers 200 (every check healthy). */
+    /**
+     * Whether the bridge runs: its {@code pipeline} health check is healthy (intake running). Other checks may be
+     * unhealthy on purpose during a campaign: {@code clock-skew} with a shifted clock, {@code pump-lag} right after a
+     * broker restart.
+     */
     boolean healthy() {
         try {
-            HttpResponse<Void> response = HTTP.send(HttpRequest.newBuilder(
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + adminPort + "/healthcheck")).timeout(Duration.ofSeconds(5))
-                    .GET().build(), HttpResponse.BodyHandlers.discarding());
-            return response.statusCode() == 200;
+                    .GET().build(), HttpResponse.BodyHandlers.ofString());
+            JsonNode pipeline = JSON.readTree(response.body()).path("pipeline");
+            return pipeline.isMissingNode() ? response.statusCode() == 200 : pipeline.path("healthy").asBoolean();
         } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {
