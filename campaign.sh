@@ -8,7 +8,8 @@
 # other builds there). CAMPAIGN_SKIP_BUILD=1 skips the compile.
 set -euo pipefail
 cd "$(dirname "$0")"
-if [[ "${CAMPAIGN_SKIP_BUILD:-}" != "1" || ! -s checker/target/classpath ]]; then
+if [[ "${CAMPAIGN_SKIP_BUILD:-}" != "1" || ! -s checker/target/classpath \
+      || -n "$(find . -name pom.xml -newer checker/target/classpath)" ]]; then
   echo "fault campaign: compiling..." >&2
   # -am: this checkout's modules (their target/classes), not whatever ~/.m2 holds; checker, built last, writes the file
   ./mvnw -q -B compile dependency:build-classpath -pl checker -am \
