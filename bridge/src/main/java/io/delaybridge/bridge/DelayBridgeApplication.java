@@ -25,6 +25,7 @@ import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.TopicSetup;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.faults.ClockShift;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
@@ -78,7 +79,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
 
     @Override
     public void run(DelayBridgeConfiguration config, Environment environment) {
-        Clock clock = Clock.systemUTC();
+        Clock clock = ClockShift.apply(Clock.systemUTC()); // unshifted unless a fault test sets one
         KafkaFactory kafka = config.getKafka();
         MetricRegistry metrics = environment.metrics();
 

@@ -66,6 +66,15 @@ class LayeringTest {
     }
 
     @Test
+    void theTestingFacilitiesStandApartFromThePipeline() {
+        noClasses().that().resideInAPackage(BASE + ".faults..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        BASE + ".intake..", BASE + ".store..", BASE + ".pump..", BASE + ".delivery..",
+                        BASE + ".admin..", BASE + ".config..")
+                .check(classes);
+    }
+
+    @Test
     void componentsTakePlainValuesNotConfigurationClasses() {
         noClasses().that().resideOutsideOfPackage(BASE + ".config..")
                 .and().doNotHaveFullyQualifiedName(DelayBridgeApplication.class.getName())

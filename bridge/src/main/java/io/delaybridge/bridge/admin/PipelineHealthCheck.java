@@ -24,6 +24,9 @@ public final class PipelineHealthCheck extends HealthCheck {
 
     @Override
     protected Result check() {
+        if (intake.stopReason() != null) {
+            return Result.unhealthy(intake.stopReason());
+        }
         if (!intake.isRunning()) {
             return Result.unhealthy("the intake consumer has stopped; see the log for the error that stopped it");
         }

@@ -2,7 +2,9 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.schemas.ContractViolation;
@@ -42,11 +44,23 @@ import org.slf4j.LoggerFactory;
  * topic, and only once those are acknowledged is the offset committed. If any step fails, the consumer seeks back to
  * the first record of the batch and tries again after a backoff: writes are idempotent on (id, origin), so a record
  * read twice is stored once, and nothing is committed that Redis does not hold.
+ *
+ * <p>A batch that Redis holds is never read again because its commit failed (a rebalance in progress, the group
+ * coordinator briefly away): its offsets stay pending and are committed with the next batch, on an empty poll, or when
+ * the partition is revoked. Reading it again would store messages that were delivered and deleted meanwhile a second
+ * time, and deliver them twice.
+ *
+ * <p>Each commit carries the store's incarnation in the offsets' metadata. On assignment the loop compares it with the
+ * store's: a different one means Redis came back without the data those offsets promise. Then, and when a write
+ * reports {@link StoreDataLostException}, the intake stops for good (its partitions, and so their shards, are
+ * released), the health check turns unhealthy with the reason, and the log says what happened.
  */
 public final class IntakeLoop implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(IntakeLoop.class);
     private static final long WRITE_TIMEOUT_SECONDS = 60;
+    /** Prefix of the committed offsets' metadata; the store's incarnation follows. */
+    static final String INCARNATION_MARKER = "delay-store-incarnation=";
 
     private final Properties consumerProperties;
     private final Producer<byte[], byte[]> producer;
@@ -59,9 +73,12 @@ public final class IntakeLoop implements Managed {
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private volatile boolean running;
+    private volatile String stopReason;
     private volatile Consumer<byte[], byte[]> consumer;
     private Thread thread;
     private long backoffMillis;
+    /** Offsets of batches that Redis holds and whose commit has not succeeded yet. Intake thread only. */
+    private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
 
     public IntakeLoop(
             Properties consumerProperties,
@@ -98,6 +115,11 @@ public final class IntakeLoop implements Managed {
         stopped.await(60, TimeUnit.SECONDS);
     }
 
+    /** Why the loop stopped by itself (Redis lost its data), or null. */
+    public String stopReason() {
+        return stopReason;
+    }
+
     /** True while the loop runs and holds a consumer. */
     public boolean isRunning() {
         return running && stopped.getCount() > 0;
@@ -112,6 +134,8 @@ public final class IntakeLoop implements Managed {
                     ConsumerRecords<byte[], byte[]> records = consumer.poll(settings.pollTimeout());
                     if (!records.isEmpty()) {
                         handle(records);
+                    } else if (!uncommitted.isEmpty()) {
+                        commitStored();
                     }
                 } catch (WakeupException e) {
                     throw e;
@@ -140,6 +164,9 @@ public final class IntakeLoop implements Managed {
     }
 
     private void handle(ConsumerRecords<byte[], byte[]> records) {
+        if (stopReason != null) {
+            return; // Redis lost its data: store nothing over it (the records stay uncommitted)
+        }
         List<WriteOp> ops = new ArrayList<>(records.count());
         List<ConsumerRecord<byte[], byte[]>> rejected = new ArrayList<>();
         List<ContractViolation> reasons = new ArrayList<>();
@@ -148,7 +175,7 @@ public final class IntakeLoop implements Managed {
         for (ConsumerRecord<byte[], byte[]> record : records) {
             TopicPartition partition = new TopicPartition(record.topic(), record.partition());
             first.putIfAbsent(partition, record.offset());
-            commit.put(partition, new OffsetAndMetadata(record.offset() + 1));
+            commit.put(partition, new OffsetAndMetadata(record.offset() + 1, incarnationMarker()));
             RecordTranslator.Translation translation = translator.translate(record);
             if (translation.rejected()) {
                 rejected.add(record);
@@ -162,7 +189,7 @@ public final class IntakeLoop implements Managed {
                     ? List.of()
                     : store.write(ops).get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             writeDeadletters(rejected, reasons);
-            consumer.commitSync(commit);
+            uncommitted.putAll(commit);
             results.forEach(metrics::result);
             reasons.forEach(reason -> metrics.deadlettered.mark(reason.code()));
             metrics.read.mark(records.count());
@@ -176,6 +203,10 @@ public final class IntakeLoop implements Managed {
             if (cause instanceof WakeupException wakeup) {
                 throw wakeup;
             }
+            if (cause instanceof StoreDataLostException) {
+                stopForDataLoss(cause.getMessage());
+                return;
+            }
             LOG.warn("Storing a batch of {} intake records failed; reading it again in {} ms: {}",
                     records.count(), backoffMillis, SendFailures.describe(cause));
             // a rebalance may have taken partitions away meanwhile: their new owner reads them from the last commit
@@ -186,6 +217,29 @@ public final class IntakeLoop implements Managed {
                 }
             });
             sleepBackoff();
+            return;
+        }
+        CrashPoint.AFTER_STORE_BEFORE_COMMIT.reach();
+        commitStored();
+    }
+
+    /** Commits the offsets of stored batches; on failure they stay pending (the records are not read again). */
+    private void commitStored() {
+        Map<TopicPartition, OffsetAndMetadata> owned = new HashMap<>(uncommitted);
+        owned.keySet().retainAll(consumer.assignment());
+        uncommitted.keySet().retainAll(owned.keySet());
+        if (owned.isEmpty()) {
+            return;
+        }
+        try {
+            consumer.commitSync(owned);
+            owned.forEach(uncommitted::remove);
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // RebalanceInProgressException: the next poll() completes the rebalance; do not back off, or the group
+            // cannot settle. Anything else (coordinator away): the offsets stay pending and go with the next commit.
+            LOG.info("Committing offsets of stored intake records is deferred: {}", SendFailures.describe(e));
         }
     }
 
@@ -208,6 +262,19 @@ public final class IntakeLoop implements Managed {
         }
     }
 
+    private String incarnationMarker() {
+        return INCARNATION_MARKER + store.incarnation();
+    }
+
+    /** Stops reading for good: carrying on would commit offsets over records that Redis no longer holds. */
+    private void stopForDataLoss(String what) {
+        stopReason = "Redis lost the data of the delay store: " + what + ". Intake and pump stopped; offsets are not "
+                + "committed. Restore Redis (from its AOF or a replica) and restart; to accept the loss instead, see "
+                + "docs/reliability.md";
+        LOG.error(stopReason);
+        running = false;
+    }
+
     private void sleepBackoff() {
         try {
             if (!stopRequested.await(backoffMillis, TimeUnit.MILLISECONDS)) {
@@ -223,6 +290,7 @@ public final class IntakeLoop implements Managed {
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            commitBeforeHandOver(partitions);
             if (!partitions.isEmpty()) {
                 partitionListener.revoked(numbers(partitions));
             }
@@ -230,6 +298,9 @@ public final class IntakeLoop implements Managed {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (!partitions.isEmpty() && committedByAnotherIncarnation(partitions)) {
+                return; // no shard is pumped; the loop ends after this poll
+            }
             if (!partitions.isEmpty()) {
                 partitionListener.assigned(numbers(partitions));
             }
@@ -238,7 +309,55 @@ public final class IntakeLoop implements Managed {
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             LOG.warn("Lost intake partitions {} without a clean hand-over", partitions);
-            onPartitionsRevoked(partitions);
+            uncommitted.keySet().removeAll(partitions); // the new owner reads them again; stored once
+            if (!partitions.isEmpty()) {
+                partitionListener.revoked(numbers(partitions));
+            }
+        }
+
+        /** True (and the intake stopped) if a partition's offsets were committed over another store's data. */
+        private boolean committedByAnotherIncarnation(Collection<TopicPartition> partitions) {
+            Map<TopicPartition, OffsetAndMetadata> committed;
+            try {
+                committed = consumer.committed(new java.util.HashSet<>(partitions));
+            } catch (WakeupException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                LOG.warn("Could not read the committed offsets of {} to check the store's incarnation: {}",
+                        partitions, SendFailures.describe(e));
+                return false;
+            }
+            String expected = incarnationMarker();
+            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
+                OffsetAndMetadata offset = e.getValue();
+                if (offset != null && offset.metadata() != null && offset.metadata().startsWith(INCARNATION_MARKER)
+                        && !offset.metadata().equals(expected)) {
+                    stopForDataLoss("offset " + offset.offset() + " of " + e.getKey() + " was committed while Redis "
+                            + "held incarnation " + offset.metadata().substring(INCARNATION_MARKER.length())
+                            + ", but Redis now holds incarnation " + store.incarnation()
+                            + " (it came back empty or was replaced)");
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Commits what Redis holds of partitions that move away, so that their next owner does not read it again. */
+        private void commitBeforeHandOver(Collection<TopicPartition> partitions) {
+            Map<TopicPartition, OffsetAndMetadata> leaving = new HashMap<>(uncommitted);
+            leaving.keySet().retainAll(partitions);
+            uncommitted.keySet().removeAll(partitions);
+            if (leaving.isEmpty()) {
+                return;
+            }
+            try {
+                consumer.commitSync(leaving);
+            } catch (WakeupException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                LOG.warn("Could not commit stored offsets {} of revoked partitions; their next owner reads those "
+                        + "records again: {}", leaving, SendFailures.describe(e));
+            }
         }
 
         private List<Integer> numbers(Collection<TopicPartition> partitions) {

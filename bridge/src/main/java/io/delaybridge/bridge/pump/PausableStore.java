@@ -122,6 +122,11 @@ public final class PausableStore implements DelayStore {
     }
 
     @Override
+    public String incarnation() {
+        return delegate.incarnation();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -3,6 +3,7 @@ package io.delaybridge.bridge.pump;
 import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
@@ -313,6 +314,7 @@ public final class Pump implements Managed {
                 metrics.claimBatch.update(messages.size());
                 inFlight.addAndGet(messages.size());
                 shard.outstanding.addAndGet(messages.size());
+                CrashPoint.AFTER_CLAIM_BEFORE_SEND.reach();
                 for (ClaimedMessage message : messages) {
                     send(shard, message);
                 }
@@ -396,6 +398,9 @@ public final class Pump implements Managed {
                     retryLater(outcome.shard(), outcome.message(), retryPolicy.backoffMillis(1));
                 }
             }
+        }
+        if (!finished.isEmpty()) {
+            CrashPoint.AFTER_SEND_BEFORE_ACK.reach();
         }
         finished.forEach(this::ack);
     }

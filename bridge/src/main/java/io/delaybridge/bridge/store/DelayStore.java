@@ -63,6 +63,12 @@ public interface DelayStore extends AutoCloseable {
     long now();
 
     /**
+     * A random id created with the store's data. The intake records it beside its committed offsets: a different value
+     * there means Redis lost the data those offsets promise (it came back empty), and the bridge must not go on.
+     */
+    String incarnation();
+
+    /**
      * Registers the listener that is called (on a store I/O thread) when a shard's earliest due time moved earlier. The
      * listener must return quickly and must not call the store: signal the pump's thread instead. Wake-ups are
      * best-effort (a reconnect can miss some), so a pump still sleeps no longer than until the next due time it knows.

@@ -171,6 +171,7 @@ public final class RedisDelayStore implements DelayStore {
     }
 
     /** The store's incarnation: a random id created with the store. A different value means Redis lost the data. */
+    @Override
     public String incarnation() {
         return incarnation;
     }

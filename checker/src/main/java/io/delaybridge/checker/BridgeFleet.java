@@ -1,0 +1,109 @@
+package io.delaybridge.checker;
+
+import io.delaybridge.bridge.faults.CrashPoint;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/** The bridges of a campaign: starts them with their own ports and names, picks victims, replaces the dead. */
+final class BridgeFleet {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+    private final Path config;
+    private final Path logDir;
+    private final Map<String, String> env;
+    private final CampaignOptions options;
+    private final SplittableRandom random;
+    private final List<BridgeProcess> running = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    private int started;
+
+    BridgeFleet(Path config, Path logDir, Map<String, String> env, CampaignOptions options, SplittableRandom random) {
+        this.config = config;
+        this.logDir = logDir;
+        this.env = env;
+        this.options = options;
+        this.random = random;
+    }
+
+    /** Starts a bridge (armed with a crash point, or not) and adds it to the fleet; does not wait for it. */
+    synchronized BridgeProcess start(CrashPoint crashPoint, int crashAfter) {
+        List<String> shifts = options.clockShifts();
+        String shift = shifts.isEmpty() ? null : shifts.get(started % shifts.size());
+        String name = "bridge-" + (++started) + (crashPoint == null ? "" : "-" + crashPoint.settingName());
+        BridgeProcess bridge = BridgeProcess.start(name, config, logDir, env, crashPoint, crashAfter, shift,
+                options.clockShiftMode());
+        running.add(bridge);
+        return bridge;
+    }
+
+    synchronized BridgeProcess startHealthy() throws InterruptedException {
+        BridgeProcess bridge = start(null, 0);
+        bridge.awaitHealthy(START_TIMEOUT);
+        return bridge;
+    }
+
+    synchronized void remove(BridgeProcess bridge) {
+        running.remove(bridge);
+    }
+
+    synchronized BridgeProcess pickVictim() {
+        List<BridgeProcess> alive = running.stream().filter(BridgeProcess::isAlive).toList();
+        return alive.get(random.nextInt(alive.size()));
+    }
+
+    /**
+     * Brings the fleet back to {@code size} running, healthy bridges: replaces any that ended (and notes an
+     * unexpected end), then waits until every one answers its health check.
+     */
+    synchronized void restore(int size) throws InterruptedException {
+        for (BridgeProcess bridge : List.copyOf(running)) {
+            if (!bridge.isAlive()) {
+                running.remove(bridge);
+                notes.add(bridge.name() + " ended unexpectedly with status " + bridge.exitValue()
+                        + "; see " + bridge.log());
+            }
+        }
+        while (running.size() < size) {
+            start(null, 0);
+        }
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        for (BridgeProcess bridge : List.copyOf(running)) {
+            bridge.awaitHealthy(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        }
+    }
+
+    /** SIGTERM to every bridge; returns the exit statuses by name. */
+    synchronized Map<String, Integer> stopAll(Duration grace) throws InterruptedException {
+        Map<String, Integer> statuses = new java.util.LinkedHashMap<>();
+        for (BridgeProcess bridge : running) {
+            if (bridge.isAlive()) {
+                bridge.signal("TERM");
+            }
+        }
+        for (BridgeProcess bridge : running) {
+            statuses.put(bridge.name(), bridge.terminate(grace));
+        }
+        running.clear();
+        return statuses;
+    }
+
+    synchronized void killAll() {
+        for (BridgeProcess bridge : running) {
+            try {
+                bridge.kill();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        running.clear();
+    }
+
+    synchronized List<String> notes() {
+        return List.copyOf(notes);
+    }
+}

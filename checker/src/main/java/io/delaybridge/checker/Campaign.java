@@ -1,0 +1,262 @@
+package io.delaybridge.checker;
+
+import io.delaybridge.testkit.KafkaBroker;
+import io.delaybridge.testkit.RedisServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/**
+ * One fault campaign: a real broker and Redis, bridges as child JVMs, the producer, the delivery watch and the fault
+ * injector running at once; then the drain, a graceful stop and the report.
+ */
+final class Campaign {
+
+    static final String INTAKE = "campaign-intake";
+    static final String DEADLETTER = "campaign-deadletter";
+    static final String KEY_PREFIX = "dq";
+    /** Pump and intake bounds written into the bridges' configuration; they bound the duplicates of one crash. */
+    static final int MAX_IN_FLIGHT = 1000;
+    static final int MAX_POLL_RECORDS = 500;
+
+    private final CampaignOptions options;
+
+    Campaign(CampaignOptions options) {
+        this.options = options;
+    }
+
+    CampaignReport run() throws Exception {
+        long began = System.nanoTime();
+        Path dir = options.workDir().toAbsolutePath();
+        deleteRecursively(dir);
+        Files.createDirectories(dir);
+        List<String> targets = IntStream.range(0, options.targets()).mapToObj(i -> "campaign-target-" + i).toList();
+        System.out.println("[campaign] " + options.commandLine() + "; logs in " + dir);
+        try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"));
+                RedisServer redis = RedisServer.start(dir.resolve("redis"))) {
+            createTopics(broker.bootstrapServers(), targets);
+            Path config = writeBridgeConfig(dir);
+            SplittableRandom random = new SplittableRandom(options.seed());
+            BridgeFleet fleet = new BridgeFleet(config, dir.resolve("bridges"),
+                    Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "REDIS_URI", redis.uri()),
+                    options, random.split());
+            try {
+                return runWith(broker, redis, fleet, targets, random, began);
+            } finally {
+                fleet.killAll();
+            }
+        }
+    }
+
+    private CampaignReport runWith(KafkaBroker broker, RedisServer redis, BridgeFleet fleet, List<String> targets,
+            SplittableRandom random, long began) throws Exception {
+        fleet.restore(options.bridges());
+        long sharedInstant = System.currentTimeMillis() + options.maxDelay().toMillis();
+        RecordPlan plan = new RecordPlan(options.records(), options.seed(), options.maxDelay().toMillis(),
+                sharedInstant, options.targets());
+        DeliveryLedger ledger = new DeliveryLedger(options.records(), INTAKE);
+        DeliveryWatch watch = new DeliveryWatch(broker.bootstrapServers(), targets, DEADLETTER, ledger);
+        IntakeLoad load = new IntakeLoad(broker.bootstrapServers(), INTAKE, targets, plan, ledger, options.rate());
+        FaultInjector faults = new FaultInjector(options, fleet, broker, redis, random.split());
+
+        Thread watchThread = start(watch, "delivery-watch");
+        Thread loadThread = start(load, "intake-load");
+        Thread faultThread = start(faults, "fault-injector");
+        while (loadThread.isAlive() || faultThread.isAlive()) {
+            loadThread.join(10_000);
+            faultThread.join(1);
+            progress("running", load, watch, ledger);
+        }
+        List<String> notes = new ArrayList<>();
+        if (faults.failure() != null) {
+            notes.add("fault injection failed: " + faults.failure());
+        }
+        fleet.restore(options.bridges());
+
+        // Drain: every acknowledged record arrived and Redis holds nothing, or the deadline passed.
+        long drainDeadline = System.nanoTime()
+                + options.maxDelay().plus(options.lease().multipliedBy(3)).plusSeconds(120).toNanos();
+        RedisLeftovers afterDrain = RedisLeftovers.read(redis.uri(), KEY_PREFIX, INTAKE);
+        long lastProgress = System.nanoTime();
+        while ((ledger.missing() > 0 || !afterDrain.empty()) && System.nanoTime() < drainDeadline) {
+            Thread.sleep(500);
+            afterDrain = RedisLeftovers.read(redis.uri(), KEY_PREFIX, INTAKE);
+            if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(10)) {
+                progress("draining, redis " + afterDrain, load, watch, ledger);
+                lastProgress = System.nanoTime();
+            }
+        }
+        Map<String, Integer> statuses = fleet.stopAll(Duration.ofSeconds(60));
+        long caughtUpDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!watch.caughtUp() && System.nanoTime() < caughtUpDeadline) {
+            Thread.sleep(200);
+        }
+        watch.stop();
+        watchThread.join(30_000);
+        RedisLeftovers afterStop = RedisLeftovers.read(redis.uri(), KEY_PREFIX, INTAKE);
+        notes.addAll(fleet.notes());
+        notes.add("most repeated: " + watch.repeats.worst());
+        return report(plan, ledger, load, faults, afterDrain, afterStop, statuses, notes, began);
+    }
+
+    private CampaignReport report(RecordPlan plan, DeliveryLedger ledger, IntakeLoad load, FaultInjector faults,
+            RedisLeftovers afterDrain, RedisLeftovers afterStop, Map<String, Integer> statuses, List<String> notes,
+            long began) {
+        ledger.checkDelayIds();
+        long lost = 0;
+        long duplicates = 0;
+        long duplicatedRecords = 0;
+        long early = 0;
+        long deadlettered = 0;
+        List<String> earlyExamples = new ArrayList<>();
+        long[] lateness = new long[plan.records()];
+        int measured = 0;
+        for (int n = 0; n < plan.records(); n++) {
+            int copies = ledger.copies(n);
+            if (copies > 1) {
+                duplicates += copies - 1;
+                duplicatedRecords++;
+            }
+            deadlettered += ledger.deadletteredCopies(n) > 0 ? 1 : 0;
+            if (!ledger.isAcknowledged(n)) {
+                continue;
+            }
+            if (copies == 0) {
+                lost++;
+                continue;
+            }
+            long late = ledger.firstArrival(n) - ledger.dueAt(n);
+            if (late < 0) {
+                early++;
+                if (earlyExamples.size() < 5) {
+                    earlyExamples.add("record " + n + " (" + ledger.expectedDelayId(n) + ") due " + ledger.dueAt(n)
+                            + " arrived " + ledger.firstArrival(n));
+                }
+            }
+            lateness[measured++] = late;
+        }
+        Map<Fault, Integer> injected = faults.injected();
+        long bound = 0;
+        for (Map.Entry<Fault, Integer> e : injected.entrySet()) {
+            int bridgesHit = e.getKey().killsABridge() ? 1
+                    : (e.getKey() == Fault.REDIS || e.getKey() == Fault.BROKER) ? options.bridges() : 0;
+            bound += (long) e.getValue() * bridgesHit * (MAX_IN_FLIGHT + MAX_POLL_RECORDS);
+        }
+        if (ledger.strangers() > 0) {
+            notes.add(ledger.strangers() + " records in the target topics were not written by this campaign");
+        }
+        return new CampaignReport(options.commandLine(), plan.records(), load.sent.get(), load.acked.get(),
+                load.failed.get(), lost, duplicates, duplicatedRecords, bound, early, earlyExamples, deadlettered,
+                ledger.wrongIds(), ledger.wrongIdExamples(),
+                CampaignReport.percentiles(java.util.Arrays.copyOf(lateness, measured)),
+                options.faults().isEmpty() ? Map.of() : injectedOrPlanned(injected), faults.log(), notes,
+                afterDrain, afterStop, statuses, (System.nanoTime() - began) / 1e9);
+    }
+
+    private Map<Fault, Integer> injectedOrPlanned(Map<Fault, Integer> injected) {
+        return injected.isEmpty() ? options.faults() : injected;
+    }
+
+    private static void progress(String phase, IntakeLoad load, DeliveryWatch watch, DeliveryLedger ledger) {
+        System.out.printf("[campaign] %s: %,d sent, %,d acknowledged, %,d arrivals, %,d acknowledged not arrived%n",
+                phase, load.sent.get(), load.acked.get(), watch.arrivals.get(), ledger.missing());
+    }
+
+    private void createTopics(String bootstrap, List<String> targets) throws ExecutionException, InterruptedException {
+        Map<String, String> logAppendTime = Map.of("message.timestamp.type", "LogAppendTime");
+        List<NewTopic> topics = new ArrayList<>();
+        topics.add(new NewTopic(INTAKE, Optional.of(options.partitions()), Optional.empty()).configs(logAppendTime));
+        topics.add(new NewTopic(DEADLETTER, Optional.of(1), Optional.empty()).configs(logAppendTime));
+        for (String target : targets) {
+            topics.add(new NewTopic(target, Optional.of(4), Optional.empty()).configs(logAppendTime));
+        }
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(topics).all().get();
+        }
+    }
+
+    private Path writeBridgeConfig(Path dir) throws IOException {
+        String yaml = """
+                # Written by the fault campaign: bridges of one group on the campaign's broker and Redis.
+                kafka:
+                  bootstrapServers: ${KAFKA_BOOTSTRAP_SERVERS}
+                  intakeTopic: %s
+                  deadletterTopic: %s
+                  groupId: campaign-bridges
+                  createTopics: true
+                  intakePartitions: %d
+                  replicationFactor: 1
+                  consumer:
+                    session.timeout.ms: "6000"
+                    heartbeat.interval.ms: "1000"
+                    max.poll.records: "%d"
+                    # also the rebalance timeout: after the broker (group coordinator) restarts, a rebalance can wait
+                    # this long for members that died meanwhile (seen: 5 minutes with the default)
+                    max.poll.interval.ms: "60000"
+                redis:
+                  uri: ${REDIS_URI}
+                  keyPrefix: %s
+                pump:
+                  lease: %dms
+                  maxInFlight: %d
+                  revokeDrain: 5s
+                  retryBackoff: 200ms
+                  maxRetryBackoff: 2s
+                  maxAttempts: 30
+                server:
+                  applicationConnectors:
+                    - type: http
+                      bindHost: 127.0.0.1
+                      port: ${DELAY_HTTP_PORT}
+                  adminConnectors:
+                    - type: http
+                      bindHost: 127.0.0.1
+                      port: ${DELAY_ADMIN_PORT}
+                  requestLog:
+                    appenders: []
+                logging:
+                  level: INFO
+                  loggers:
+                    org.apache.kafka: WARN
+                    io.lettuce: WARN
+                    org.eclipse.jetty: WARN
+                    io.dropwizard: WARN
+                """.formatted(INTAKE, DEADLETTER, options.partitions(), MAX_POLL_RECORDS, KEY_PREFIX,
+                options.lease().toMillis(), MAX_IN_FLIGHT);
+        Path file = dir.resolve("bridge.yml");
+        Files.writeString(file, yaml);
+        return file;
+    }
+
+    private static Thread start(Runnable task, String name) {
+        Thread thread = new Thread(task, name);
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}

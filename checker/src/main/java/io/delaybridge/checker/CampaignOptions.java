@@ -1,0 +1,179 @@
+package io.delaybridge.checker;
+
+import io.delaybridge.schemas.DelayText;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a fault campaign does: how many records, which faults how often, and how the bridges are set up.
+ *
+ * <pre>
+ *   --records N          records to produce (default 20000)
+ *   --seed S             seeds the delays, the fault order and the victims (default 1)
+ *   --rate R             records per second the producer sends at most (default 2000)
+ *   --max-delay D        longest random delay (default 20s)
+ *   --targets T          target topics (default 3)
+ *   --partitions P       intake partitions = shards (default 8)
+ *   --bridges B          bridge instances (default 2)
+ *   --lease D            the bridges' pump lease (default 10s)
+ *   --faults LIST        comma-separated KIND=COUNT, or none, or full:
+ *                        crash-store, crash-claim, crash-send (named crash points), kill (kill -9 at random),
+ *                        redis (kill -9 + restart), broker (kill -9 + restart), rebalance (add a bridge, remove it
+ *                        gracefully), zombie (SIGSTOP longer than the lease, then SIGCONT).
+ *                        full = crash-store=5,crash-claim=5,crash-send=5,kill=5,redis=5,broker=3,rebalance=10,zombie=5
+ *   --fault-gap D        pause between faults (default 5s)
+ *   --rebalance-hold D   how long an added bridge stays (default 30s)
+ *   --clock-shift LIST   host clock shift per bridge, cycled: e.g. +1h,-1h (default none)
+ *   --clock-shift-mode M faketime (libfaketime, the whole process) or java (the bridge's Clock only);
+ *                        default: faketime where installed
+ *   --work-dir DIR       broker, Redis and bridge logs (default target/fault-campaign)
+ * </pre>
+ */
+public record CampaignOptions(
+        int records,
+        long seed,
+        int rate,
+        Duration maxDelay,
+        int targets,
+        int partitions,
+        int bridges,
+        Duration lease,
+        Map<Fault, Integer> faults,
+        Duration faultGap,
+        Duration rebalanceHold,
+        List<String> clockShifts,
+        ClockShiftMode clockShiftMode,
+        Path workDir) {
+
+    /** How a bridge's clock is shifted. */
+    public enum ClockShiftMode { FAKETIME, JAVA }
+
+    public static CampaignOptions defaults() {
+        return new CampaignOptions(20_000, 1, 2000, Duration.ofSeconds(20), 3, 8, 2, Duration.ofSeconds(10),
+                new EnumMap<>(Fault.class), Duration.ofSeconds(5), Duration.ofSeconds(30), List.of(),
+                FaketimeCheck.installed() ? ClockShiftMode.FAKETIME : ClockShiftMode.JAVA,
+                Path.of("target", "fault-campaign"));
+    }
+
+    public static CampaignOptions parse(String[] args) {
+        CampaignOptions o = defaults();
+        for (int i = 0; i < args.length; i++) {
+            String name = args[i];
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(name + " needs a value");
+            }
+            String v = args[++i];
+            o = switch (name) {
+                case "--records" -> o.withRecords(Integer.parseInt(v));
+                case "--seed" -> new CampaignOptions(o.records, Long.parseLong(v), o.rate, o.maxDelay, o.targets,
+                        o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
+                        o.clockShiftMode, o.workDir);
+                case "--rate" -> new CampaignOptions(o.records, o.seed, Integer.parseInt(v), o.maxDelay, o.targets,
+                        o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
+                        o.clockShiftMode, o.workDir);
+                case "--max-delay" -> new CampaignOptions(o.records, o.seed, o.rate, duration(v), o.targets,
+                        o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
+                        o.clockShiftMode, o.workDir);
+                case "--targets" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, Integer.parseInt(v),
+                        o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
+                        o.clockShiftMode, o.workDir);
+                case "--partitions" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, o.targets,
+                        Integer.parseInt(v), o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold,
+                        o.clockShifts, o.clockShiftMode, o.workDir);
+                case "--bridges" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, o.targets,
+                        o.partitions, Integer.parseInt(v), o.lease, o.faults, o.faultGap, o.rebalanceHold,
+                        o.clockShifts, o.clockShiftMode, o.workDir);
+                case "--lease" -> o.withLease(duration(v));
+                case "--faults" -> o.withFaults(faults(v));
+                case "--fault-gap" -> o.withGaps(duration(v), o.rebalanceHold);
+                case "--rebalance-hold" -> o.withGaps(o.faultGap, duration(v));
+                case "--clock-shift" -> o.withClockShifts(v.equals("none") ? List.of() : List.of(v.split(",")),
+                        o.clockShiftMode);
+                case "--clock-shift-mode" -> o.withClockShifts(o.clockShifts,
+                        ClockShiftMode.valueOf(v.toUpperCase(java.util.Locale.ROOT)));
+                case "--work-dir" -> o.withWorkDir(Path.of(v));
+                default -> throw new IllegalArgumentException("unknown option " + name
+                        + "; see the Javadoc of CampaignOptions or README.md, section Fault campaign");
+            };
+        }
+        return o;
+    }
+
+    public CampaignOptions withRecords(int n) {
+        return new CampaignOptions(n, seed, rate, maxDelay, targets, partitions, bridges, lease, faults, faultGap,
+                rebalanceHold, clockShifts, clockShiftMode, workDir);
+    }
+
+    public CampaignOptions withRate(int r) {
+        return new CampaignOptions(records, seed, r, maxDelay, targets, partitions, bridges, lease, faults, faultGap,
+                rebalanceHold, clockShifts, clockShiftMode, workDir);
+    }
+
+    public CampaignOptions withMaxDelay(Duration d) {
+        return new CampaignOptions(records, seed, rate, d, targets, partitions, bridges, lease, faults, faultGap,
+                rebalanceHold, clockShifts, clockShiftMode, workDir);
+    }
+
+    public CampaignOptions withLease(Duration l) {
+        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, l, faults, faultGap,
+                rebalanceHold, clockShifts, clockShiftMode, workDir);
+    }
+
+    public CampaignOptions withFaults(Map<Fault, Integer> f) {
+        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, f, faultGap,
+                rebalanceHold, clockShifts, clockShiftMode, workDir);
+    }
+
+    public CampaignOptions withGaps(Duration gap, Duration hold) {
+        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults, gap,
+                hold, clockShifts, clockShiftMode, workDir);
+    }
+
+    public CampaignOptions withClockShifts(List<String> shifts, ClockShiftMode mode) {
+        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
+                faultGap, rebalanceHold, List.copyOf(shifts), mode, workDir);
+    }
+
+    public CampaignOptions withWorkDir(Path dir) {
+        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
+                faultGap, rebalanceHold, clockShifts, clockShiftMode, dir);
+    }
+
+    /** The command-line form of these options, for the report. */
+    public String commandLine() {
+        List<String> parts = new ArrayList<>(List.of("--records", Integer.toString(records), "--seed",
+                Long.toString(seed), "--rate", Integer.toString(rate), "--max-delay", maxDelay.toMillis() + "ms",
+                "--targets", Integer.toString(targets), "--partitions", Integer.toString(partitions), "--bridges",
+                Integer.toString(bridges), "--lease", lease.toMillis() + "ms", "--faults", Fault.describe(faults),
+                "--fault-gap", faultGap.toMillis() + "ms", "--rebalance-hold", rebalanceHold.toMillis() + "ms"));
+        if (!clockShifts.isEmpty()) {
+            parts.addAll(List.of("--clock-shift", String.join(",", clockShifts), "--clock-shift-mode",
+                    clockShiftMode.name().toLowerCase(java.util.Locale.ROOT)));
+        }
+        return String.join(" ", parts);
+    }
+
+    static Map<Fault, Integer> faults(String text) {
+        Map<Fault, Integer> faults = new EnumMap<>(Fault.class);
+        if (text.equals("none")) {
+            return faults;
+        }
+        if (text.equals("full")) {
+            return faults("crash-store=5,crash-claim=5,crash-send=5,kill=5,redis=5,broker=3,rebalance=10,zombie=5");
+        }
+        for (String part : text.split(",")) {
+            String[] kv = part.split("=", 2);
+            faults.merge(Fault.fromName(kv[0].trim()), kv.length == 2 ? Integer.parseInt(kv[1].trim()) : 1,
+                    Integer::sum);
+        }
+        return faults;
+    }
+
+    private static Duration duration(String text) {
+        return Duration.ofMillis(DelayText.parseDelayMillis(text));
+    }
+}

@@ -1,0 +1,120 @@
+package io.delaybridge.checker;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The figures of one campaign and whether the guarantees held: nothing lost, nothing early, every copy with its
+ * own delay-id, nothing left in Redis, and duplicates no more than the crash windows allow (none without faults or
+ * with graceful rebalances only).
+ */
+record CampaignReport(
+        String command,
+        int records,
+        long sent,
+        long acknowledged,
+        long sendFailures,
+        long lost,
+        long duplicates,
+        long duplicatedRecords,
+        long duplicateBound,
+        long early,
+        List<String> earlyExamples,
+        long deadlettered,
+        long wrongIds,
+        List<String> wrongIdExamples,
+        long[] latenessPercentiles,
+        Map<Fault, Integer> faults,
+        List<String> faultLog,
+        List<String> notes,
+        RedisLeftovers leftoversAfterDrain,
+        RedisLeftovers leftoversAfterStop,
+        Map<String, Integer> stopStatuses,
+        double seconds) {
+
+    static final double[] PERCENTILES = {50, 99, 99.9, 100};
+
+    /** Whether only faults that end nothing abruptly ran: then not a single duplicate is allowed. */
+    boolean gracefulOnly() {
+        return faults.keySet().stream().allMatch(f -> f == Fault.REBALANCE);
+    }
+
+    List<String> violations() {
+        List<String> v = new ArrayList<>();
+        if (lost > 0) {
+            v.add(lost + " acknowledged records never arrived");
+        }
+        if (early > 0) {
+            v.add(early + " records arrived before they were due");
+        }
+        if (wrongIds > 0) {
+            v.add(wrongIds + " copies with an unexpected delay-id");
+        }
+        if (gracefulOnly() ? duplicates > 0 : duplicates > duplicateBound) {
+            v.add(duplicates + " duplicates, more than the " + (gracefulOnly() ? 0 : duplicateBound) + " allowed");
+        }
+        if (!leftoversAfterDrain.empty() || !leftoversAfterStop.empty()) {
+            v.add("Redis still holds " + leftoversAfterStop + " after the campaign (" + leftoversAfterDrain
+                    + " after draining)");
+        }
+        if (acknowledged == 0) {
+            v.add("the broker acknowledged no record");
+        }
+        return v;
+    }
+
+    boolean passed() {
+        return violations().isEmpty();
+    }
+
+    static long[] percentiles(long[] values) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        long[] result = new long[PERCENTILES.length];
+        for (int i = 0; i < PERCENTILES.length; i++) {
+            if (sorted.length == 0) {
+                result[i] = -1;
+            } else {
+                int index = (int) Math.ceil(PERCENTILES[i] * sorted.length / 100.0 - 1e-9) - 1; // nearest rank
+                result[i] = sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+            }
+        }
+        return result;
+    }
+
+    String render() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("== fault campaign ==\n");
+        sb.append("options:        ").append(command).append('\n');
+        sb.append(String.format("records:        %,d planned, %,d sent, %,d acknowledged by the broker, %,d sends "
+                + "failed (not counted)%n", records, sent, acknowledged, sendFailures));
+        sb.append("faults:         ").append(Fault.describe(faults)).append('\n');
+        sb.append(String.format("lost:           %,d%n", lost));
+        sb.append(String.format("duplicates:     %,d extra copies of %,d records (allowed: %s)%n", duplicates,
+                duplicatedRecords, gracefulOnly() ? "0, no crash" : "<= " + duplicateBound + ", the in-flight "
+                        + "bound summed over crash windows"));
+        sb.append(String.format("early:          %,d%n", early));
+        earlyExamples.forEach(e -> sb.append("                ").append(e).append('\n'));
+        sb.append(String.format("wrong delay-id: %,d%n", wrongIds));
+        wrongIdExamples.forEach(e -> sb.append("                ").append(e).append('\n'));
+        sb.append(String.format("deadlettered:   %,d%n", deadlettered));
+        sb.append(String.format("lateness ms:    p50 %d, p99 %d, p99.9 %d, max %d (first arrival minus due, broker "
+                + "clock)%n", latenessPercentiles[0], latenessPercentiles[1], latenessPercentiles[2],
+                latenessPercentiles[3]));
+        sb.append("redis after drain: ").append(leftoversAfterDrain).append('\n');
+        sb.append("redis after stop:  ").append(leftoversAfterStop).append('\n');
+        sb.append("bridge exits on SIGTERM: ").append(stopStatuses).append('\n');
+        sb.append(String.format("duration:       %.0f s%n", seconds));
+        if (!faultLog.isEmpty()) {
+            sb.append("fault log:\n");
+            faultLog.forEach(line -> sb.append("  ").append(line).append('\n'));
+        }
+        notes.forEach(n -> sb.append("note: ").append(n).append('\n'));
+        List<String> violations = violations();
+        sb.append(violations.isEmpty() ? "RESULT: PASS\n" : "RESULT: FAIL\n");
+        violations.forEach(v -> sb.append("  violated: ").append(v).append('\n'));
+        return sb.toString();
+    }
+}

@@ -1,0 +1,123 @@
+package io.delaybridge.checker;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Reads every partition of the target topics and the deadletter topic from the beginning, without a group, and
+ * records each arrival in the ledger. Timestamps are the broker's (the campaign creates these topics with
+ * LogAppendTime), so a bridge with a shifted clock cannot make an early delivery look on time.
+ */
+final class DeliveryWatch implements Runnable {
+
+    private final String bootstrap;
+    private final List<String> targets;
+    private final String deadletterTopic;
+    private final DeliveryLedger ledger;
+    private volatile boolean running = true;
+    private volatile List<TopicPartition> assigned = List.of();
+    private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
+    final AtomicLong arrivals = new AtomicLong();
+    final Repeats repeats = new Repeats();
+
+    /** The repeats of the most repeated record, for the report: when each arrived and with which delay-attempt. */
+    static final class Repeats {
+        private final Map<Integer, List<String>> copies = new java.util.HashMap<>();
+        private int worst = -1;
+
+        synchronized void note(int n, int count, String copy) {
+            if (n < 0 || count < 2) {
+                return; // the first copy of a record: most never get a second one, so keep nothing
+            }
+            List<String> list = copies.get(n);
+            if (list == null) {
+                if (copies.size() >= 10_000) {
+                    return;
+                }
+                list = new ArrayList<>(List.of("(first copy)"));
+                copies.put(n, list);
+            }
+            list.add(copy);
+            if (worst < 0 || list.size() > copies.get(worst).size()) {
+                worst = n;
+            }
+        }
+
+        synchronized String worst() {
+            return worst < 0 ? "none" : "record " + worst + " arrived " + copies.get(worst).size() + " times: "
+                    + copies.get(worst);
+        }
+    }
+
+    DeliveryWatch(String bootstrap, List<String> targets, String deadletterTopic, DeliveryLedger ledger) {
+        this.bootstrap = bootstrap;
+        this.targets = targets;
+        this.deadletterTopic = deadletterTopic;
+        this.ledger = ledger;
+    }
+
+    void stop() {
+        running = false;
+    }
+
+    @Override
+    public void run() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            List<String> topics = new ArrayList<>(targets);
+            topics.add(deadletterTopic);
+            for (String topic : topics) {
+                consumer.partitionsFor(topic, Duration.ofSeconds(60))
+                        .forEach(info -> partitions.add(new TopicPartition(topic, info.partition())));
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            assigned = List.copyOf(partitions);
+            while (running) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    boolean deadletter = record.topic().equals(deadletterTopic);
+                    int n = IntakeLoad.number(record.value());
+                    ledger.arrived(n, record.timestamp(), header(record, "delay-id"), deadletter);
+                    repeats.note(n, ledger.copies(n), record.timestamp() + " attempt " + header(record, "delay-attempt")
+                            + (deadletter ? " deadletter" : ""));
+                    arrivals.incrementAndGet();
+                    positions.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
+                }
+            }
+        }
+    }
+
+    /** Whether this watch has read every topic up to its end offset as of now (call after the bridges stopped). */
+    boolean caughtUp() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (KafkaConsumer<byte[], byte[]> probe =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            Map<TopicPartition, Long> ends = probe.endOffsets(assigned, Duration.ofSeconds(30));
+            return ends.entrySet().stream()
+                    .allMatch(e -> e.getValue() == 0 || positions.getOrDefault(e.getKey(), 0L) >= e.getValue());
+        }
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
+        Header h = record.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,154 @@
+package io.delaybridge.checker;
+
+import io.delaybridge.bridge.faults.CrashPoint;
+import io.delaybridge.testkit.KafkaBroker;
+import io.delaybridge.testkit.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.SplittableRandom;
+
+/** Runs a campaign's faults one after the other, in a seeded random order, into the real processes. */
+final class FaultInjector implements Runnable {
+
+    private static final Duration CRASH_POINT_TIMEOUT = Duration.ofSeconds(120);
+
+    private final CampaignOptions options;
+    private final BridgeFleet fleet;
+    private final KafkaBroker broker;
+    private final RedisServer redis;
+    private final SplittableRandom random;
+    private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
+    private final List<String> log = new ArrayList<>();
+    private volatile Throwable failure;
+
+    FaultInjector(CampaignOptions options, BridgeFleet fleet, KafkaBroker broker, RedisServer redis,
+            SplittableRandom random) {
+        this.options = options;
+        this.fleet = fleet;
+        this.broker = broker;
+        this.redis = redis;
+        this.random = random;
+    }
+
+    /** The faults in the order they run: every kind spread over the campaign, not one kind after another. */
+    List<Fault> schedule() {
+        List<Fault> schedule = new ArrayList<>();
+        options.faults().forEach((fault, count) -> {
+            for (int i = 0; i < count; i++) {
+                schedule.add(fault);
+            }
+        });
+        Collections.shuffle(schedule, new Random(options.seed()));
+        // Crash points need traffic to reach: spread them over the first half, while the producer still runs.
+        List<Fault> crashes = schedule.stream().filter(f -> f.crashPoint() != null).toList();
+        List<Fault> others = new ArrayList<>(schedule.stream().filter(f -> f.crashPoint() == null).toList());
+        int half = (schedule.size() + 1) / 2;
+        for (int i = 0; i < crashes.size(); i++) {
+            others.add(Math.min(others.size(), (int) ((long) i * half / Math.max(1, crashes.size())) + i),
+                    crashes.get(i));
+        }
+        return others;
+    }
+
+    @Override
+    public void run() {
+        try {
+            for (Fault fault : schedule()) {
+                Thread.sleep(options.faultGap().toMillis());
+                long start = System.nanoTime();
+                String what = inject(fault);
+                injected.merge(fault, 1, Integer::sum);
+                fleet.restore(options.bridges());
+                note(String.format("%-12s %s (%.1f s until every bridge was healthy again)", fault.optionName(), what,
+                        (System.nanoTime() - start) / 1e9));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            failure = e;
+            note("fault injection stopped: " + e);
+        }
+    }
+
+    private String inject(Fault fault) throws InterruptedException {
+        switch (fault) {
+            case CRASH_STORE, CRASH_CLAIM, CRASH_SEND -> {
+                return crashAt(fault.crashPoint());
+            }
+            case KILL -> {
+                BridgeProcess victim = fleet.pickVictim();
+                victim.kill();
+                fleet.remove(victim);
+                return "kill -9 " + victim;
+            }
+            case REDIS -> {
+                redis.kill();
+                redis.restart();
+                return "kill -9 redis-server, restarted in " + redis.lastStartDuration().toMillis() + " ms";
+            }
+            case BROKER -> {
+                broker.kill();
+                broker.restart();
+                return "kill -9 Kafka broker, restarted in " + broker.lastStartDuration().toMillis() + " ms";
+            }
+            case REBALANCE -> {
+                BridgeProcess extra = fleet.startHealthy();
+                Thread.sleep(options.rebalanceHold().toMillis());
+                int status = extra.terminate(Duration.ofSeconds(60));
+                fleet.remove(extra);
+                return "added " + extra + ", removed it with SIGTERM after " + options.rebalanceHold().toSeconds()
+                        + " s (exit status " + status + ")";
+            }
+            case ZOMBIE -> {
+                BridgeProcess victim = fleet.pickVictim();
+                Duration pause = options.lease().plusSeconds(5);
+                victim.signal("STOP");
+                Thread.sleep(pause.toMillis());
+                victim.signal("CONT");
+                return "SIGSTOP " + victim + " for " + pause.toSeconds() + " s (lease " + options.lease().toSeconds()
+                        + " s), then SIGCONT";
+            }
+            default -> throw new IllegalStateException("unknown fault " + fault);
+        }
+    }
+
+    /** Starts a bridge armed at the point, beside the others, and waits until it halts there. */
+    private String crashAt(CrashPoint point) throws InterruptedException {
+        int nth = 1 + random.nextInt(5);
+        BridgeProcess armed = fleet.start(point, nth);
+        boolean ended = armed.awaitExit(CRASH_POINT_TIMEOUT);
+        fleet.remove(armed);
+        if (!ended) {
+            armed.kill();
+            return armed + " did not reach " + point.settingName() + " in " + CRASH_POINT_TIMEOUT.toSeconds()
+                    + " s; killed -9 instead";
+        }
+        if (armed.exitValue() != CrashPoint.EXIT_STATUS) {
+            throw new IllegalStateException(armed + " armed at " + point.settingName() + " ended with status "
+                    + armed.exitValue() + " instead of " + CrashPoint.EXIT_STATUS + "; see " + armed.log());
+        }
+        return armed + " halted at " + point.settingName() + " (time " + nth + ")";
+    }
+
+    private synchronized void note(String line) {
+        log.add(line);
+        System.out.println("[fault] " + line);
+    }
+
+    synchronized List<String> log() {
+        return List.copyOf(log);
+    }
+
+    synchronized Map<Fault, Integer> injected() {
+        return new EnumMap<>(injected);
+    }
+
+    Throwable failure() {
+        return failure;
+    }
+}

@@ -1,0 +1,44 @@
+package io.delaybridge.checker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CampaignOptionsTest {
+
+    @Test
+    void fullMeansTheFiguresOfTheReliabilityPage() {
+        CampaignOptions o = CampaignOptions.parse(new String[] {"--records", "1000000", "--faults", "full"});
+        assertEquals(1_000_000, o.records());
+        int bridgeKills = o.faults().entrySet().stream().filter(e -> e.getKey().killsABridge() && e.getKey() != Fault.ZOMBIE)
+                .mapToInt(e -> e.getValue()).sum();
+        assertEquals(20, bridgeKills);
+        assertEquals(5, o.faults().get(Fault.REDIS));
+        assertEquals(3, o.faults().get(Fault.BROKER));
+        assertEquals(10, o.faults().get(Fault.REBALANCE));
+        assertEquals(5, o.faults().get(Fault.ZOMBIE));
+    }
+
+    @Test
+    void parsesEveryOptionAndPrintsThemBack() {
+        CampaignOptions o = CampaignOptions.parse(new String[] {"--seed", "7", "--lease", "5s", "--faults",
+                "kill=2,zombie", "--clock-shift", "+1h,-1h", "--clock-shift-mode", "java", "--max-delay", "2m"});
+        assertEquals(7, o.seed());
+        assertEquals(Duration.ofSeconds(5), o.lease());
+        assertEquals(2, o.faults().get(Fault.KILL));
+        assertEquals(1, o.faults().get(Fault.ZOMBIE));
+        assertEquals(List.of("+1h", "-1h"), o.clockShifts());
+        assertEquals(Duration.ofMinutes(2), o.maxDelay());
+        assertEquals(o, CampaignOptions.parse(o.commandLine().split(" ")).withWorkDir(o.workDir()));
+    }
+
+    @Test
+    void refusesUnknownFaultsAndOptions() {
+        assertThrows(IllegalArgumentException.class,
+                () -> CampaignOptions.parse(new String[] {"--faults", "meteor=1"}));
+        assertThrows(IllegalArgumentException.class, () -> CampaignOptions.parse(new String[] {"--recordz", "1"}));
+    }
+}
