@@ -10,7 +10,9 @@ if [[ "${BENCH_SKIP_BUILD:-}" != "1" ]]; then
 fi
 CP="$(cat bench/target/classpath.txt 2>/dev/null || true)"
 if [[ -z "$CP" || "${BENCH_SKIP_BUILD:-}" != "1" ]]; then
-  ./mvnw -B -q -o -pl bench dependency:build-classpath -Dmdep.outputFile=target/classpath.txt >/dev/null
+  # offline first (fast); a fresh machine has no dependency plugin yet, so fall back to fetching it
+  ./mvnw -B -q -o -pl bench dependency:build-classpath -Dmdep.outputFile=target/classpath.txt >/dev/null 2>&1 ||
+    ./mvnw -B -q -pl bench dependency:build-classpath -Dmdep.outputFile=target/classpath.txt >/dev/null
   CP="$(cat bench/target/classpath.txt)"
 fi
 exec java ${BENCH_JVM:--Xmx2g -XX:+UseParallelGC} -cp "bench/target/classes:$CP" io.delaybridge.bench.DelayBenchmark "$@"
