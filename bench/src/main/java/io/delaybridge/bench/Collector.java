@@ -4,10 +4,10 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -24,8 +24,12 @@ final class Collector implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread thread;
-    private final ConcurrentHashMap<Integer, Stats> phases = new ConcurrentHashMap<>();
-    private final AtomicLong unknown = new AtomicLong();
+    private final Map<Integer, Stats> phases = new HashMap<>();
+    /**
+     * Records of phases not registered yet, kept until they are: a bridge started before {@code register} may deliver
+     * at once, and dropping those records made a run wait for records it had already seen. Guarded by {@code phases}.
+     */
+    private final Map<Integer, List<long[]>> early = new HashMap<>();
     private volatile boolean running = true;
 
     Collector(String bootstrap, Collection<String> topics) {
@@ -48,11 +52,13 @@ final class Collector implements AutoCloseable {
     }
 
     void register(int phase, Stats stats) {
-        phases.put(phase, stats);
-    }
-
-    long unknown() {
-        return unknown.get();
+        synchronized (phases) {
+            phases.put(phase, stats);
+            for (long[] r : early.getOrDefault(phase, List.of())) {
+                stats.record(r[0], r[1], r[2]);
+            }
+            early.remove(phase);
+        }
     }
 
     private void run() {
@@ -62,11 +68,15 @@ final class Collector implements AutoCloseable {
                     ByteBuffer value = ByteBuffer.wrap(record.value());
                     long dueAt = value.getLong(0);
                     long seq = value.getLong(8);
-                    Stats stats = phases.get((int) value.get(16));
-                    if (stats == null) {
-                        unknown.incrementAndGet();
-                    } else {
-                        stats.record(seq, dueAt, record.timestamp());
+                    int phase = value.get(16);
+                    synchronized (phases) {
+                        Stats stats = phases.get(phase);
+                        if (stats == null) {
+                            early.computeIfAbsent(phase, p -> new ArrayList<>())
+                                    .add(new long[] {seq, dueAt, record.timestamp()});
+                        } else {
+                            stats.record(seq, dueAt, record.timestamp());
+                        }
                     }
                 }
             }
