@@ -71,6 +71,14 @@ public final class PausableStore implements DelayStore {
     }
 
     @Override
+    public CompletableFuture<ClaimBatch> claimAsync(int shard, long epoch, int max, long leaseMillis) {
+        if (paused.contains(shard)) {
+            return CompletableFuture.completedFuture(new ClaimBatch(List.of(), -1, delegate.now()));
+        }
+        return delegate.claimAsync(shard, epoch, max, leaseMillis);
+    }
+
+    @Override
     public void onWake(WakeListener listener) {
         listeners.add(listener);
         delegate.onWake(listener);
@@ -94,6 +102,11 @@ public final class PausableStore implements DelayStore {
     @Override
     public int ack(int shard, long epoch, List<MessageRef> delivered) {
         return delegate.ack(shard, epoch, delivered);
+    }
+
+    @Override
+    public CompletableFuture<Integer> ackAsync(int shard, long epoch, List<MessageRef> delivered) {
+        return delegate.ackAsync(shard, epoch, delivered);
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.schemas.CorruptEnvelopeException;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
@@ -22,8 +23,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,6 +56,8 @@ public final class Pump implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(Pump.class);
     private static final long STORE_RETRY_MILLIS = 250;
     private static final long FAILURE_LOG_INTERVAL_MILLIS = 10_000;
+    /** Bounds one ack script: Redis runs it alone, so a long one delays every other client. */
+    private static final int MAX_ACKS_PER_CALL = 1_000;
 
     private final DelayStore store;
     private final Producer<byte[], byte[]> producer;
@@ -62,7 +70,11 @@ public final class Pump implements Managed {
 
     private final Map<Integer, OwnedShard> owned = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
+    /** Set when an outcome is queued and the pump has not been signalled for it: one signal per burst of sends. */
+    private final AtomicBoolean outcomesSignalled = new AtomicBoolean();
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Acks sent to the store and not yet answered. */
+    private final AtomicInteger pendingAcks = new AtomicInteger();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private boolean signalled;
@@ -110,6 +122,28 @@ public final class Pump implements Managed {
         }
         producer.flush();
         processOutcomes();
+        awaitAcks(TimeUnit.SECONDS.toNanos(10));
+    }
+
+    /** Waits until every ack sent has been answered, or the time is up (their leases then return the messages). */
+    private void awaitAcks(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        lock.lock();
+        try {
+            while (pendingAcks.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    LOG.warn("{} acks were still unanswered at stop; their messages return when their leases expire",
+                            pendingAcks.get());
+                    return;
+                }
+                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -239,6 +273,7 @@ public final class Pump implements Managed {
      */
     private long pumpOwnedShards() {
         long next = Long.MAX_VALUE;
+        List<OwnedShard> live = new ArrayList<>(owned.size());
         for (OwnedShard shard : owned.values()) {
             if (shard.revoked) {
                 continue;
@@ -249,13 +284,17 @@ public final class Pump implements Managed {
             }
             try {
                 reclaimIfDue(shard);
-                if (!paused) {
-                    claimDue(shard);
-                }
             } catch (StoreFencedException e) {
-                LOG.warn(e.getMessage());
-                shard.revoked = true;
-                owned.remove(shard.shard, shard);
+                letGo(shard, e);
+                continue;
+            }
+            live.add(shard);
+        }
+        if (!paused) {
+            claimDue(live);
+        }
+        for (OwnedShard shard : live) {
+            if (shard.revoked) {
                 continue;
             }
             if (!paused && inFlight.get() < settings.maxInFlight()) {
@@ -264,6 +303,13 @@ public final class Pump implements Managed {
             next = Math.min(next, shard.reclaimAt);
         }
         return next;
+    }
+
+    /** A fenced shard has a newer owner: stop pumping it. */
+    private void letGo(OwnedShard shard, StoreFencedException e) {
+        LOG.warn(e.getMessage());
+        shard.revoked = true;
+        owned.remove(shard.shard, shard);
     }
 
     private boolean acquired(OwnedShard shard) {
@@ -294,34 +340,96 @@ public final class Pump implements Managed {
         shard.reclaimAt = redisNow() + (returned == settings.batchSize() ? 0 : settings.leaseMillis() / 2);
     }
 
-    private void claimDue(OwnedShard shard) {
-        while (running && !shard.revoked) {
-            long due = Math.min(shard.nextDueAt, shard.wokenAt.get());
+    /**
+     * Claims from every due shard at once, sends what came back, and repeats while a claim came back full and there
+     * is room in flight. The claims of one round are issued together, so they reach Redis pipelined: one round trip
+     * (and, with appendfsync always, one fsync) for all due shards instead of one per shard. The free in-flight places
+     * are shared among the due shards.
+     */
+    private void claimDue(List<OwnedShard> shards) {
+        while (running) {
+            processOutcomes();
             int room = settings.maxInFlight() - inFlight.get();
-            if (due > redisNow() || room <= 0) {
+            if (room <= 0) {
                 return;
             }
-            int want = Math.min(settings.batchSize(), room);
-            shard.wokenAt.set(Long.MAX_VALUE);
-            long before = clock.millis();
-            ClaimBatch batch = store.claim(shard.shard, shard.epoch, want, settings.leaseMillis());
-            long after = clock.millis();
-            clockOffsetMillis = batch.redisNow() - (before + after) / 2;
-            List<ClaimedMessage> messages = batch.messages();
-            boolean full = messages.size() >= want;
-            shard.nextDueAt = full ? Long.MIN_VALUE : (batch.hasNext() ? batch.nextDueAt() : Long.MAX_VALUE);
-            if (!messages.isEmpty()) {
-                metrics.claimBatch.update(messages.size());
-                inFlight.addAndGet(messages.size());
-                shard.outstanding.addAndGet(messages.size());
-                CrashPoint.AFTER_CLAIM_BEFORE_SEND.reach();
-                for (ClaimedMessage message : messages) {
-                    send(shard, message);
+            long now = redisNow();
+            List<OwnedShard> due = new ArrayList<>(shards.size());
+            for (OwnedShard shard : shards) {
+                if (!shard.revoked && Math.min(shard.nextDueAt, shard.wokenAt.get()) <= now && due.size() < room) {
+                    due.add(shard);
                 }
             }
-            if (!full) {
+            if (due.isEmpty()) {
                 return;
             }
+            int want = Math.max(1, Math.min(settings.batchSize(), room / due.size()));
+            long before = clock.millis();
+            List<CompletableFuture<ClaimBatch>> claims = new ArrayList<>(due.size());
+            for (OwnedShard shard : due) {
+                shard.wokenAt.set(Long.MAX_VALUE);
+                claims.add(store.claimAsync(shard.shard, shard.epoch, want, settings.leaseMillis()));
+            }
+            boolean anyFull = false;
+            RuntimeException failure = null;
+            for (int i = 0; i < due.size(); i++) {
+                OwnedShard shard = due.get(i);
+                ClaimBatch batch;
+                try {
+                    batch = awaitStore(claims.get(i), "claim on shard " + shard.shard);
+                } catch (StoreFencedException e) {
+                    letGo(shard, e);
+                    continue;
+                } catch (RuntimeException e) {
+                    failure = failure == null ? e : failure; // the shard stays due: the next cycle claims again
+                    continue;
+                }
+                if (i == 0) {
+                    clockOffsetMillis = batch.redisNow() - (before + clock.millis()) / 2;
+                }
+                anyFull |= released(shard, batch, want);
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            if (!anyFull) {
+                return;
+            }
+        }
+    }
+
+    /** Sends a claimed batch; returns whether it was full (the shard may hold more that is due). */
+    private boolean released(OwnedShard shard, ClaimBatch batch, int want) {
+        List<ClaimedMessage> messages = batch.messages();
+        boolean full = messages.size() >= want;
+        shard.nextDueAt = full ? Long.MIN_VALUE : (batch.hasNext() ? batch.nextDueAt() : Long.MAX_VALUE);
+        if (!messages.isEmpty()) {
+            metrics.claimBatch.update(messages.size());
+            inFlight.addAndGet(messages.size());
+            shard.outstanding.addAndGet(messages.size());
+            CrashPoint.AFTER_CLAIM_BEFORE_SEND.reach();
+            for (ClaimedMessage message : messages) {
+                send(shard, message);
+            }
+        }
+        return full && !shard.revoked;
+    }
+
+    /** Waits for a store call; a failure comes out as the store's exception. */
+    private <T> T awaitStore(CompletableFuture<T> future, String operation) {
+        try {
+            return future.get(settings.leaseMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw new StoreUnavailableException(operation + " failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new StoreUnavailableException(operation + ": no answer within the lease ("
+                    + settings.leaseMillis() + " ms)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreUnavailableException(operation + " interrupted", e);
         }
     }
 
@@ -373,11 +481,14 @@ public final class Pump implements Managed {
 
     private void report(Outcome outcome) {
         outcomes.add(outcome);
-        signal();
+        if (!outcomesSignalled.getAndSet(true)) {
+            signal();
+        }
     }
 
     /** Acks, retries and deadletters what the producer reported, batching acks per shard. */
     private void processOutcomes() {
+        outcomesSignalled.set(false);
         Map<OwnedShard, List<Outcome>> finished = new HashMap<>();
         Outcome outcome;
         while ((outcome = outcomes.poll()) != null) {
@@ -443,22 +554,41 @@ public final class Pump implements Managed {
         finish(shard, 1);
     }
 
+    /**
+     * Deletes delivered messages without waiting for Redis: the pump claims on while acks are on their way. An ack
+     * that fails leaves its messages in flight; their lease returns them and they are delivered again (at least
+     * once). Their in-flight places are freed when the answer comes.
+     */
     private void ack(OwnedShard shard, List<Outcome> done) {
-        List<MessageRef> refs = new ArrayList<>(done.size());
-        for (Outcome outcome : done) {
-            refs.add(outcome.message().ref());
+        for (int from = 0; from < done.size(); from += MAX_ACKS_PER_CALL) {
+            List<Outcome> part = done.subList(from, Math.min(done.size(), from + MAX_ACKS_PER_CALL));
+            List<MessageRef> refs = new ArrayList<>(part.size());
+            for (Outcome outcome : part) {
+                refs.add(outcome.message().ref());
+            }
+            pendingAcks.incrementAndGet();
+            CompletableFuture<Integer> ack;
+            try {
+                ack = store.ackAsync(shard.shard, shard.epoch, refs);
+            } catch (RuntimeException e) {
+                ack = CompletableFuture.failedFuture(e);
+            }
+            ack.whenComplete((deleted, error) -> {
+                if (error != null) {
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
+                    if (cause instanceof StoreFencedException) {
+                        LOG.warn("{}; {} delivered messages stay in flight until their leases expire",
+                                cause.getMessage(), refs.size());
+                    } else {
+                        LOG.warn("Could not acknowledge {} delivered messages in shard {}: {}", refs.size(),
+                                shard.shard, cause.getMessage());
+                    }
+                }
+                pendingAcks.decrementAndGet();
+                finish(shard, refs.size());
+            });
         }
-        try {
-            store.ack(shard.shard, shard.epoch, refs);
-        } catch (StoreFencedException e) {
-            LOG.warn("{}; {} delivered messages stay in flight until their leases expire", e.getMessage(),
-                    refs.size());
-        } catch (StoreException e) {
-            // Delivered but not deleted: the lease returns them and they are delivered again (at least once).
-            LOG.warn("Could not acknowledge {} delivered messages in shard {}: {}", refs.size(), shard.shard,
-                    e.getMessage());
-        }
-        finish(shard, refs.size());
     }
 
     private void finish(OwnedShard shard, int count) {

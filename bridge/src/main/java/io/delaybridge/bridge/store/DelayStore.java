@@ -44,8 +44,17 @@ public interface DelayStore extends AutoCloseable {
      */
     ClaimBatch claim(int shard, long epoch, int max, long leaseMillis);
 
+    /**
+     * As {@link #claim}, without blocking: claims of several shards issued one after the other travel to Redis
+     * pipelined. The future fails with a {@link StoreException}; it completes on a store I/O thread.
+     */
+    CompletableFuture<ClaimBatch> claimAsync(int shard, long epoch, int max, long leaseMillis);
+
     /** Deletes delivered messages (payload, in-flight entry, attempt count). Returns how many were in flight. */
     int ack(int shard, long epoch, List<MessageRef> delivered);
+
+    /** As {@link #ack}, without blocking; the future fails with a {@link StoreException}. */
+    CompletableFuture<Integer> ackAsync(int shard, long epoch, List<MessageRef> delivered);
 
     /** Moves an in-flight message back to the due set, due at {@code retryAtMillis}, its attempt count plus one. */
     boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis);

@@ -40,6 +40,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -211,42 +212,111 @@ public final class RedisDelayStore implements DelayStore {
         if (ops.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
-        List<PreparedWrite> prepared = new ArrayList<>(ops.size());
-        for (WriteOp op : ops) {
-            prepared.add(prepare(op));
-        }
+        List<PreparedWrite> prepared = prepare(ops);
         CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
         try {
-            runBatch(prepared, 0, new WriteResult[prepared.size()], true, result);
+            runBatch(prepared, 0, new WriteResult[ops.size()], true, result);
         } catch (RuntimeException e) {
             result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
         }
         return result;
     }
 
-    private record PreparedWrite(WriteOp op, int shard, Script script, byte[][] keys, byte[][] args) {
+    /**
+     * One script call: a cancel, or the schedules of one shard that follow each other in the batch ({@code ops}, at
+     * {@code positions} of the batch).
+     */
+    private record PreparedWrite(List<WriteOp> ops, int[] positions, int shard, Script script, byte[][] keys,
+            byte[][] args) {
         String describe() {
-            return (op instanceof WriteOp.Schedule ? "schedule" : "cancel") + " of message '" + op.id()
-                    + "' on shard " + shard;
+            return (script == Script.SCHEDULE ? "schedule" : "cancel") + " of message '" + ops.get(0).id() + "'"
+                    + (ops.size() > 1 ? " and " + (ops.size() - 1) + " more" : "") + " on shard " + shard;
         }
     }
 
-    private PreparedWrite prepare(WriteOp op) {
-        int shard = router.shardOf(op.id());
+    /**
+     * Turns a batch into script calls: the schedules of a shard go into one {@code schedule.lua} call (up to {@link
+     * #MAX_SCHEDULES_PER_CALL} messages, {@link #MAX_BYTES_PER_CALL} bytes) until a cancel of that shard comes,
+     * which closes it. A call is placed where its first operation stood, and every id lives in one shard, so Redis
+     * applies the operations of each id in batch order.
+     */
+    private List<PreparedWrite> prepare(List<WriteOp> ops) {
+        Map<Integer, ScheduleCall> open = new HashMap<>();
+        List<Object> order = new ArrayList<>(); // ScheduleCall or PreparedWrite, in order of first operation
+        for (int position = 0; position < ops.size(); position++) {
+            WriteOp op = ops.get(position);
+            int shard = router.shardOf(op.id());
+            if (op instanceof WriteOp.Schedule schedule) {
+                ScheduleCall call = open.get(shard);
+                if (call == null || call.full()) {
+                    call = new ScheduleCall(shard);
+                    open.put(shard, call);
+                    order.add(call);
+                }
+                call.add(position, schedule);
+            } else {
+                open.remove(shard);
+                order.add(prepareCancel(position, (WriteOp.Cancel) op, shard));
+            }
+        }
+        List<PreparedWrite> calls = new ArrayList<>(order.size());
+        for (Object call : order) {
+            calls.add(call instanceof ScheduleCall s ? s.prepare() : (PreparedWrite) call);
+        }
+        return calls;
+    }
+
+    private PreparedWrite prepareCancel(int position, WriteOp.Cancel cancel, int shard) {
+        return new PreparedWrite(List.of(cancel), new int[] {position}, shard, Script.CANCEL, shardWriteKeys(shard),
+                new byte[][] {router.member(cancel.id()), incarnationBytes, timestampArg(cancel.timestamp()),
+                    timestampArg(cancel.forgetBefore())});
+    }
+
+    private byte[][] shardWriteKeys(int shard) {
         ShardKeys k = keys.shard(shard);
-        byte[] member = router.member(op.id());
-        byte[][] opKeys = {k.due(), k.msg(), k.inflight(), k.attempts(), k.incarnation(), k.cancelled()};
-        if (op instanceof WriteOp.Schedule schedule) {
+        return new byte[][] {k.due(), k.msg(), k.inflight(), k.attempts(), k.incarnation(), k.cancelled()};
+    }
+
+    /** Bounds one {@code schedule.lua} call: Redis runs a script alone, so a long one delays every other client. */
+    static final int MAX_SCHEDULES_PER_CALL = 256;
+    static final int MAX_BYTES_PER_CALL = 1 << 20;
+
+    /** The schedules of one shard that go into one {@code schedule.lua} call. */
+    private final class ScheduleCall {
+        private final int shard;
+        private final List<WriteOp> ops = new ArrayList<>();
+        private final List<Integer> positions = new ArrayList<>();
+        private final List<byte[]> args = new ArrayList<>();
+        private int bytes;
+
+        ScheduleCall(int shard) {
+            this.shard = shard;
+            args.add(bytes(keys.shard(shard).wakeChannel()));
+            args.add(incarnationBytes);
+        }
+
+        boolean full() {
+            return ops.size() >= MAX_SCHEDULES_PER_CALL || bytes >= MAX_BYTES_PER_CALL;
+        }
+
+        void add(int position, WriteOp.Schedule schedule) {
             String token = router.isNaturalOrigin(schedule.id(), schedule.origin()) ? "" : schedule.origin();
             byte[] header = StoredValue.header(token);
             byte[] value = StoredValue.encode(header, schedule.envelope());
-            byte[][] args = {member, bytes(Long.toString(schedule.dueAt())), header, value, bytes(k.wakeChannel()),
-                incarnationBytes, timestampArg(schedule.timestamp())};
-            return new PreparedWrite(op, shard, Script.SCHEDULE, opKeys, args);
+            args.add(router.member(schedule.id()));
+            args.add(bytes(Long.toString(schedule.dueAt())));
+            args.add(header);
+            args.add(value);
+            args.add(timestampArg(schedule.timestamp()));
+            ops.add(schedule);
+            positions.add(position);
+            bytes += value.length;
         }
-        WriteOp.Cancel cancel = (WriteOp.Cancel) op;
-        return new PreparedWrite(op, shard, Script.CANCEL, opKeys, new byte[][] {
-            member, incarnationBytes, timestampArg(cancel.timestamp()), timestampArg(cancel.forgetBefore())});
+
+        PreparedWrite prepare() {
+            return new PreparedWrite(List.copyOf(ops), positions.stream().mapToInt(Integer::intValue).toArray(),
+                    shard, Script.SCHEDULE, shardWriteKeys(shard), args.toArray(byte[][]::new));
+        }
     }
 
     /** An unknown timestamp travels as an empty argument: the scripts then neither remember nor suppress. */
@@ -312,13 +382,18 @@ public final class RedisDelayStore implements DelayStore {
                 return;
             }
             // an operation that ran after one that hit NOSCRIPT runs again below, in order: its first answer stays
-            if (results[from + i] == null) {
-                results[from + i] = toWriteResult(p, reply.join());
+            if (results[p.positions[0]] == null) {
+                try {
+                    fillResults(p, reply.join(), results);
+                } catch (StoreException e) {
+                    result.completeExceptionally(e);
+                    return;
+                }
             }
         }
         if (firstNoScript >= 0) {
             if (!mayReload) {
-                result.completeExceptionally(new StoreUnavailableException("write of " + prepared.size()
+                result.completeExceptionally(new StoreUnavailableException("write of " + results.length
                         + " operations: Redis forgot the store's Lua scripts again right after they were loaded"
                         + " (SCRIPT FLUSH or restarts in a loop?). Retry with backoff.", null));
                 return;
@@ -346,7 +421,7 @@ public final class RedisDelayStore implements DelayStore {
             }
             long acked = waitReply.join();
             if (acked < options.waitReplicas()) {
-                result.completeExceptionally(new StoreUnavailableException("write of " + prepared.size()
+                result.completeExceptionally(new StoreUnavailableException("write of " + results.length
                         + " operations: only " + acked + " of " + options.waitReplicas() + " replicas (waitReplicas)"
                         + " acknowledged within " + options.waitTimeout().toMillis() + " ms (waitTimeout). The"
                         + " writes are on the primary but not yet durable on replicas; retry (writes are idempotent)"
@@ -356,22 +431,30 @@ public final class RedisDelayStore implements DelayStore {
         }
         for (int i = 0; i < results.length; i++) {
             if (results[i] == null) {
-                result.completeExceptionally(new IllegalStateException("no result for " + prepared.get(i).describe()));
+                result.completeExceptionally(new IllegalStateException("no result for operation " + i + " of "
+                        + results.length + " in a write batch"));
                 return;
             }
         }
         result.complete(List.of(results));
     }
 
-    private WriteResult toWriteResult(PreparedWrite p, Object reply) {
-        long code;
-        if (reply instanceof List<?> list) {
-            code = (Long) list.get(0);
-        } else {
-            code = (Long) reply;
+    /** Files a call's reply under its operations' positions; a failure code throws. */
+    private static void fillResults(PreparedWrite p, Object reply, WriteResult[] results) {
+        if (p.script == Script.CANCEL) {
+            results[p.positions[0]] = ScriptCodes.writeResult((Long) reply, "cancel", p.shard, p.ops.get(0).id());
+            return;
         }
-        String operation = p.script == Script.SCHEDULE ? "schedule" : "cancel";
-        return ScriptCodes.writeResult(code, operation, p.shard, p.op.id());
+        List<?> codes = (List<?>) reply;
+        if (codes.size() != p.ops.size() + 1) {
+            long code = (Long) codes.get(0);
+            throw ScriptCodes.failure(code < 0 ? code : ScriptCodes.INVALID_ARGUMENT, "schedule", p.shard, -1,
+                    p.ops.get(0).id());
+        }
+        for (int i = 0; i < p.ops.size(); i++) {
+            results[p.positions[i]] = ScriptCodes.writeResult((Long) codes.get(i), "schedule", p.shard,
+                    p.ops.get(i).id());
+        }
     }
 
     private static Throwable failureOf(CompletableFuture<?> future) {
@@ -397,6 +480,11 @@ public final class RedisDelayStore implements DelayStore {
 
     @Override
     public ClaimBatch claim(int shard, long epoch, int max, long leaseMillis) {
+        return await(claimAsync(shard, epoch, max, leaseMillis), "claim on shard " + shard);
+    }
+
+    @Override
+    public CompletableFuture<ClaimBatch> claimAsync(int shard, long epoch, int max, long leaseMillis) {
         if (max < 1) {
             throw new IllegalArgumentException("claim of shard " + shard + ": max is " + max + ", must be >= 1");
         }
@@ -406,10 +494,13 @@ public final class RedisDelayStore implements DelayStore {
         }
         ShardKeys k = keys.shard(shard);
         String operation = "claim on shard " + shard;
-        List<Object> reply = await(scripts.run(commands, Script.CLAIM,
+        return translated(scripts.<List<Object>>run(commands, Script.CLAIM,
                 new byte[][] {k.due(), k.msg(), k.inflight(), k.attempts(), k.epoch()},
                 bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(Long.toString(leaseMillis))),
-                operation);
+                operation).thenApply(reply -> claimBatch(shard, epoch, reply));
+    }
+
+    private ClaimBatch claimBatch(int shard, long epoch, List<Object> reply) {
         long head = (Long) reply.get(0);
         if (reply.size() == 1) {
             ScriptCodes.check(head, "claim", shard, epoch);
@@ -434,15 +525,30 @@ public final class RedisDelayStore implements DelayStore {
 
     @Override
     public int ack(int shard, long epoch, List<MessageRef> delivered) {
+        return await(ackAsync(shard, epoch, delivered), "ack on shard " + shard);
+    }
+
+    @Override
+    public CompletableFuture<Integer> ackAsync(int shard, long epoch, List<MessageRef> delivered) {
         ShardKeys k = keys.shard(shard);
         byte[][] args = new byte[delivered.size() + 1][];
         args[0] = bytes(Long.toString(epoch));
         for (int i = 0; i < delivered.size(); i++) {
             args[i + 1] = delivered.get(i).member();
         }
-        Long deleted = await(scripts.run(commands, Script.ACK,
-                new byte[][] {k.inflight(), k.msg(), k.attempts(), k.epoch()}, args), "ack on shard " + shard);
-        return (int) ScriptCodes.check(deleted, "ack", shard, epoch);
+        return translated(scripts.<Long>run(commands, Script.ACK,
+                new byte[][] {k.inflight(), k.msg(), k.attempts(), k.epoch()}, args), "ack on shard " + shard)
+                .thenApply(deleted -> (int) ScriptCodes.check(deleted, "ack", shard, epoch));
+    }
+
+    /** The future with Lettuce's failures turned into the store's exceptions. */
+    private static <T> CompletableFuture<T> translated(CompletableFuture<T> future, String operation) {
+        return future.handle((value, error) -> {
+            if (error != null) {
+                throw RedisErrors.translate(error, operation);
+            }
+            return value;
+        });
     }
 
     @Override
@@ -833,7 +939,7 @@ public final class RedisDelayStore implements DelayStore {
     }
 
     static Map<String, String> parseInfo(String info) {
-        Map<String, String> fields = new java.util.HashMap<>();
+        Map<String, String> fields = new HashMap<>();
         for (String line : info.split("\r?\n")) {
             int colon = line.indexOf(':');
             if (colon > 0 && !line.startsWith("#")) {

@@ -12,19 +12,24 @@
   1. The shard's epoch must be ARGV[1]: else FENCED.
   2. For each member still in flight: remove it from in-flight, payloads and attempts. A member no longer in flight
      was replaced or cancelled while it was being delivered (or reclaimed after its lease ran out): its current
-     version, if any, stays.
+     version, if any, stays. (ZREM one by one tells which were in flight; the deletes are one variadic HDEL each, in
+     parts of 1,000 members, below Lua's unpack limit.)
 
   Returns the number of members deleted, or -1 FENCED.
 ]]
 if redis.call('GET', KEYS[4]) ~= ARGV[1] then
   return -1
 end
-local deleted = 0
+local removed = {}
 for i = 2, #ARGV do
   if redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
-    redis.call('HDEL', KEYS[2], ARGV[i])
-    redis.call('HDEL', KEYS[3], ARGV[i])
-    deleted = deleted + 1
+    removed[#removed + 1] = ARGV[i]
   end
 end
-return deleted
+local part = 1000
+for from = 1, #removed, part do
+  local members = {unpack(removed, from, math.min(from + part - 1, #removed))}
+  redis.call('HDEL', KEYS[2], unpack(members))
+  redis.call('HDEL', KEYS[3], unpack(members))
+end
+return #removed

@@ -14,8 +14,10 @@
   1. The shard's epoch must be ARGV[1]: else FENCED.
   2. now = Redis TIME in ms: the one clock all instances agree on.
   3. Take up to max members due at or before now, earliest first (equal due times in member order: intake offset).
-  4. For each: remove it from due; if its payload exists, add it to in-flight with deadline now + lease and return
-     it; a member without payload (cannot happen through these scripts) is dropped and counted.
+  4. Remove them from due; those whose payload exists go into in-flight with deadline now + lease and are returned;
+     a member without payload (cannot happen through these scripts) is dropped and counted.
+     Each step is one variadic command for the whole batch (in parts of 1,000 members, below Lua's unpack limit):
+     per-message commands cost Redis most of its time per message.
   5. Report the shard's next due time after the batch.
 
   Returns {now, nextDue or -1, dropped, member1, due1, attempts1, value1, member2, ...}
@@ -37,20 +39,33 @@ local deadline = now + lease
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
 local out = {now, -1, 0}
 local dropped = 0
-for i = 1, #due, 2 do
-  local member = due[i]
-  redis.call('ZREM', KEYS[1], member)
-  local value = redis.call('HGET', KEYS[2], member)
-  if value then
-    redis.call('ZADD', KEYS[3], deadline, member)
-    local attempts = redis.call('HGET', KEYS[4], member)
-    out[#out + 1] = member
-    out[#out + 1] = tonumber(due[i + 1])
-    out[#out + 1] = tonumber(attempts or 0)
-    out[#out + 1] = value
-  else
-    redis.call('HDEL', KEYS[4], member)
-    dropped = dropped + 1
+local part = 1000
+for from = 1, #due / 2, part do
+  local to = math.min(from + part - 1, #due / 2)
+  local members = {}
+  for j = from, to do
+    members[#members + 1] = due[2 * j - 1]
+  end
+  redis.call('ZREM', KEYS[1], unpack(members))
+  local values = redis.call('HMGET', KEYS[2], unpack(members))
+  local attempts = redis.call('HMGET', KEYS[4], unpack(members))
+  local leased = {}
+  for j = 1, #members do
+    local member = members[j]
+    if values[j] then
+      leased[#leased + 1] = deadline
+      leased[#leased + 1] = member
+      out[#out + 1] = member
+      out[#out + 1] = tonumber(due[2 * (from + j - 1)])
+      out[#out + 1] = tonumber(attempts[j] or 0)
+      out[#out + 1] = values[j]
+    else
+      redis.call('HDEL', KEYS[4], member)
+      dropped = dropped + 1
+    end
+  end
+  if #leased > 0 then
+    redis.call('ZADD', KEYS[3], unpack(leased))
   end
 end
 

@@ -1,5 +1,6 @@
 --[[
-  schedule: store a message and index its due time, in one step. Idempotent on (id, origin).
+  schedule: store messages and index their due times, each in one step, a batch of one shard at a time.
+  Idempotent on (id, origin).
 
   KEYS[1] due        zset  member -> due ms
   KEYS[2] msg        hash  member -> stored value (origin header + envelope)
@@ -7,73 +8,141 @@
   KEYS[4] attempts   hash  member -> earlier attempts
   KEYS[5] inc        string  the store's incarnation, as copied into this shard
   KEYS[6] cancelled  zset  member -> timestamp of the newest remembered cancel record of the id
-  ARGV[1] member     the message's member (ShardRouter.member)
-  ARGV[2] due        due time, epoch ms, decimal
-  ARGV[3] header     the origin header the stored value starts with (StoredValue.header)
-  ARGV[4] value      header followed by the envelope
-  ARGV[5] channel    the shard's wake channel (a channel, not a key)
-  ARGV[6] incarnation  the incarnation the caller connected to
-  ARGV[7] timestamp  the intake record's timestamp, epoch ms; empty if unknown
+  ARGV[1] channel    the shard's wake channel (a channel, not a key)
+  ARGV[2] incarnation  the incarnation the caller connected to
+  then, per message, 5 arguments, in intake order:
+    member     the message's member (ShardRouter.member)
+    due        due time, epoch ms, decimal
+    header     the origin header the stored value starts with (StoredValue.header)
+    value      header followed by the envelope
+    timestamp  the intake record's timestamp, epoch ms; empty if unknown
+
+  Why a batch: one call per message cost one script invocation and, with appendfsync always, often one fsync each
+  (Redis fsyncs once per event-loop cycle, and reads at most 16 KiB of a client's pipeline per cycle). One call per
+  shard and intake poll costs one of each. The messages are applied one after the other, exactly as separate calls
+  in that order would be.
 
   Steps
-  1. The shard's incarnation must be ARGV[6], else the data this caller knew is gone: INCARNATION_MISMATCH.
-  2. A stored value for the member that starts with the same header is the same intake record read again
-     (pending or in flight): DUPLICATE, nothing changes.
-  3. A remembered cancel of the id from a record at least as new as this one (it came in on another partition and
-     was read first, or this record is read again after a crash): ALREADY_CANCELLED, nothing is stored.
-  4. Otherwise store the value, index the due time, and forget any in-flight lease and attempt count of an earlier
-     version: a version being delivered right now may still be delivered, but its ack no longer deletes the new one
-     (ack deletes only members still in flight), and its retry or reclaim finds nothing.
-     HSET is the first write on purpose: at maxmemory Redis refuses it (OOM) before anything changed. (The pump's
-     scripts start with a removal instead, which Redis allows at maxmemory, so a full Redis can still be drained.)
-  5. Forget an older remembered cancel of the id: this record is newer, so it schedules the id again.
-  6. If the due time is earlier than the shard's earliest before, publish it on the wake channel.
+  1. The shard's incarnation must be ARGV[2], else the data this caller knew is gone: INCARNATION_MISMATCH for all.
+  2. Read the stored values of all members, and whether any cancel is remembered, at once.
+  3. Decide each message, in order, against what the messages before it in the batch left:
+     a. A stored value for the member that starts with the same header is the same intake record read again
+        (pending or in flight): DUPLICATE, nothing changes.
+     b. A remembered cancel of the id from a record at least as new as this one (it came in on another partition and
+        was read first, or this record is read again after a crash): ALREADY_CANCELLED, nothing is stored.
+     c. Otherwise the value is stored and the due time indexed; a replaced earlier version loses any in-flight lease
+        and attempt count: a version being delivered right now may still be delivered, but its ack no longer deletes
+        the new one (ack deletes only members still in flight), and its retry or reclaim finds nothing.
+     d. An older remembered cancel of the id is forgotten: this record is newer, so it schedules the id again.
+  4. Write: one variadic HSET and one ZADD for the whole batch (a member given twice keeps its last value and due
+     time, as two calls in order would), then the removals for replaced and un-cancelled members.
+     HSET is the first write on purpose: at maxmemory Redis refuses a script's first write (OOM) before anything
+     changed. (The pump's scripts start with a removal instead, which Redis allows at maxmemory, so a full Redis
+     can still be drained.)
+  5. If the earliest due time stored is earlier than the shard's earliest before, publish it on the wake channel.
 
-  Returns {code, woke}: code 1 STORED, 2 REPLACED, 3 DUPLICATE, 9 ALREADY_CANCELLED, -2 INVALID_ARGUMENT,
-  -3 INCARNATION_MISMATCH;
-  woke 1 if a wake-up was published.
+  Returns {code1, code2, ..., woke}: per message 1 STORED, 2 REPLACED, 3 DUPLICATE, 9 ALREADY_CANCELLED,
+  -2 INVALID_ARGUMENT (a due time that does not parse); woke 1 if a wake-up was published.
+  Or {-3} INCARNATION_MISMATCH, {-2} INVALID_ARGUMENT (argument count).
 ]]
-if redis.call('GET', KEYS[5]) ~= ARGV[6] then
-  return {-3, 0}
+if redis.call('GET', KEYS[5]) ~= ARGV[2] then
+  return {-3}
 end
-local due = tonumber(ARGV[2])
-if not due then
-  return {-2, 0}
+if #ARGV < 7 or (#ARGV - 2) % 5 ~= 0 then
+  return {-2}
 end
-local member = ARGV[1]
+local count = (#ARGV - 2) / 5
+local part = 1000 -- below Lua's unpack limit
 
-local code = 1
-local old = redis.call('HGET', KEYS[2], member)
-if old then
-  local header = ARGV[3]
-  if string.sub(old, 1, #header) == header then
-    return {3, 0}
+-- variadic commands in parts: cmd key a1 a2 ... (step = arguments per item)
+local function each_part(cmd, key, args, step)
+  local size = part * step
+  for from = 1, #args, size do
+    redis.call(cmd, key, unpack(args, from, math.min(from + size - 1, #args)))
   end
-  code = 2
 end
 
-local timestamp = tonumber(ARGV[7])
-local cancelledAt = redis.call('ZSCORE', KEYS[6], member)
-if cancelledAt and timestamp and tonumber(cancelledAt) >= timestamp then
-  return {9, 0}
+local stored = {}
+for from = 1, count, part do
+  local members = {}
+  for k = from, math.min(from + part - 1, count) do
+    members[#members + 1] = ARGV[5 * k - 2]
+  end
+  local values = redis.call('HMGET', KEYS[2], unpack(members))
+  for j = 1, #members do
+    stored[members[j]] = values[j]
+  end
 end
-
+local anyCancelled = redis.call('EXISTS', KEYS[6]) == 1
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-redis.call('HSET', KEYS[2], member, ARGV[4])
-redis.call('ZADD', KEYS[1], ARGV[2], member)
-if code == 2 then
+local earliestBefore = tonumber(first[2])
+
+local out = {}
+local values, dues, replaced, forget, forgotten = {}, {}, {}, {}, {}
+local earliest, earliestArg = nil, nil
+for k = 1, count do
+  local i = 5 * k - 2
+  local member, dueArg, header = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local due = tonumber(dueArg)
+  local code = 1
+  if not due then
+    code = -2
+  else
+    local old = stored[member]
+    if old then
+      if string.sub(old, 1, #header) == header then
+        code = 3
+      else
+        code = 2
+      end
+    end
+    local cancelledAt = nil
+    if code ~= 3 and anyCancelled and not forgotten[member] then
+      cancelledAt = redis.call('ZSCORE', KEYS[6], member)
+      local timestamp = tonumber(ARGV[i + 4])
+      if cancelledAt and timestamp and tonumber(cancelledAt) >= timestamp then
+        code = 9
+      end
+    end
+    if code == 1 or code == 2 then
+      stored[member] = ARGV[i + 3]
+      values[#values + 1] = member
+      values[#values + 1] = ARGV[i + 3]
+      dues[#dues + 1] = dueArg
+      dues[#dues + 1] = member
+      if code == 2 then
+        replaced[#replaced + 1] = member
+      end
+      if cancelledAt then
+        forget[#forget + 1] = member
+        forgotten[member] = true
+      end
+      if not earliest or due < earliest then
+        earliest, earliestArg = due, dueArg
+      end
+    end
+  end
+  out[#out + 1] = code
+end
+
+if #values > 0 then
+  each_part('HSET', KEYS[2], values, 2)
+  each_part('ZADD', KEYS[1], dues, 2)
+end
+if #replaced > 0 then
   -- an earlier version may be in flight or have failed attempts; a new member has neither (ack, cancel and claim
   -- remove them together with the payload)
-  redis.call('ZREM', KEYS[3], member)
-  redis.call('HDEL', KEYS[4], member)
+  each_part('ZREM', KEYS[3], replaced, 1)
+  each_part('HDEL', KEYS[4], replaced, 1)
 end
-if cancelledAt then
-  redis.call('ZREM', KEYS[6], member)
+if #forget > 0 then
+  each_part('ZREM', KEYS[6], forget, 1)
 end
 
 local woke = 0
-if first[2] == nil or tonumber(first[2]) > due then
-  redis.call('PUBLISH', ARGV[5], ARGV[2])
+if earliest and (not earliestBefore or earliestBefore > earliest) then
+  redis.call('PUBLISH', ARGV[1], earliestArg)
   woke = 1
 end
-return {code, woke}
+out[#out + 1] = woke
+return out
