@@ -9,6 +9,8 @@ import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.schemas.ContractViolation;
 import io.dropwizard.lifecycle.Managed;
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -16,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -45,6 +48,12 @@ import org.slf4j.LoggerFactory;
  * the first record of the batch and tries again after a backoff: writes are idempotent on (id, origin), so a record
  * read twice is stored once, and nothing is committed that Redis does not hold.
  *
+ * <p>Up to {@link #MAX_BATCHES_IN_FLIGHT} polls are on their way to Redis at once: while Redis stores one, the loop
+ * polls and translates the next, so the Redis round trip (with its fsync) and the Kafka work overlap instead of
+ * adding up. Batches complete, and their offsets are committed, strictly in poll order; a failed batch discards the
+ * ones behind it (their writes may land: stored once all the same) and the consumer seeks back to the earliest record
+ * of all of them. A rebalance or a stop first waits for the batches in flight.
+ *
  * <p>A batch that Redis holds is never read again because its commit failed (a rebalance in progress, the group
  * coordinator briefly away): its offsets stay pending and are committed with the next batch, on an empty poll, or when
  * the partition is revoked. Reading it again would store messages that were delivered and deleted meanwhile a second
@@ -59,6 +68,8 @@ public final class IntakeLoop implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(IntakeLoop.class);
     private static final long WRITE_TIMEOUT_SECONDS = 60;
+    /** Polls written to Redis and not yet completed, at most: bounds memory and the records read again after a failure. */
+    static final int MAX_BATCHES_IN_FLIGHT = 2;
     /** Prefix of the committed offsets' metadata; the store's incarnation follows. */
     static final String INCARNATION_MARKER = "delay-store-incarnation=";
 
@@ -79,6 +90,17 @@ public final class IntakeLoop implements Managed {
     private long backoffMillis;
     /** Offsets of batches that Redis holds and whose commit has not succeeded yet. Intake thread only. */
     private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
+    /** Batches written to the store and not yet completed, in poll order. Intake thread only. */
+    private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
+
+    /** One poll on its way to Redis: the write under way, and what to do once Redis holds it. */
+    private record Batch(
+            CompletableFuture<List<WriteResult>> write,
+            List<ConsumerRecord<byte[], byte[]>> rejected,
+            List<ContractViolation> reasons,
+            Map<TopicPartition, OffsetAndMetadata> commit,
+            Map<TopicPartition, Long> first,
+            int count) {}
 
     public IntakeLoop(
             Properties consumerProperties,
@@ -131,9 +153,14 @@ public final class IntakeLoop implements Managed {
             backoffMillis = settings.retryBackoff().toMillis();
             while (running) {
                 try {
-                    ConsumerRecords<byte[], byte[]> records = consumer.poll(settings.pollTimeout());
+                    // with batches in flight, take only what is already fetched: the oldest batch is waiting
+                    ConsumerRecords<byte[], byte[]> records =
+                            consumer.poll(inFlight.isEmpty() ? settings.pollTimeout() : Duration.ZERO);
                     if (!records.isEmpty()) {
-                        handle(records);
+                        submit(records);
+                    }
+                    if (!inFlight.isEmpty()) {
+                        completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT, false, true);
                     } else if (!uncommitted.isEmpty()) {
                         commitStored();
                     }
@@ -163,7 +190,8 @@ public final class IntakeLoop implements Managed {
         }
     }
 
-    private void handle(ConsumerRecords<byte[], byte[]> records) {
+    /** Translates a poll and starts writing it to the store, without waiting for Redis. */
+    private void submit(ConsumerRecords<byte[], byte[]> records) {
         if (stopReason != null) {
             return; // Redis lost its data: store nothing over it (the records stay uncommitted)
         }
@@ -172,10 +200,11 @@ public final class IntakeLoop implements Managed {
         List<ContractViolation> reasons = new ArrayList<>();
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         Map<TopicPartition, Long> first = new HashMap<>();
+        String marker = incarnationMarker();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             TopicPartition partition = new TopicPartition(record.topic(), record.partition());
             first.putIfAbsent(partition, record.offset());
-            commit.put(partition, new OffsetAndMetadata(record.offset() + 1, incarnationMarker()));
+            commit.put(partition, new OffsetAndMetadata(record.offset() + 1, marker));
             RecordTranslator.Translation translation = translator.translate(record);
             if (translation.rejected()) {
                 rejected.add(record);
@@ -184,43 +213,81 @@ public final class IntakeLoop implements Managed {
                 ops.add(translation.op());
             }
         }
+        CompletableFuture<List<WriteResult>> write;
         try {
-            List<WriteResult> results = ops.isEmpty()
-                    ? List.of()
-                    : store.write(ops).get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            writeDeadletters(rejected, reasons);
-            uncommitted.putAll(commit);
-            results.forEach(metrics::result);
-            reasons.forEach(reason -> metrics.deadlettered.mark(reason.code()));
-            metrics.read.mark(records.count());
-            metrics.writeBatch.mark();
-            backoffMillis = settings.retryBackoff().toMillis();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            running = false;
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            if (cause instanceof WakeupException wakeup) {
-                throw wakeup;
-            }
-            if (cause instanceof StoreDataLostException) {
-                stopForDataLoss(cause.getMessage());
-                return;
-            }
-            LOG.warn("Storing a batch of {} intake records failed; reading it again in {} ms: {}",
-                    records.count(), backoffMillis, SendFailures.describe(cause));
-            // a rebalance may have taken partitions away meanwhile: their new owner reads them from the last commit
-            Set<TopicPartition> assigned = consumer.assignment();
-            first.forEach((partition, offset) -> {
-                if (assigned.contains(partition)) {
-                    consumer.seek(partition, offset);
-                }
-            });
-            sleepBackoff();
-            return;
+            write = ops.isEmpty() ? CompletableFuture.completedFuture(List.of()) : store.write(ops);
+        } catch (RuntimeException e) {
+            write = CompletableFuture.failedFuture(e);
         }
-        CrashPoint.AFTER_STORE_BEFORE_COMMIT.reach();
-        commitStored();
+        inFlight.add(new Batch(write, rejected, reasons, commit, first, records.count()));
+    }
+
+    /**
+     * Completes batches in poll order: those whose write is done, and, with {@code block}, at least the oldest (all of
+     * them with {@code all}: before a rebalance hands partitions over). Writes the rejections of each stored batch to the deadletter topic, then commits. On a
+     * failure, every batch in flight is dropped and the consumer seeks back to the earliest record among them.
+     */
+    private void completeBatches(boolean block, boolean all, boolean backOffOnFailure) {
+        int completed = 0;
+        while (!inFlight.isEmpty() && (all || inFlight.peek().write().isDone() || (block && completed == 0))) {
+            Batch batch = inFlight.peek();
+            try {
+                List<WriteResult> results = batch.write().get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                writeDeadletters(batch.rejected(), batch.reasons());
+                inFlight.poll();
+                uncommitted.putAll(batch.commit());
+                results.forEach(metrics::result);
+                batch.reasons().forEach(reason -> metrics.deadlettered.mark(reason.code()));
+                metrics.read.mark(batch.count());
+                metrics.writeBatch.mark();
+                backoffMillis = settings.retryBackoff().toMillis();
+                completed++;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running = false;
+                return;
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                if (cause instanceof WakeupException wakeup) {
+                    throw wakeup;
+                }
+                if (cause instanceof StoreDataLostException) {
+                    inFlight.clear();
+                    stopForDataLoss(cause.getMessage());
+                    return;
+                }
+                int records = inFlight.stream().mapToInt(Batch::count).sum();
+                LOG.warn("Storing a batch of {} intake records failed; reading {} records again{}: {}", batch.count(),
+                        records, backOffOnFailure ? " in " + backoffMillis + " ms" : "", SendFailures.describe(cause));
+                rewind();
+                if (backOffOnFailure) {
+                    sleepBackoff();
+                }
+                break;
+            }
+        }
+        if (completed > 0) {
+            CrashPoint.AFTER_STORE_BEFORE_COMMIT.reach();
+            commitStored();
+        }
+    }
+
+    /**
+     * Drops every batch in flight and seeks back to the earliest record among them. A rebalance may have taken
+     * partitions away meanwhile: their new owner reads them from the last commit.
+     */
+    private void rewind() {
+        Map<TopicPartition, Long> earliest = new HashMap<>();
+        for (Batch dropped : inFlight) {
+            dropped.first().forEach((partition, offset) -> earliest.merge(partition, offset, Math::min));
+        }
+        inFlight.clear();
+        Set<TopicPartition> assigned = consumer.assignment();
+        earliest.forEach((partition, offset) -> {
+            if (assigned.contains(partition)) {
+                consumer.seek(partition, offset);
+            }
+        });
     }
 
     /** Commits the offsets of stored batches; on failure they stay pending (the records are not read again). */
@@ -290,6 +357,8 @@ public final class IntakeLoop implements Managed {
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            // what is on its way to Redis is committed before the partitions move, or read again by their next owner
+            completeBatches(true, true, false);
             commitBeforeHandOver(partitions);
             if (!partitions.isEmpty()) {
                 partitionListener.revoked(numbers(partitions));
@@ -309,6 +378,7 @@ public final class IntakeLoop implements Managed {
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             LOG.warn("Lost intake partitions {} without a clean hand-over", partitions);
+            completeBatches(true, true, false);
             uncommitted.keySet().removeAll(partitions); // the new owner reads them again; stored once
             if (!partitions.isEmpty()) {
                 partitionListener.revoked(numbers(partitions));

@@ -12,24 +12,43 @@
   1. The shard's epoch must be ARGV[1]: else FENCED.
   2. For each member still in flight: remove it from in-flight, payloads and attempts. A member no longer in flight
      was replaced or cancelled while it was being delivered (or reclaimed after its lease ran out): its current
-     version, if any, stays. (ZREM one by one tells which were in flight; the deletes are one variadic HDEL each, in
-     parts of 1,000 members, below Lua's unpack limit.)
+     version, if any, stays.
+     ZMSCORE tells at once which members are in flight, then one variadic ZREM and HDEL each delete them, in parts
+     of 1,000 members (below Lua's unpack limit). Redis before 6.2 has no ZMSCORE: there, one ZREM per member tells.
 
   Returns the number of members deleted, or -1 FENCED.
 ]]
 if redis.call('GET', KEYS[4]) ~= ARGV[1] then
   return -1
 end
-local removed = {}
-for i = 2, #ARGV do
-  if redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
-    removed[#removed + 1] = ARGV[i]
-  end
-end
+local deleted = 0
 local part = 1000
-for from = 1, #removed, part do
-  local members = {unpack(removed, from, math.min(from + part - 1, #removed))}
-  redis.call('HDEL', KEYS[2], unpack(members))
-  redis.call('HDEL', KEYS[3], unpack(members))
+for from = 2, #ARGV, part do
+  local members = {unpack(ARGV, from, math.min(from + part - 1, #ARGV))}
+  local removed = {}
+  local scores = redis.pcall('ZMSCORE', KEYS[1], unpack(members))
+  if type(scores) == 'table' and scores.err then
+    for j = 1, #members do
+      if redis.call('ZREM', KEYS[1], members[j]) == 1 then
+        removed[#removed + 1] = members[j]
+      end
+    end
+  else
+    local seen = {}
+    for j = 1, #members do
+      if scores[j] and not seen[members[j]] then
+        seen[members[j]] = true
+        removed[#removed + 1] = members[j]
+      end
+    end
+    if #removed > 0 then
+      redis.call('ZREM', KEYS[1], unpack(removed))
+    end
+  end
+  if #removed > 0 then
+    redis.call('HDEL', KEYS[2], unpack(removed))
+    redis.call('HDEL', KEYS[3], unpack(removed))
+  end
+  deleted = deleted + #removed
 end
-return #removed
+return deleted
