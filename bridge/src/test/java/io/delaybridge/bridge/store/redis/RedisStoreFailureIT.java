@@ -14,6 +14,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
@@ -149,6 +150,36 @@ class RedisStoreFailureIT {
             try (RedisDelayStore store = RedisDelayStore.connect(RedisStoreOptions.of(good, TOPIC, 1))) {
                 assertEquals(1, store.shardCount());
             }
+        }
+    }
+
+    @Test
+    void acksOnARedisWithoutZmscore() throws Exception {
+        // Redis before 6.2 has no ZMSCORE: ack.lua then tells which members are in flight one ZREM at a time
+        try (RedisServer redis = RedisServer.start(dir, 0, List.of("--rename-command", "ZMSCORE", "\"\""));
+                RedisDelayStore store = RedisDelayStore.connect(options(redis, 1))) {
+            try (RedisClient client = RedisClient.create(redis.uri());
+                    StatefulRedisConnection<String, String> connection = client.connect()) {
+                assertThrows(RuntimeException.class, () -> connection.sync().zmscore("k", "m"));
+            }
+            long now = store.now();
+            List<WriteOp> ops = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                ops.add(record(0, i, now - 1, ("m" + i).getBytes()));
+            }
+            store.write(ops).get(10, TimeUnit.SECONDS);
+            long epoch = store.acquire(0);
+            ClaimBatch batch = store.claim(0, epoch, 5, 60_000);
+            assertEquals(5, batch.messages().size());
+            List<MessageRef> refs =
+                    batch.messages().stream().map(ClaimedMessage::ref).toList();
+
+            assertEquals(3, store.ack(0, epoch, refs.subList(0, 3)));
+            assertEquals(0, store.ack(0, epoch, refs.subList(0, 3)), "no longer in flight: nothing to delete");
+            assertEquals(2, store.stats(0).inFlight());
+            assertEquals(2, store.ack(0, epoch, refs));
+            assertEquals(0, store.stats(0).inFlight());
+            assertEquals(0, store.stats(0).pending());
         }
     }
 
