@@ -218,12 +218,18 @@ public final class DelayBenchmark {
 
     private void throughput() throws Exception {
         int n = options.intOf("records", 1_000_000);
-        // baseline: a plain copy of n records from a preloaded intake
+        // Both copies first work through a warm-up of their own, measured apart: a fresh JVM spends its first tens of
+        // seconds compiling (the bridge's C2 thread took a third of its CPU in a 1.5M-record drain), and a service
+        // runs for days. The warm-up records come first in the same intake, so the measured ones follow at once.
+        int warmup = options.intOf("warmup", Math.min(n, 500_000));
         String[] copyTopics = createTopics("copy", 3);
+        Stats copyWarm = new Stats("plain copy warm-up", seq, warmup);
+        preload(copyTopics[0], copyTopics[1], warmup, 5);
         long preloadRate = preload(copyTopics[0], copyTopics[1], n, 1);
         Stats copyStats = new Stats("plain copy", seq - n, n);
         double copyRate;
         try (Collector collector = new Collector(bootstrap, List.of(copyTopics[1]))) {
+            collector.register(5, copyWarm);
             collector.register(1, copyStats);
             try (PlainCopy copy = new PlainCopy(bootstrap, copyTopics[0], "copy" + runId)) {
                 awaitDelivered(copyStats, 300);
@@ -232,22 +238,28 @@ public final class DelayBenchmark {
         }
         put("throughput: preload (producer to the intake, 16 partitions, with delay headers)",
                 "%,d records/s", preloadRate);
-        put("throughput: plain Kafka copy (baseline)", "%,.0f records/s steady (%,d of %,d copied)",
-                copyRate, copyStats.count(), n);
+        put("throughput: plain Kafka copy (baseline)", "%,.0f records/s steady (%,d of %,d copied, after %,d warm-up"
+                + " records at %,.0f/s)", copyRate, copyStats.count(), n, warmup, copyWarm.steadyRate());
 
-        // the bridge: the same n records, all due, in a preloaded intake
+        // the bridge: the same n records, all due, in a preloaded intake, behind its own warm-up
         String[] topics = createTopics("thru", 3);
+        Stats bridgeWarm = new Stats("bridge warm-up", seq, warmup);
+        preload(topics[0], topics[1], warmup, 6);
         preload(topics[0], topics[1], n, 2);
         Stats bridgeStats = new Stats("bridge", seq - n, n);
         try (Collector collector = new Collector(bootstrap, List.of(topics[1]));
                 BridgeProcess bridge = startBridge("thru", topics)) {
+            collector.register(6, bridgeWarm);
             collector.register(2, bridgeStats);
+            awaitDelivered(bridgeWarm, 600);
+            bridge.resetPeaks();
             awaitDelivered(bridgeStats, 600);
             double rate = bridgeStats.steadyRate();
             put("throughput: bridge end to end (intake -> Redis -> pump -> target)",
-                    "%,.0f records/s steady (%,d of %,d delivered, %d early, %d duplicates); bridge peak RSS %d MB, "
-                            + "peak heap %d MB", rate, bridgeStats.count(), n, bridgeStats.early,
-                    bridgeStats.duplicates, bridge.maxRssMb(), bridge.maxHeapMb());
+                    "%,.0f records/s steady (%,d of %,d delivered, %d early, %d duplicates, after %,d warm-up records"
+                            + " at %,.0f/s); bridge peak RSS %d MB, peak heap %d MB", rate, bridgeStats.count(), n,
+                    bridgeStats.early, bridgeStats.duplicates, warmup, bridgeWarm.steadyRate(), bridge.maxRssMb(),
+                    bridge.maxHeapMb());
             put("throughput: bridge / plain copy", "%.2f", rate / copyRate);
         }
     }
@@ -320,7 +332,9 @@ public final class DelayBenchmark {
     /**
      * Due times evenly spaced at {@code rate} per second from {@code maxDelay} after the first send; each record sent
      * {@code minDelay..maxDelay} seconds (uniform) before it is due, so the intake runs at {@code rate} too by the
-     * time the first record is due. The first 5 s of due times only warm up. Returns the measured window's figures.
+     * time the first record is due. The first {@code --steady-warmup-s} seconds of due times (default 5) only warm up:
+     * a fresh broker and bridge spend their first tens of seconds compiling, on the same two cores. Returns the
+     * measured window's figures.
      */
     private Stats steadyRun(Collector collector, String[] topics, int rate, int minDelay, int maxDelay, int window,
             int phase, Runnable atWindowEnd) throws Exception {
@@ -328,7 +342,7 @@ public final class DelayBenchmark {
         // make a burst of intake): the intake ramps up to the due rate while nothing is due yet, then both run at it.
         long begin = System.currentTimeMillis() + 2_000;
         long firstDue = begin + maxDelay * 1000L;
-        long windowStart = firstDue + 5_000;
+        long windowStart = firstDue + options.intOf("steady-warmup-s", 5) * 1000L;
         int warm = (int) ((windowStart - firstDue) * (long) rate / 1000);
         int measured = window * rate;
         int n = warm + measured;
