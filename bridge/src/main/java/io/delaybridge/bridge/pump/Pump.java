@@ -50,6 +50,10 @@ import org.slf4j.LoggerFactory;
  * is sent; the producer's acknowledgement queues an {@link Outcome}; the pump thread then acks delivered messages in
  * batches, schedules failed ones for a retry with backoff, and sends exhausted ones to the deadletter topic before
  * deleting them. At most {@code maxInFlight} messages are outstanding: a slow target pauses claiming, never the heap.
+ *
+ * <p>Round trips to Redis overlap instead of adding up: the claims of every due shard are issued together (pipelined
+ * on one connection, so one Redis event-loop cycle and one fsync serve them all), and acks are sent without waiting
+ * for their answers; a message's in-flight place is freed when its ack is answered.
  */
 public final class Pump implements Managed {
 

@@ -75,9 +75,12 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>A command connection, shared by every thread, for the pump's calls ({@link #claim}, {@link #ack}, {@link
  *       #retry}, {@link #reclaim}, {@link #acquire}) and the inspections. These calls block the calling thread until
- *       Redis answers or the command timeout passes; they are safe to call concurrently.
+ *       Redis answers or the command timeout passes; they are safe to call concurrently. {@link #claimAsync} and
+ *       {@link #ackAsync} do not block: calls issued one after the other travel pipelined.
  *   <li>A pipeline connection with auto-flush off, only for {@link #write}: each batch is queued and flushed at once
- *       under a lock (a synchronous call on such a connection would hang, and two batches must not interleave).
+ *       under a lock (a synchronous call on such a connection would hang, and two batches must not interleave). A
+ *       batch becomes one {@code schedule.lua} call per shard (up to {@value #MAX_SCHEDULES_PER_CALL} messages) and
+ *       one {@code cancel.lua} call per cancel, in an order that keeps each id's operations in batch order.
  *       {@code write} does not block: its future completes on a Lettuce I/O thread, so do not block in callbacks
  *       chained to it.
  *   <li>A pub/sub connection subscribed to every shard's wake channel; {@link WakeListener}s run on a Lettuce I/O
