@@ -1,5 +1,6 @@
 package io.delaybridge.checker;
 
+import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RedisServer;
 import java.io.IOException;
@@ -154,7 +155,7 @@ final class Campaign {
         for (Map.Entry<Fault, Integer> e : injected.entrySet()) {
             int bridgesHit = e.getKey().killsABridge() ? 1
                     : (e.getKey() == Fault.REDIS || e.getKey() == Fault.BROKER) ? options.bridges() : 0;
-            bound += (long) e.getValue() * bridgesHit * (MAX_IN_FLIGHT + MAX_POLL_RECORDS);
+            bound += (long) e.getValue() * bridgesHit * (MAX_IN_FLIGHT + IntakeLoop.MAX_BATCHES_IN_FLIGHT * MAX_POLL_RECORDS);
         }
         if (ledger.strangers() > 0) {
             notes.add(ledger.strangers() + " records in the target topics were not written by this campaign");

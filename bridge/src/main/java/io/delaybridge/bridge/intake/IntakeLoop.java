@@ -69,7 +69,7 @@ public final class IntakeLoop implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(IntakeLoop.class);
     private static final long WRITE_TIMEOUT_SECONDS = 60;
     /** Polls written to Redis and not yet completed, at most: bounds memory and the records read again after a failure. */
-    static final int MAX_BATCHES_IN_FLIGHT = 2;
+    public static final int MAX_BATCHES_IN_FLIGHT = 2;
     /** Prefix of the committed offsets' metadata; the store's incarnation follows. */
     static final String INCARNATION_MARKER = "delay-store-incarnation=";
 
