@@ -139,7 +139,7 @@ public final class DelayText {
         if (t.length() > MAX_LENGTH) {
             throw notAnInstant(text, "longer than " + MAX_LENGTH + " characters");
         }
-        if (t.chars().allMatch(DelayText::isAsciiDigit)) {
+        if (allAsciiDigits(t)) {
             try {
                 return Long.parseLong(t);
             } catch (NumberFormatException e) {
@@ -231,6 +231,16 @@ public final class DelayText {
             default:
                 return 0;
         }
+    }
+
+    /** True if every character is 0-9 (true for ""). A loop, not a stream: it runs for every intake record. */
+    static boolean allAsciiDigits(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (!isAsciiDigit(s.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean isAsciiDigit(int c) {

@@ -215,7 +215,7 @@ public final class IntakeParser {
 
     private static Integer partition(String text) throws ContractViolation {
         String t = text.strip();
-        boolean digits = !t.isEmpty() && t.length() <= 10 && t.chars().allMatch(ch -> ch >= '0' && ch <= '9');
+        boolean digits = !t.isEmpty() && t.length() <= 10 && DelayText.allAsciiDigits(t);
         if (digits) {
             long p = Long.parseLong(t);
             if (p <= Integer.MAX_VALUE) {
