@@ -15,4 +15,7 @@ if [[ -z "$CP" || "${BENCH_SKIP_BUILD:-}" != "1" ]]; then
     ./mvnw -B -q -pl bench dependency:build-classpath -Dmdep.outputFile=target/classpath.txt >/dev/null
   CP="$(cat bench/target/classpath.txt)"
 fi
-exec java ${BENCH_JVM:--Xmx2g -XX:+UseParallelGC} -cp "bench/target/classes:$CP" io.delaybridge.bench.DelayBenchmark "$@"
+# the reactor's own classes first: the class path file names the project's jars in ~/.m2, which BENCH_SKIP_BUILD=1
+# leaves as they were at the last install (the store probes of "limits" then measured old scripts)
+OWN="bench/target/classes:bridge/target/classes:schemas/target/classes:testkit/target/classes"
+exec java ${BENCH_JVM:--Xmx2g -XX:+UseParallelGC} -cp "$OWN:$CP" io.delaybridge.bench.DelayBenchmark "$@"

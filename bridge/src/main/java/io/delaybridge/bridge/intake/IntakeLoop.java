@@ -68,7 +68,7 @@ public final class IntakeLoop implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(IntakeLoop.class);
     private static final long WRITE_TIMEOUT_SECONDS = 60;
-    /** Polls written to Redis and not yet completed, at most: bounds memory and the records read again after a failure. */
+    /** Polls written to Redis and not yet completed, at most: bounds memory and what a failure reads again. */
     public static final int MAX_BATCHES_IN_FLIGHT = 2;
     /** Prefix of the committed offsets' metadata; the store's incarnation follows. */
     static final String INCARNATION_MARKER = "delay-store-incarnation=";
@@ -224,8 +224,9 @@ public final class IntakeLoop implements Managed {
 
     /**
      * Completes batches in poll order: those whose write is done, and, with {@code block}, at least the oldest (all of
-     * them with {@code all}: before a rebalance hands partitions over). Writes the rejections of each stored batch to the deadletter topic, then commits. On a
-     * failure, every batch in flight is dropped and the consumer seeks back to the earliest record among them.
+     * them with {@code all}: before a rebalance hands partitions over). Writes the rejections of each stored batch to
+     * the deadletter topic, then commits. On a failure, every batch in flight is dropped and the consumer seeks back to
+     * the earliest record among them.
      */
     private void completeBatches(boolean block, boolean all, boolean backOffOnFailure) {
         int completed = 0;
@@ -378,7 +379,8 @@ public final class IntakeLoop implements Managed {
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             LOG.warn("Lost intake partitions {} without a clean hand-over", partitions);
-            completeBatches(true, true, false);
+            // no commit is possible now: drop what is on its way (stored once all the same) and read it again
+            rewind();
             uncommitted.keySet().removeAll(partitions); // the new owner reads them again; stored once
             if (!partitions.isEmpty()) {
                 partitionListener.revoked(numbers(partitions));

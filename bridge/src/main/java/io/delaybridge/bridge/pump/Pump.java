@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * Releases due messages from the shards this instance owns, on one thread.
  *
  * <p>The pump sleeps until the earliest due time of its shards, and is woken at once when a shard receives an
- * earlier message ({@link #wake}), when a send completes, or when ownership changes. There is no polling interval:
- * the only periodic work is returning expired leases, every half lease.
+ * earlier message ({@link #wake}), when sends complete or acks are answered, or when ownership changes. There is no
+ * polling interval: the only periodic work is returning expired leases, every half lease.
  *
  * <p>Delivery is two-phase: a claim moves a bounded batch into the store's in-flight set under a lease; each message
  * is sent; the producer's acknowledgement queues an {@link Outcome}; the pump thread then acks delivered messages in
@@ -372,7 +372,16 @@ public final class Pump implements Managed {
             List<CompletableFuture<ClaimBatch>> claims = new ArrayList<>(due.size());
             for (OwnedShard shard : due) {
                 shard.wokenAt.set(Long.MAX_VALUE);
-                claims.add(store.claimAsync(shard.shard, shard.epoch, want, settings.leaseMillis()));
+                // reserved before the claim: revoke() waits for it, so a claim under way is sent and acked before
+                // the shard moves (a graceful rebalance delivers nothing twice)
+                shard.outstanding.addAndGet(want);
+                CompletableFuture<ClaimBatch> claim;
+                try {
+                    claim = store.claimAsync(shard.shard, shard.epoch, want, settings.leaseMillis());
+                } catch (RuntimeException e) {
+                    claim = CompletableFuture.failedFuture(e);
+                }
+                claims.add(claim);
             }
             boolean anyFull = false;
             RuntimeException failure = null;
@@ -382,10 +391,13 @@ public final class Pump implements Managed {
                 try {
                     batch = awaitStore(claims.get(i), "claim on shard " + shard.shard);
                 } catch (StoreFencedException e) {
+                    unreserve(shard, want);
                     letGo(shard, e);
                     continue;
                 } catch (RuntimeException e) {
-                    failure = failure == null ? e : failure; // the shard stays due: the next cycle claims again
+                    unreserve(shard, want);
+                    shard.nextDueAt = Long.MIN_VALUE; // its wake-up was taken: claim again in the next cycle
+                    failure = failure == null ? e : failure;
                     continue;
                 }
                 if (i == 0) {
@@ -402,15 +414,25 @@ public final class Pump implements Managed {
         }
     }
 
-    /** Sends a claimed batch; returns whether it was full (the shard may hold more that is due). */
+    private void unreserve(OwnedShard shard, int places) {
+        shard.outstanding.addAndGet(-places);
+        signal();
+    }
+
+    /**
+     * Sends a claimed batch, turning the claim's reservation of {@code want} places into its messages; returns
+     * whether it was full (the shard may hold more that is due).
+     */
     private boolean released(OwnedShard shard, ClaimBatch batch, int want) {
         List<ClaimedMessage> messages = batch.messages();
         boolean full = messages.size() >= want;
         shard.nextDueAt = full ? Long.MIN_VALUE : (batch.hasNext() ? batch.nextDueAt() : Long.MAX_VALUE);
+        if (messages.size() < want) {
+            unreserve(shard, want - messages.size());
+        }
         if (!messages.isEmpty()) {
             metrics.claimBatch.update(messages.size());
             inFlight.addAndGet(messages.size());
-            shard.outstanding.addAndGet(messages.size());
             CrashPoint.AFTER_CLAIM_BEFORE_SEND.reach();
             for (ClaimedMessage message : messages) {
                 send(shard, message);

@@ -113,6 +113,8 @@ public final class RedisDelayStore implements DelayStore {
     private final StatefulRedisConnection<byte[], byte[]> pipelineConnection;
     private final RedisAsyncCommands<byte[], byte[]> pipeline;
     private final Object pipelineLock = new Object();
+    /** Write batches dispatched on the pipeline connection so far. Guarded by {@code pipelineLock}. */
+    private long dispatched;
     private final StatefulRedisPubSubConnection<String, String> pubSub;
     private final ScriptRunner scripts;
     private final RedisKeys keys;
@@ -218,7 +220,7 @@ public final class RedisDelayStore implements DelayStore {
         List<PreparedWrite> prepared = prepare(ops);
         CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
         try {
-            runBatch(prepared, 0, new WriteResult[ops.size()], true, result);
+            runBatch(prepared, 0, new WriteResult[ops.size()], -1, result);
         } catch (RuntimeException e) {
             result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
         }
@@ -331,14 +333,24 @@ public final class RedisDelayStore implements DelayStore {
      * Queues {@code prepared[from..]} (and a WAIT) on the pipeline connection, flushes once, and completes
      * {@code result} when every reply is in. If Redis forgot the scripts (NOSCRIPT after a restart), loads them and runs
      * the batch again from the first operation that failed so: operations are idempotent, and running the rest again in
-     * order keeps their order.
+     * order keeps their order. That re-run happens only if no other batch was dispatched since this one ({@code
+     * rerunOf} is this batch's dispatch number; -1 on the first run): a later batch may have run after the scripts
+     * were back, and this batch's rest must not overtake it. Then the write fails as unavailable, and the caller writes
+     * this batch and those after it again, in order.
      */
     private void runBatch(
-            List<PreparedWrite> prepared, int from, WriteResult[] results, boolean mayReload,
+            List<PreparedWrite> prepared, int from, WriteResult[] results, long rerunOf,
             CompletableFuture<List<WriteResult>> result) {
         List<CompletableFuture<Object>> replies = new ArrayList<>(prepared.size() - from);
         CompletableFuture<Long> wait = null;
+        long number;
         synchronized (pipelineLock) {
+            if (rerunOf >= 0 && dispatched != rerunOf) {
+                result.completeExceptionally(new StoreUnavailableException("write of " + results.length
+                        + " operations: Redis forgot the store's Lua scripts (restart or SCRIPT FLUSH) while later"
+                        + " writes were on their way; write this batch and those after it again, in order.", null));
+                return;
+            }
             for (int i = from; i < prepared.size(); i++) {
                 PreparedWrite p = prepared.get(i);
                 RedisFuture<Object> reply = scripts.dispatch(pipeline, p.script, p.keys, p.args);
@@ -349,6 +361,7 @@ public final class RedisDelayStore implements DelayStore {
                         .toCompletableFuture();
             }
             pipelineConnection.flushCommands();
+            number = ++dispatched;
         }
         List<CompletableFuture<?>> all = new ArrayList<>(replies);
         if (wait != null) {
@@ -358,7 +371,7 @@ public final class RedisDelayStore implements DelayStore {
         CompletableFuture.allOf(all.stream().map(f -> f.handle((v, e) -> null)).toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, never) -> {
                     try {
-                        completeBatch(prepared, from, results, mayReload, result, replies, waitReply);
+                        completeBatch(prepared, from, results, number, rerunOf < 0, result, replies, waitReply);
                     } catch (RuntimeException e) {
                         result.completeExceptionally(e);
                     }
@@ -366,7 +379,7 @@ public final class RedisDelayStore implements DelayStore {
     }
 
     private void completeBatch(
-            List<PreparedWrite> prepared, int from, WriteResult[] results, boolean mayReload,
+            List<PreparedWrite> prepared, int from, WriteResult[] results, long number, boolean mayReload,
             CompletableFuture<List<WriteResult>> result, List<CompletableFuture<Object>> replies,
             CompletableFuture<Long> waitReply) {
         int firstNoScript = -1;
@@ -408,7 +421,7 @@ public final class RedisDelayStore implements DelayStore {
                     result.completeExceptionally(RedisErrors.translate(e, "SCRIPT LOAD after NOSCRIPT"));
                 } else {
                     try {
-                        runBatch(prepared, restart, results, false, result);
+                        runBatch(prepared, restart, results, number, result);
                     } catch (RuntimeException ex) {
                         result.completeExceptionally(RedisErrors.translate(ex, "write after SCRIPT LOAD"));
                     }

@@ -24,8 +24,10 @@ import io.delaybridge.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -245,6 +247,41 @@ class RedisStoreFailureIT {
             long epoch = store.acquire(0);
             redisCli(redis, redis1 -> redis1.scriptFlush());
             assertEquals(1, store.claim(0, epoch, 10, 60_000).messages().size());
+        }
+    }
+
+    @Test
+    void aWriteThatLostItsScriptsDoesNotOvertakeALaterWrite() throws Exception {
+        // Two batches on their way (the intake keeps two polls in flight) when Redis forgets its scripts: the first
+        // must not run its rest after the second, or an older version of an id would win over the newer one.
+        try (RedisServer redis = RedisServer.start(dir);
+                RedisDelayStore store = RedisDelayStore.connect(options(redis, 1))) {
+            long now = store.now();
+            String id = "order-7";
+            redisCli(redis, redis1 -> redis1.scriptFlush());
+            var older = store.write(List.of(new WriteOp.Schedule(id, now + 60_000, TOPIC + "/0/1", "old".getBytes())));
+            var newer = store.write(List.of(new WriteOp.Schedule(id, now + 60_000, TOPIC + "/0/2", "new".getBytes())));
+            WriteResult newerResult = newer.get(10, TimeUnit.SECONDS).get(0);
+            assertTrue(newerResult == WriteResult.STORED || newerResult == WriteResult.REPLACED, "" + newerResult);
+            try {
+                older.get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                assertInstanceOf(StoreUnavailableException.class, e.getCause());
+                assertTrue(e.getCause().getMessage().contains("again, in order"), e.getCause().getMessage());
+            }
+            // whichever way the race went, the newer version is the one stored
+            byte[] stored = redisValue(redis, store.keys(), store.router().member(id));
+            assertEquals("new", new String(StoredValue.envelope(stored), StandardCharsets.UTF_8));
+            assertEquals(1, store.stats(0).pending());
+        }
+    }
+
+    private static byte[] redisValue(RedisServer redis, RedisKeys keys, byte[] member) {
+        RedisClient client = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+            return connection.sync().hget(keys.shard(0).msg(), member);
+        } finally {
+            client.shutdown();
         }
     }
 
