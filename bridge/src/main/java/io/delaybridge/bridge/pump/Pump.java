@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -131,20 +132,28 @@ public final class Pump implements Managed {
 
     /** Waits until every ack sent has been answered, or the time is up (their leases then return the messages). */
     private void awaitAcks(long timeoutNanos) {
+        if (!awaitUntilTrue(() -> pendingAcks.get() == 0, timeoutNanos)) {
+            LOG.warn("{} acks were still unanswered at stop; their messages return when their leases expire",
+                    pendingAcks.get());
+        }
+    }
+
+    /** Waits, woken by {@link #signal}, until {@code done} holds or the time is up; returns whether it holds. */
+    private boolean awaitUntilTrue(BooleanSupplier done, long timeoutNanos) {
         long deadline = System.nanoTime() + timeoutNanos;
         lock.lock();
         try {
-            while (pendingAcks.get() > 0) {
+            while (!done.getAsBoolean()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    LOG.warn("{} acks were still unanswered at stop; their messages return when their leases expire",
-                            pendingAcks.get());
-                    return;
+                    return false;
                 }
                 changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
             }
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return done.getAsBoolean();
         } finally {
             lock.unlock();
         }
@@ -181,21 +190,10 @@ public final class Pump implements Managed {
             }
         }
         signal();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.revokeDrainMillis());
-        lock.lock();
-        try {
-            while (leaving.stream().anyMatch(s -> s.outstanding.get() > 0) && running) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    LOG.warn("Shards {} still had messages in flight when revoked; their leases return them", shards);
-                    break;
-                }
-                changed.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            lock.unlock();
+        boolean drained = awaitUntilTrue(() -> !running || leaving.stream().allMatch(s -> s.outstanding.get() == 0),
+                TimeUnit.MILLISECONDS.toNanos(settings.revokeDrainMillis()));
+        if (!drained) {
+            LOG.warn("Shards {} still had messages in flight when revoked; their leases return them", shards);
         }
         for (OwnedShard state : leaving) {
             owned.remove(state.shard, state);
