@@ -64,18 +64,19 @@ public final class PausableStore implements DelayStore {
 
     @Override
     public ClaimBatch claim(int shard, long epoch, int max, long leaseMillis) {
-        if (paused.contains(shard)) {
-            return new ClaimBatch(List.of(), -1, delegate.now());
-        }
-        return delegate.claim(shard, epoch, max, leaseMillis);
+        return paused.contains(shard) ? pausedClaim() : delegate.claim(shard, epoch, max, leaseMillis);
     }
 
     @Override
     public CompletableFuture<ClaimBatch> claimAsync(int shard, long epoch, int max, long leaseMillis) {
-        if (paused.contains(shard)) {
-            return CompletableFuture.completedFuture(new ClaimBatch(List.of(), -1, delegate.now()));
-        }
-        return delegate.claimAsync(shard, epoch, max, leaseMillis);
+        return paused.contains(shard)
+                ? CompletableFuture.completedFuture(pausedClaim())
+                : delegate.claimAsync(shard, epoch, max, leaseMillis);
+    }
+
+    /** A paused shard's claim: nothing, and no next due time, so the pump waits for the wake-up of resume(). */
+    private ClaimBatch pausedClaim() {
+        return new ClaimBatch(List.of(), -1, delegate.now());
     }
 
     @Override

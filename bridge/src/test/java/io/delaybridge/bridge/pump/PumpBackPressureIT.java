@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.codahale.metrics.MetricRegistry;
-import io.delaybridge.bridge.delivery.DeadletterMeters;
-import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
@@ -16,7 +14,6 @@ import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,10 +59,8 @@ class PumpBackPressureIT {
             MockProducer<byte[], byte[]> producer =
                     new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
             MetricRegistry metrics = new MetricRegistry();
-            Pump pump = new Pump(store, producer, new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000),
-                    new ExponentialBackoff(3, 100, 1_000), new PumpSettings(MAX_IN_FLIGHT, 30_000, MAX_IN_FLIGHT,
-                    1_000), topic + "-dlq", new PumpMetrics(metrics, new DeadletterMeters(metrics)),
-                    Clock.systemUTC());
+            Pump pump = TestPumps.pump(store, producer, admin,
+                    new PumpSettings(MAX_IN_FLIGHT, 30_000, MAX_IN_FLIGHT, 1_000), topic + "-dlq", metrics);
             pump.start();
             try {
                 pump.assign(List.of(0));

@@ -4,8 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.codahale.metrics.MetricRegistry;
-import io.delaybridge.bridge.delivery.DeadletterMeters;
-import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WriteOp;
@@ -17,7 +15,6 @@ import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -59,9 +56,8 @@ class PumpClaimFailureIT {
                     new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
             MetricRegistry metrics = new MetricRegistry();
             // a long lease: the periodic reclaim (every half lease) must not be what rescues the message
-            Pump pump = new Pump(store, producer, new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000),
-                    new ExponentialBackoff(3, 100, 1_000), new PumpSettings(100, 120_000, 1_000, 1_000),
-                    topic + "-dlq", new PumpMetrics(metrics, new DeadletterMeters(metrics)), Clock.systemUTC());
+            Pump pump = TestPumps.pump(store, producer, admin, new PumpSettings(100, 120_000, 1_000, 1_000),
+                    topic + "-dlq", metrics);
             pump.start();
             try {
                 pump.assign(List.of(0));
