@@ -26,8 +26,11 @@ final class OwnedShard {
      */
     final AtomicLong wokenAt = new AtomicLong(Long.MAX_VALUE);
 
-    /** When the shard's expired leases are next returned to the due set. */
-    volatile long reclaimAt;
+    /**
+     * When the shard's expired leases are next returned to the due set, as {@link System#nanoTime}: a local interval,
+     * not a Redis time, so it holds before the pump has measured how far its host clock is off Redis'.
+     */
+    volatile long reclaimAtNanos;
 
     /** Messages of this shard sent and not yet acknowledged, retried or deadlettered. */
     final AtomicInteger outstanding = new AtomicInteger();
@@ -38,7 +41,7 @@ final class OwnedShard {
     OwnedShard(int shard) {
         this.shard = shard;
         this.nextDueAt = Long.MIN_VALUE; // claim at once: the shard may hold messages that are due already
-        this.reclaimAt = Long.MIN_VALUE;
+        this.reclaimAtNanos = System.nanoTime(); // at once
     }
 
     void woken(long dueAt) {

@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The pump sleeps until the earliest due time of its shards, and is woken at once when a shard receives an
  * earlier message ({@link #wake}), when sends complete or acks are answered, or when ownership changes. There is no
- * polling interval: the only periodic work is returning expired leases, every half lease.
+ * polling interval: the only periodic work is returning expired leases, every half lease, and reading Redis' clock
+ * once a second while no claim does.
  *
  * <p>Delivery is two-phase: a claim moves a bounded batch into the store's in-flight set under a lease; each message
  * is sent; the producer's acknowledgement queues an {@link Outcome}; the pump thread then acks delivered messages in
@@ -61,6 +62,11 @@ public final class Pump implements Managed {
     private static final Logger LOG = LoggerFactory.getLogger(Pump.class);
     private static final long STORE_RETRY_MILLIS = 250;
     private static final long FAILURE_LOG_INTERVAL_MILLIS = 10_000;
+    /**
+     * How old the measured offset between this host's clock and Redis' may grow: a host clock that is stepped (by an
+     * operator, by NTP) is noticed within this time, also while no claim runs.
+     */
+    private static final long CLOCK_CHECK_MILLIS = 1_000;
     /** Bounds one ack script: Redis runs it alone, so a long one delays every other client. */
     private static final int MAX_ACKS_PER_CALL = 1_000;
 
@@ -90,6 +96,8 @@ public final class Pump implements Managed {
 
     /** Redis' clock minus this host's, as last measured: due times are Redis times. */
     private volatile long clockOffsetMillis;
+    /** When {@link #clockOffsetMillis} was measured, as {@link System#nanoTime}. */
+    private long clockMeasuredAtNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
 
     public Pump(
             DelayStore store,
@@ -245,6 +253,29 @@ public final class Pump implements Managed {
         return clock.millis() + clockOffsetMillis;
     }
 
+    /** Records Redis' time {@code redisMillis}, read between host times {@code before} and now. */
+    private void measuredRedisTime(long redisMillis, long before) {
+        clockOffsetMillis = redisMillis - (before + clock.millis()) / 2;
+        clockMeasuredAtNanos = System.nanoTime();
+    }
+
+    /**
+     * Reads Redis' clock when the last reading is older than {@link #CLOCK_CHECK_MILLIS}. Claims read it as a side
+     * effect; this covers the idle pump, which would otherwise sleep on a stale offset after its host clock was set
+     * back (everything would look an hour away, so nothing would be claimed and the offset never corrected).
+     */
+    private void checkClock() {
+        if (System.nanoTime() - clockMeasuredAtNanos < TimeUnit.MILLISECONDS.toNanos(CLOCK_CHECK_MILLIS)) {
+            return;
+        }
+        long before = clock.millis();
+        try {
+            measuredRedisTime(store.now(), before);
+        } catch (StoreException e) {
+            // Redis is out of reach: nothing can be claimed either; the store calls report it
+        }
+    }
+
     private void run() {
         while (running) {
             long wakeAt;
@@ -275,6 +306,9 @@ public final class Pump implements Managed {
      */
     private long pumpOwnedShards() {
         long next = Long.MAX_VALUE;
+        if (!owned.isEmpty()) {
+            checkClock();
+        }
         List<OwnedShard> live = new ArrayList<>(owned.size());
         for (OwnedShard shard : owned.values()) {
             if (shard.revoked) {
@@ -302,7 +336,8 @@ public final class Pump implements Managed {
             if (!paused && inFlight.get() < settings.maxInFlight()) {
                 next = Math.min(next, Math.min(shard.nextDueAt, shard.wokenAt.get()));
             }
-            next = Math.min(next, shard.reclaimAt);
+            long reclaimInMillis = TimeUnit.NANOSECONDS.toMillis(shard.reclaimAtNanos - System.nanoTime());
+            next = Math.min(next, redisNow() + reclaimInMillis);
         }
         return next;
     }
@@ -329,8 +364,13 @@ public final class Pump implements Managed {
         }
     }
 
+    /**
+     * Returns the shard's expired leases every half lease. Redis' clock decides which leases expired; the interval is
+     * timed on this host's monotonic clock, because the pump learns its clock's offset from Redis only with its first
+     * claim (a reclaim time computed before that, with a host clock an hour fast, lay an hour late).
+     */
     private void reclaimIfDue(OwnedShard shard) {
-        if (redisNow() < shard.reclaimAt) {
+        if (System.nanoTime() - shard.reclaimAtNanos < 0) {
             return;
         }
         int returned = store.reclaim(shard.shard, shard.epoch, settings.batchSize());
@@ -339,7 +379,8 @@ public final class Pump implements Managed {
             LOG.info("Returned {} messages with expired leases to shard {}", returned, shard.shard);
             shard.nextDueAt = Long.MIN_VALUE;
         }
-        shard.reclaimAt = redisNow() + (returned == settings.batchSize() ? 0 : settings.leaseMillis() / 2);
+        shard.reclaimAtNanos = System.nanoTime()
+                + (returned == settings.batchSize() ? 0 : TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2));
     }
 
     /**
@@ -399,7 +440,7 @@ public final class Pump implements Managed {
                     continue;
                 }
                 if (i == 0) {
-                    clockOffsetMillis = batch.redisNow() - (before + clock.millis()) / 2;
+                    measuredRedisTime(batch.redisNow(), before);
                 }
                 anyFull |= released(shard, batch, want);
             }
@@ -631,8 +672,9 @@ public final class Pump implements Managed {
                 }
                 long waitMillis = redisWakeAt == Long.MAX_VALUE ? Long.MAX_VALUE : redisWakeAt - now;
                 // A due time is an exact millisecond: sleep to it, not to a tick.
-                changed.awaitNanos(TimeUnit.MILLISECONDS.toNanos(Math.min(waitMillis, settings.leaseMillis() / 2)));
-                if (waitMillis > settings.leaseMillis() / 2) {
+                long maxWaitMillis = Math.min(CLOCK_CHECK_MILLIS, settings.leaseMillis() / 2);
+                changed.awaitNanos(TimeUnit.MILLISECONDS.toNanos(Math.min(waitMillis, maxWaitMillis)));
+                if (waitMillis > maxWaitMillis) {
                     break; // re-evaluate: leases and clock offset
                 }
             }

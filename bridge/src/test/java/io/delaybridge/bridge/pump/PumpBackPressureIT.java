@@ -4,12 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.store.WriteOp;
-import io.delaybridge.bridge.store.redis.RedisDelayStore;
-import io.delaybridge.bridge.store.redis.RedisStoreOptions;
-import io.delaybridge.schemas.Envelope;
-import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.lang.management.ManagementFactory;
@@ -17,14 +12,8 @@ import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.MockProducer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -40,27 +29,16 @@ class PumpBackPressureIT {
 
     @Test
     void aFullInFlightWindowPausesClaimingWithoutBurningCpu(TestServers servers) throws Exception {
-        String topic = servers.unique("bp");
-        String target = topic + "-out";
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap()));
-                RedisDelayStore store = RedisDelayStore.connect(
-                        RedisStoreOptions.of(servers.redisUri(), topic, 1).withKeyPrefix(topic))) {
-            admin.createTopics(List.of(new NewTopic(target, Optional.of(1), Optional.empty())))
-                    .all().get(30, TimeUnit.SECONDS);
-            long now = store.now();
+        try (PumpRig rig = new PumpRig(servers, "bp", false)) {
+            long now = rig.store.now();
             List<WriteOp> due = new ArrayList<>();
             for (int offset = 0; offset < 4 * MAX_IN_FLIGHT; offset++) {
-                byte[] envelope = EnvelopeCodec.encode(new Envelope(target, null, topic + "/0/" + offset,
-                        null, new byte[] {(byte) offset}, List.of()));
-                due.add(new WriteOp.Schedule(topic + "-0-" + offset, now - 1, topic + "/0/" + offset, envelope));
+                due.add(rig.scheduleOp(offset, now - 1));
             }
-            store.write(due).get(10, TimeUnit.SECONDS);
+            rig.store.write(due).get(10, TimeUnit.SECONDS);
 
-            MockProducer<byte[], byte[]> producer =
-                    new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
-            MetricRegistry metrics = new MetricRegistry();
-            Pump pump = TestPumps.pump(store, producer, admin,
-                    new PumpSettings(MAX_IN_FLIGHT, 30_000, MAX_IN_FLIGHT, 1_000), topic + "-dlq", metrics);
+            MockProducer<byte[], byte[]> producer = rig.producer;
+            Pump pump = rig.pump(new PumpSettings(MAX_IN_FLIGHT, 30_000, MAX_IN_FLIGHT, 1_000));
             pump.start();
             try {
                 pump.assign(List.of(0));
@@ -84,7 +62,7 @@ class PumpBackPressureIT {
                     producer.completeNext();
                 }
                 await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == 2 * MAX_IN_FLIGHT);
-                assertEquals(MAX_IN_FLIGHT, metrics.meter("delay.delivered").getCount());
+                assertEquals(MAX_IN_FLIGHT, rig.metrics.meter("delay.delivered").getCount());
             } finally {
                 while (producer.completeNext()) {
                     // let the last sends finish so stop() does not wait on them

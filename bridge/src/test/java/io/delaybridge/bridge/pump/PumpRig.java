@@ -1,0 +1,77 @@
+package io.delaybridge.bridge.pump;
+
+import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.EnvelopeCodec;
+import io.delaybridge.testkit.TestServers;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * What a pump IT stands on: a one-shard store on the real Redis, a one-partition target topic on the real broker
+ * (the target catalog looks it up), and kafka-clients' MockProducer in place of the producer, so a test sees every
+ * send and may hold their completion. Pumps are wired as the application wires them.
+ */
+final class PumpRig implements AutoCloseable {
+
+    final String topic;
+    final String target;
+    final RedisDelayStore store;
+    final MockProducer<byte[], byte[]> producer;
+    final MetricRegistry metrics = new MetricRegistry();
+    private final Admin admin;
+
+    /** With {@code autoComplete}, sends succeed at once; without, the test completes them. */
+    PumpRig(TestServers servers, String name, boolean autoComplete) throws Exception {
+        topic = servers.unique(name);
+        target = topic + "-out";
+        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap()));
+        store = RedisDelayStore.connect(RedisStoreOptions.of(servers.redisUri(), topic, 1).withKeyPrefix(topic));
+        admin.createTopics(List.of(new NewTopic(target, Optional.of(1), Optional.empty())))
+                .all().get(30, TimeUnit.SECONDS);
+        producer = new MockProducer<>(autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    Pump pump(PumpSettings settings) {
+        return pump(store, settings, Clock.systemUTC());
+    }
+
+    /** A pump on {@code store} (e.g. a proxy of {@link #store}) whose host clock is {@code clock}. */
+    Pump pump(DelayStore store, PumpSettings settings, Clock clock) {
+        return new Pump(store, producer, new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000),
+                new ExponentialBackoff(3, 100, 1_000), settings, topic + "-dlq",
+                new PumpMetrics(metrics, new DeadletterMeters(metrics)), clock);
+    }
+
+    /** Stores a one-byte message for the target, as the intake would store offset {@code offset} of partition 0. */
+    void schedule(long offset, long dueAt) throws Exception {
+        store.write(List.of(scheduleOp(offset, dueAt))).get(10, TimeUnit.SECONDS);
+    }
+
+    WriteOp.Schedule scheduleOp(long offset, long dueAt) {
+        String origin = topic + "/0/" + offset;
+        byte[] envelope = EnvelopeCodec.encode(
+                new Envelope(target, null, origin, null, new byte[] {(byte) offset}, List.of()));
+        return new WriteOp.Schedule(topic + "-0-" + offset, dueAt, origin, envelope);
+    }
+
+    @Override
+    public void close() {
+        store.close();
+        admin.close();
+    }
+}
