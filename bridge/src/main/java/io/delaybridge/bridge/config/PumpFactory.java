@@ -5,6 +5,7 @@ import io.delaybridge.bridge.pump.ExponentialBackoff;
 import io.delaybridge.bridge.pump.PumpSettings;
 import io.delaybridge.bridge.pump.RetryPolicy;
 import io.dropwizard.util.Duration;
+import io.dropwizard.validation.MaxDuration;
 import io.dropwizard.validation.MinDuration;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -26,6 +27,9 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>maxRetryBackoff</td><td>5m</td><td>longest wait between attempts</td></tr>
  *   <tr><td>revokeDrain</td><td>10s</td><td>how long a shard leaving this instance waits for its in-flight
  *       sends</td></tr>
+ *   <tr><td>lookAhead</td><td>20ms</td><td>claims also take messages due this much later and the pump sends each
+ *       at its due time, so the claim's round trip is not part of the lateness; 0 claims only what is due. A cancel
+ *       or replacement that reaches Redis less than this before the due time may not stop the old version</td></tr>
  * </table>
  */
 @SettingsCheck
@@ -57,11 +61,20 @@ public class PumpFactory implements SettingsCheck.Checked {
     @NotNull
     private Duration revokeDrain = Duration.seconds(10);
 
+    @NotNull
+    @MaxDuration(value = 1, unit = TimeUnit.SECONDS,
+            message = "is ${validatedValue}: use 0ms to 1s, a little more than a claim takes (default 20ms)")
+    private Duration lookAhead = Duration.milliseconds(20);
+
     @Override
     public void check(SettingsCheck.Problems problems) {
         if (maxRetryBackoff.toMilliseconds() < retryBackoff.toMilliseconds()) {
             problems.add("maxRetryBackoff", "is " + maxRetryBackoff + ", shorter than pump.retryBackoff ("
                     + retryBackoff + "), which it caps: raise pump.maxRetryBackoff or lower pump.retryBackoff");
+        }
+        if (lookAhead.toMilliseconds() * 2 > lease.toMilliseconds()) {
+            problems.add("lookAhead", "is " + lookAhead + ", more than half of pump.lease (" + lease + "): a message "
+                    + "held until its due time could outlive its lease. Lower pump.lookAhead or raise pump.lease");
         }
         if (maxInFlight < batchSize) {
             problems.add("maxInFlight", "is " + maxInFlight + ", below pump.batchSize (" + batchSize + "): a claim "
@@ -70,7 +83,8 @@ public class PumpFactory implements SettingsCheck.Checked {
     }
 
     public PumpSettings build() {
-        return new PumpSettings(batchSize, lease.toMilliseconds(), maxInFlight, revokeDrain.toMilliseconds());
+        return new PumpSettings(batchSize, lease.toMilliseconds(), maxInFlight, revokeDrain.toMilliseconds(),
+                lookAhead.toMilliseconds());
     }
 
     public RetryPolicy retryPolicy() {
@@ -145,5 +159,15 @@ public class PumpFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setRevokeDrain(Duration revokeDrain) {
         this.revokeDrain = revokeDrain;
+    }
+
+    @JsonProperty
+    public Duration getLookAhead() {
+        return lookAhead;
+    }
+
+    @JsonProperty
+    public void setLookAhead(Duration lookAhead) {
+        this.lookAhead = lookAhead;
     }
 }

@@ -68,10 +68,11 @@ public final class PausableStore implements DelayStore {
     }
 
     @Override
-    public CompletableFuture<ClaimBatch> claimAsync(int shard, long epoch, int max, long leaseMillis) {
+    public CompletableFuture<ClaimBatch> claimAsync(
+            int shard, long epoch, int max, long leaseMillis, long lookAheadMillis) {
         return paused.contains(shard)
                 ? CompletableFuture.completedFuture(pausedClaim())
-                : delegate.claimAsync(shard, epoch, max, leaseMillis);
+                : delegate.claimAsync(shard, epoch, max, leaseMillis, lookAheadMillis);
     }
 
     /** A paused shard's claim: nothing, and no next due time, so the pump waits for the wake-up of resume(). */

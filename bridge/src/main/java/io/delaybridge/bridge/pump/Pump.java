@@ -53,6 +53,11 @@ import org.slf4j.LoggerFactory;
  * batches, schedules failed ones for a retry with backoff, and sends exhausted ones to the deadletter topic before
  * deleting them. At most {@code maxInFlight} messages are outstanding: a slow target pauses claiming, never the heap.
  *
+ * <p>Claims look ahead ({@code pump.lookAhead}): they also take messages due a little later, which the pump holds in
+ * due order and sends, on a thread of their own ({@link DueReleaser}), when a lower bound of Redis' clock
+ * ({@link RedisClockBound}) reaches their due time. The claim's round trip is then not part of the lateness, and
+ * nothing is sent early whatever this host's clock says.
+ *
  * <p>Round trips to Redis overlap instead of adding up: the claims of every due shard are issued together (pipelined
  * on one connection, so one Redis event-loop cycle and one fsync serve them all), and acks are sent without waiting
  * for their answers; a message's in-flight place is freed when its ack is answered.
@@ -98,6 +103,8 @@ public final class Pump implements Managed {
     private volatile long clockOffsetMillis;
     /** When {@link #clockOffsetMillis} was measured, as {@link System#nanoTime}. */
     private long clockMeasuredAtNanos = System.nanoTime() - TimeUnit.DAYS.toNanos(1);
+    /** Sends claimed messages at their due time. */
+    private final DueReleaser releaser;
 
     public Pump(
             DelayStore store,
@@ -116,12 +123,14 @@ public final class Pump implements Managed {
         this.deadletterTopic = deadletterTopic;
         this.metrics = metrics;
         this.clock = clock;
+        this.releaser = new DueReleaser(this::send, settings.lookAheadMillis());
         store.onWake(this::wake);
     }
 
     @Override
     public void start() {
         running = true;
+        releaser.start();
         thread = new Thread(this::run, "delay-pump");
         thread.start();
     }
@@ -133,6 +142,7 @@ public final class Pump implements Managed {
         if (thread != null) {
             thread.join(TimeUnit.SECONDS.toMillis(30));
         }
+        releaser.stop();
         producer.flush();
         processOutcomes();
         awaitAcks(TimeUnit.SECONDS.toNanos(10));
@@ -257,6 +267,7 @@ public final class Pump implements Managed {
     private void measuredRedisTime(long redisMillis, long before) {
         clockOffsetMillis = redisMillis - (before + clock.millis()) / 2;
         clockMeasuredAtNanos = System.nanoTime();
+        releaser.observe(redisMillis, clockMeasuredAtNanos);
     }
 
     /**
@@ -287,8 +298,17 @@ public final class Pump implements Managed {
                         SendFailures.describe(e));
                 wakeAt = redisNow() + STORE_RETRY_MILLIS;
             }
-            awaitUntil(wakeAt);
+            awaitUntil(nanosUntilRedisTime(wakeAt));
         }
+    }
+
+    /** How long until Redis' clock, as estimated from this host's, shows {@code redisAt}. */
+    private long nanosUntilRedisTime(long redisAt) {
+        if (redisAt == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        long now = redisNow();
+        return redisAt <= now ? 0 : TimeUnit.MILLISECONDS.toNanos(redisAt - now);
     }
 
     /** Once per interval: an outage retried every 250 ms would otherwise flood the log. */
@@ -334,12 +354,17 @@ public final class Pump implements Managed {
                 continue;
             }
             if (!paused && inFlight.get() < settings.maxInFlight()) {
-                next = Math.min(next, Math.min(shard.nextDueAt, shard.wokenAt.get()));
+                next = Math.min(next, claimTime(Math.min(shard.nextDueAt, shard.wokenAt.get())));
             }
             long reclaimInMillis = TimeUnit.NANOSECONDS.toMillis(shard.reclaimAtNanos - System.nanoTime());
             next = Math.min(next, redisNow() + reclaimInMillis);
         }
         return next;
+    }
+
+    /** When to claim a message due at {@code dueAt}: the look-ahead before it (MIN and MAX stay as they are). */
+    private long claimTime(long dueAt) {
+        return dueAt == Long.MIN_VALUE || dueAt == Long.MAX_VALUE ? dueAt : dueAt - settings.lookAheadMillis();
     }
 
     /** A fenced shard has a newer owner: stop pumping it. */
@@ -397,9 +422,11 @@ public final class Pump implements Managed {
                 return;
             }
             long now = redisNow();
+            long lookAhead = settings.lookAheadMillis();
             List<OwnedShard> due = new ArrayList<>(shards.size());
             for (OwnedShard shard : shards) {
-                if (!shard.revoked && Math.min(shard.nextDueAt, shard.wokenAt.get()) <= now && due.size() < room) {
+                if (!shard.revoked && Math.min(shard.nextDueAt, shard.wokenAt.get()) <= now + lookAhead
+                        && due.size() < room) {
                     due.add(shard);
                 }
             }
@@ -416,7 +443,7 @@ public final class Pump implements Managed {
                 shard.outstanding.addAndGet(want);
                 CompletableFuture<ClaimBatch> claim;
                 try {
-                    claim = store.claimAsync(shard.shard, shard.epoch, want, settings.leaseMillis());
+                    claim = store.claimAsync(shard.shard, shard.epoch, want, settings.leaseMillis(), lookAhead);
                 } catch (RuntimeException e) {
                     claim = CompletableFuture.failedFuture(e);
                 }
@@ -441,6 +468,8 @@ public final class Pump implements Managed {
                 }
                 if (i == 0) {
                     measuredRedisTime(batch.redisNow(), before);
+                } else {
+                    releaser.observe(batch.redisNow(), System.nanoTime());
                 }
                 anyFull |= released(shard, batch, want);
             }
@@ -459,8 +488,8 @@ public final class Pump implements Managed {
     }
 
     /**
-     * Sends a claimed batch, turning the claim's reservation of {@code want} places into its messages; returns
-     * whether it was full (the shard may hold more that is due).
+     * Sends a claimed batch, or holds the messages not due yet, turning the claim's reservation of {@code want}
+     * places into its messages; returns whether it was full (the shard may hold more that is due).
      */
     private boolean released(OwnedShard shard, ClaimBatch batch, int want) {
         List<ClaimedMessage> messages = batch.messages();
@@ -473,9 +502,7 @@ public final class Pump implements Managed {
             metrics.claimBatch.update(messages.size());
             inFlight.addAndGet(messages.size());
             CrashPoint.AFTER_CLAIM_BEFORE_SEND.reach();
-            for (ClaimedMessage message : messages) {
-                send(shard, message);
-            }
+            releaser.hold(shard, messages);
         }
         return full && !shard.revoked;
     }
@@ -662,21 +689,19 @@ public final class Pump implements Managed {
         signal();
     }
 
-    private void awaitUntil(long redisWakeAt) {
+    /** Sleeps {@code waitNanos}, or less: until signalled, and at most until the next look at leases and clocks. */
+    private void awaitUntil(long waitNanos) {
+        // A due time is an exact millisecond: sleep to it, not to a tick.
+        long maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(CLOCK_CHECK_MILLIS, settings.leaseMillis() / 2));
+        long deadline = System.nanoTime() + Math.min(waitNanos, maxWaitNanos);
         lock.lock();
         try {
             while (running && !signalled) {
-                long now = redisNow();
-                if (redisWakeAt <= now) {
-                    break; // also for Long.MIN_VALUE ("at once"), where a subtraction would overflow
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
                 }
-                long waitMillis = redisWakeAt == Long.MAX_VALUE ? Long.MAX_VALUE : redisWakeAt - now;
-                // A due time is an exact millisecond: sleep to it, not to a tick.
-                long maxWaitMillis = Math.min(CLOCK_CHECK_MILLIS, settings.leaseMillis() / 2);
-                changed.awaitNanos(TimeUnit.MILLISECONDS.toNanos(Math.min(waitMillis, maxWaitMillis)));
-                if (waitMillis > maxWaitMillis) {
-                    break; // re-evaluate: leases and clock offset
-                }
+                changed.awaitNanos(left);
             }
             signalled = false;
         } catch (InterruptedException e) {

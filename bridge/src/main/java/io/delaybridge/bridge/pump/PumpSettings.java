@@ -7,5 +7,7 @@ package io.delaybridge.bridge.pump;
  * @param leaseMillis       how long a claimed message stays in flight before another owner may deliver it again
  * @param maxInFlight       the most messages sent and not yet acknowledged, over all shards: back-pressure
  * @param revokeDrainMillis how long a revoked shard waits for its in-flight sends before it is let go
+ * @param lookAheadMillis   claims also take messages due this much later; the pump holds them until their due time
  */
-public record PumpSettings(int batchSize, long leaseMillis, int maxInFlight, long revokeDrainMillis) {}
+public record PumpSettings(
+        int batchSize, long leaseMillis, int maxInFlight, long revokeDrainMillis, long lookAheadMillis) {}

@@ -45,10 +45,12 @@ public interface DelayStore extends AutoCloseable {
     ClaimBatch claim(int shard, long epoch, int max, long leaseMillis);
 
     /**
-     * As {@link #claim}, without blocking: claims of several shards issued one after the other travel to Redis
-     * pipelined. The future fails with a {@link StoreException}; it completes on a store I/O thread.
+     * As {@link #claim}, without blocking, and taking also the messages due up to {@code lookAheadMillis} after
+     * Redis' clock (0: only what is due): the caller sends those at their due time, which it must tell from
+     * {@link ClaimBatch#redisNow}. Claims of several shards issued one after the other travel to Redis pipelined.
+     * The future fails with a {@link StoreException}; it completes on a store I/O thread.
      */
-    CompletableFuture<ClaimBatch> claimAsync(int shard, long epoch, int max, long leaseMillis);
+    CompletableFuture<ClaimBatch> claimAsync(int shard, long epoch, int max, long leaseMillis, long lookAheadMillis);
 
     /** Deletes delivered messages (payload, in-flight entry, attempt count). Returns how many were in flight. */
     int ack(int shard, long epoch, List<MessageRef> delivered);

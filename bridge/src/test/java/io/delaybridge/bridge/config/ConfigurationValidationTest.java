@@ -74,6 +74,10 @@ class ConfigurationValidationTest {
                 Arguments.of("pump: {batchSize: 20000}", "pump.batchSize is 20000", "use 1 to 10000"),
                 Arguments.of("pump: {lease: 10ms}", "pump.lease is 10 milliseconds", "use at least 1s"),
                 Arguments.of("pump: {maxAttempts: 0}", "pump.maxAttempts is 0", "use 1 to 1000"),
+                Arguments.of("pump: {lookAhead: 2s}", "pump.lookAhead is 2 seconds", "use 0ms to 1s"),
+                Arguments.of("pump: {lease: 1s, lookAhead: 600ms}",
+                        "pump.lookAhead is 600 milliseconds, more than half of pump.lease (1 second)",
+                        "Lower pump.lookAhead"),
                 Arguments.of("pump: {batchSize: 600, maxInFlight: 500}",
                         "pump.maxInFlight is 500, below pump.batchSize (600)", "Raise pump.maxInFlight"));
     }

@@ -38,7 +38,7 @@ class PumpBackPressureIT {
             rig.store.write(due).get(10, TimeUnit.SECONDS);
 
             MockProducer<byte[], byte[]> producer = rig.producer;
-            Pump pump = rig.pump(new PumpSettings(MAX_IN_FLIGHT, 30_000, MAX_IN_FLIGHT, 1_000));
+            Pump pump = rig.pump(new PumpSettings(MAX_IN_FLIGHT, 30_000, MAX_IN_FLIGHT, 1_000, 0));
             pump.start();
             try {
                 pump.assign(List.of(0));

@@ -33,7 +33,7 @@ class PumpClaimFailureIT {
             AtomicInteger failedClaims = new AtomicInteger();
             DelayStore store = failingClaims(rig.store, claimsToFail, failedClaims);
             // a long lease: the periodic reclaim (every half lease) must not be what rescues the message
-            Pump pump = rig.pump(store, new PumpSettings(100, 120_000, 1_000, 1_000), Clock.systemUTC());
+            Pump pump = rig.pump(store, new PumpSettings(100, 120_000, 1_000, 1_000, 0), Clock.systemUTC());
             pump.start();
             try {
                 pump.assign(List.of(0));

@@ -40,7 +40,7 @@ class PumpClockSkewIT {
             assertEquals(1, claimed.messages().size(), "the dead instance claimed the message");
 
             Clock skewed = Clock.offset(Clock.systemUTC(), Duration.ofHours(hours));
-            Pump pump = rig.pump(rig.store, new PumpSettings(100, LEASE_MILLIS, 1_000, 1_000), skewed);
+            Pump pump = rig.pump(rig.store, new PumpSettings(100, LEASE_MILLIS, 1_000, 1_000, 0), skewed);
             pump.start();
             try {
                 pump.assign(List.of(0));
@@ -59,7 +59,7 @@ class PumpClockSkewIT {
         try (PumpRig rig = new PumpRig(servers, "jump", true)) {
             SteppableClock clock = new SteppableClock();
             // a long lease: the re-evaluation every half lease must not be what rescues the message
-            Pump pump = rig.pump(rig.store, new PumpSettings(100, 120_000, 1_000, 1_000), clock);
+            Pump pump = rig.pump(rig.store, new PumpSettings(100, 120_000, 1_000, 1_000, 0), clock);
             pump.start();
             try {
                 pump.assign(List.of(0));

@@ -14,17 +14,22 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * What a pump IT stands on: a one-shard store on the real Redis, a one-partition target topic on the real broker
  * (the target catalog looks it up), and kafka-clients' MockProducer in place of the producer, so a test sees every
- * send and may hold their completion. Pumps are wired as the application wires them.
+ * send and when it was made, and may hold their completion. Redis runs on this host: its clock is the host's. Pumps are wired as the application wires them.
  */
 final class PumpRig implements AutoCloseable {
 
@@ -32,6 +37,8 @@ final class PumpRig implements AutoCloseable {
     final String target;
     final RedisDelayStore store;
     final MockProducer<byte[], byte[]> producer;
+    /** When each send was made (host clock, ms), in the order of {@code producer.history()}. */
+    final List<Long> sentAtMillis = new CopyOnWriteArrayList<>();
     final MetricRegistry metrics = new MetricRegistry();
     private final Admin admin;
 
@@ -43,7 +50,13 @@ final class PumpRig implements AutoCloseable {
         store = RedisDelayStore.connect(RedisStoreOptions.of(servers.redisUri(), topic, 1).withKeyPrefix(topic));
         admin.createTopics(List.of(new NewTopic(target, Optional.of(1), Optional.empty())))
                 .all().get(30, TimeUnit.SECONDS);
-        producer = new MockProducer<>(autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer());
+        producer = new MockProducer<>(autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+            @Override
+            public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
+                sentAtMillis.add(System.currentTimeMillis());
+                return super.send(record, callback);
+            }
+        };
     }
 
     Pump pump(PumpSettings settings) {

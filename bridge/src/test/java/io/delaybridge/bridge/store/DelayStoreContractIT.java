@@ -321,6 +321,21 @@ public abstract class DelayStoreContractIT {
     }
 
     @Test
+    void aLookAheadClaimTakesWhatFallsDueWithinItAndNothingLater() throws Exception {
+        long now = store.now();
+        write(intakeRecord(1, 1, now + 2_000, "soon"), intakeRecord(1, 2, now + 60_000, "later"));
+        long epoch = store.acquire(1);
+        assertTrue(store.claim(1, epoch, 10, LEASE).messages().isEmpty(), "without look-ahead nothing is due");
+
+        ClaimBatch batch = store.claimAsync(1, epoch, 10, LEASE, 30_000).get(10, TimeUnit.SECONDS);
+        assertEquals(List.of(TOPIC + "-1-1"), ids(batch));
+        assertTrue(batch.redisNow() < batch.messages().get(0).dueAt(),
+                "the claim tells the caller that the message is not due yet");
+        assertEquals(now + 60_000, batch.nextDueAt());
+        assertEquals(1, store.stats(1).inFlight());
+    }
+
+    @Test
     void claimTakesEarliestFirstThenIntakeOffset() {
         long t = store.now() - 1_000;
         String explicit = explicitIdIn(1, "explicit");

@@ -496,11 +496,12 @@ public final class RedisDelayStore implements DelayStore {
 
     @Override
     public ClaimBatch claim(int shard, long epoch, int max, long leaseMillis) {
-        return await(claimAsync(shard, epoch, max, leaseMillis), "claim on shard " + shard);
+        return await(claimAsync(shard, epoch, max, leaseMillis, 0), "claim on shard " + shard);
     }
 
     @Override
-    public CompletableFuture<ClaimBatch> claimAsync(int shard, long epoch, int max, long leaseMillis) {
+    public CompletableFuture<ClaimBatch> claimAsync(
+            int shard, long epoch, int max, long leaseMillis, long lookAheadMillis) {
         if (max < 1) {
             throw new IllegalArgumentException("claim of shard " + shard + ": max is " + max + ", must be >= 1");
         }
@@ -508,11 +509,16 @@ public final class RedisDelayStore implements DelayStore {
             throw new IllegalArgumentException("claim of shard " + shard + ": leaseMillis is " + leaseMillis
                     + ", must be >= 1");
         }
+        if (lookAheadMillis < 0) {
+            throw new IllegalArgumentException("claim of shard " + shard + ": lookAheadMillis is " + lookAheadMillis
+                    + ", must be >= 0");
+        }
         ShardKeys k = keys.shard(shard);
         String operation = "claim on shard " + shard;
         return translated(scripts.<List<Object>>run(commands, Script.CLAIM,
                 new byte[][] {k.due(), k.msg(), k.inflight(), k.attempts(), k.epoch()},
-                bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(Long.toString(leaseMillis))),
+                bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(Long.toString(leaseMillis)),
+                bytes(Long.toString(lookAheadMillis))),
                 operation).thenApply(reply -> claimBatch(shard, epoch, reply));
     }
 

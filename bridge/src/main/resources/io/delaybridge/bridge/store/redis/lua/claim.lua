@@ -9,16 +9,19 @@
   ARGV[1] epoch      the caller's epoch (from acquire)
   ARGV[2] max        at most this many messages (>= 1)
   ARGV[3] lease      lease length, ms
+  ARGV[4] lookahead  also take messages due up to this many ms after now (>= 0): the caller holds them and sends
+                     each at its due time, so the claim's round trip is not part of their lateness
 
   Steps
   1. The shard's epoch must be ARGV[1]: else FENCED.
   2. now = Redis TIME in ms: the one clock all instances agree on.
-  3. Take up to max members due at or before now, earliest first (equal due times in member order: intake offset).
+  3. Take up to max members due at or before now + lookahead, earliest first (equal due times in member order:
+     intake offset).
   4. Remove them from due; those whose payload exists go into in-flight with deadline now + lease and are returned;
      a member without payload (cannot happen through these scripts) is dropped and counted.
      Each step is one variadic command for the whole batch (in parts of 1,000 members, below Lua's unpack limit):
      per-message commands cost Redis most of its time per message.
-  5. Report the shard's next due time after the batch.
+  5. Report the shard's next due time after the batch (and Redis' time: messages due after it are not due yet).
 
   Returns {now, nextDue or -1, dropped, member1, due1, attempts1, value1, member2, ...}
   (attempts = earlier delivery attempts, 0 on the first), or {-1} FENCED, {-2} INVALID_ARGUMENT.
@@ -28,7 +31,8 @@ if redis.call('GET', KEYS[5]) ~= ARGV[1] then
 end
 local max = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
-if not max or max < 1 or not lease or lease < 0 then
+local lookahead = tonumber(ARGV[4])
+if not max or max < 1 or not lease or lease < 0 or not lookahead or lookahead < 0 then
   return {-2}
 end
 
@@ -36,7 +40,7 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local deadline = now + lease
 
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now + lookahead, 'WITHSCORES', 'LIMIT', 0, max)
 local out = {now, -1, 0}
 local dropped = 0
 local part = 1000
