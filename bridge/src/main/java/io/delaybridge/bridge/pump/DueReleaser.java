@@ -22,7 +22,7 @@ final class DueReleaser {
 
     private static final Logger LOG = LoggerFactory.getLogger(DueReleaser.class);
 
-    /** Sends one message: the pump's {@code send}. */
+    /** Sends one message: the pump's {@code release}, which reports its failures as outcomes instead of throwing. */
     interface Sender {
         void send(OwnedShard shard, ClaimedMessage message);
     }
@@ -71,6 +71,11 @@ final class DueReleaser {
     void hold(OwnedShard shard, List<ClaimedMessage> messages) {
         lock.lock();
         try {
+            if (stopping && thread != null && !thread.isAlive()) {
+                LOG.warn("{} messages claimed after the release thread stopped are left to their leases",
+                        messages.size());
+                return;
+            }
             for (ClaimedMessage message : messages) {
                 held.add(new Held(shard, message, sequence++));
             }
@@ -94,6 +99,10 @@ final class DueReleaser {
         }
         if (thread != null) {
             thread.join(maxHoldMillis + TimeUnit.SECONDS.toMillis(5));
+            if (thread.isAlive()) {
+                LOG.warn("The release thread is still sending at stop (a send blocked on the producer); what it has "
+                        + "not sent is left to the leases");
+            }
         }
     }
 
@@ -125,13 +134,23 @@ final class DueReleaser {
                     continue;
                 }
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+                // the flag is cleared: a stray interrupt (a client library restoring one) must not strand what is held
+                if (stopping) {
+                    LOG.warn("Interrupted while stopping; {} claimed messages are left to their leases", held.size());
+                    return;
+                }
+                LOG.warn("Release thread interrupted; going on");
+                continue;
             } finally {
                 lock.unlock();
             }
             for (Held message : due) {
-                sender.send(message.shard, message.message);
+                try {
+                    sender.send(message.shard, message.message);
+                } catch (RuntimeException e) {
+                    // the sender reports its own failures; this keeps the thread alive if one slips through
+                    LOG.error("Sending message {} failed; its lease returns it", message.message.ref().id(), e);
+                }
             }
             due.clear();
         }

@@ -123,7 +123,7 @@ public final class Pump implements Managed {
         this.deadletterTopic = deadletterTopic;
         this.metrics = metrics;
         this.clock = clock;
-        this.releaser = new DueReleaser(this::send, settings.lookAheadMillis());
+        this.releaser = new DueReleaser(this::release, settings.lookAheadMillis());
         store.onWake(this::wake);
     }
 
@@ -522,6 +522,19 @@ public final class Pump implements Managed {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StoreUnavailableException(operation + " interrupted", e);
+        }
+    }
+
+    /**
+     * Sends a message that fell due, on the release thread. Whatever goes wrong comes back as a failed outcome (retried,
+     * and its in-flight place freed), never as an exception that would end the thread.
+     */
+    private void release(OwnedShard shard, ClaimedMessage message) {
+        try {
+            send(shard, message);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not send message {}: {}", message.ref().id(), SendFailures.describe(e));
+            report(Outcome.failed(shard, message, e, ErrorCode.DELIVERY_FAILED));
         }
     }
 

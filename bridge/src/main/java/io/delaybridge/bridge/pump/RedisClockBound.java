@@ -10,15 +10,17 @@ import java.util.concurrent.TimeUnit;
  * {@code a}; so at any later monotonic time {@code t}, Redis' clock shows at least {@code reading + (t - a)}. No
  * estimate of the host clock's offset enters, and a host clock that is wrong or stepped changes nothing. Of several
  * readings the tightest bound wins (the one that arrived soonest after it was taken); a reading is trusted for
- * {@link #TRUSTED_NANOS} only, because the two clocks may run at slightly different rates (NTP slews by up to
- * 500 ppm: 0.5 ms over a second).
+ * {@link #TRUSTED_NANOS} only, and the time ahead of a reading is stretched by {@link #RATE_ALLOWANCE} (1/2000),
+ * because the two clocks may run at slightly different rates (NTP slews a clock by up to 500 ppm).
  *
- * <p>Not thread-safe: the pump's thread owns it.
+ * <p>Not thread-safe: {@link DueReleaser} guards it with its lock.
  */
 final class RedisClockBound {
 
     /** How long a reading is preferred over a looser, newer one. */
     static final long TRUSTED_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** The time ahead of a reading is stretched by 1/this: 500 ppm, the most NTP slews a clock. */
+    static final long RATE_ALLOWANCE = 2_000;
 
     private boolean known;
     private long readingMillis;
@@ -39,10 +41,7 @@ final class RedisClockBound {
         return TimeUnit.MILLISECONDS.toNanos(redisMillis - readingMillis) > nowNanos - arrivedNanos;
     }
 
-    /**
-     * The monotonic time from which Redis' clock is certainly at or past {@code dueAt}; {@link Long#MAX_VALUE} while
-     * nothing was read (a message is then sent only once a claim says it is due).
-     */
+    /** The monotonic time from which Redis' clock is certainly at or past {@code dueAt}; MAX_VALUE before any reading. */
     long reachesAt(long dueAt) {
         if (!known) {
             return Long.MAX_VALUE;
@@ -51,6 +50,7 @@ final class RedisClockBound {
         if (aheadMillis <= 0) {
             return arrivedNanos;
         }
-        return arrivedNanos + TimeUnit.MILLISECONDS.toNanos(aheadMillis);
+        long aheadNanos = TimeUnit.MILLISECONDS.toNanos(aheadMillis);
+        return arrivedNanos + aheadNanos + aheadNanos / RATE_ALLOWANCE;
     }
 }
