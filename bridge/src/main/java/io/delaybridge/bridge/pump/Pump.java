@@ -488,8 +488,9 @@ public final class Pump implements Managed {
     }
 
     /**
-     * Sends a claimed batch, or holds the messages not due yet, turning the claim's reservation of {@code want}
-     * places into its messages; returns whether it was full (the shard may hold more that is due).
+     * Hands a claimed batch to the release thread, which sends each message at its due time, turning the claim's
+     * reservation of {@code want} places into its messages; returns whether it was full (the shard may hold more that
+     * is due).
      */
     private boolean released(OwnedShard shard, ClaimBatch batch, int want) {
         List<ClaimedMessage> messages = batch.messages();

@@ -7,8 +7,6 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -54,18 +52,13 @@ class PumpClaimFailureIT {
 
     /** The store, except that the next {@code toFail} claims fail as Redis' unavailability would. */
     private static DelayStore failingClaims(DelayStore store, AtomicInteger toFail, AtomicInteger failed) {
-        return (DelayStore) Proxy.newProxyInstance(DelayStore.class.getClassLoader(), new Class<?>[] {DelayStore.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("claimAsync") && toFail.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                        failed.incrementAndGet();
-                        return CompletableFuture.failedFuture(
-                                new StoreUnavailableException("claim on shard 0 timed out (injected)", null));
-                    }
-                    try {
-                        return method.invoke(store, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        return PumpRig.interceptingClaims(store, claim -> {
+            if (toFail.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                failed.incrementAndGet();
+                return CompletableFuture.failedFuture(
+                        new StoreUnavailableException("claim on shard 0 timed out (injected)", null));
+            }
+            return claim.get();
+        });
     }
 }

@@ -4,18 +4,14 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -83,26 +79,13 @@ class PumpLookAheadIT {
 
     /** The store, counting the messages that claims took before their due time (by Redis' clock at the claim). */
     private static DelayStore countingClaimsAhead(DelayStore store, AtomicInteger ahead) {
-        return (DelayStore) Proxy.newProxyInstance(DelayStore.class.getClassLoader(), new Class<?>[] {DelayStore.class},
-                (proxy, method, args) -> {
-                    Object result;
-                    try {
-                        result = method.invoke(store, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    if (method.getName().equals("claimAsync")) {
-                        return ((CompletableFuture<?>) result).thenApply(reply -> {
-                            ClaimBatch batch = (ClaimBatch) reply;
-                            for (ClaimedMessage message : batch.messages()) {
-                                if (batch.redisNow() < message.dueAt()) {
-                                    ahead.incrementAndGet();
-                                }
-                            }
-                            return batch;
-                        });
-                    }
-                    return result;
-                });
+        return PumpRig.interceptingClaims(store, claim -> claim.get().thenApply(batch -> {
+            for (ClaimedMessage message : batch.messages()) {
+                if (batch.redisNow() < message.dueAt()) {
+                    ahead.incrementAndGet();
+                }
+            }
+            return batch;
+        }));
     }
 }

@@ -3,6 +3,7 @@ package io.delaybridge.bridge.pump;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
@@ -10,13 +11,18 @@ import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.testkit.TestServers;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -68,6 +74,32 @@ final class PumpRig implements AutoCloseable {
         return new Pump(store, producer, new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000),
                 new ExponentialBackoff(3, 100, 1_000), settings, topic + "-dlq",
                 new PumpMetrics(metrics, new DeadletterMeters(metrics)), clock);
+    }
+
+    /**
+     * {@code store}, with every {@code claimAsync} answered by {@code claims}, which is given the real call (to make,
+     * wrap or skip); every other call goes straight to {@code store}.
+     */
+    static DelayStore interceptingClaims(DelayStore store,
+            Function<Supplier<CompletableFuture<ClaimBatch>>, CompletableFuture<ClaimBatch>> claims) {
+        return (DelayStore) Proxy.newProxyInstance(DelayStore.class.getClassLoader(), new Class<?>[] {DelayStore.class},
+                (proxy, method, args) -> {
+                    Supplier<Object> real = () -> {
+                        try {
+                            return method.invoke(store, args);
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e);
+                        } catch (IllegalAccessException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    };
+                    if (method.getName().equals("claimAsync")) {
+                        @SuppressWarnings("unchecked")
+                        Supplier<CompletableFuture<ClaimBatch>> claim = () -> (CompletableFuture<ClaimBatch>) real.get();
+                        return claims.apply(claim);
+                    }
+                    return real.get();
+                });
     }
 
     /** Stores a one-byte message for the target, as the intake would store offset {@code offset} of partition 0. */
