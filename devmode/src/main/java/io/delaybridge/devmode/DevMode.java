@@ -95,7 +95,11 @@ public final class DevMode {
         for (String name : List.of("INT", "TERM")) {
             Signal.handle(new Signal(name), signal -> {
                 if (stopping.compareAndSet(false, true)) {
-                    new Thread(stopAll, "dev-mode-stop").start();
+                    // Not a daemon, unlike the signal thread it would inherit from: the main thread returns as soon
+                    // as the bridge's server has stopped, and the JVM must not end before the broker and Redis do.
+                    Thread stop = new Thread(stopAll, "dev-mode-stop");
+                    stop.setDaemon(false);
+                    stop.start();
                 }
             });
         }
