@@ -22,6 +22,8 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -63,9 +65,15 @@ public final class DelayBenchmark {
     private final Map<String, String> summary = new LinkedHashMap<>();
     private final List<double[]> sweep = new ArrayList<>(); // rate, p50, p99, p99.9, max, delivered rate
     private long seq;
+    private static final Pattern COMMAND_STAT = Pattern.compile("cmdstat_(\\w+):calls=(\\d+),usec=(\\d+)");
+    private final long brokerPid;
+    private final long redisPid;
 
-    private DelayBenchmark(Options options, String bootstrap, String redisUri, Path workDir) {
+    private DelayBenchmark(Options options, String bootstrap, String redisUri, Path workDir, long brokerPid,
+            long redisPid) {
         this.options = options;
+        this.brokerPid = brokerPid;
+        this.redisPid = redisPid;
         this.bootstrap = bootstrap;
         this.redisUri = redisUri;
         this.workDir = workDir;
@@ -94,7 +102,8 @@ public final class DelayBenchmark {
             log("broker %s%s, redis %s%s (%s), work dir %s", bootstrap, broker != null ? " (child, pid " + broker.pid()
                     + ")" : "", redisUri, redisServer != null ? " (child, pid " + redisServer.pid() + ")" : "",
                     redisServer != null ? "redis " + redisServer.version() : "external", workDir);
-            new DelayBenchmark(options, bootstrap, redisUri, workDir).run();
+            new DelayBenchmark(options, bootstrap, redisUri, workDir, broker != null ? broker.pid() : 0,
+                    redisServer != null ? redisServer.pid() : 0).run();
         } finally {
             if (broker != null) {
                 broker.close();
@@ -116,6 +125,7 @@ public final class DelayBenchmark {
         scenario("saturation", this::saturation);
         scenario("burst", this::burst);
         scenario("backlog", this::backlog);
+        scenario("layouts", this::layouts);
         System.out.println();
         System.out.println("## Results (" + Instant.now() + ")");
         summary.forEach((k, v) -> System.out.println("- " + k + ": " + v));
@@ -228,11 +238,15 @@ public final class DelayBenchmark {
         long preloadRate = preload(copyTopics[0], copyTopics[1], n, 1);
         Stats copyStats = new Stats("plain copy", seq - n, n);
         double copyRate;
+        String copyCpu;
         try (Collector collector = new Collector(bootstrap, List.of(copyTopics[1]))) {
             collector.register(5, copyWarm);
             collector.register(1, copyStats);
             try (PlainCopy copy = new PlainCopy(bootstrap, copyTopics[0], "copy" + runId)) {
+                awaitDelivered(copyWarm, 300);
+                CpuMeter cpu = cpuMeter(0).start();
                 awaitDelivered(copyStats, 300);
+                copyCpu = cpu.perRecord(copyStats.count());
             }
             copyRate = copyStats.steadyRate();
         }
@@ -240,6 +254,7 @@ public final class DelayBenchmark {
                 "%,d records/s", preloadRate);
         put("throughput: plain Kafka copy (baseline)", "%,.0f records/s steady (%,d of %,d copied, after %,d warm-up"
                 + " records at %,.0f/s)", copyRate, copyStats.count(), n, warmup, copyWarm.steadyRate());
+        put("throughput: plain Kafka copy, CPU", "%s", copyCpu);
 
         // the bridge: the same n records, all due, in a preloaded intake, behind its own warm-up
         String[] topics = createTopics("thru", 3);
@@ -253,13 +268,19 @@ public final class DelayBenchmark {
             collector.register(2, bridgeStats);
             awaitDelivered(bridgeWarm, 600);
             bridge.resetPeaks();
+            CpuMeter cpu = cpuMeter(bridge.pid()).start();
+            Map<String, Long> commandsBefore = commandMicros();
             awaitDelivered(bridgeStats, 600);
+            String bridgeCpu = cpu.perRecord(bridgeStats.count());
+            String redisCommands = commandCost(commandsBefore, commandMicros(), bridgeStats.count());
             double rate = bridgeStats.steadyRate();
             put("throughput: bridge end to end (intake -> Redis -> pump -> target)",
                     "%,.0f records/s steady (%,d of %,d delivered, %d early, %d duplicates, after %,d warm-up records"
                             + " at %,.0f/s); bridge peak RSS %d MB, peak heap %d MB", rate, bridgeStats.count(), n,
                     bridgeStats.early, bridgeStats.duplicates, warmup, bridgeWarm.steadyRate(), bridge.maxRssMb(),
                     bridge.maxHeapMb());
+            put("throughput: bridge end to end, CPU", "%s", bridgeCpu);
+            put("throughput: bridge end to end, Redis commands", "%s", redisCommands);
             put("throughput: bridge / plain copy", "%.2f", rate / copyRate);
         }
     }
@@ -443,6 +464,11 @@ public final class DelayBenchmark {
                 Thread.sleep(500);
             }
             double intakeRate = n / seconds(start);
+            // An AOF rewrite (Redis starts one each time the file doubles) holds a buffer of the writes made meanwhile
+            // in used_memory, and its child takes a core: measure memory, and run the steady load, after it.
+            if (!RedisInfo.awaitNoAofRewrite(redis, 15, TimeUnit.MINUTES)) {
+                log("  an AOF rewrite still runs after 15 minutes; measuring anyway");
+            }
             long used = usedMemory();
             put("backlog: " + n + " pending records", "stored at %,.0f records/s; Redis used_memory +%,d B = %,d B "
                     + "per pending record (200-byte values; %,d pending); bridge peak RSS %d MB, peak heap %d MB",
@@ -453,6 +479,22 @@ public final class DelayBenchmark {
             Stats stats = steadyRun(collector, topics, rate, 1, 5, 20, 51, () -> { });
             put("backlog: " + rate + " records/s due on top of " + n + " pending (delays 1-5 s, 20 s)",
                     "%s; bridge peak RSS %d MB", stats.latenessLine(), bridge.maxRssMb());
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------- layouts
+
+    /** Redis memory per pending message: the store's layout against compact candidates (StoreLayouts). */
+    private void layouts() throws Exception {
+        int n = options.intOf("layout-records", 200_000);
+        // stored values around a benchmark record's (envelope + origin token: ~240 B): the compact layouts' cost
+        // moves with the allocator's size class that a bucket of 128 falls in
+        for (String size : options.get("layout-value-bytes", "200,240,260").split(",")) {
+            int valueBytes = Integer.parseInt(size.trim());
+            Map<String, Double> perMessage =
+                    new StoreLayouts(redisUri, redis, "lay" + runId + "v" + valueBytes).measure(n, valueBytes);
+            perMessage.forEach((layout, bytes) -> put("layouts: " + valueBytes + " B values, " + layout,
+                    "%,.0f B per message (overhead %,.0f B; %,d messages)", bytes, bytes - valueBytes, n));
         }
     }
 
@@ -544,10 +586,40 @@ public final class DelayBenchmark {
         }
     }
 
+    /** The bridge (if any), Redis and the broker when this run started them, and this JVM (load and collector). */
+    private CpuMeter cpuMeter(long bridgePid) {
+        return new CpuMeter().process("bridge", bridgePid).process("redis", redisPid).process("broker", brokerPid)
+                .process("bench JVM", ProcessHandle.current().pid());
+    }
+
+    /** Microseconds Redis spent in each command so far ({@code INFO commandstats}; commands a script runs count too). */
+    private Map<String, Long> commandMicros() {
+        Map<String, Long> micros = new java.util.TreeMap<>();
+        Matcher m = COMMAND_STAT.matcher(redis.info("commandstats"));
+        while (m.find()) {
+            micros.put(m.group(1), Long.parseLong(m.group(3)));
+            micros.put(m.group(1) + " calls", Long.parseLong(m.group(2)));
+        }
+        return micros;
+    }
+
+    /** "evalsha 14.2 (of it hmget 1.1, ...)": us per record of the costliest commands between two readings. */
+    private static String commandCost(Map<String, Long> before, Map<String, Long> after, long records) {
+        java.util.function.ToLongFunction<String> delta = key -> after.getOrDefault(key, 0L)
+                - before.getOrDefault(key, 0L);
+        return after.keySet().stream()
+                .filter(key -> !key.endsWith(" calls") && delta.applyAsLong(key) > 0)
+                .sorted(java.util.Comparator.comparingLong(delta).reversed())
+                .limit(10)
+                .map(key -> String.format("%s %.2f (%.1f records a call)", key,
+                        delta.applyAsLong(key) / (double) Math.max(1, records),
+                        records / (double) Math.max(1, delta.applyAsLong(key + " calls"))))
+                .collect(java.util.stream.Collectors.joining(", ",
+                        "us per record, scripts include the commands they call: ", ""));
+    }
+
     private long usedMemory() {
-        String info = redis.info("memory");
-        return info.lines().filter(l -> l.startsWith("used_memory:")).mapToLong(
-                l -> Long.parseLong(l.substring("used_memory:".length()).trim())).findFirst().orElse(0);
+        return RedisInfo.usedMemory(redis);
     }
 
     private long pending(String prefix, String topic) {
