@@ -174,37 +174,34 @@ public final class DelayBenchmark {
             put("limit: producer to one topic (" + INTAKE_PARTITIONS + " partitions, bridge producer settings)",
                     "%,.0f records/s (%,d records of %d bytes)", rate, n, Load.VALUE_BYTES);
         }
-        claimPath(options.intOf("claim-records", 200_000));
+        int claimRecords = options.intOf("claim-records", 200_000);
+        claimPath(claimRecords, 0);
+        // the same again beside messages that are not due: what a backlog costs the claims
+        claimPath(claimRecords, options.intOf("claim-backlog", 1_000_000));
     }
 
-    /** The store's own write and claim paths, driven directly, on one shard: what Redis gives the bridge. */
-    private void claimPath(int n) throws Exception {
-        String topic = "probe" + runId;
+    /**
+     * The store's own write and claim paths, driven directly, on one shard: what Redis gives the bridge. With a
+     * backlog, that many messages due in 6 hours are stored in the shard first, and stay there.
+     */
+    private void claimPath(int n, int backlog) throws Exception {
+        String topic = "probe" + runId + "b" + backlog;
+        String beside = backlog == 0 ? "" : String.format(", beside %,d not due", backlog);
         try (RedisDelayStore store = RedisDelayStore.connect(
-                RedisStoreOptions.of(redisUri, topic, 1).withKeyPrefix("bp" + runId)
+                RedisStoreOptions.of(redisUri, topic, 1).withKeyPrefix("bp" + runId + "b" + backlog)
                         .withCommandTimeout(java.time.Duration.ofSeconds(60)))) {
             byte[] envelope = new byte[Load.VALUE_BYTES + 40];
             new Random(1).nextBytes(envelope);
             long due = store.now();
+            schedule(store, topic, n, n + backlog, due + TimeUnit.HOURS.toMillis(6), envelope);
             long start = System.nanoTime();
-            Deque<CompletableFuture<?>> inFlight = new ArrayDeque<>();
-            for (int from = 0; from < n; from += 1_000) {
-                List<WriteOp> ops = new ArrayList<>(1_000);
-                for (int i = from; i < Math.min(n, from + 1_000); i++) {
-                    ops.add(new WriteOp.Schedule(topic + "-0-" + i, due, topic + "/0/" + i, envelope));
-                }
-                inFlight.add(store.write(ops));
-                if (inFlight.size() >= 4) {
-                    inFlight.poll().get(60, TimeUnit.SECONDS);
-                }
-            }
-            for (CompletableFuture<?> f : inFlight) {
-                f.get(60, TimeUnit.SECONDS);
-            }
-            put("limit: store schedule path (schedule.lua, batches of 1,000, 4 in flight, fsync always)",
+            schedule(store, topic, 0, n, due, envelope);
+            put("limit: store schedule path (schedule.lua, batches of 1,000, 4 in flight, fsync always" + beside + ")",
                     "%,.0f records/s", n / seconds(start));
             long epoch = store.acquire(0);
             int batch = options.intOf("batch", 500);
+            CpuMeter cpu = new CpuMeter().process("redis", redisPid).start();
+            Map<String, Long> commandsBefore = commandMicros();
             start = System.nanoTime();
             long claimed = 0;
             while (true) {
@@ -219,8 +216,30 @@ public final class DelayBenchmark {
                 store.ack(0, epoch, refs);
                 claimed += refs.size();
             }
-            put("limit: store claim + ack path (claim.lua + ack.lua, batches of " + batch + ", one caller)",
-                    "%,.0f records/s (%,d records)", claimed / seconds(start), claimed);
+            double rate = claimed / seconds(start);
+            put("limit: store claim + ack path (claim.lua + ack.lua, batches of " + batch + ", one caller" + beside + ")",
+                    "%,.0f records/s (%,d records); %s; %s", rate, claimed, cpu.perRecord(claimed),
+                    commandCost(commandsBefore, commandMicros(), claimed));
+        }
+        StoreLayouts.deleteKeys(redis, "bp" + runId + "b" + backlog + ":*");
+    }
+
+    /** Stores the messages of offsets from..to (default ids) due at dueAt, 1,000 a batch, 4 batches in flight. */
+    private static void schedule(RedisDelayStore store, String topic, int from, int to, long dueAt, byte[] envelope)
+            throws Exception {
+        Deque<CompletableFuture<?>> inFlight = new ArrayDeque<>();
+        for (int first = from; first < to; first += 1_000) {
+            List<WriteOp> ops = new ArrayList<>(1_000);
+            for (int i = first; i < Math.min(to, first + 1_000); i++) {
+                ops.add(new WriteOp.Schedule(topic + "-0-" + i, dueAt, topic + "/0/" + i, envelope));
+            }
+            inFlight.add(store.write(ops));
+            if (inFlight.size() >= 4) {
+                inFlight.poll().get(60, TimeUnit.SECONDS);
+            }
+        }
+        for (CompletableFuture<?> f : inFlight) {
+            f.get(60, TimeUnit.SECONDS);
         }
     }
 

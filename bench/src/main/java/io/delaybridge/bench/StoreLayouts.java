@@ -169,6 +169,11 @@ final class StoreLayouts {
     }
 
     private void deleteKeys(String pattern) {
+        deleteKeys(admin, pattern);
+    }
+
+    /** Deletes (synchronously, so used_memory drops at once) every key that matches the pattern. */
+    static void deleteKeys(RedisCommands<String, String> admin, String pattern) {
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
             KeyScanCursor<String> page = admin.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1_000));
