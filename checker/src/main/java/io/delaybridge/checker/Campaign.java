@@ -71,8 +71,9 @@ final class Campaign {
                 sharedInstant, options.targets());
         DeliveryLedger ledger = new DeliveryLedger(options.records(), INTAKE);
         DeliveryWatch watch = new DeliveryWatch(broker.bootstrapServers(), targets, DEADLETTER, ledger);
-        IntakeLoad load = new IntakeLoad(broker.bootstrapServers(), INTAKE, targets, plan, ledger, options.rate());
         FaultInjector faults = new FaultInjector(options, fleet, broker, redis, random.split());
+        IntakeLoad load = new IntakeLoad(broker.bootstrapServers(), INTAKE, targets, plan, ledger, options.rate(),
+                faults::crashPointsDone);
 
         Thread watchThread = start(watch, "delivery-watch");
         Thread loadThread = start(load, "intake-load");

@@ -25,6 +25,7 @@ final class FaultInjector implements Runnable {
     private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
     private final List<String> log = new ArrayList<>();
     private volatile Throwable failure;
+    private volatile boolean crashPointsDone;
 
     FaultInjector(CampaignOptions options, BridgeFleet fleet, KafkaBroker broker, RedisServer redis,
             SplittableRandom random) {
@@ -55,10 +56,18 @@ final class FaultInjector implements Runnable {
         return others;
     }
 
+    /** True once every crash-point fault has run (or the injector ended): the load need not hold traffic back. */
+    boolean crashPointsDone() {
+        return crashPointsDone;
+    }
+
     @Override
     public void run() {
+        List<Fault> schedule = schedule();
+        long crashesLeft = schedule.stream().filter(f -> f.crashPoint() != null).count();
+        crashPointsDone = crashesLeft == 0;
         try {
-            for (Fault fault : schedule()) {
+            for (Fault fault : schedule) {
                 Thread.sleep(options.faultGap().toMillis());
                 long start = System.nanoTime();
                 String what = inject(fault);
@@ -66,12 +75,17 @@ final class FaultInjector implements Runnable {
                 fleet.restore(options.bridges());
                 note(String.format("%-12s %s (%.1f s until every bridge was healthy again)", fault.optionName(), what,
                         (System.nanoTime() - start) / 1e9));
+                if (fault.crashPoint() != null && --crashesLeft == 0) {
+                    crashPointsDone = true;
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             failure = e;
             note("fault injection stopped: " + e);
+        } finally {
+            crashPointsDone = true;
         }
     }
 

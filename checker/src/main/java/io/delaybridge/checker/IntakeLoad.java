@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -28,28 +29,29 @@ final class IntakeLoad implements Runnable {
     private final RecordPlan plan;
     private final DeliveryLedger ledger;
     private final int rate;
+    private final BooleanSupplier crashPointsDone;
     final AtomicLong sent = new AtomicLong();
     final AtomicLong acked = new AtomicLong();
     final AtomicLong failed = new AtomicLong();
 
     IntakeLoad(String bootstrap, String intakeTopic, List<String> targets, RecordPlan plan, DeliveryLedger ledger,
-            int rate) {
+            int rate, BooleanSupplier crashPointsDone) {
         this.bootstrap = bootstrap;
         this.intakeTopic = intakeTopic;
         this.targets = targets;
         this.plan = plan;
         this.ledger = ledger;
         this.rate = rate;
+        this.crashPointsDone = crashPointsDone;
     }
 
     @Override
     public void run() {
         Producer<byte[], byte[]> producer = newProducer();
-        long start = System.nanoTime();
+        LoadPacer pacer = new LoadPacer(rate, plan.records(), crashPointsDone, System.nanoTime());
         try {
             for (int n = 0; n < plan.records(); n++) {
-                long dueNanos = start + (long) (n * (1e9 / rate));
-                long wait = dueNanos - System.nanoTime();
+                long wait = pacer.sendAt(n, System.nanoTime()) - System.nanoTime();
                 if (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
