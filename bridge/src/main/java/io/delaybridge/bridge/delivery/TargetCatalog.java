@@ -3,6 +3,7 @@ package io.delaybridge.bridge.delivery;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * Knows which target topics exist and how many partitions they have, so a delivery to a missing topic fails at once
  * instead of blocking the pump for the producer's {@code max.block.ms} while it waits for metadata that never comes.
  * Answers are cached: a present topic for {@code presentTtlMillis}, a missing one for {@code missingTtlMillis}.
+ *
+ * <p>A present topic whose answer expired is refreshed in the background: the caller (the release thread, which
+ * sends for every shard) gets the answer it had and does not wait for the broker; the next lookup after the refresh
+ * sees the new one. Only a topic never seen, forgotten, or cached as missing is looked up while the caller waits
+ * (at most {@code lookupTimeoutMillis}).
  */
 public final class TargetCatalog {
 
@@ -38,6 +44,7 @@ public final class TargetCatalog {
     private final long missingTtlMillis;
     private final long lookupTimeoutMillis;
     private final Map<String, TopicState> topics = new ConcurrentHashMap<>();
+    private final Set<String> refreshing = ConcurrentHashMap.newKeySet();
 
     public TargetCatalog(
             Admin admin, Clock clock, long presentTtlMillis, long missingTtlMillis, long lookupTimeoutMillis) {
@@ -55,6 +62,10 @@ public final class TargetCatalog {
         if (cached != null && cached.expiresAt() > now) {
             return cached;
         }
+        if (cached != null && !cached.missing()) {
+            refreshInBackground(topic);
+            return cached;
+        }
         TopicState fresh = describe(topic, now);
         if (fresh.known()) {
             topics.put(topic, fresh);
@@ -65,6 +76,37 @@ public final class TargetCatalog {
     /** Forgets what is known of a topic, e.g. after a send to it failed. */
     public void forget(String topic) {
         topics.remove(topic);
+    }
+
+    private void refreshInBackground(String topic) {
+        if (!refreshing.add(topic)) {
+            return;
+        }
+        try {
+            admin.describeTopics(List.of(topic)).allTopicNames().whenComplete((found, error) -> {
+                try {
+                    long now = clock.millis();
+                    if (error == null) {
+                        topics.put(topic, new TopicState(found.get(topic).partitions().size(), now + presentTtlMillis));
+                    } else if (unwrap(error) instanceof UnknownTopicOrPartitionException) {
+                        topics.put(topic, new TopicState(-1, now + missingTtlMillis));
+                    } else {
+                        // keep the answer we had; the next lookup tries again
+                        LOG.warn("Could not refresh target topic {}: {}", topic, unwrap(error).toString());
+                    }
+                } finally {
+                    refreshing.remove(topic);
+                }
+            });
+        } catch (RuntimeException e) {
+            refreshing.remove(topic);
+            LOG.warn("Could not refresh target topic {}: {}", topic, e.toString());
+        }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof ExecutionException || error instanceof java.util.concurrent.CompletionException
+                ? error.getCause() : error;
     }
 
     private TopicState describe(String topic, long now) {

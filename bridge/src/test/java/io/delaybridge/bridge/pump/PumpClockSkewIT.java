@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.SteppableClock;
 import io.delaybridge.testkit.TestServers;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -74,30 +72,6 @@ class PumpClockSkewIT {
             } finally {
                 pump.stop();
             }
-        }
-    }
-
-    /** The system clock, stepped by a test as an operator or NTP would step a host's clock. */
-    private static final class SteppableClock extends Clock {
-        private volatile Duration offset = Duration.ZERO;
-
-        void step(Duration by) {
-            offset = offset.plus(by);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.now().plus(offset);
         }
     }
 }
