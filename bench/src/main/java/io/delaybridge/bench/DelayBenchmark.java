@@ -187,6 +187,14 @@ public final class DelayBenchmark {
     private void claimPath(int n, int backlog) throws Exception {
         String topic = "probe" + runId + "b" + backlog;
         String beside = backlog == 0 ? "" : String.format(", beside %,d not due", backlog);
+        try {
+            claimPath(n, backlog, topic, beside);
+        } finally {
+            StoreLayouts.deleteKeys(redis, "bp" + runId + "b" + backlog + ":*");
+        }
+    }
+
+    private void claimPath(int n, int backlog, String topic, String beside) throws Exception {
         try (RedisDelayStore store = RedisDelayStore.connect(
                 RedisStoreOptions.of(redisUri, topic, 1).withKeyPrefix("bp" + runId + "b" + backlog)
                         .withCommandTimeout(java.time.Duration.ofSeconds(60)))) {
@@ -221,7 +229,6 @@ public final class DelayBenchmark {
                     "%,.0f records/s (%,d records); %s; %s", rate, claimed, cpu.perRecord(claimed),
                     commandCost(commandsBefore, commandMicros(), claimed));
         }
-        StoreLayouts.deleteKeys(redis, "bp" + runId + "b" + backlog + ":*");
     }
 
     /** Stores the messages of offsets from..to (default ids) due at dueAt, 1,000 a batch, 4 batches in flight. */

@@ -93,7 +93,15 @@ final class StoreLayouts {
                 index(redis, ops, i, due);
             }));
         } finally {
-            saved.forEach(admin::configSet);
+            deleteKeys(prefix + "s:*");
+            deleteKeys(prefix + "l:*");
+            saved.forEach((key, setting) -> {
+                try {
+                    admin.configSet(key, setting);
+                } catch (RuntimeException e) {
+                    DelayBenchmark.log("  could not restore %s %s: %s", key, setting, e);
+                }
+            });
         }
         return perMessage;
     }

@@ -84,8 +84,16 @@ public final class DevMode {
             } catch (Exception e) {
                 System.out.println("delay-bridge dev mode: the bridge did not stop cleanly: " + e);
             }
-            broker.stop();
-            redis.stop();
+            try {
+                broker.stop();
+            } catch (RuntimeException e) {
+                System.out.println("delay-bridge dev mode: the broker did not stop cleanly: " + e);
+            }
+            try {
+                redis.stop();
+            } catch (RuntimeException e) {
+                System.out.println("delay-bridge dev mode: redis-server did not stop cleanly: " + e);
+            }
             System.out.println("delay-bridge dev mode: stopped. Data kept in " + dataDir);
             System.exit(0);
         };

@@ -6,9 +6,26 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** The system clock, stepped by a test as an operator or NTP would step a host's clock. */
+/**
+ * The system clock, stepped by a test as an operator or NTP would step a host's clock; or, {@link #frozen()}, a clock
+ * that moves only when stepped, for tests whose time-outs must not run out while the test waits on something else.
+ */
 public final class SteppableClock extends Clock {
+    private final Instant frozenAt;
     private volatile Duration offset = Duration.ZERO;
+
+    public SteppableClock() {
+        this(null);
+    }
+
+    private SteppableClock(Instant frozenAt) {
+        this.frozenAt = frozenAt;
+    }
+
+    /** A clock at the present instant that moves only by {@link #step(Duration)}. */
+    public static SteppableClock frozen() {
+        return new SteppableClock(Instant.now());
+    }
 
     public void step(Duration by) {
         offset = offset.plus(by);
@@ -26,6 +43,6 @@ public final class SteppableClock extends Clock {
 
     @Override
     public Instant instant() {
-        return Instant.now().plus(offset);
+        return (frozenAt != null ? frozenAt : Instant.now()).plus(offset);
     }
 }

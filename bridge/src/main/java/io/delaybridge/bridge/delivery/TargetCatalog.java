@@ -63,7 +63,7 @@ public final class TargetCatalog {
             return cached;
         }
         if (cached != null && !cached.missing()) {
-            refreshInBackground(topic);
+            refreshInBackground(topic, cached);
             return cached;
         }
         TopicState fresh = describe(topic, now);
@@ -78,7 +78,12 @@ public final class TargetCatalog {
         topics.remove(topic);
     }
 
-    private void refreshInBackground(String topic) {
+    /**
+     * Looks the topic up without waiting, and replaces the expired answer with the new one, unless the answer changed
+     * meanwhile (forgotten after a failed send, or looked up again): a slow refresh must not bring back what was
+     * forgotten.
+     */
+    private void refreshInBackground(String topic, TopicState expired) {
         if (!refreshing.add(topic)) {
             return;
         }
@@ -87,9 +92,10 @@ public final class TargetCatalog {
                 try {
                     long now = clock.millis();
                     if (error == null) {
-                        topics.put(topic, new TopicState(found.get(topic).partitions().size(), now + presentTtlMillis));
+                        topics.replace(topic, expired,
+                                new TopicState(found.get(topic).partitions().size(), now + presentTtlMillis));
                     } else if (unwrap(error) instanceof UnknownTopicOrPartitionException) {
-                        topics.put(topic, new TopicState(-1, now + missingTtlMillis));
+                        topics.replace(topic, expired, new TopicState(-1, now + missingTtlMillis));
                     } else {
                         // keep the answer we had; the next lookup tries again
                         LOG.warn("Could not refresh target topic {}: {}", topic, unwrap(error).toString());

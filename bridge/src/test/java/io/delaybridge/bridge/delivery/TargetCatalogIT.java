@@ -32,7 +32,7 @@ class TargetCatalogIT {
         String topic = servers.unique("catalog-refresh");
         try (Admin admin = admin(servers)) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            SteppableClock clock = new SteppableClock();
+            SteppableClock clock = SteppableClock.frozen();
             TargetCatalog catalog = new TargetCatalog(admin, clock, PRESENT_TTL, MISSING_TTL, 5_000);
             assertEquals(1, catalog.lookup(topic).partitions());
 
@@ -55,7 +55,7 @@ class TargetCatalogIT {
     void aTopicNeverSeenOrMissingIsLookedUpWhileTheCallerWaits(TestServers servers) throws Exception {
         String topic = servers.unique("catalog-missing");
         try (Admin admin = admin(servers)) {
-            SteppableClock clock = new SteppableClock();
+            SteppableClock clock = SteppableClock.frozen();
             TargetCatalog catalog = new TargetCatalog(admin, clock, PRESENT_TTL, MISSING_TTL, 5_000);
             assertTrue(catalog.lookup(topic).missing(), "never created");
 
