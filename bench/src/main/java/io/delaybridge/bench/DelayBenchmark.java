@@ -22,11 +22,12 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntToLongFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -50,6 +51,8 @@ import org.apache.kafka.common.config.TopicConfig;
  */
 public final class DelayBenchmark {
 
+    private static final Pattern COMMAND_STAT = Pattern.compile("cmdstat_(\\w+):calls=(\\d+),usec=(\\d+)");
+
     private static final int INTAKE_PARTITIONS = 16;
     private static final int TARGET_PARTITIONS = 8;
 
@@ -65,7 +68,6 @@ public final class DelayBenchmark {
     private final Map<String, String> summary = new LinkedHashMap<>();
     private final List<double[]> sweep = new ArrayList<>(); // rate, p50, p99, p99.9, max, delivered rate
     private long seq;
-    private static final Pattern COMMAND_STAT = Pattern.compile("cmdstat_(\\w+):calls=(\\d+),usec=(\\d+)");
     private final long brokerPid;
     private final long redisPid;
 
@@ -186,24 +188,26 @@ public final class DelayBenchmark {
      */
     private void claimPath(int n, int backlog) throws Exception {
         String topic = "probe" + runId + "b" + backlog;
+        String keyPrefix = "bp" + runId + "b" + backlog;
         String beside = backlog == 0 ? "" : String.format(", beside %,d not due", backlog);
         try {
-            claimPath(n, backlog, topic, beside);
+            claimPath(n, backlog, topic, keyPrefix, beside);
         } finally {
-            StoreLayouts.deleteKeys(redis, "bp" + runId + "b" + backlog + ":*");
+            StoreLayouts.deleteKeys(redis, keyPrefix + ":*");
         }
     }
 
-    private void claimPath(int n, int backlog, String topic, String beside) throws Exception {
+    private void claimPath(int n, int backlog, String topic, String keyPrefix, String beside) throws Exception {
         try (RedisDelayStore store = RedisDelayStore.connect(
-                RedisStoreOptions.of(redisUri, topic, 1).withKeyPrefix("bp" + runId + "b" + backlog)
+                RedisStoreOptions.of(redisUri, topic, 1).withKeyPrefix(keyPrefix)
                         .withCommandTimeout(java.time.Duration.ofSeconds(60)))) {
             byte[] envelope = new byte[Load.VALUE_BYTES + 40];
             new Random(1).nextBytes(envelope);
             long due = store.now();
-            schedule(store, topic, n, n + backlog, due + TimeUnit.HOURS.toMillis(6), envelope);
+            long later = due + TimeUnit.HOURS.toMillis(6);
+            schedule(store, topic, n, n + backlog, i -> later, envelope);
             long start = System.nanoTime();
-            schedule(store, topic, 0, n, due, envelope);
+            schedule(store, topic, 0, n, i -> due, envelope);
             put("limit: store schedule path (schedule.lua, batches of 1,000, 4 in flight, fsync always" + beside + ")",
                     "%,.0f records/s", n / seconds(start));
             long epoch = store.acquire(0);
@@ -231,14 +235,14 @@ public final class DelayBenchmark {
         }
     }
 
-    /** Stores the messages of offsets from..to (default ids) due at dueAt, 1,000 a batch, 4 batches in flight. */
-    private static void schedule(RedisDelayStore store, String topic, int from, int to, long dueAt, byte[] envelope)
-            throws Exception {
+    /** Stores the messages of offsets from..to (default ids, shard 0), 1,000 a batch, 4 batches in flight. */
+    static void schedule(RedisDelayStore store, String topic, int from, int to, IntToLongFunction dueAt,
+            byte[] envelope) throws Exception {
         Deque<CompletableFuture<?>> inFlight = new ArrayDeque<>();
         for (int first = from; first < to; first += 1_000) {
             List<WriteOp> ops = new ArrayList<>(1_000);
             for (int i = first; i < Math.min(to, first + 1_000); i++) {
-                ops.add(new WriteOp.Schedule(topic + "-0-" + i, dueAt, topic + "/0/" + i, envelope));
+                ops.add(new WriteOp.Schedule(topic + "-0-" + i, dueAt.applyAsLong(i), topic + "/0/" + i, envelope));
             }
             inFlight.add(store.write(ops));
             if (inFlight.size() >= 4) {

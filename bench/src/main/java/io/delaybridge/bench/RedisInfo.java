@@ -19,6 +19,15 @@ final class RedisInfo {
     }
 
     /**
+     * used_memory without the buffers that come and go with the writes: the AOF buffer (and an AOF rewrite's, which
+     * Redis starts by itself as the file grows) and the clients' query and output buffers.
+     */
+    static long dataMemory(RedisCommands<String, String> redis) {
+        String info = redis.info("memory");
+        return field(info, "used_memory") - field(info, "mem_aof_buffer") - field(info, "mem_clients_normal");
+    }
+
+    /**
      * Waits (up to maxWait) for an AOF rewrite to end: Redis starts one by itself each time the file doubles, and
      * until it ends used_memory holds a buffer of the writes made meanwhile. Returns false if one still runs.
      */

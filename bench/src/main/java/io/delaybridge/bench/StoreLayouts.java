@@ -1,6 +1,5 @@
 package io.delaybridge.bench;
 
-import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.lettuce.core.RedisClient;
@@ -115,13 +114,7 @@ final class StoreLayouts {
         long before = usedMemory();
         try (RedisDelayStore store = RedisDelayStore.connect(RedisStoreOptions.of(redisUri, topic, 1)
                 .withKeyPrefix(prefix + "s").withCommandTimeout(Duration.ofSeconds(60)))) {
-            for (int from = 0; from < n; from += 1_000) {
-                List<WriteOp> ops = new ArrayList<>(1_000);
-                for (int i = from; i < Math.min(n, from + 1_000); i++) {
-                    ops.add(new WriteOp.Schedule(topic + "-0-" + i, due[i], topic + "/0/" + i, envelope));
-                }
-                store.write(ops).get(60, TimeUnit.SECONDS);
-            }
+            DelayBenchmark.schedule(store, topic, 0, n, i -> due[i], envelope);
         }
         double perMessage = (usedMemory() - before) / (double) n;
         deleteKeys(prefix + "s:*");
@@ -192,13 +185,7 @@ final class StoreLayouts {
         } while (!cursor.isFinished());
     }
 
-    /**
-     * used_memory without the buffers that come and go with the writes: the AOF buffer (and an AOF rewrite's, which
-     * Redis starts by itself as the file grows) and the clients' query and output buffers.
-     */
     private long usedMemory() {
-        String info = admin.info("memory");
-        return RedisInfo.field(info, "used_memory") - RedisInfo.field(info, "mem_aof_buffer")
-                - RedisInfo.field(info, "mem_clients_normal");
+        return RedisInfo.dataMemory(admin);
     }
 }
