@@ -62,24 +62,37 @@ public final class ShardRouter {
 
     /** The shard that holds the message with this id. */
     public int shardOf(String id) {
-        long[] parsed = parseDefaultId(id);
-        if (parsed != null) {
-            return (int) parsed[0];
-        }
-        return hashShard(id);
+        return place(id).shard();
     }
 
     /** The member the message with this id is stored under in its shard. */
     public byte[] member(String id) {
+        return place(id).member();
+    }
+
+    /**
+     * Where the message with this id lives, worked out once: the intake's hot path needs shard, member and the
+     * natural-origin test for every record, and each of them parses the id.
+     */
+    public Placement place(String id) {
         long[] parsed = parseDefaultId(id);
         if (parsed != null) {
-            return ByteBuffer.allocate(OFFSET_MEMBER_LENGTH).putLong(parsed[1]).array();
+            return new Placement((int) parsed[0], ByteBuffer.allocate(OFFSET_MEMBER_LENGTH).putLong(parsed[1]).array(),
+                    parsed[1]);
         }
         byte[] utf8 = id.getBytes(StandardCharsets.UTF_8);
         byte[] member = new byte[utf8.length + 1];
         member[0] = EXPLICIT_ID_MARK;
         System.arraycopy(utf8, 0, member, 1, utf8.length);
-        return member;
+        return new Placement(hashShard(utf8), member, -1);
+    }
+
+    /**
+     * The shard and member of an id.
+     *
+     * @param offset the intake offset a default id names, or -1 for any other id
+     */
+    public record Placement(int shard, byte[] member, long offset) {
     }
 
     /** The reference to the message with this id: its id and member. */
@@ -105,13 +118,25 @@ public final class ShardRouter {
      * says everything the origin says, and the store need not keep the origin beside the message.
      */
     public boolean isNaturalOrigin(String id, String origin) {
-        long[] parsed = parseDefaultId(id);
-        return parsed != null && origin.equals(intakeTopic + "/" + parsed[0] + "/" + parsed[1]);
+        return isNaturalOrigin(place(id), origin);
     }
 
-    private int hashShard(String id) {
+    /** {@link #isNaturalOrigin(String, String)} for an id already placed; compares without building a string. */
+    public boolean isNaturalOrigin(Placement placement, String origin) {
+        if (placement.offset() < 0 || !origin.startsWith(intakeTopic) || origin.length() <= intakeTopic.length()
+                || origin.charAt(intakeTopic.length()) != '/') {
+            return false;
+        }
+        int partitionStart = intakeTopic.length() + 1;
+        int slash = origin.indexOf('/', partitionStart);
+        return slash > 0
+                && parseCanonicalDecimal(origin, partitionStart, slash) == placement.shard()
+                && parseCanonicalDecimal(origin, slash + 1, origin.length()) == placement.offset();
+    }
+
+    private int hashShard(byte[] utf8) {
         CRC32 crc = new CRC32();
-        crc.update(id.getBytes(StandardCharsets.UTF_8));
+        crc.update(utf8);
         return (int) (crc.getValue() % shardCount);
     }
 

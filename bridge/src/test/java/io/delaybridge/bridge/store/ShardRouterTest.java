@@ -107,6 +107,30 @@ class ShardRouterTest {
     }
 
     @Test
+    void onlyTheRecordADefaultIdNamesIsItsNaturalOrigin() {
+        assertTrue(router.isNaturalOrigin("delay-intake-3-1042", "delay-intake/3/1042"));
+        assertTrue(router.isNaturalOrigin("delay-intake-0-0", "delay-intake/0/0"));
+        for (String origin : List.of("delay-intake/3/1043", "delay-intake/4/1042", "delay-intake/3/01042",
+                "delay-intake/03/1042", "delay-intake/3/1042/7", "delay-intake/3", "delay-intake/3/", "delay-intake/",
+                "delay-intake", "delay-intake2/3/1042", "other/3/1042", "delay-intake-3-1042", "delay-intake/+3/1042")) {
+            assertFalse(router.isNaturalOrigin("delay-intake-3-1042", origin), origin);
+        }
+        // an explicit id names no record, even one whose text looks like a default id of another shard count
+        assertFalse(router.isNaturalOrigin("order-42", "delay-intake/3/1042"));
+        assertFalse(router.isNaturalOrigin("delay-intake-9-1042", "delay-intake/9/1042"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"delay-intake-0-0", "delay-intake-7-" + Long.MAX_VALUE, "delay-intake-01-5", "order-42",
+        "Bestellung-ü-日本-🙂", ""})
+    void aPlacementAgreesWithShardAndMember(String id) {
+        ShardRouter.Placement placement = router.place(id);
+        assertEquals(router.shardOf(id), placement.shard());
+        assertArrayEquals(router.member(id), placement.member());
+        assertEquals(router.idOf(placement.shard(), placement.member()), id);
+    }
+
+    @Test
     void explicitIdsRouteByCrc32OfUtf8() {
         // pinned values, computed outside Java (Python zlib.crc32): the routing must never change between releases,
         // or a cancel would look for its message in the wrong shard

@@ -250,7 +250,8 @@ public final class RedisDelayStore implements DelayStore {
         List<Object> order = new ArrayList<>(); // ScheduleCall or PreparedWrite, in order of first operation
         for (int position = 0; position < ops.size(); position++) {
             WriteOp op = ops.get(position);
-            int shard = router.shardOf(op.id());
+            ShardRouter.Placement placement = router.place(op.id());
+            int shard = placement.shard();
             if (op instanceof WriteOp.Schedule schedule) {
                 ScheduleCall call = open.get(shard);
                 if (call == null || call.full()) {
@@ -258,10 +259,10 @@ public final class RedisDelayStore implements DelayStore {
                     open.put(shard, call);
                     order.add(call);
                 }
-                call.add(position, schedule);
+                call.add(position, schedule, placement);
             } else {
                 open.remove(shard);
-                order.add(prepareCancel(position, (WriteOp.Cancel) op, shard));
+                order.add(prepareCancel(position, (WriteOp.Cancel) op, placement));
             }
         }
         List<PreparedWrite> calls = new ArrayList<>(order.size());
@@ -271,9 +272,10 @@ public final class RedisDelayStore implements DelayStore {
         return calls;
     }
 
-    private PreparedWrite prepareCancel(int position, WriteOp.Cancel cancel, int shard) {
-        return new PreparedWrite(List.of(cancel), new int[] {position}, shard, Script.CANCEL, shardWriteKeys(shard),
-                new byte[][] {router.member(cancel.id()), incarnationBytes, timestampArg(cancel.timestamp()),
+    private PreparedWrite prepareCancel(int position, WriteOp.Cancel cancel, ShardRouter.Placement placement) {
+        return new PreparedWrite(List.of(cancel), new int[] {position}, placement.shard(), Script.CANCEL,
+                shardWriteKeys(placement.shard()),
+                new byte[][] {placement.member(), incarnationBytes, timestampArg(cancel.timestamp()),
                     timestampArg(cancel.forgetBefore())});
     }
 
@@ -291,7 +293,7 @@ public final class RedisDelayStore implements DelayStore {
         private final int shard;
         private final List<WriteOp> ops = new ArrayList<>();
         private final List<Integer> positions = new ArrayList<>();
-        private final List<byte[]> args = new ArrayList<>();
+        private final List<byte[]> args = new ArrayList<>(2 + 5 * 64);
         private int bytes;
 
         ScheduleCall(int shard) {
@@ -304,12 +306,12 @@ public final class RedisDelayStore implements DelayStore {
             return ops.size() >= MAX_SCHEDULES_PER_CALL || bytes >= MAX_BYTES_PER_CALL;
         }
 
-        void add(int position, WriteOp.Schedule schedule) {
-            String token = router.isNaturalOrigin(schedule.id(), schedule.origin()) ? "" : schedule.origin();
+        void add(int position, WriteOp.Schedule schedule, ShardRouter.Placement placement) {
+            String token = router.isNaturalOrigin(placement, schedule.origin()) ? "" : schedule.origin();
             byte[] header = StoredValue.header(token);
             byte[] value = StoredValue.encode(header, schedule.envelope());
-            args.add(router.member(schedule.id()));
-            args.add(bytes(Long.toString(schedule.dueAt())));
+            args.add(placement.member());
+            args.add(Decimal.ascii(schedule.dueAt()));
             args.add(header);
             args.add(value);
             args.add(timestampArg(schedule.timestamp()));
@@ -326,7 +328,7 @@ public final class RedisDelayStore implements DelayStore {
 
     /** An unknown timestamp travels as an empty argument: the scripts then neither remember nor suppress. */
     private static byte[] timestampArg(long timestamp) {
-        return timestamp == WriteOp.NO_TIMESTAMP ? new byte[0] : bytes(Long.toString(timestamp));
+        return timestamp == WriteOp.NO_TIMESTAMP ? new byte[0] : Decimal.ascii(timestamp);
     }
 
     /**
