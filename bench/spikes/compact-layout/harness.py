@@ -27,8 +27,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The bridge's own scripts, read where the bridge keeps them (the variant "current"); A and B are next to this file.
-BRIDGE_LUA = os.path.normpath(os.path.join(HERE, '..', '..', '..', 'bridge', 'src', 'main', 'resources', 'io',
-                                           'delaybridge', 'bridge', 'store', 'redis', 'lua'))
+# $BRIDGE_LUA: another directory of the bridge's scripts (e.g. an older version's, to compare with)
+BRIDGE_LUA = os.environ.get('BRIDGE_LUA') or os.path.normpath(os.path.join(
+    HERE, '..', '..', '..', 'bridge', 'src', 'main', 'resources', 'io', 'delaybridge', 'bridge', 'store', 'redis', 'lua'))
 # A redis-server: $REDIS_SERVER, else one on the PATH (apt-get install redis-server), else the Redis 6.2 binary the
 # test kit extracts when the tests or ./bench.sh first run.
 REDIS = (os.environ.get('REDIS_SERVER') or shutil.which('redis-server')

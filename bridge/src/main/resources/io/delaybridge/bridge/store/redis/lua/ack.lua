@@ -25,12 +25,13 @@ local deleted = 0
 local part = 1000
 for from = 2, #ARGV, part do
   local members = {unpack(ARGV, from, math.min(from + part - 1, #ARGV))}
-  local removed = {}
+  local removed, r = {}, 0 -- filled through a counter: #t is a search in Lua 5.1
   local scores = redis.pcall('ZMSCORE', KEYS[1], unpack(members))
   if type(scores) == 'table' and scores.err then
     for j = 1, #members do
       if redis.call('ZREM', KEYS[1], members[j]) == 1 then
-        removed[#removed + 1] = members[j]
+        r = r + 1
+        removed[r] = members[j]
       end
     end
   else
@@ -38,17 +39,18 @@ for from = 2, #ARGV, part do
     for j = 1, #members do
       if scores[j] and not seen[members[j]] then
         seen[members[j]] = true
-        removed[#removed + 1] = members[j]
+        r = r + 1
+        removed[r] = members[j]
       end
     end
-    if #removed > 0 then
+    if r > 0 then
       redis.call('ZREM', KEYS[1], unpack(removed))
     end
   end
-  if #removed > 0 then
+  if r > 0 then
     redis.call('HDEL', KEYS[2], unpack(removed))
     redis.call('HDEL', KEYS[3], unpack(removed))
   end
-  deleted = deleted + #removed
+  deleted = deleted + r
 end
 return deleted

@@ -18,7 +18,8 @@
   3. Take up to max members due at or before now + lookahead, earliest first (equal due times in member order:
      intake offset).
   4. Remove them from due; those whose payload exists go into in-flight with deadline now + lease and are returned;
-     a member without payload (cannot happen through these scripts) is dropped and counted.
+     a member without payload (cannot happen through these scripts) is dropped and counted. Attempt counts are read
+     only if the attempts hash exists (it holds only messages whose delivery failed before; usually none).
      Each step is one variadic command for the whole batch (in parts of 1,000 members, below Lua's unpack limit):
      per-message commands cost Redis most of its time per message.
   5. Report the shard's next due time after the batch (and Redis' time: messages due after it are not due yet).
@@ -38,37 +39,44 @@ end
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local deadline = now + lease
+-- as text once: a Lua number passed to redis.call is formatted with sprintf for every member it goes with
+local deadline = string.format('%d', now + lease)
 
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now + lookahead, 'WITHSCORES', 'LIMIT', 0, max)
 local out = {now, -1, 0}
+local n = 3 -- filled through counters: #t is a search in Lua 5.1
 local dropped = 0
+-- attempts exist only for messages whose delivery failed before: usually none, and then there is nothing to read
+local anyAttempts = #due > 0 and redis.call('EXISTS', KEYS[4]) == 1
 local part = 1000
 for from = 1, #due / 2, part do
   local to = math.min(from + part - 1, #due / 2)
-  local members = {}
+  local members, m = {}, 0
   for j = from, to do
-    members[#members + 1] = due[2 * j - 1]
+    m = m + 1
+    members[m] = due[2 * j - 1]
   end
   redis.call('ZREM', KEYS[1], unpack(members))
   local values = redis.call('HMGET', KEYS[2], unpack(members))
-  local attempts = redis.call('HMGET', KEYS[4], unpack(members))
-  local leased = {}
-  for j = 1, #members do
+  local attempts = anyAttempts and redis.call('HMGET', KEYS[4], unpack(members)) or {}
+  local leased, l = {}, 0
+  for j = 1, m do
     local member = members[j]
     if values[j] then
-      leased[#leased + 1] = deadline
-      leased[#leased + 1] = member
-      out[#out + 1] = member
-      out[#out + 1] = tonumber(due[2 * (from + j - 1)])
-      out[#out + 1] = tonumber(attempts[j] or 0)
-      out[#out + 1] = values[j]
+      leased[l + 1], leased[l + 2], l = deadline, member, l + 2
+      out[n + 1] = member
+      out[n + 2] = tonumber(due[2 * (from + j - 1)])
+      out[n + 3] = tonumber(attempts[j] or 0)
+      out[n + 4] = values[j]
+      n = n + 4
     else
-      redis.call('HDEL', KEYS[4], member)
+      if anyAttempts then
+        redis.call('HDEL', KEYS[4], member)
+      end
       dropped = dropped + 1
     end
   end
-  if #leased > 0 then
+  if l > 0 then
     redis.call('ZADD', KEYS[3], unpack(leased))
   end
 end

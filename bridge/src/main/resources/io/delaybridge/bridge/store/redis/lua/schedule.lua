@@ -62,14 +62,16 @@ local function each_part(cmd, key, args, step)
   end
 end
 
+-- tables are filled through counters: #t is a search in Lua 5.1, and it ran several times a message
 local stored = {}
 for from = 1, count, part do
-  local members = {}
+  local members, n = {}, 0
   for k = from, math.min(from + part - 1, count) do
-    members[#members + 1] = ARGV[5 * k - 2]
+    n = n + 1
+    members[n] = ARGV[5 * k - 2]
   end
   local values = redis.call('HMGET', KEYS[2], unpack(members))
-  for j = 1, #members do
+  for j = 1, n do
     stored[members[j]] = values[j]
   end
 end
@@ -79,6 +81,7 @@ local earliestBefore = tonumber(first[2])
 
 local out = {}
 local values, dues, replaced, forget, forgotten = {}, {}, {}, {}, {}
+local nv, nd, nr, nf = 0, 0, 0, 0
 local earliest, earliestArg = nil, nil
 for k = 1, count do
   local i = 5 * k - 2
@@ -106,15 +109,15 @@ for k = 1, count do
     end
     if code == 1 or code == 2 then
       stored[member] = ARGV[i + 3]
-      values[#values + 1] = member
-      values[#values + 1] = ARGV[i + 3]
-      dues[#dues + 1] = dueArg
-      dues[#dues + 1] = member
+      values[nv + 1], values[nv + 2], nv = member, ARGV[i + 3], nv + 2
+      dues[nd + 1], dues[nd + 2], nd = dueArg, member, nd + 2
       if code == 2 then
-        replaced[#replaced + 1] = member
+        nr = nr + 1
+        replaced[nr] = member
       end
       if cancelledAt then
-        forget[#forget + 1] = member
+        nf = nf + 1
+        forget[nf] = member
         forgotten[member] = true
       end
       if not earliest or due < earliest then
@@ -122,7 +125,7 @@ for k = 1, count do
       end
     end
   end
-  out[#out + 1] = code
+  out[k] = code
 end
 
 if #values > 0 then
@@ -144,5 +147,5 @@ if earliest and (not earliestBefore or earliestBefore > earliest) then
   redis.call('PUBLISH', ARGV[1], earliestArg)
   woke = 1
 end
-out[#out + 1] = woke
+out[count + 1] = woke
 return out
