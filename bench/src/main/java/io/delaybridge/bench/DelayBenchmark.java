@@ -261,7 +261,9 @@ public final class DelayBenchmark {
         // Both copies first work through a warm-up of their own, measured apart: a fresh JVM spends its first tens of
         // seconds compiling (the bridge's C2 thread took a third of its CPU in a 1.5M-record drain), and a service
         // runs for days. The warm-up records come first in the same intake, so the measured ones follow at once.
-        int warmup = options.intOf("warmup", Math.min(n, 500_000));
+        // 2,000,000: after 500,000 (~20 s) the bridge still compiled ~100 methods a second (-XX:+PrintCompilation),
+        // and both copies measured ~1.5x their settled CPU per record.
+        int warmup = options.intOf("warmup", 2_000_000);
         String[] copyTopics = createTopics("copy", 3);
         Stats copyWarm = new Stats("plain copy warm-up", seq, warmup);
         preload(copyTopics[0], copyTopics[1], warmup, 5);
@@ -342,17 +344,28 @@ public final class DelayBenchmark {
             bridge.resetPeaks();
             String prefix = keyPrefix("steady");
             long usedBefore = usedMemory();
-            Stats stats = steadyRun(collector, topics, rate, minDelay, maxDelay, window, 10, () -> {
+            Runnable memoryAtWindowEnd = () -> {
                 long pending = pending(prefix, topics[0]);
                 long used = usedMemory();
                 put("steady: Redis memory per pending record (sampled at the end of the window)",
                         "%,d B (%,d pending, used_memory grew by %,d B)", pending == 0 ? 0 : (used - usedBefore)
                                 / pending, pending, used - usedBefore);
-            });
+            };
+            Stats stats = steadyRun(collector, topics, rate, minDelay, maxDelay, window, firstWarmupSeconds(), 10,
+                    memoryAtWindowEnd);
             put("steady: " + rate + " records/s due, delays " + minDelay + "-" + maxDelay + " s, " + window
                     + " s measured", "%s; bridge peak RSS %d MB, peak heap %d MB", stats.latenessLine(),
                     bridge.maxRssMb(), bridge.maxHeapMb());
         }
+    }
+
+    /**
+     * The warm-up of a fresh bridge's first steady run ({@code --steady-warmup-s}, default 120): the bridge, the broker
+     * and this JVM compile for their first one to two minutes, on the same two cores. At 5,000/s the tail measured
+     * after 40 s was p99 33-42 ms, after 100-150 s 16-19 ms (2026-11-23, docs/benchmarks.md).
+     */
+    private int firstWarmupSeconds() {
+        return options.intOf("steady-warmup-s", 120);
     }
 
     private void saturation() throws Exception {
@@ -361,10 +374,12 @@ public final class DelayBenchmark {
         try (Collector collector = new Collector(bootstrap, List.of(topics[1]));
                 BridgeProcess bridge = startBridge("sat", topics)) {
             int phase = 20;
+            int warmup = firstWarmupSeconds(); // the bridge's first step; later steps find it compiled
             for (String r : options.get("rates", "5000,10000,20000,30000,40000,60000").split(",")) {
                 int rate = Integer.parseInt(r.trim());
                 bridge.resetPeaks();
-                Stats stats = steadyRun(collector, topics, rate, 1, 5, window, phase, () -> { });
+                Stats stats = steadyRun(collector, topics, rate, 1, 5, window, warmup, phase, () -> { });
+                warmup = options.intOf("step-warmup-s", 40);
                 phase += 2;
                 double delivered = stats.steadyRate();
                 sweep.add(new double[] {rate, stats.percentile(0.5), stats.percentile(0.99),
@@ -383,17 +398,16 @@ public final class DelayBenchmark {
     /**
      * Due times evenly spaced at {@code rate} per second from {@code maxDelay} after the first send; each record sent
      * {@code minDelay..maxDelay} seconds (uniform) before it is due, so the intake runs at {@code rate} too by the
-     * time the first record is due. The first {@code --steady-warmup-s} seconds of due times (default 5) only warm up:
-     * a fresh broker and bridge spend their first tens of seconds compiling, on the same two cores. Returns the
-     * measured window's figures.
+     * time the first record is due. The first {@code warmupSeconds} of due times only warm up. Returns the measured
+     * window's figures.
      */
     private Stats steadyRun(Collector collector, String[] topics, int rate, int minDelay, int maxDelay, int window,
-            int phase, Runnable atWindowEnd) throws Exception {
+            int warmupSeconds, int phase, Runnable atWindowEnd) throws Exception {
         // The first record is due maxDelay after the first send, so no send time falls before the start (which would
         // make a burst of intake): the intake ramps up to the due rate while nothing is due yet, then both run at it.
         long begin = System.currentTimeMillis() + 2_000;
         long firstDue = begin + maxDelay * 1000L;
-        long windowStart = firstDue + options.intOf("steady-warmup-s", 5) * 1000L;
+        long windowStart = firstDue + warmupSeconds * 1000L;
         int warm = (int) ((windowStart - firstDue) * (long) rate / 1000);
         int measured = window * rate;
         int n = warm + measured;
@@ -506,7 +520,9 @@ public final class DelayBenchmark {
                     bridge.maxRssMb(), bridge.maxHeapMb());
             bridge.resetPeaks();
             int rate = options.intOf("steady-rate", 5_000);
-            Stats stats = steadyRun(collector, topics, rate, 1, 5, 20, 51, () -> { });
+            // the bridge just stored the backlog: compiled by now
+            Stats stats = steadyRun(collector, topics, rate, 1, 5, 20, options.intOf("step-warmup-s", 40), 51,
+                    () -> { });
             put("backlog: " + rate + " records/s due on top of " + n + " pending (delays 1-5 s, 20 s)",
                     "%s; bridge peak RSS %d MB", stats.latenessLine(), bridge.maxRssMb());
         }
