@@ -368,6 +368,11 @@ public final class DelayBenchmark {
         return options.intOf("steady-warmup-s", 120);
     }
 
+    /** The warm-up of a steady run on a bridge that has already run ({@code --step-warmup-s}, default 40). */
+    private int stepWarmupSeconds() {
+        return options.intOf("step-warmup-s", 40);
+    }
+
     private void saturation() throws Exception {
         String[] topics = createTopics("sat", 3);
         int window = options.intOf("step-seconds", 20);
@@ -379,7 +384,7 @@ public final class DelayBenchmark {
                 int rate = Integer.parseInt(r.trim());
                 bridge.resetPeaks();
                 Stats stats = steadyRun(collector, topics, rate, 1, 5, window, warmup, phase, () -> { });
-                warmup = options.intOf("step-warmup-s", 40);
+                warmup = stepWarmupSeconds();
                 phase += 2;
                 double delivered = stats.steadyRate();
                 sweep.add(new double[] {rate, stats.percentile(0.5), stats.percentile(0.99),
@@ -521,8 +526,7 @@ public final class DelayBenchmark {
             bridge.resetPeaks();
             int rate = options.intOf("steady-rate", 5_000);
             // the bridge just stored the backlog: compiled by now
-            Stats stats = steadyRun(collector, topics, rate, 1, 5, 20, options.intOf("step-warmup-s", 40), 51,
-                    () -> { });
+            Stats stats = steadyRun(collector, topics, rate, 1, 5, 20, stepWarmupSeconds(), 51, () -> { });
             put("backlog: " + rate + " records/s due on top of " + n + " pending (delays 1-5 s, 20 s)",
                     "%s; bridge peak RSS %d MB", stats.latenessLine(), bridge.maxRssMb());
         }

@@ -42,9 +42,10 @@ public final class RedisMessageAdmin implements MessageAdmin {
 
     @Override
     public Optional<StoredMessage> inspect(String id) {
-        int shard = router.shardOf(id);
+        ShardRouter.Placement placement = router.place(id);
+        int shard = placement.shard();
         ShardKeys k = keys.shard(shard);
-        byte[] member = router.member(id);
+        byte[] member = placement.member();
         String operation = "inspect of message '" + id + "' on shard " + shard;
         RedisFuture<Double> due = commands.zscore(k.due(), member);
         RedisFuture<Double> lease = commands.zscore(k.inflight(), member);
@@ -68,12 +69,13 @@ public final class RedisMessageAdmin implements MessageAdmin {
 
     @Override
     public RescheduleResult reschedule(String id, long dueAt) {
-        int shard = router.shardOf(id);
+        ShardRouter.Placement placement = router.place(id);
+        int shard = placement.shard();
         ShardKeys k = keys.shard(shard);
         String operation = "reschedule of message '" + id + "' on shard " + shard;
         Long code = store.adminAwait(store.adminScripts().run(commands, Script.RESCHEDULE,
                 new byte[][] {k.due(), k.inflight(), k.incarnation()},
-                router.member(id), bytes(Long.toString(dueAt)), bytes(k.wakeChannel()), incarnation), operation);
+                placement.member(), bytes(Long.toString(dueAt)), bytes(k.wakeChannel()), incarnation), operation);
         if (code == RESCHEDULED) {
             return RescheduleResult.RESCHEDULED;
         } else if (code == IN_FLIGHT) {
