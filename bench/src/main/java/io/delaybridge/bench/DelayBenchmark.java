@@ -8,6 +8,7 @@ import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RedisServer;
+import io.delaybridge.testkit.TempDirs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -112,6 +113,12 @@ public final class DelayBenchmark {
             }
             if (redisServer != null) {
                 redisServer.close();
+            }
+            // a full run leaves ~5 GB of broker log and AOF behind: runs would fill the disk
+            if (Boolean.parseBoolean(options.get("keep-work-dir", "false"))) {
+                log("work dir kept: %s", workDir);
+            } else {
+                TempDirs.deleteRecursively(workDir);
             }
         }
     }

@@ -3,12 +3,12 @@ package io.delaybridge.checker;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RedisServer;
+import io.delaybridge.testkit.TempDirs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,7 +16,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -43,7 +42,7 @@ final class Campaign {
     CampaignReport run() throws Exception {
         long began = System.nanoTime();
         Path dir = options.workDir().toAbsolutePath();
-        deleteRecursively(dir);
+        TempDirs.deleteRecursively(dir);
         Files.createDirectories(dir);
         List<String> targets = IntStream.range(0, options.targets()).mapToObj(i -> "campaign-target-" + i).toList();
         System.out.println("[campaign] " + options.commandLine() + "; logs in " + dir);
@@ -251,14 +250,4 @@ final class Campaign {
         return thread;
     }
 
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
-    }
 }

@@ -4,6 +4,7 @@ import io.delaybridge.bridge.DelayBridgeApplication;
 import io.delaybridge.bridge.DelayBridgeConfiguration;
 import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RedisServer;
+import io.delaybridge.testkit.TempDirs;
 import io.dropwizard.core.setup.Environment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -52,7 +53,7 @@ public final class DevMode {
         Options options = Options.parse(args);
         Path dataDir = options.dataDir.toAbsolutePath();
         if (options.fresh) {
-            deleteRecursively(dataDir);
+            TempDirs.deleteRecursively(dataDir);
         }
         Files.createDirectories(dataDir);
         System.out.println("delay-bridge dev mode: starting a Kafka broker and a redis-server in " + dataDir);
@@ -198,16 +199,6 @@ public final class DevMode {
         }
     }
 
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
-    }
 
     /** The bridge, plus a banner once it listens, and a handle on its server so dev mode can stop it first. */
     static final class DevBridgeApplication extends DelayBridgeApplication {

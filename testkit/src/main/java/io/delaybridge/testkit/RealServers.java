@@ -200,19 +200,7 @@ public final class RealServers {
 
     static void deleteRecursively(Path dir) {
         try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+            TempDirs.deleteRecursively(dir);
         } catch (IOException e) {
             // Best effort at JVM exit; the directory is in the temporary directory.
         }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TempDirs;
 import io.delaybridge.testkit.TestServers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -132,11 +133,15 @@ class ObservabilityIT {
                 "--disable-dev-shm-usage", "--user-data-dir=" + profile, "--window-size=1400,1100",
                 // let the page fetch /status/summary a few times (virtual time waits for the network)
                 "--virtual-time-budget=7000", action, url));
-        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        byte[] out = process.getInputStream().readAllBytes();
-        assertTrue(process.waitFor(90, TimeUnit.SECONDS), "chromium did not finish");
-        assertEquals(0, process.exitValue(), "chromium " + action + " failed");
-        return new String(out, StandardCharsets.UTF_8);
+        try {
+            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            byte[] out = process.getInputStream().readAllBytes();
+            assertTrue(process.waitFor(90, TimeUnit.SECONDS), "chromium did not finish");
+            assertEquals(0, process.exitValue(), "chromium " + action + " failed");
+            return new String(out, StandardCharsets.UTF_8);
+        } finally {
+            TempDirs.deleteRecursively(profile);
+        }
     }
 
     private static String grep(String text, String word) {
