@@ -220,7 +220,7 @@ class Current:
 
     def ack(self, members):
         k = self.keys
-        return ['EVALSHA', self.ack_sha, 4, k['inflight'], k['msg'], k['attempts'], k['epoch'], EPOCH] + members
+        return ['EVALSHA', self.ack_sha, 5, k['inflight'], k['msg'], k['attempts'], k['epoch'], k['due'], EPOCH] + members
 
 
 class LayoutA:

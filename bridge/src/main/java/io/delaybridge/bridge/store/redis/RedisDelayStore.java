@@ -561,7 +561,7 @@ public final class RedisDelayStore implements DelayStore {
             args[i + 1] = delivered.get(i).member();
         }
         return translated(scripts.<Long>run(commands, Script.ACK,
-                new byte[][] {k.inflight(), k.msg(), k.attempts(), k.epoch()}, args), "ack on shard " + shard)
+                new byte[][] {k.inflight(), k.msg(), k.attempts(), k.epoch(), k.due()}, args), "ack on shard " + shard)
                 .thenApply(deleted -> (int) ScriptCodes.check(deleted, "ack", shard, epoch));
     }
 

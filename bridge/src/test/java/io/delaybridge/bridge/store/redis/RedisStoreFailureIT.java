@@ -166,7 +166,8 @@ class RedisStoreFailureIT {
 
     @Test
     void acksOnARedisWithoutZmscore() throws Exception {
-        // Redis before 6.2 has no ZMSCORE: ack.lua then tells which members are in flight one ZREM at a time
+        // Redis before 6.2 has no ZMSCORE: when an ack's ZREM finds fewer members in flight than it was given, ack.lua
+        // then asks which of them are pending one ZSCORE at a time
         try (RedisServer redis = RedisServer.start(dir, 0, List.of("--rename-command", "ZMSCORE", "\"\""));
                 RedisDelayStore store = RedisDelayStore.connect(options(redis, 1))) {
             try (RedisClient client = RedisClient.create(redis.uri());
@@ -188,8 +189,16 @@ class RedisStoreFailureIT {
             assertEquals(3, store.ack(0, epoch, refs.subList(0, 3)));
             assertEquals(0, store.ack(0, epoch, refs.subList(0, 3)), "no longer in flight: nothing to delete");
             assertEquals(2, store.stats(0).inFlight());
-            assertEquals(2, store.ack(0, epoch, refs));
+            // the fourth is scheduled again while in flight (another intake record with its id): pending again
+            String replaced = batch.messages().get(3).ref().id();
+            store.write(List.of(new WriteOp.Schedule(replaced, now - 1, TOPIC + "/0/99", "again".getBytes())))
+                    .get(10, TimeUnit.SECONDS);
+            assertEquals(1, store.ack(0, epoch, refs), "only the fifth was still in flight");
             assertEquals(0, store.stats(0).inFlight());
+            assertEquals(1, store.stats(0).pending(), "the new version of the fourth stays");
+            ClaimBatch again = store.claim(0, epoch, 5, 60_000);
+            assertEquals(List.of(replaced), again.messages().stream().map(m -> m.ref().id()).toList());
+            assertEquals(1, store.ack(0, epoch, again.messages().stream().map(ClaimedMessage::ref).toList()));
             assertEquals(0, store.stats(0).pending());
         }
     }

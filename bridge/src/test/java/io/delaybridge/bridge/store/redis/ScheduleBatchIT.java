@@ -398,6 +398,45 @@ class ScheduleBatchIT {
     // ------------------------------------------------------------------------------------------------ in flight
 
     @Test
+    void anAckDeletesWhatIsInFlightAndKeepsWhatWasReplacedOrReclaimedMeanwhile() {
+        long now = store.now();
+        String reclaimed = explicitIdIn(1, "reclaimed");
+        assertEquals(List.of(WriteResult.STORED), write(schedule(reclaimed, now - 10, TOPIC + "/0/9", "reclaimed")));
+        long epoch = store.acquire(1);
+        ClaimedMessage firstDelivery = store.claim(1, epoch, 10, 1).messages().get(0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (store.reclaim(1, epoch, 10) == 0) {
+            assertTrue(System.nanoTime() < deadline, "a 1 ms lease did not run out within 10 s");
+        }
+        // due again at the reclaim's time: later than the four below
+
+        List<String> jobs = new ArrayList<>();
+        for (String name : List.of("a", "b", "c", "d")) {
+            String job = explicitIdIn(1, name);
+            jobs.add(job);
+            assertEquals(List.of(WriteResult.STORED), write(schedule(job, now - 10, TOPIC + "/0/1", "old " + name)));
+        }
+        ClaimBatch batch = store.claim(1, epoch, 4, LEASE);
+        assertEquals(jobs.stream().sorted(Comparator.comparing(router::member, Arrays::compareUnsigned)).toList(), ids(batch));
+        // while the four are delivered, b is replaced and d cancelled
+        assertEquals(List.of(WriteResult.REPLACED, WriteResult.CANCELLED),
+                write(schedule(jobs.get(1), now - 5, TOPIC + "/0/2", "new b"), new WriteOp.Cancel(jobs.get(3))));
+
+        List<MessageRef> acks = new ArrayList<>(batch.messages().stream().map(ClaimedMessage::ref).toList());
+        acks.add(firstDelivery.ref());
+        acks.add(acks.get(0)); // the same member twice in one ack
+        assertEquals(2, store.ack(1, epoch, acks), "a and c were in flight");
+        assertEquals(new ShardStats(1, 2, 0, now - 5), store.stats(1), "the new b and the reclaimed message stay");
+
+        ClaimBatch rest = store.claim(1, epoch, 10, LEASE);
+        assertEquals(List.of(jobs.get(1), reclaimed), ids(rest));
+        assertEquals(List.of("new b", "reclaimed"), rest.messages().stream().map(ScheduleBatchIT::body).toList());
+        assertEquals(List.of(1, 2), rest.messages().stream().map(ClaimedMessage::attempt).toList());
+        assertEquals(2, store.ack(1, epoch, rest.messages().stream().map(ClaimedMessage::ref).toList()));
+        assertEquals(new ShardStats(1, 0, 0, -1), store.stats(1));
+    }
+
+    @Test
     void aBatchReplacingAMessageInFlightDropsTheOldLease() {
         long now = store.now();
         String job = explicitIdIn(1, "job");

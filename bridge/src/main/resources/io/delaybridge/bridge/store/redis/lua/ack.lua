@@ -5,6 +5,7 @@
   KEYS[2] msg        hash  member -> stored value
   KEYS[3] attempts   hash  member -> earlier attempts
   KEYS[4] epoch      string  the shard's fencing epoch
+  KEYS[5] due        zset  member -> due ms
   ARGV[1] epoch      the caller's epoch
   ARGV[2..] members  the delivered members
 
@@ -13,44 +14,56 @@
   2. For each member still in flight: remove it from in-flight, payloads and attempts. A member no longer in flight
      was replaced or cancelled while it was being delivered (or reclaimed after its lease ran out): its current
      version, if any, stays.
-     ZMSCORE tells at once which members are in flight, then one variadic ZREM and HDEL each delete them, in parts
-     of 1,000 members (below Lua's unpack limit). Redis before 6.2 has no ZMSCORE: there, one ZREM per member tells.
+     One variadic ZREM removes the members from in-flight and counts them. If it removed as many as there are
+     members (the usual case: every member was in flight), all payloads go. Otherwise some member was not in flight,
+     and ZREM does not say which: every stored message is in exactly one of due and in-flight (schedule and retry
+     put it in due, claim moves it to in-flight, reclaim back, cancel and ack remove it from both), so a member
+     that is not in due now was either in flight (and just removed) or has no payload at all, and a member in due
+     was not in flight. The payloads of members not in due go.
+     Why not ask first (ZMSCORE in-flight, then ZREM): Redis formats every score of the reply as text (printf of a
+     double) and Lua reads it back, for every member of every ack; the check costs only when a member was not in
+     flight, which is rare. Attempt counts are deleted only if the shard's attempts hash exists (it holds only
+     messages whose delivery failed before; usually none). In parts of 1,000 members (below Lua's unpack limit).
 
-  Returns the number of members deleted, or -1 FENCED.
+  Returns the number of members deleted (removed from in-flight), or -1 FENCED.
 ]]
 if redis.call('GET', KEYS[4]) ~= ARGV[1] then
   return -1
 end
+local anyAttempts = redis.call('EXISTS', KEYS[3]) == 1
 local deleted = 0
 local part = 1000
 for from = 2, #ARGV, part do
-  local members = {unpack(ARGV, from, math.min(from + part - 1, #ARGV))}
-  local removed, r = {}, 0 -- filled through a counter: #t is a search in Lua 5.1
-  local scores = redis.pcall('ZMSCORE', KEYS[1], unpack(members))
-  if type(scores) == 'table' and scores.err then
-    for j = 1, #members do
-      if redis.call('ZREM', KEYS[1], members[j]) == 1 then
-        r = r + 1
-        removed[r] = members[j]
+  local to = math.min(from + part - 1, #ARGV)
+  local members = {unpack(ARGV, from, to)}
+  local n = to - from + 1
+  local removed = redis.call('ZREM', KEYS[1], unpack(members))
+  deleted = deleted + removed
+  local gone = members
+  if removed < n then
+    -- some member was not in flight (or is given twice): keep the payloads of members pending in due
+    gone = {}
+    local g = 0 -- filled through a counter: #t is a search in Lua 5.1
+    local scores = redis.pcall('ZMSCORE', KEYS[5], unpack(members))
+    local perMember = type(scores) == 'table' and scores.err -- Redis before 6.2 has no ZMSCORE
+    for j = 1, n do
+      local pending
+      if perMember then
+        pending = redis.call('ZSCORE', KEYS[5], members[j])
+      else
+        pending = scores[j]
+      end
+      if not pending then
+        g = g + 1
+        gone[g] = members[j]
       end
     end
-  else
-    local seen = {}
-    for j = 1, #members do
-      if scores[j] and not seen[members[j]] then
-        seen[members[j]] = true
-        r = r + 1
-        removed[r] = members[j]
-      end
-    end
-    if r > 0 then
-      redis.call('ZREM', KEYS[1], unpack(removed))
+  end
+  if #gone > 0 then
+    redis.call('HDEL', KEYS[2], unpack(gone))
+    if anyAttempts then
+      redis.call('HDEL', KEYS[3], unpack(gone))
     end
   end
-  if r > 0 then
-    redis.call('HDEL', KEYS[2], unpack(removed))
-    redis.call('HDEL', KEYS[3], unpack(removed))
-  end
-  deleted = deleted + r
 end
 return deleted
