@@ -398,6 +398,33 @@ class ScheduleBatchIT {
     // ------------------------------------------------------------------------------------------------ in flight
 
     @Test
+    void aDuplicateIsToldByTheWholeOriginHeaderReadOffTheValue() {
+        long now = store.now();
+        // pairs of origins: of 1-byte and 2-byte header lengths (over 127 bytes), differing only in their last byte,
+        // and one the start of the other
+        String longTopic = "t".repeat(140);
+        List<List<String>> pairs = List.of(List.of(TOPIC + "/1/2", TOPIC + "/1/3"),
+                List.of(longTopic + "/1/2", longTopic + "/1/3"), List.of(TOPIC + "/1/2", TOPIC + "/1/23"),
+                List.of(longTopic + "/1/23", longTopic + "/1/2"));
+        for (List<String> pair : pairs) {
+            String job = explicitIdIn(1, "job-" + pairs.indexOf(pair));
+            String origin = pair.get(0);
+            String other = pair.get(1);
+            assertEquals(List.of(WriteResult.STORED, WriteResult.DUPLICATE, WriteResult.REPLACED,
+                    WriteResult.DUPLICATE, WriteResult.REPLACED), write(
+                    schedule(job, now - 1, origin, "first"),
+                    schedule(job, now - 1, origin, "first"),
+                    schedule(job, now - 1, other, "second"),
+                    schedule(job, now - 1, other, "second"),
+                    schedule(job, now - 1, origin, "third")), pair.toString());
+        }
+        long epoch = store.acquire(1);
+        ClaimBatch batch = store.claim(1, epoch, 10, LEASE);
+        assertEquals(List.of("third", "third", "third", "third"),
+                batch.messages().stream().map(ScheduleBatchIT::body).toList());
+    }
+
+    @Test
     void anAckDeletesWhatIsInFlightAndKeepsWhatWasReplacedOrReclaimedMeanwhile() {
         long now = store.now();
         String reclaimed = explicitIdIn(1, "reclaimed");
