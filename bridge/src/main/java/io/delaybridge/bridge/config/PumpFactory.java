@@ -27,9 +27,10 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>maxRetryBackoff</td><td>5m</td><td>longest wait between attempts</td></tr>
  *   <tr><td>revokeDrain</td><td>10s</td><td>how long a shard leaving this instance waits for its in-flight
  *       sends</td></tr>
- *   <tr><td>lookAhead</td><td>20ms</td><td>claims also take messages due this much later and the pump sends each
- *       at its due time, so the claim's round trip is not part of the lateness; 0 claims only what is due. A cancel
- *       or replacement that reaches Redis less than this before the due time may not stop the old version</td></tr>
+ *   <tr><td>lookAhead</td><td>100ms</td><td>claims also take messages due this much later and the pump sends each
+ *       at its due time, so the claim's round trip is not part of the lateness; claim rounds come at most every half
+ *       look-ahead, so a longer one means fewer, larger claims; 0 claims only what is due. A cancel or replacement
+ *       that reaches Redis less than this before the due time may not stop the old version</td></tr>
  * </table>
  */
 @SettingsCheck
@@ -64,7 +65,7 @@ public class PumpFactory implements SettingsCheck.Checked {
     @NotNull
     @MaxDuration(value = 1, unit = TimeUnit.SECONDS,
             message = "is ${validatedValue}: use 0ms to 1s, a little more than a claim takes (default 20ms)")
-    private Duration lookAhead = Duration.milliseconds(20);
+    private Duration lookAhead = Duration.milliseconds(100);
 
     @Override
     public void check(SettingsCheck.Problems problems) {

@@ -56,6 +56,45 @@ class PumpLookAheadIT {
     }
 
     @Test
+    void aSteadyStreamIsClaimedAndAckedInRoundsNotAMessageAtATime(TestServers servers) throws Exception {
+        try (PumpRig rig = new PumpRig(servers, "rounds", true)) {
+            AtomicInteger claims = new AtomicInteger();
+            AtomicInteger acks = new AtomicInteger();
+            DelayStore store = PumpRig.countingAcks(PumpRig.interceptingClaims(rig.store, claim -> {
+                claims.incrementAndGet();
+                return claim.get();
+            }), acks);
+            // a look-ahead of 200 ms: rounds at most every 100 ms, each taking what falls due in the next 200 ms
+            Pump pump = rig.pump(store, new PumpSettings(500, 30_000, 1_000, 1_000, 200), Clock.systemUTC());
+            long base = rig.store.now() + 2_000;
+            List<Long> due = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                due.add(base + 5L * i); // one due every 5 ms for half a second
+                rig.schedule(i, due.get(i));
+            }
+            pump.start();
+            try {
+                pump.assign(List.of(0));
+                await().atMost(Duration.ofSeconds(10)).until(() -> rig.producer.history().size() == 100);
+            } finally {
+                pump.stop();
+            }
+            for (int n = 0; n < 100; n++) {
+                int offset = rig.producer.history().get(n).value()[0];
+                assertEquals(n, offset, "sent in due order");
+                assertTrue(rig.sentAtMillis.get(n) >= due.get(offset),
+                        "message " + offset + " sent at " + rig.sentAtMillis.get(n) + ", due " + due.get(offset));
+            }
+            // claimed as each entered the look-ahead window, they took ~100 claims; in rounds, ~7 (one at start)
+            assertTrue(claims.get() <= 15, claims.get() + " claims for 100 messages due over 500 ms");
+            // acked as each producer answer came in, they took dozens of acks; gathered for half a look-ahead, ~6
+            assertTrue(acks.get() <= 15, acks.get() + " acks for 100 messages delivered over 500 ms");
+            assertEquals(0, rig.store.stats(0).inFlight(), "all acked");
+            assertEquals(0, rig.store.stats(0).pending());
+        }
+    }
+
+    @Test
     void aStopSendsWhatItHoldsAtItsDueTime(TestServers servers) throws Exception {
         try (PumpRig rig = new PumpRig(servers, "hold", true)) {
             Pump pump = rig.pump(rig.store, new PumpSettings(100, 30_000, 1_000, 1_000, 900), Clock.systemUTC());

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
@@ -82,6 +83,24 @@ final class PumpRig implements AutoCloseable {
      */
     static DelayStore interceptingClaims(DelayStore store,
             Function<Supplier<CompletableFuture<ClaimBatch>>, CompletableFuture<ClaimBatch>> claims) {
+        return intercepting(store, "claimAsync", real -> {
+            @SuppressWarnings("unchecked")
+            Supplier<CompletableFuture<ClaimBatch>> claim = () -> (CompletableFuture<ClaimBatch>) real.get();
+            return claims.apply(claim);
+        });
+    }
+
+    /** {@code store}, counting its {@code ackAsync} calls in {@code acks}. */
+    static DelayStore countingAcks(DelayStore store, AtomicInteger acks) {
+        return intercepting(store, "ackAsync", real -> {
+            acks.incrementAndGet();
+            return real.get();
+        });
+    }
+
+    /** {@code store}, with every call of {@code methodName} answered by {@code calls}, given the real call. */
+    private static DelayStore intercepting(DelayStore store, String methodName,
+            Function<Supplier<Object>, Object> calls) {
         return (DelayStore) Proxy.newProxyInstance(DelayStore.class.getClassLoader(), new Class<?>[] {DelayStore.class},
                 (proxy, method, args) -> {
                     Supplier<Object> real = () -> {
@@ -93,12 +112,7 @@ final class PumpRig implements AutoCloseable {
                             throw new IllegalStateException(e);
                         }
                     };
-                    if (method.getName().equals("claimAsync")) {
-                        @SuppressWarnings("unchecked")
-                        Supplier<CompletableFuture<ClaimBatch>> claim = () -> (CompletableFuture<ClaimBatch>) real.get();
-                        return claims.apply(claim);
-                    }
-                    return real.get();
+                    return method.getName().equals(methodName) ? calls.apply(real) : real.get();
                 });
     }
 
