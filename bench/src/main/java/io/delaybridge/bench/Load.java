@@ -46,7 +46,7 @@ final class Load implements AutoCloseable {
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.LINGER_MS_CONFIG, "2");
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(64 * 1024));
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "snappy"); // the bridge's delivery producer's
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000");
