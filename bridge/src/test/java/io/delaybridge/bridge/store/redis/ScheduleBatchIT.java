@@ -444,7 +444,8 @@ class ScheduleBatchIT {
             assertEquals(List.of(WriteResult.STORED), write(schedule(job, now - 10, TOPIC + "/0/1", "old " + name)));
         }
         ClaimBatch batch = store.claim(1, epoch, 4, LEASE);
-        assertEquals(jobs.stream().sorted(Comparator.comparing(router::member, Arrays::compareUnsigned)).toList(), ids(batch));
+        assertEquals(jobs.stream().sorted(Comparator.comparing(router::member, Arrays::compareUnsigned)).toList(),
+                ids(batch), "equal due times: member order");
         // while the four are delivered, b is replaced and d cancelled
         assertEquals(List.of(WriteResult.REPLACED, WriteResult.CANCELLED),
                 write(schedule(jobs.get(1), now - 5, TOPIC + "/0/2", "new b"), new WriteOp.Cancel(jobs.get(3))));
