@@ -150,8 +150,11 @@ public final class Pump implements Managed {
         }
         releaser.stop();
         producer.flush();
-        processOutcomes();
-        flushAcks(true);
+        if (thread == null || !thread.isAlive()) {
+            // the pump thread's own state (unacked outcomes): only once it has ended; if it hangs, leases return them
+            processOutcomes();
+            flushAcks(true);
+        }
         awaitAcks(TimeUnit.SECONDS.toNanos(10));
     }
 
