@@ -1,0 +1,32 @@
+package io.delaybridge.bridge.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.junit.jupiter.api.Test;
+
+/** The clients' settings the bridge chooses, and that an operator's own properties override them. */
+class KafkaFactoryTest {
+
+    @Test
+    void deliveriesCompressWithSnappy() {
+        KafkaFactory factory = new KafkaFactory();
+        assertEquals("snappy", factory.producerProperties(1 << 20).get(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+        assertEquals("2000", factory.consumerProperties().get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG));
+    }
+
+    @Test
+    void anOperatorsPropertiesWin() {
+        KafkaFactory factory = new KafkaFactory();
+        factory.setConsumer(Map.of(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "1",
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "500"));
+        factory.setProducer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd"));
+        Properties consumer = factory.consumerProperties();
+        assertEquals("1", consumer.get(ConsumerConfig.FETCH_MIN_BYTES_CONFIG));
+        assertEquals("500", consumer.get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
+        assertEquals("zstd", factory.producerProperties(1 << 20).get(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+    }
+}
