@@ -265,6 +265,10 @@ public final class DelayBenchmark {
 
     private void throughput() throws Exception {
         int n = options.intOf("records", 1_000_000);
+        // Each copy is measured over several consecutive windows of n records in the same drain, and the median
+        // window counts: on this shared machine one window of the same build moved by +-10 % between runs (the
+        // hypervisor's steal time came and went), and the spread says how far a single figure can be trusted.
+        int windows = options.intOf("windows", 3);
         // Both copies first work through a warm-up of their own, measured apart: a fresh JVM spends its first tens of
         // seconds compiling (the bridge's C2 thread took a third of its CPU in a 1.5M-record drain), and a service
         // runs for days. The warm-up records come first in the same intake, so the measured ones follow at once.
@@ -274,53 +278,106 @@ public final class DelayBenchmark {
         String[] copyTopics = createTopics("copy", 3);
         Stats copyWarm = new Stats("plain copy warm-up", seq, warmup);
         preload(copyTopics[0], copyTopics[1], warmup, 5);
-        long preloadRate = preload(copyTopics[0], copyTopics[1], n, 1);
-        Stats copyStats = new Stats("plain copy", seq - n, n);
-        double copyRate;
-        String copyCpu;
+        long preloadRate = preload(copyTopics[0], copyTopics[1], n, COPY_WINDOW_PHASE);
+        List<Stats> copyWindows = new ArrayList<>(List.of(new Stats("plain copy", seq - n, n)));
+        copyWindows.addAll(preloadWindows(copyTopics, n, windows - 1, COPY_WINDOW_PHASE + 1, "plain copy"));
+        Windows copy;
         try (Collector collector = new Collector(bootstrap, List.of(copyTopics[1]))) {
             collector.register(5, copyWarm);
-            collector.register(1, copyStats);
-            try (PlainCopy copy = new PlainCopy(bootstrap, copyTopics[0], "copy" + runId)) {
+            registerWindows(collector, copyWindows, COPY_WINDOW_PHASE);
+            try (PlainCopy plainCopy = new PlainCopy(bootstrap, copyTopics[0], "copy" + runId)) {
                 awaitDelivered(copyWarm, 300);
-                CpuMeter cpu = cpuMeter(0).start();
-                awaitDelivered(copyStats, 300);
-                copyCpu = cpu.perRecord(copyStats.count());
+                copy = measureWindows(copyWindows, cpuMeter(0), 300);
             }
-            copyRate = copyStats.steadyRate();
         }
         put("throughput: preload (producer to the intake, 16 partitions, with delay headers)",
                 "%,d records/s", preloadRate);
-        put("throughput: plain Kafka copy (baseline)", "%,.0f records/s steady (%,d of %,d copied, after %,d warm-up"
-                + " records at %,.0f/s)", copyRate, copyStats.count(), n, warmup, copyWarm.steadyRate());
-        put("throughput: plain Kafka copy, CPU", "%s", copyCpu);
+        put("throughput: plain Kafka copy (baseline)", "%,.0f records/s steady, median of %s (%,d of %,d copied, "
+                + "after %,d warm-up records at %,.0f/s)", copy.medianRate(), copy.rates(), copy.count(), n * windows,
+                warmup, copyWarm.steadyRate());
+        put("throughput: plain Kafka copy, CPU", "%s", copy.cpu());
 
-        // the bridge: the same n records, all due, in a preloaded intake, behind its own warm-up
+        // the bridge: the same records, all due, in a preloaded intake, behind its own warm-up
         String[] topics = createTopics("thru", 3);
         Stats bridgeWarm = new Stats("bridge warm-up", seq, warmup);
         preload(topics[0], topics[1], warmup, 6);
-        preload(topics[0], topics[1], n, 2);
-        Stats bridgeStats = new Stats("bridge", seq - n, n);
+        List<Stats> bridgeWindows = preloadWindows(topics, n, windows, BRIDGE_WINDOW_PHASE, "bridge");
         try (Collector collector = new Collector(bootstrap, List.of(topics[1]));
                 BridgeProcess bridge = startBridge("thru", topics)) {
             collector.register(6, bridgeWarm);
-            collector.register(2, bridgeStats);
+            registerWindows(collector, bridgeWindows, BRIDGE_WINDOW_PHASE);
             awaitDelivered(bridgeWarm, 600);
             bridge.resetPeaks();
-            CpuMeter cpu = cpuMeter(bridge.pid()).start();
             Map<String, Long> commandsBefore = commandMicros();
-            awaitDelivered(bridgeStats, 600);
-            String bridgeCpu = cpu.perRecord(bridgeStats.count());
-            String redisCommands = commandCost(commandsBefore, commandMicros(), bridgeStats.count());
-            double rate = bridgeStats.steadyRate();
+            Windows thru = measureWindows(bridgeWindows, cpuMeter(bridge.pid()), 600);
+            String redisCommands = commandCost(commandsBefore, commandMicros(), thru.count());
             put("throughput: bridge end to end (intake -> Redis -> pump -> target)",
-                    "%,.0f records/s steady (%,d of %,d delivered, %d early, %d duplicates, after %,d warm-up records"
-                            + " at %,.0f/s); bridge peak RSS %d MB, peak heap %d MB", rate, bridgeStats.count(), n,
-                    bridgeStats.early, bridgeStats.duplicates, warmup, bridgeWarm.steadyRate(), bridge.maxRssMb(),
-                    bridge.maxHeapMb());
-            put("throughput: bridge end to end, CPU", "%s", bridgeCpu);
+                    "%,.0f records/s steady, median of %s (%,d of %,d delivered, %d early, %d duplicates, after %,d "
+                            + "warm-up records at %,.0f/s); bridge peak RSS %d MB, peak heap %d MB", thru.medianRate(),
+                    thru.rates(), thru.count(), n * windows, thru.early(), thru.duplicates(), warmup,
+                    bridgeWarm.steadyRate(), bridge.maxRssMb(), bridge.maxHeapMb());
+            put("throughput: bridge end to end, CPU", "%s", thru.cpu());
             put("throughput: bridge end to end, Redis commands", "%s", redisCommands);
-            put("throughput: bridge / plain copy", "%.2f", rate / copyRate);
+            put("throughput: bridge / plain copy", "%.2f (medians)", thru.medianRate() / copy.medianRate());
+        }
+    }
+
+    /** The Collector's phases of the throughput windows: the plain copy's from 60, the bridge's from 80. */
+    private static final int COPY_WINDOW_PHASE = 60;
+    private static final int BRIDGE_WINDOW_PHASE = 80;
+
+    /** Writes {@code count} windows of n records, window i under phase {@code firstPhase + i}. */
+    private List<Stats> preloadWindows(String[] topics, int n, int count, int firstPhase, String name) {
+        List<Stats> windows = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            preload(topics[0], topics[1], n, firstPhase + i);
+            windows.add(new Stats(name, seq - n, n));
+        }
+        return windows;
+    }
+
+    private static void registerWindows(Collector collector, List<Stats> windows, int firstPhase) {
+        for (int i = 0; i < windows.size(); i++) {
+            collector.register(firstPhase + i, windows.get(i));
+        }
+    }
+
+    /** Waits for the windows in order; the CPU line covers them all. */
+    private static Windows measureWindows(List<Stats> windows, CpuMeter cpu, int idleSeconds)
+            throws InterruptedException {
+        cpu.start();
+        for (Stats window : windows) {
+            awaitDelivered(window, idleSeconds);
+        }
+        return new Windows(windows, cpu.perRecord(windows.stream().mapToLong(Stats::count).sum()));
+    }
+
+    /** Consecutive measured windows of one drain: each window's steady rate, and CPU per record over all of them. */
+    private record Windows(List<Stats> windows, String cpu) {
+
+        double medianRate() {
+            double[] rates = windows.stream().mapToDouble(Stats::steadyRate).sorted().toArray();
+            return rates.length % 2 == 1 ? rates[rates.length / 2]
+                    : (rates[rates.length / 2 - 1] + rates[rates.length / 2]) / 2;
+        }
+
+        /** "3 windows of 1,000,000: 42,083 / 44,768 / 47,619 records/s" in window order. */
+        String rates() {
+            return String.format("%d windows of %,d: %s records/s", windows.size(), windows.get(0).expected,
+                    windows.stream().map(w -> String.format("%,.0f", w.steadyRate()))
+                            .collect(java.util.stream.Collectors.joining(" / ")));
+        }
+
+        long count() {
+            return windows.stream().mapToLong(Stats::count).sum();
+        }
+
+        long early() {
+            return windows.stream().mapToLong(w -> w.early).sum();
+        }
+
+        long duplicates() {
+            return windows.stream().mapToLong(w -> w.duplicates).sum();
         }
     }
 
@@ -358,11 +415,13 @@ public final class DelayBenchmark {
                         "%,d B (%,d pending, used_memory grew by %,d B)", pending == 0 ? 0 : (used - usedBefore)
                                 / pending, pending, used - usedBefore);
             };
-            Stats stats = steadyRun(collector, topics, rate, minDelay, maxDelay, window, firstWarmupSeconds(), 10,
-                    memoryAtWindowEnd);
-            put("steady: " + rate + " records/s due, delays " + minDelay + "-" + maxDelay + " s, " + window
-                    + " s measured", "%s; bridge peak RSS %d MB, peak heap %d MB", stats.latenessLine(),
-                    bridge.maxRssMb(), bridge.maxHeapMb());
+            SteadyWindow run = steadyRun(collector, topics, rate, minDelay, maxDelay, window, firstWarmupSeconds(), 10,
+                    cpuMeter(bridge.pid()), memoryAtWindowEnd);
+            String name = "steady: " + rate + " records/s due, delays " + minDelay + "-" + maxDelay + " s, " + window
+                    + " s measured";
+            put(name, "%s; bridge peak RSS %d MB, peak heap %d MB", run.stats().latenessLine(), bridge.maxRssMb(),
+                    bridge.maxHeapMb());
+            put(name + ", CPU", "%s", run.cpu());
         }
     }
 
@@ -390,15 +449,18 @@ public final class DelayBenchmark {
             for (String r : options.get("rates", "5000,10000,20000,30000,40000,60000").split(",")) {
                 int rate = Integer.parseInt(r.trim());
                 bridge.resetPeaks();
-                Stats stats = steadyRun(collector, topics, rate, 1, 5, window, warmup, phase, () -> { });
+                SteadyWindow run = steadyRun(collector, topics, rate, 1, 5, window, warmup, phase,
+                        cpuMeter(bridge.pid()), () -> { });
+                Stats stats = run.stats();
                 warmup = stepWarmupSeconds();
                 phase += 2;
                 double delivered = stats.steadyRate();
                 sweep.add(new double[] {rate, stats.percentile(0.5), stats.percentile(0.99),
                         stats.percentile(0.999), stats.maxLateness, delivered});
-                put("saturation: " + rate + " records/s due (delays 1-5 s, " + window + " s)",
-                        "%s; bridge peak RSS %d MB, peak heap %d MB", stats.latenessLine(), bridge.maxRssMb(),
+                String name = "saturation: " + rate + " records/s due (delays 1-5 s, " + window + " s)";
+                put(name, "%s; bridge peak RSS %d MB, peak heap %d MB", stats.latenessLine(), bridge.maxRssMb(),
                         bridge.maxHeapMb());
+                put(name + ", CPU", "%s", run.cpu());
                 if (stats.count() < stats.expected || stats.percentile(0.99) > 10_000) {
                     log("lateness p99 above 10 s or records missing at %d records/s: the bridge is saturated", rate);
                     break;
@@ -411,10 +473,11 @@ public final class DelayBenchmark {
      * Due times evenly spaced at {@code rate} per second from {@code maxDelay} after the first send; each record sent
      * {@code minDelay..maxDelay} seconds (uniform) before it is due, so the intake runs at {@code rate} too by the
      * time the first record is due. The first {@code warmupSeconds} of due times only warm up. Returns the measured
-     * window's figures.
+     * window's figures, and the CPU per due record of every process over the window (records are sent, stored and
+     * delivered at the due rate by then).
      */
-    private Stats steadyRun(Collector collector, String[] topics, int rate, int minDelay, int maxDelay, int window,
-            int warmupSeconds, int phase, Runnable atWindowEnd) throws Exception {
+    private SteadyWindow steadyRun(Collector collector, String[] topics, int rate, int minDelay, int maxDelay,
+            int window, int warmupSeconds, int phase, CpuMeter cpu, Runnable atWindowEnd) throws Exception {
         // The first record is due maxDelay after the first send, so no send time falls before the start (which would
         // make a burst of intake): the intake ramps up to the due rate while nothing is due yet, then both run at it.
         long begin = System.currentTimeMillis() + 2_000;
@@ -439,19 +502,39 @@ public final class DelayBenchmark {
         collector.register(phase + 1, stats);
         log("steady run: %,d records/s, delays %d-%d s, %,d warm-up + %,d measured records, window %s .. +%d s",
                 rate, minDelay, maxDelay, warm, measured, Instant.ofEpochMilli(windowStart), window);
+        // the load sends until near the window's end: the CPU meter starts at the window's start on its own thread
+        CompletableFuture<Long> meterStarted = CompletableFuture.supplyAsync(() -> {
+            sleepUntil(windowStart);
+            cpu.start();
+            return System.currentTimeMillis();
+        });
         try (Load load = new Load(bootstrap)) {
             load.sendScheduled(topics[0], topics[1], base, dueAt, sendAt, i -> i < warm ? phase : phase + 1);
         }
         long end = windowStart + window * 1000L;
-        long wait = end - System.currentTimeMillis() - 500;
-        if (wait > 0) {
-            Thread.sleep(wait);
-        }
+        sleepUntil(end - 500);
+        long meteredMillis = System.currentTimeMillis() - meterStarted.get();
+        String cpuLine = cpu.perRecord(Math.max(1, meteredMillis * rate / 1000));
         atWindowEnd.run();
         awaitDelivered(stats, 60);
         log("  warm-up: %s", warmStats.latenessLine());
         log("  window:  %s", stats.latenessLine());
-        return stats;
+        log("  CPU:     %s", cpuLine);
+        return new SteadyWindow(stats, cpuLine);
+    }
+
+    /** A steady run's measured window: lateness, and CPU per due record over it ({@link CpuMeter#perRecord}). */
+    private record SteadyWindow(Stats stats, String cpu) { }
+
+    private static void sleepUntil(long epochMillis) {
+        long wait = epochMillis - System.currentTimeMillis();
+        if (wait > 0) {
+            try {
+                Thread.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------------- burst
@@ -533,9 +616,11 @@ public final class DelayBenchmark {
             bridge.resetPeaks();
             int rate = options.intOf("steady-rate", 5_000);
             // the bridge just stored the backlog: compiled by now
-            Stats stats = steadyRun(collector, topics, rate, 1, 5, 20, stepWarmupSeconds(), 51, () -> { });
-            put("backlog: " + rate + " records/s due on top of " + n + " pending (delays 1-5 s, 20 s)",
-                    "%s; bridge peak RSS %d MB", stats.latenessLine(), bridge.maxRssMb());
+            SteadyWindow run = steadyRun(collector, topics, rate, 1, 5, 20, stepWarmupSeconds(), 51,
+                    cpuMeter(bridge.pid()), () -> { });
+            String name = "backlog: " + rate + " records/s due on top of " + n + " pending (delays 1-5 s, 20 s)";
+            put(name, "%s; bridge peak RSS %d MB", run.stats().latenessLine(), bridge.maxRssMb());
+            put(name + ", CPU", "%s", run.cpu());
         }
     }
 
