@@ -271,4 +271,46 @@ class EnvelopeCodecTest {
     void originShape() {
         assertEquals("delay-intake/3/1042", Envelope.origin("delay-intake", 3, 1042));
     }
+
+    @Test
+    void anEnvelopeLosesItsOriginAndGetsItBackWithEveryOtherFieldAsItWas() {
+        byte[] encoded = EnvelopeCodec.encode(full());
+
+        byte[] stripped = EnvelopeCodec.withOrigin(encoded, 0, "");
+        assertEquals(encoded.length - ORIGIN.length(), stripped.length);
+        Envelope withoutOrigin = EnvelopeCodec.decode(stripped);
+        assertEquals("", withoutOrigin.origin());
+        assertEquals(new Envelope(TARGET, 5, "", full().key(), full().value(), full().headers()), withoutOrigin);
+
+        byte[] prefixed = new byte[3 + stripped.length];
+        System.arraycopy(stripped, 0, prefixed, 3, stripped.length);
+        assertArrayEquals(encoded, EnvelopeCodec.withOrigin(prefixed, 3, ORIGIN));
+    }
+
+    @Test
+    void hasOriginTellsTheOriginOfAnEnvelopeAndSaysNoForBytesThatAreNone() {
+        byte[] encoded = EnvelopeCodec.encode(full());
+        byte[] prefixed = new byte[1 + encoded.length];
+        System.arraycopy(encoded, 0, prefixed, 1, encoded.length);
+
+        assertTrue(EnvelopeCodec.hasOrigin(encoded, 0, ORIGIN));
+        assertTrue(EnvelopeCodec.hasOrigin(prefixed, 1, ORIGIN));
+        assertFalse(EnvelopeCodec.hasOrigin(encoded, 0, "delay-intake/3/1043"));
+        assertFalse(EnvelopeCodec.hasOrigin(encoded, 0, ""));
+        assertTrue(EnvelopeCodec.hasOrigin(EnvelopeCodec.withOrigin(encoded, 0, ""), 0, ""));
+        assertFalse(EnvelopeCodec.hasOrigin(bytes("new"), 0, ""));
+        assertFalse(EnvelopeCodec.hasOrigin(Arrays.copyOf(encoded, 4 + TARGET.length()), 0, ORIGIN));
+        assertFalse(EnvelopeCodec.hasOrigin(new byte[0], 0, ""));
+    }
+
+    @Test
+    void replacingTheOriginOfBytesThatAreNoEnvelopeFails() {
+        byte[] encoded = EnvelopeCodec.encode(full());
+
+        assertThrows(CorruptEnvelopeException.class, () -> EnvelopeCodec.withOrigin(bytes("new"), 0, ""));
+        assertThrows(CorruptEnvelopeException.class,
+                () -> EnvelopeCodec.withOrigin(Arrays.copyOf(encoded, 4 + TARGET.length()), 0, ""));
+        assertThrows(CorruptEnvelopeException.class, () -> EnvelopeCodec.withOrigin(encoded, encoded.length, ""));
+        assertThrows(CorruptEnvelopeException.class, () -> EnvelopeCodec.withOrigin(new byte[] {1}, 0, ""));
+    }
 }

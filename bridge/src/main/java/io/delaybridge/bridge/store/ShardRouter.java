@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.store;
 
+import io.delaybridge.schemas.Envelope;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -111,6 +112,20 @@ public final class ShardRouter {
         }
         long offset = ByteBuffer.wrap(member).getLong();
         return defaultIdPrefix + shard + "-" + offset;
+    }
+
+    /**
+     * The intake record ({@code topic/partition/offset}) that the default id stored under {@code member} in
+     * {@code shard} names: its natural origin, which the store leaves out of the stored envelope.
+     *
+     * @throws IllegalArgumentException for an explicit id's member: it names no record
+     */
+    public String naturalOrigin(int shard, byte[] member) {
+        if (member.length != OFFSET_MEMBER_LENGTH || member[0] == EXPLICIT_ID_MARK) {
+            throw new IllegalArgumentException("Not a default id's member: " + member.length + " bytes "
+                    + Arrays.toString(member));
+        }
+        return Envelope.origin(intakeTopic, shard, ByteBuffer.wrap(member).getLong());
     }
 
     /**

@@ -307,9 +307,9 @@ public final class RedisDelayStore implements DelayStore {
         }
 
         void add(int position, WriteOp.Schedule schedule, ShardRouter.Placement placement) {
-            String token = router.isNaturalOrigin(placement, schedule.origin()) ? "" : schedule.origin();
-            byte[] header = StoredValue.header(token);
-            byte[] value = StoredValue.encode(header, schedule.envelope());
+            boolean natural = router.isNaturalOrigin(placement, schedule.origin());
+            byte[] header = StoredValue.header(natural ? "" : schedule.origin());
+            byte[] value = StoredValue.encode(header, schedule.envelope(), natural ? schedule.origin() : null);
             args.add(placement.member());
             args.add(Decimal.ascii(schedule.dueAt()));
             args.add(header);
@@ -542,7 +542,7 @@ public final class RedisDelayStore implements DelayStore {
             long earlierAttempts = (Long) reply.get(i + 2);
             byte[] value = (byte[]) reply.get(i + 3);
             messages.add(new ClaimedMessage(new MessageRef(router.idOf(shard, member), member), dueAt,
-                    (int) earlierAttempts + 1, StoredValue.envelope(value)));
+                    (int) earlierAttempts + 1, StoredValue.envelope(value, () -> router.naturalOrigin(shard, member))));
         }
         return new ClaimBatch(List.copyOf(messages), nextDue, head);
     }

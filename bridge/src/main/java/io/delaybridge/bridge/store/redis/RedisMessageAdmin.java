@@ -64,7 +64,7 @@ public final class RedisMessageAdmin implements MessageAdmin {
                 dueAt != null ? dueAt.longValue() : -1,
                 leaseUntil != null ? leaseUntil.longValue() : -1,
                 earlierAttempts,
-                stored == null ? null : StoredValue.envelope(stored)));
+                stored == null ? null : StoredValue.envelope(stored, () -> router.naturalOrigin(shard, member))));
     }
 
     @Override
@@ -110,9 +110,11 @@ public final class RedisMessageAdmin implements MessageAdmin {
         List<StoredMessage> found = new ArrayList<>(members.size());
         for (int i = 0; i < members.size(); i++) {
             KeyValue<byte[], byte[]> value = values.get(i);
-            found.add(new StoredMessage(router.idOf(shard, members.get(i).getValue()), shard, State.PENDING,
+            byte[] member = members.get(i).getValue();
+            found.add(new StoredMessage(router.idOf(shard, member), shard, State.PENDING,
                     (long) members.get(i).getScore(), -1, 0,
-                    value.hasValue() ? StoredValue.envelope(value.getValue()) : null));
+                    value.hasValue() ? StoredValue.envelope(value.getValue(), () -> router.naturalOrigin(shard, member))
+                            : null));
         }
         return found;
     }

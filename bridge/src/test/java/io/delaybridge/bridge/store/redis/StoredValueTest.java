@@ -5,8 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.EnvelopeCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -67,5 +71,35 @@ class StoredValueTest {
         assertThrows(IllegalArgumentException.class, () -> StoredValue.envelope(new byte[0]));
         assertThrows(IllegalArgumentException.class, () -> StoredValue.envelope(new byte[] {5, 1}));
         assertThrows(IllegalArgumentException.class, () -> StoredValue.envelope(new byte[] {(byte) 0x80}));
+    }
+
+    @Test
+    void aDefaultIdsOwnRecordIsStoredWithoutItsOriginAndReadBackWhole() {
+        String origin = "delay-intake/4/1042";
+        byte[] envelope = EnvelopeCodec.encode(new Envelope("orders.timeout", null, origin, null, new byte[200],
+                List.of()));
+
+        byte[] value = StoredValue.encode(StoredValue.header(""), envelope, origin);
+
+        assertEquals(1 + envelope.length - origin.length(), value.length);
+        assertEquals("", EnvelopeCodec.decode(StoredValue.envelope(value)).origin());
+        assertArrayEquals(envelope, StoredValue.envelope(value, () -> origin));
+    }
+
+    @Test
+    void anyOtherEnvelopeIsStoredAndReadAsGiven() {
+        byte[] envelope = EnvelopeCodec.encode(new Envelope("t", null, "delay-intake/4/1042", null, null, List.of()));
+        Supplier<String> notAsked = () -> {
+            throw new AssertionError("the natural origin was asked for a value that keeps its own");
+        };
+
+        // the origin is not the one the id names; not an envelope; no natural origin (an explicit id)
+        byte[] otherOrigin = StoredValue.encode(StoredValue.header(""), envelope, "delay-intake/4/1043");
+        byte[] opaque = StoredValue.encode(StoredValue.header(""), ENVELOPE, "delay-intake/4/1042");
+        byte[] explicit = StoredValue.encode(StoredValue.header("delay-intake/4/1042"), envelope, null);
+
+        assertArrayEquals(envelope, StoredValue.envelope(otherOrigin, notAsked));
+        assertArrayEquals(ENVELOPE, StoredValue.envelope(opaque, notAsked));
+        assertArrayEquals(envelope, StoredValue.envelope(explicit, notAsked));
     }
 }
