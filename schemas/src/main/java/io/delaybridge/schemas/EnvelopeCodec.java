@@ -140,10 +140,7 @@ public final class EnvelopeCodec {
         if (bytes == null || bytes.length == 0) {
             throw new CorruptEnvelopeException("corrupt envelope: " + (bytes == null ? "null" : "empty"));
         }
-        if (bytes[0] != VERSION) {
-            throw new CorruptEnvelopeException("corrupt envelope: unknown format version " + (bytes[0] & 0xFF)
-                    + "; this build reads version " + VERSION + " (written by a newer bridge?)");
-        }
+        requireVersion(bytes, 0);
         return new Reader(bytes).readVersion1();
     }
 
@@ -190,16 +187,20 @@ public final class EnvelopeCodec {
         }
     }
 
+    private static void requireVersion(byte[] bytes, int at) {
+        if (bytes[at] != VERSION) {
+            throw new CorruptEnvelopeException("corrupt envelope: unknown format version " + (bytes[at] & 0xFF)
+                    + "; this build reads version " + VERSION + " (written by a newer bridge?)");
+        }
+    }
+
     /** A reader whose {@code mark} is where the origin field starts and whose position is where it ends. */
     private static Reader originField(byte[] bytes, int from) {
         if (bytes == null || from < 0 || from >= bytes.length) {
             throw new CorruptEnvelopeException("corrupt envelope: none at byte " + from + " of "
                     + (bytes == null ? "null" : bytes.length + " bytes"));
         }
-        if (bytes[from] != VERSION) {
-            throw new CorruptEnvelopeException("corrupt envelope: unknown format version " + (bytes[from] & 0xFF)
-                    + "; this build reads version " + VERSION + " (written by a newer bridge?)");
-        }
+        requireVersion(bytes, from);
         Reader reader = new Reader(bytes);
         reader.pos = from + 1;
         reader.require(1, "flags");
