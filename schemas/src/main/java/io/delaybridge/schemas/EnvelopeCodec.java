@@ -2,6 +2,8 @@ package io.delaybridge.schemas;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 
@@ -145,8 +147,10 @@ public final class EnvelopeCodec {
     }
 
     /**
-     * The envelope that starts at {@code from} in {@code bytes}, re-encoded with {@code origin} as its origin; every
-     * other field is copied as it is, without decoding it.
+     * The envelope that starts at {@code from} in {@code bytes}, re-encoded with {@code origin} as its origin, if its
+     * origin is exactly {@code expected}; every other field is copied as it is, without decoding it. One read as far
+     * as the origin, then the copy; {@code origin} is asked only then. Empty if the origin is another, or if no
+     * envelope this class reads starts at {@code from}.
      *
      * <p>Why: the store keeps a default-id message's envelope with an empty origin, because its id already names the
      * intake record (topic/partition/offset): of a 200-byte record's 263 stored bytes the origin took 27, and the
@@ -154,16 +158,32 @@ public final class EnvelopeCodec {
      * it reads the message. {@code from} skips what the store keeps in front of the envelope, so the copy is the only
      * one.
      *
-     * @param bytes  holds an envelope from {@code from} to its end
-     * @param from   where the envelope starts
-     * @param origin the origin to write, may be empty
-     * @return a new array holding just the envelope
-     * @throws CorruptEnvelopeException if no envelope this class reads starts at {@code from}, as far as the origin
+     * @param bytes    holds an envelope from {@code from} to its end
+     * @param from     where the envelope starts
+     * @param expected the origin the envelope must have
+     * @param origin   the origin to write instead, may be empty
+     * @return a new array holding just the re-encoded envelope, or empty
      */
-    public static byte[] withOrigin(byte[] bytes, int from, String origin) {
-        Reader reader = originField(bytes, from);
-        int originStart = reader.mark;
-        int originEnd = reader.pos;
+    public static Optional<byte[]> replaceOrigin(byte[] bytes, int from, String expected, Supplier<String> origin) {
+        Reader reader;
+        String found;
+        try {
+            reader = originField(bytes, from);
+            int end = reader.pos;
+            reader.pos = reader.mark;
+            found = reader.readString("origin");
+            reader.pos = end;
+        } catch (CorruptEnvelopeException e) {
+            return Optional.empty();
+        }
+        if (!found.equals(expected)) {
+            return Optional.empty();
+        }
+        return Optional.of(splice(bytes, from, reader.mark, reader.pos, origin.get()));
+    }
+
+    /** bytes[from..originStart) + origin as a field + bytes[originEnd..]. */
+    private static byte[] splice(byte[] bytes, int from, int originStart, int originEnd, String origin) {
         int originLength = Utf8.encodedLength(origin);
         byte[] out = new byte[originStart - from + varintSize(originLength) + originLength + bytes.length - originEnd];
         System.arraycopy(bytes, from, out, 0, originStart - from);
@@ -171,20 +191,6 @@ public final class EnvelopeCodec {
         pos = Utf8.encode(origin, out, pos);
         System.arraycopy(bytes, originEnd, out, pos, bytes.length - originEnd);
         return out;
-    }
-
-    /**
-     * Whether an envelope this class reads starts at {@code from} in {@code bytes} with exactly {@code origin} as its
-     * origin. Reads only as far as the origin; false (not an exception) for bytes that are no envelope.
-     */
-    public static boolean hasOrigin(byte[] bytes, int from, String origin) {
-        try {
-            Reader reader = originField(bytes, from);
-            reader.pos = reader.mark;
-            return reader.readString("origin").equals(origin);
-        } catch (CorruptEnvelopeException e) {
-            return false;
-        }
     }
 
     private static void requireVersion(byte[] bytes, int at) {

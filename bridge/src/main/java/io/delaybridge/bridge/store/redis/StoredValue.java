@@ -67,10 +67,9 @@ public final class StoredValue {
      * message.
      */
     public static byte[] encode(byte[] header, byte[] envelope, String naturalOrigin) {
-        if (naturalOrigin != null && EnvelopeCodec.hasOrigin(envelope, 0, naturalOrigin)) {
-            return encode(header, EnvelopeCodec.withOrigin(envelope, 0, ""));
-        }
-        return encode(header, envelope);
+        byte[] stored = naturalOrigin == null ? envelope
+                : EnvelopeCodec.replaceOrigin(envelope, 0, naturalOrigin, () -> "").orElse(envelope);
+        return encode(header, stored);
     }
 
     /** The envelope inside a stored value, as stored. */
@@ -84,8 +83,9 @@ public final class StoredValue {
      */
     public static byte[] envelope(byte[] value, Supplier<String> naturalOrigin) {
         int headerLength = headerLength(value);
-        if (headerLength == 1 && EnvelopeCodec.hasOrigin(value, 1, "")) {
-            return EnvelopeCodec.withOrigin(value, 1, naturalOrigin.get());
+        if (headerLength == 1) {
+            return EnvelopeCodec.replaceOrigin(value, 1, "", naturalOrigin)
+                    .orElseGet(() -> Arrays.copyOfRange(value, 1, value.length));
         }
         return Arrays.copyOfRange(value, headerLength, value.length);
     }
