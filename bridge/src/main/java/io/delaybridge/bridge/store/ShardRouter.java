@@ -106,12 +106,7 @@ public final class ShardRouter {
         if (member.length > 0 && member[0] == EXPLICIT_ID_MARK) {
             return new String(member, 1, member.length - 1, StandardCharsets.UTF_8);
         }
-        if (member.length != OFFSET_MEMBER_LENGTH) {
-            throw new IllegalArgumentException("Not a member of this store: " + member.length + " bytes "
-                    + Arrays.toString(member) + " (expected 8 bytes of offset, or 0xFF and an id)");
-        }
-        long offset = ByteBuffer.wrap(member).getLong();
-        return defaultIdPrefix + shard + "-" + offset;
+        return defaultIdPrefix + shard + "-" + offsetOf(member);
     }
 
     /**
@@ -121,11 +116,16 @@ public final class ShardRouter {
      * @throws IllegalArgumentException for an explicit id's member: it names no record
      */
     public String naturalOrigin(int shard, byte[] member) {
+        return Envelope.origin(intakeTopic, shard, offsetOf(member));
+    }
+
+    /** The intake offset a default id's member holds. */
+    private static long offsetOf(byte[] member) {
         if (member.length != OFFSET_MEMBER_LENGTH || member[0] == EXPLICIT_ID_MARK) {
-            throw new IllegalArgumentException("Not a default id's member: " + member.length + " bytes "
-                    + Arrays.toString(member));
+            throw new IllegalArgumentException("Not a default id's member of this store: " + member.length + " bytes "
+                    + Arrays.toString(member) + " (expected 8 bytes of offset; 0xFF and an id is an explicit id)");
         }
-        return Envelope.origin(intakeTopic, shard, ByteBuffer.wrap(member).getLong());
+        return ByteBuffer.wrap(member).getLong();
     }
 
     /**
