@@ -280,9 +280,8 @@ public final class DelayBenchmark {
         String[] copyTopics = createTopics("copy", 3);
         Stats copyWarm = new Stats("plain copy warm-up", seq, warmup);
         preload(copyTopics[0], copyTopics[1], warmup, 5);
-        long preloadRate = preload(copyTopics[0], copyTopics[1], n, COPY_WINDOW_PHASE);
-        List<Stats> copyWindows = new ArrayList<>(List.of(new Stats("plain copy", seq - n, n)));
-        copyWindows.addAll(preloadWindows(copyTopics, n, windows - 1, COPY_WINDOW_PHASE + 1, "plain copy"));
+        Preloaded copyLoad = preloadWindows(copyTopics, n, windows, COPY_WINDOW_PHASE, "plain copy");
+        List<Stats> copyWindows = copyLoad.windows();
         Windows copy;
         try (Collector collector = new Collector(bootstrap, List.of(copyTopics[1]))) {
             collector.register(5, copyWarm);
@@ -293,7 +292,7 @@ public final class DelayBenchmark {
             }
         }
         put("throughput: preload (producer to the intake, 16 partitions, with delay headers)",
-                "%,d records/s", preloadRate);
+                "%,d records/s", copyLoad.firstRate());
         put("throughput: plain Kafka copy (baseline)", "%,.0f records/s steady, median of %s (%,d of %,d copied, "
                 + "after %,d warm-up records at %,.0f/s)", copy.medianRate(), copy.rates(), copy.count(), n * windows,
                 warmup, copyWarm.steadyRate());
@@ -303,7 +302,7 @@ public final class DelayBenchmark {
         String[] topics = createTopics("thru", 3);
         Stats bridgeWarm = new Stats("bridge warm-up", seq, warmup);
         preload(topics[0], topics[1], warmup, 6);
-        List<Stats> bridgeWindows = preloadWindows(topics, n, windows, BRIDGE_WINDOW_PHASE, "bridge");
+        List<Stats> bridgeWindows = preloadWindows(topics, n, windows, BRIDGE_WINDOW_PHASE, "bridge").windows();
         try (Collector collector = new Collector(bootstrap, List.of(topics[1]));
                 BridgeProcess bridge = startBridge("thru", topics)) {
             collector.register(6, bridgeWarm);
@@ -328,14 +327,19 @@ public final class DelayBenchmark {
     private static final int COPY_WINDOW_PHASE = 60;
     private static final int BRIDGE_WINDOW_PHASE = 80;
 
+    /** Windows written to an intake, and the producer's records/s for the first of them. */
+    private record Preloaded(List<Stats> windows, long firstRate) { }
+
     /** Writes {@code count} windows of n records, window i under phase {@code firstPhase + i}. */
-    private List<Stats> preloadWindows(String[] topics, int n, int count, int firstPhase, String name) {
+    private Preloaded preloadWindows(String[] topics, int n, int count, int firstPhase, String name) {
         List<Stats> windows = new ArrayList<>(count);
+        long firstRate = 0;
         for (int i = 0; i < count; i++) {
-            preload(topics[0], topics[1], n, firstPhase + i);
+            long rate = preload(topics[0], topics[1], n, firstPhase + i);
+            firstRate = i == 0 ? rate : firstRate;
             windows.add(new Stats(name, seq - n, n));
         }
-        return windows;
+        return new Preloaded(windows, firstRate);
     }
 
     private static void registerWindows(Collector collector, List<Stats> windows, int firstPhase) {
