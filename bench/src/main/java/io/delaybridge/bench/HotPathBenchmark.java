@@ -87,8 +87,8 @@ public class HotPathBenchmark {
     @Setup
     public void setUp() throws ContractViolation {
         IntakeSettings settings = new IntakeSettings(INTAKE, DEADLETTER, Duration.ofDays(365).toMillis(), 1_048_576,
-                List.of(), Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofSeconds(10),
-                Duration.ofHours(1).toMillis());
+                List.of(), Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofMillis(100),
+                Duration.ofSeconds(10), Duration.ofHours(1).toMillis());
         translator = new RecordTranslator(settings);
         parser = new IntakeParser(new TargetPolicy(INTAKE, DEADLETTER, List.of()), settings.maxDelayMillis());
         defaultId = IntakeParser.defaultId(INTAKE, PARTITION, OFFSET);

@@ -27,6 +27,9 @@ import java.util.regex.PatternSyntaxException;
  *       TARGET_FORBIDDEN. Topics starting with {@code _}, the intake and the deadletter topic are always
  *       refused</td></tr>
  *   <tr><td>pollTimeout</td><td>100ms</td><td>how long one poll of the intake waits for records</td></tr>
+ *   <tr><td>commitInterval</td><td>100ms</td><td>how long the offsets of stored records may wait for their commit,
+ *       to commit many polls at once; a poll holding a record due within this plus 1 s, or a refused record, commits
+ *       at once. 0 commits every poll at once</td></tr>
  *   <tr><td>cancelMemory</td><td>1 hour</td><td>how long a cancel is remembered (in record time): a schedule of
  *       the same id from an older record, read later (another partition lagged, or a re-read after a crash), is
  *       dropped. Costs about 100 bytes of Redis memory per cancel</td></tr>
@@ -54,6 +57,12 @@ public class IntakeFactory implements SettingsCheck.Checked {
     @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use 1ms to 10s, e.g. 100ms")
     @MaxDuration(value = 10, unit = TimeUnit.SECONDS, message = "is ${validatedValue}: use 1ms to 10s, e.g. 100ms")
     private Duration pollTimeout = Duration.milliseconds(100);
+
+    @NotNull
+    @MinDuration(value = 0, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use 0ms to 10s, e.g. 100ms")
+    @MaxDuration(value = 10, unit = TimeUnit.SECONDS,
+            message = "is ${validatedValue}: use 0ms to 10s, e.g. 100ms (a crash reads that much of the intake again)")
+    private Duration commitInterval = Duration.milliseconds(100);
 
     @NotNull
     @MinDuration(value = 0, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use 0 or more, e.g. 1 hour")
@@ -93,6 +102,7 @@ public class IntakeFactory implements SettingsCheck.Checked {
                 (int) maxRecordSize.toBytes(),
                 List.copyOf(allowedTargets),
                 pollTimeout.toJavaDuration(),
+                commitInterval.toJavaDuration(),
                 retryBackoff.toJavaDuration(),
                 maxRetryBackoff.toJavaDuration(),
                 cancelMemory.toMilliseconds());
@@ -136,6 +146,16 @@ public class IntakeFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setPollTimeout(Duration pollTimeout) {
         this.pollTimeout = pollTimeout;
+    }
+
+    @JsonProperty
+    public Duration getCommitInterval() {
+        return commitInterval;
+    }
+
+    @JsonProperty
+    public void setCommitInterval(Duration commitInterval) {
+        this.commitInterval = commitInterval;
     }
 
     @JsonProperty

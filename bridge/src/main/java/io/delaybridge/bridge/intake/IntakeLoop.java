@@ -54,6 +54,11 @@ import org.slf4j.LoggerFactory;
  * ones behind it (their writes may land: stored once all the same) and the consumer seeks back to the earliest record
  * of all of them. A rebalance or a stop first waits for the batches in flight.
  *
+ * <p>Offsets are committed at once for a batch that holds a record due soon (or a refused one), else at most
+ * {@code intake.commitInterval} later, together with what was stored meanwhile ({@link CommitPacer}): at 5,000
+ * records/s a commit per poll was 250 commits a second. A record whose commit waits is not due before the commit, so a
+ * crash re-reads it while it is still pending, and it is stored once.
+ *
  * <p>A batch that Redis holds is never read again because its commit failed (a rebalance in progress, the group
  * coordinator briefly away): its offsets stay pending and are committed with the next batch, on an empty poll, or when
  * the partition is revoked. Reading it again would store messages that were delivered and deleted meanwhile a second
@@ -90,6 +95,10 @@ public final class IntakeLoop implements Managed {
     private long backoffMillis;
     /** Offsets of batches that Redis holds and whose commit has not succeeded yet. Intake thread only. */
     private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
+    /** When {@link #uncommitted} is to be committed. Intake thread only. */
+    private final CommitPacer commitPacer;
+    /** The latest Redis' clock can show, for {@link #commitPacer}. Intake thread only. */
+    private final RedisClockCeiling redisClock = new RedisClockCeiling();
     /** Batches written to the store and not yet completed, in poll order. Intake thread only. */
     private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
 
@@ -100,6 +109,7 @@ public final class IntakeLoop implements Managed {
             List<ContractViolation> reasons,
             Map<TopicPartition, OffsetAndMetadata> commit,
             Map<TopicPartition, Long> first,
+            long earliestDueAt,
             int count) {}
 
     public IntakeLoop(
@@ -116,6 +126,7 @@ public final class IntakeLoop implements Managed {
         this.settings = settings;
         this.partitionListener = partitionListener;
         this.metrics = metrics;
+        this.commitPacer = new CommitPacer(settings.commitInterval().toMillis());
     }
 
     @Override
@@ -155,15 +166,14 @@ public final class IntakeLoop implements Managed {
                 try {
                     // with batches in flight, take only what is already fetched: the oldest batch is waiting
                     ConsumerRecords<byte[], byte[]> records =
-                            consumer.poll(inFlight.isEmpty() ? settings.pollTimeout() : Duration.ZERO);
+                            consumer.poll(inFlight.isEmpty() ? pollTimeout() : Duration.ZERO);
                     if (!records.isEmpty()) {
                         submit(records);
                     }
                     if (!inFlight.isEmpty()) {
                         completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT, false, true);
-                    } else if (!uncommitted.isEmpty()) {
-                        commitStored();
                     }
+                    commitIfDue();
                 } catch (WakeupException e) {
                     throw e;
                 } catch (KafkaException e) {
@@ -190,6 +200,12 @@ public final class IntakeLoop implements Managed {
         }
     }
 
+    /** The poll's timeout, shortened so that offsets waiting for their commit are committed in time. */
+    private Duration pollTimeout() {
+        long untilCommit = uncommitted.isEmpty() ? Long.MAX_VALUE : commitPacer.nanosUntilDue(System.nanoTime());
+        return untilCommit < settings.pollTimeout().toNanos() ? Duration.ofNanos(untilCommit) : settings.pollTimeout();
+    }
+
     /** Translates a poll and starts writing it to the store, without waiting for Redis. */
     private void submit(ConsumerRecords<byte[], byte[]> records) {
         if (stopReason != null) {
@@ -201,6 +217,7 @@ public final class IntakeLoop implements Managed {
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         Map<TopicPartition, Long> first = new HashMap<>();
         String marker = incarnationMarker();
+        long earliestDueAt = Long.MAX_VALUE;
         for (ConsumerRecord<byte[], byte[]> record : records) {
             TopicPartition partition = new TopicPartition(record.topic(), record.partition());
             first.putIfAbsent(partition, record.offset());
@@ -211,6 +228,9 @@ public final class IntakeLoop implements Managed {
                 reasons.add(translation.rejection());
             } else {
                 ops.add(translation.op());
+                if (translation.op() instanceof WriteOp.Schedule schedule) {
+                    earliestDueAt = Math.min(earliestDueAt, schedule.dueAt());
+                }
             }
         }
         CompletableFuture<List<WriteResult>> write;
@@ -219,24 +239,25 @@ public final class IntakeLoop implements Managed {
         } catch (RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }
-        inFlight.add(new Batch(write, rejected, reasons, commit, first, records.count()));
+        inFlight.add(new Batch(write, rejected, reasons, commit, first, earliestDueAt, records.count()));
     }
 
     /**
      * Completes batches in poll order: those whose write is done, and, with {@code block}, at least the oldest (all of
      * them with {@code all}: before a rebalance hands partitions over). Writes the rejections of each stored batch to
-     * the deadletter topic, then commits. On a failure, every batch in flight is dropped and the consumer seeks back to
-     * the earliest record among them.
+     * the deadletter topic, then commits (or lets the offsets wait: {@link CommitPacer}). On a failure, every batch in
+     * flight is dropped and the consumer seeks back to the earliest record among them.
      */
     private void completeBatches(boolean block, boolean all, boolean backOffOnFailure) {
         int completed = 0;
         while (!inFlight.isEmpty() && (all || inFlight.peek().write().isDone() || (block && completed == 0))) {
             Batch batch = inFlight.peek();
             try {
-                List<WriteResult> results = batch.write().get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                List<WriteResult> results = awaitWrite(batch);
                 writeDeadletters(batch.rejected(), batch.reasons());
                 inFlight.poll();
                 uncommitted.putAll(batch.commit());
+                commitPacer.stored(offsetsMayWait(batch), System.nanoTime());
                 results.forEach(metrics::result);
                 batch.reasons().forEach(reason -> metrics.deadlettered.mark(reason.code()));
                 metrics.read.mark(batch.count());
@@ -269,6 +290,55 @@ public final class IntakeLoop implements Managed {
         }
         if (completed > 0) {
             CrashPoint.AFTER_STORE_BEFORE_COMMIT.reach();
+            commitIfDue();
+        }
+    }
+
+    /**
+     * Waits for a batch's write, at most {@link #WRITE_TIMEOUT_SECONDS}; offsets that wait for their commit meanwhile
+     * are committed when due, so that a slow Redis does not hold them past the time they were promised for.
+     */
+    private List<WriteResult> awaitWrite(Batch batch)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WRITE_TIMEOUT_SECONDS);
+        while (true) {
+            long now = System.nanoTime();
+            long untilCommit = uncommitted.isEmpty() ? Long.MAX_VALUE : commitPacer.nanosUntilDue(now);
+            try {
+                return batch.write().get(Math.max(0, Math.min(deadline - now, untilCommit)), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                commitIfDue();
+            }
+        }
+    }
+
+    /** Whether the offsets of a stored batch may wait for the next paced commit (no record of it is due soon). */
+    private boolean offsetsMayWait(Batch batch) {
+        boolean refused = !batch.rejected().isEmpty();
+        if (!commitPacer.paced() || refused || batch.earliestDueAt() == Long.MAX_VALUE) {
+            return commitPacer.mayWait(batch.earliestDueAt(), refused, Long.MAX_VALUE);
+        }
+        long now = System.nanoTime();
+        if (!redisClock.fresh(now)) {
+            try {
+                long redisNow = store.now();
+                redisClock.observe(redisNow, now);
+            } catch (RuntimeException e) {
+                LOG.debug("Reading Redis' clock failed; committing at once: {}", SendFailures.describe(e));
+                return false;
+            }
+        }
+        return commitPacer.mayWait(batch.earliestDueAt(), false, redisClock.atMost(System.nanoTime()));
+    }
+
+    /** Commits the offsets of stored batches if their commit is due. */
+    private void commitIfDue() {
+        if (uncommitted.isEmpty()) {
+            commitPacer.committed();
+        } else if (commitPacer.due(System.nanoTime())) {
             commitStored();
         }
     }
@@ -297,14 +367,20 @@ public final class IntakeLoop implements Managed {
         owned.keySet().retainAll(consumer.assignment());
         uncommitted.keySet().retainAll(owned.keySet());
         if (owned.isEmpty()) {
+            commitPacer.committed();
             return;
         }
         try {
             consumer.commitSync(owned);
             owned.forEach(uncommitted::remove);
+            metrics.commits.mark();
+            if (uncommitted.isEmpty()) {
+                commitPacer.committed();
+            }
         } catch (WakeupException e) {
             throw e;
         } catch (RuntimeException e) {
+            commitPacer.failed(System.nanoTime(), settings.pollTimeout().toNanos());
             // RebalanceInProgressException: the next poll() completes the rebalance; do not back off, or the group
             // cannot settle. Anything else (coordinator away): the offsets stay pending and go with the next commit.
             LOG.info("Committing offsets of stored intake records is deferred: {}", SendFailures.describe(e));

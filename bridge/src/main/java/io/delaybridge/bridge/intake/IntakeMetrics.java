@@ -7,11 +7,12 @@ import io.delaybridge.bridge.store.WriteResult;
 import java.util.EnumMap;
 import java.util.Map;
 
-/** The intake's meters: records read, stored, replaced, cancelled and refused. */
+/** The intake's meters: records read, stored, replaced, cancelled and refused; batches stored, offset commits. */
 public final class IntakeMetrics {
 
     final Meter read;
     final Meter writeBatch;
+    final Meter commits;
     private final Map<WriteResult, Meter> results = new EnumMap<>(WriteResult.class);
     final DeadletterMeters deadlettered;
 
@@ -19,6 +20,7 @@ public final class IntakeMetrics {
         this.deadlettered = deadlettered;
         read = registry.meter("delay.intake.read");
         writeBatch = registry.meter("delay.intake.batches");
+        commits = registry.meter("delay.intake.commits");
         results.put(WriteResult.STORED, registry.meter("delay.scheduled"));
         results.put(WriteResult.REPLACED, registry.meter("delay.rescheduled"));
         results.put(WriteResult.DUPLICATE, registry.meter("delay.intake.duplicates"));

@@ -13,6 +13,8 @@ import java.util.List;
  * @param allowedTargets  regular expressions a target topic must match fully; empty allows every topic that is not
  *                        forbidden outright
  * @param pollTimeout     how long one poll waits for records
+ * @param commitInterval  how long the offsets of stored records not due soon may wait for their commit; zero commits
+ *                        every stored poll at once
  * @param retryBackoff    the first wait after Redis or Kafka refused a batch; doubles up to {@code maxRetryBackoff}
  * @param maxRetryBackoff the longest wait between two tries of the same batch
  * @param cancelMemoryMillis how long (in record time) a cancel is remembered, so that a schedule of the same id from
@@ -25,6 +27,7 @@ public record IntakeSettings(
         int maxRecordBytes,
         List<String> allowedTargets,
         Duration pollTimeout,
+        Duration commitInterval,
         Duration retryBackoff,
         Duration maxRetryBackoff,
         long cancelMemoryMillis) {}

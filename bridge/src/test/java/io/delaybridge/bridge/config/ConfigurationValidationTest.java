@@ -42,6 +42,7 @@ class ConfigurationValidationTest {
         assertEquals(16, config.getKafka().getIntakePartitions());
         assertEquals(10, config.getPump().getMaxAttempts());
         assertEquals(365L * 24 * 3600 * 1000, config.getIntake().build("i", "d").maxDelayMillis());
+        assertEquals(java.time.Duration.ofMillis(100), config.getIntake().build("i", "d").commitInterval());
     }
 
     static Stream<Arguments> badSettings() {
@@ -68,6 +69,8 @@ class ConfigurationValidationTest {
                 Arguments.of("intake: {allowedTargets: ['orders.(']}",
                         "intake.allowedTargets holds \"orders.(\", which is not a regular expression",
                         "full-match patterns"),
+                Arguments.of("intake: {commitInterval: 1 minute}", "intake.commitInterval is 1 minute",
+                        "use 0ms to 10s"),
                 Arguments.of("intake: {retryBackoff: 10s, maxRetryBackoff: 1s}",
                         "intake.maxRetryBackoff is 1 second, shorter than intake.retryBackoff (10 seconds)",
                         "raise intake.maxRetryBackoff"),

@@ -122,6 +122,22 @@ final class KafkaClient implements AutoCloseable {
         }
     }
 
+    /** The offsets a consumer group has committed, by partition of {@code topic}; absent: none committed. */
+    Map<Integer, Long> committedOffsets(String group, String topic) {
+        try {
+            Map<Integer, Long> offsets = new java.util.TreeMap<>();
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS)
+                    .forEach((partition, offset) -> {
+                        if (partition.topic().equals(topic) && offset != null) {
+                            offsets.put(partition.partition(), offset.offset());
+                        }
+                    });
+            return offsets;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not read the committed offsets of group " + group, e);
+        }
+    }
+
     void flush() {
         producer.flush();
     }

@@ -1,0 +1,134 @@
+package io.delaybridge.bridge.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestServers;
+import io.dropwizard.testing.ConfigOverride;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code intake.commitInterval}: the offsets of stored records not due soon wait for one commit of many polls; a poll
+ * holding a record due soon, or a refused one, is committed at once, so that no record is delivered before its offset
+ * is committed (a crash then re-reads only records still pending, stored once).
+ */
+@ExtendWith(RealServersExtension.class)
+class IntakeCommitIT {
+
+    private static final int ROUNDS = 10;
+    private static final String LONG_INTERVAL = "5s";
+
+    @Test
+    void offsetsOfRecordsDueLaterWaitForTheIntervalAndAreCommittedTogether(TestServers servers) {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                TestBridge bridge = bridge(servers, names, "8s")) {
+            kafka.createTopics(2, target);
+            sendInRounds(kafka, bridge, names, target, 3_600_000);
+
+            assertTrue(committedTotal(kafka, names) < ROUNDS,
+                    "stored a moment ago, committed up to 8 s later: " + kafka.committedOffsets(names.group(),
+                            names.intake()));
+            await().atMost(Duration.ofSeconds(30)).until(() -> committedTotal(kafka, names) == ROUNDS);
+            long batches = meter(bridge, "delay.intake.batches");
+            long commits = meter(bridge, "delay.intake.commits");
+            assertTrue(batches >= ROUNDS, "one stored batch a round at least: " + batches);
+            assertTrue(commits >= 1 && commits <= 2, commits + " commits for " + batches + " stored batches");
+        }
+    }
+
+    @Test
+    void withoutAnIntervalEveryStoredBatchIsCommitted(TestServers servers) {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                TestBridge bridge = bridge(servers, names, "0ms")) {
+            kafka.createTopics(2, target);
+            sendInRounds(kafka, bridge, names, target, 3_600_000);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> committedTotal(kafka, names) == ROUNDS);
+            assertEquals(meter(bridge, "delay.intake.batches"), meter(bridge, "delay.intake.commits"));
+        }
+    }
+
+    @Test
+    void recordsDueSoonAreCommittedBeforeTheyAreDelivered(TestServers servers) {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                TestBridge bridge = bridge(servers, names, LONG_INTERVAL)) {
+            kafka.createTopics(2, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            Map<String, RecordMetadata> intake = new HashMap<>();
+            int records = 30;
+            for (int i = 0; i < records; i++) {
+                // due from at once to 2.9 s: inside the 5 s interval, so each must be committed before it is due
+                intake.put("k" + i, kafka.send(names.intake(), "k" + i, "v" + i, null,
+                        DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, Long.toString(i * 100L)));
+            }
+            int checked = 0;
+            while (checked < records) {
+                int seen = checked;
+                await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() > seen);
+                Map<Integer, Long> committed = kafka.committedOffsets(names.group(), names.intake());
+                for (KafkaClient.Received got : delivered.received().subList(checked, delivered.size())) {
+                    RecordMetadata origin = intake.get(got.key());
+                    long committedOffset = committed.getOrDefault(origin.partition(), -1L);
+                    assertTrue(committedOffset > origin.offset(), got.key() + " (intake " + origin.partition() + "@"
+                            + origin.offset() + ") delivered while the committed offset was " + committedOffset);
+                    checked++;
+                }
+            }
+            assertEquals(records, delivered.size(), "every record delivered once");
+        }
+    }
+
+    @Test
+    void aRefusedRecordIsCommittedAtOnce(TestServers servers) {
+        TestNames names = TestNames.unique(servers);
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                TestBridge bridge = bridge(servers, names, LONG_INTERVAL)) {
+            KafkaClient.Collector deadletters = kafka.collect(names.deadletter());
+            RecordMetadata refused = kafka.send(names.intake(), "k0", "v0", null, DelayHeaders.DELAY_MS, "1h");
+            await().atMost(Duration.ofSeconds(30)).until(() -> deadletters.size() == 1);
+            // its deadletter copy was written before the commit (a re-read would write a second one): committed at
+            // once, not 5 s later
+            await().atMost(Duration.ofSeconds(2)).until(() -> kafka.committedOffsets(names.group(), names.intake())
+                    .getOrDefault(refused.partition(), -1L) > refused.offset());
+        }
+    }
+
+    private static TestBridge bridge(TestServers servers, TestNames names, String commitInterval) {
+        return new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
+                ConfigOverride.config("intake.commitInterval", commitInterval)).start();
+    }
+
+    /** Sends one record a round, each round once the one before is stored: every round is a poll of its own. */
+    private static void sendInRounds(KafkaClient kafka, TestBridge bridge, TestNames names, String target,
+            long delayMillis) {
+        for (int i = 0; i < ROUNDS; i++) {
+            kafka.send(names.intake(), "k" + i, "v" + i, null,
+                    DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, Long.toString(delayMillis));
+            int stored = i + 1;
+            await().atMost(Duration.ofSeconds(30)).until(() -> meter(bridge, "delay.scheduled") == stored);
+        }
+    }
+
+    private static long committedTotal(KafkaClient kafka, TestNames names) {
+        return kafka.committedOffsets(names.group(), names.intake()).values().stream().mapToLong(Long::longValue)
+                .sum();
+    }
+
+    private static long meter(TestBridge bridge, String name) {
+        return bridge.admin("/metrics").get("meters").get(name).get("count").asLong();
+    }
+}
