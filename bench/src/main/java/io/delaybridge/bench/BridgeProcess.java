@@ -89,6 +89,17 @@ final class BridgeProcess implements AutoCloseable {
         return maxHeapBytes >> 20;
     }
 
+    /** The count of a meter of the bridge's {@code /metrics}, e.g. {@code delay.intake.commits}; -1 if unknown. */
+    long meterCount(String name) {
+        String metrics = get("/metrics");
+        if (metrics == null) {
+            return -1;
+        }
+        Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*\\{\\s*\"count\"\\s*:\\s*(\\d+)")
+                .matcher(metrics);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
+    }
+
     private void sample() {
         Path status = Path.of("/proc", Long.toString(process.pid()), "status");
         int tick = 0;

@@ -310,7 +310,7 @@ public final class DelayBenchmark {
             awaitDelivered(bridgeWarm, 600);
             bridge.resetPeaks();
             Map<String, Long> commandsBefore = commandMicros();
-            Windows thru = measureWindows(bridgeWindows, cpuMeter(bridge.pid()), 600);
+            Windows thru = measureWindows(bridgeWindows, cpuMeter(bridge), 600);
             String redisCommands = commandCost(commandsBefore, commandMicros(), thru.count());
             put("throughput: bridge end to end (intake -> Redis -> pump -> target)",
                     "%,.0f records/s steady, median of %s (%,d of %,d delivered, %d early, %d duplicates, after %,d "
@@ -422,7 +422,7 @@ public final class DelayBenchmark {
                                 / pending, pending, used - usedBefore);
             };
             SteadyWindow run = steadyRun(collector, topics, rate, minDelay, maxDelay, window, firstWarmupSeconds(), 10,
-                    cpuMeter(bridge.pid()), memoryAtWindowEnd);
+                    cpuMeter(bridge), memoryAtWindowEnd);
             String name = "steady: " + rate + " records/s due, delays " + minDelay + "-" + maxDelay + " s, " + window
                     + " s measured";
             put(name, "%s; bridge peak RSS %d MB, peak heap %d MB", run.stats().latenessLine(), bridge.maxRssMb(),
@@ -456,7 +456,7 @@ public final class DelayBenchmark {
                 int rate = Integer.parseInt(r.trim());
                 bridge.resetPeaks();
                 SteadyWindow run = steadyRun(collector, topics, rate, 1, 5, window, warmup, phase,
-                        cpuMeter(bridge.pid()), () -> { });
+                        cpuMeter(bridge), () -> { });
                 Stats stats = run.stats();
                 warmup = stepWarmupSeconds();
                 phase += 2;
@@ -623,7 +623,7 @@ public final class DelayBenchmark {
             int rate = options.intOf("steady-rate", 5_000);
             // the bridge just stored the backlog: compiled by now
             SteadyWindow run = steadyRun(collector, topics, rate, 1, 5, 20, stepWarmupSeconds(), 51,
-                    cpuMeter(bridge.pid()), () -> { });
+                    cpuMeter(bridge), () -> { });
             String name = "backlog: " + rate + " records/s due on top of " + n + " pending (delays 1-5 s, 20 s)";
             put(name, "%s; bridge peak RSS %d MB", run.stats().latenessLine(), bridge.maxRssMb());
             put(name + ", CPU", "%s", run.cpu());
@@ -738,6 +738,12 @@ public final class DelayBenchmark {
     private CpuMeter cpuMeter(long bridgePid) {
         return new CpuMeter().process("bridge", bridgePid).process("redis", redisPid).process("broker", brokerPid)
                 .process("bench JVM", ProcessHandle.current().pid());
+    }
+
+    /** As {@link #cpuMeter(long)} for a bridge, with the rates of its intake's stored polls and offset commits. */
+    private CpuMeter cpuMeter(BridgeProcess bridge) {
+        return cpuMeter(bridge.pid()).counter("intake polls stored", () -> bridge.meterCount("delay.intake.batches"))
+                .counter("intake commits", () -> bridge.meterCount("delay.intake.commits"));
     }
 
     /** Microseconds Redis spent in each command so far ({@code INFO commandstats}; commands a script runs count too). */

@@ -28,7 +28,7 @@ import java.util.regex.PatternSyntaxException;
  *       refused</td></tr>
  *   <tr><td>pollTimeout</td><td>100ms</td><td>how long one poll of the intake waits for records</td></tr>
  *   <tr><td>commitInterval</td><td>100ms</td><td>how long the offsets of stored records may wait for their commit,
- *       to commit many polls at once; a poll holding a record due within this plus 1 s, or a refused record, commits
+ *       to commit many polls at once; a poll holding a record due within this plus 250 ms, or a refused record, commits
  *       at once. 0 commits every poll at once</td></tr>
  *   <tr><td>cancelMemory</td><td>1 hour</td><td>how long a cancel is remembered (in record time): a schedule of
  *       the same id from an older record, read later (another partition lagged, or a re-read after a crash), is

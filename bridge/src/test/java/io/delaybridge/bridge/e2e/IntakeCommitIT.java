@@ -28,13 +28,7 @@ class IntakeCommitIT {
 
     @Test
     void offsetsOfRecordsDueLaterWaitForTheIntervalAndAreCommittedTogether(TestServers servers) {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = bridge(servers, names, "8s")) {
-            kafka.createTopics(2, target);
-            sendInRounds(kafka, bridge, names, target, 3_600_000);
-
+        storeInRounds(servers, "8s", (kafka, bridge, names) -> {
             assertTrue(committedTotal(kafka, names) < ROUNDS,
                     "stored a moment ago, committed up to 8 s later: " + kafka.committedOffsets(names.group(),
                             names.intake()));
@@ -43,21 +37,15 @@ class IntakeCommitIT {
             long commits = meter(bridge, "delay.intake.commits");
             assertTrue(batches >= ROUNDS, "one stored batch a round at least: " + batches);
             assertTrue(commits >= 1 && commits <= 2, commits + " commits for " + batches + " stored batches");
-        }
+        });
     }
 
     @Test
     void withoutAnIntervalEveryStoredBatchIsCommitted(TestServers servers) {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = bridge(servers, names, "0ms")) {
-            kafka.createTopics(2, target);
-            sendInRounds(kafka, bridge, names, target, 3_600_000);
-
+        storeInRounds(servers, "0ms", (kafka, bridge, names) -> {
             await().atMost(Duration.ofSeconds(10)).until(() -> committedTotal(kafka, names) == ROUNDS);
             assertEquals(meter(bridge, "delay.intake.batches"), meter(bridge, "delay.intake.commits"));
-        }
+        });
     }
 
     @Test
@@ -112,14 +100,28 @@ class IntakeCommitIT {
                 ConfigOverride.config("intake.commitInterval", commitInterval)).start();
     }
 
-    /** Sends one record a round, each round once the one before is stored: every round is a poll of its own. */
-    private static void sendInRounds(KafkaClient kafka, TestBridge bridge, TestNames names, String target,
-            long delayMillis) {
-        for (int i = 0; i < ROUNDS; i++) {
-            kafka.send(names.intake(), "k" + i, "v" + i, null,
-                    DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, Long.toString(delayMillis));
-            int stored = i + 1;
-            await().atMost(Duration.ofSeconds(30)).until(() -> meter(bridge, "delay.scheduled") == stored);
+    /** What a test checks once {@link #storeInRounds} stored its records. */
+    private interface AfterRounds {
+        void check(KafkaClient kafka, TestBridge bridge, TestNames names);
+    }
+
+    /**
+     * Starts a bridge with {@code commitInterval} and sends it one record due in an hour a round, each round once the
+     * one before is stored (every round a poll of its own), then runs {@code check}.
+     */
+    private static void storeInRounds(TestServers servers, String commitInterval, AfterRounds check) {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                TestBridge bridge = bridge(servers, names, commitInterval)) {
+            kafka.createTopics(2, target);
+            for (int i = 0; i < ROUNDS; i++) {
+                kafka.send(names.intake(), "k" + i, "v" + i, null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS,
+                        "1h");
+                int stored = i + 1;
+                await().atMost(Duration.ofSeconds(30)).until(() -> meter(bridge, "delay.scheduled") == stored);
+            }
+            check.check(kafka, bridge, names);
         }
     }
 
