@@ -17,9 +17,9 @@ final class CommitPacer {
 
     /**
      * Slack between the planned commit and the earliest due time of what waits for it: the loop's own delays (the
-     * commit's round trip to the broker, a write completing, a poll, all capped at the planned time). Not longer: with 1 s,
-     * delays of 1-5 s (2.5 % of them within 1.1 s) put such a record in nearly every poll of a hundred, and nearly every
-     * poll committed at once.
+     * commit's round trip to the broker, a write completing, a poll, all capped at the planned time). Not longer: with
+     * 1 s, delays of 1-5 s (2.5 % of them within 1.1 s) put such a record in nearly every poll of a hundred, and nearly
+     * every poll committed at once.
      */
     static final long GUARD_MILLIS = 250;
 

@@ -56,8 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Offsets are committed at once for a batch that holds a record due soon (or a refused one), else at most
  * {@code intake.commitInterval} later, together with what was stored meanwhile ({@link CommitPacer}): at 5,000
- * records/s a commit per poll was 40-250 commits a second, against 9. A record whose commit waits is not due before the commit, so a
- * crash re-reads it while it is still pending, and it is stored once.
+ * records/s a commit per poll was 40-250 commits a second, against 9. A record whose commit waits is not due before
+ * the commit, so a crash re-reads it while it is still pending, and it is stored once.
  *
  * <p>A batch that Redis holds is never read again because its commit failed (a rebalance in progress, the group
  * coordinator briefly away): its offsets stay pending and are committed with the next batch, on an empty poll, or when
