@@ -27,6 +27,7 @@ public final class IntakeMetrics {
         results.put(WriteResult.CANCELLED, registry.meter("delay.cancelled"));
         results.put(WriteResult.NOT_FOUND, registry.meter("delay.cancel-not-found"));
         results.put(WriteResult.ALREADY_CANCELLED, registry.meter("delay.cancelled-before-scheduled"));
+        results.put(WriteResult.SUPERSEDED, registry.meter("delay.superseded"));
     }
 
     void result(WriteResult result) {

@@ -19,5 +19,11 @@ public enum WriteResult {
      * A schedule dropped because a cancel of its id, from a record at least as new, was processed before it (the two
      * came in on different partitions and one lagged, or the schedule was read again after a crash).
      */
-    ALREADY_CANCELLED
+    ALREADY_CANCELLED,
+    /**
+     * A schedule dropped because the message stored under its id comes from a newer intake record: a higher offset of
+     * the same partition, or a later timestamp (the newer came in on another partition and was read first, or this
+     * record is read again after a crash). The newer version stays as it is.
+     */
+    SUPERSEDED
 }

@@ -194,6 +194,84 @@ public abstract class DelayStoreContractIT {
         assertEquals(1, fresh.attempt());
     }
 
+    private static WriteOp.Schedule schedule(String id, long dueAt, String origin, String body, long timestamp) {
+        return new WriteOp.Schedule(id, dueAt, origin, envelope(body), timestamp);
+    }
+
+    private String pendingBody(String id) {
+        int shard = router.shardOf(id);
+        List<ClaimedMessage> messages = store.claim(shard, store.acquire(shard), 10, LEASE).messages();
+        assertEquals(1, messages.size(), "pending versions of " + id);
+        return body(messages.get(0));
+    }
+
+    @Test
+    void anOlderRecordReadAfterANewerOneOfItsIdIsDropped() {
+        long now = store.now();
+        // the reschedule (record time 2000) came in on a partition read first; the version it replaces (1000) on a
+        // lagging one
+        assertEquals(WriteResult.STORED, writeOne(schedule("order-9", now - 1, TOPIC + "/3/40", "newer", 2_000)));
+        assertEquals(WriteResult.SUPERSEDED, writeOne(schedule("order-9", now - 1, TOPIC + "/0/7", "older", 1_000)));
+        assertEquals(WriteResult.REPLACED, writeOne(schedule("order-9", now - 1, TOPIC + "/1/2", "newest", 3_000)));
+        assertEquals("newest", pendingBody("order-9"));
+    }
+
+    @Test
+    void aReplacedVersionReadAgainAfterACrashDoesNotComeBack() {
+        long now = store.now();
+        WriteOp.Schedule first = schedule("order-10", now + 60_000, TOPIC + "/0/5", "first", 1_000);
+        writeOne(first);
+        assertEquals(WriteResult.REPLACED, writeOne(schedule("order-10", now - 1, TOPIC + "/2/9", "second", 1_500)));
+        // the intake crashed before committing the first record's offset and reads it again
+        assertEquals(WriteResult.SUPERSEDED, writeOne(first));
+        int shard = router.shardOf("order-10");
+        assertEquals(new ShardStats(shard, 1, 0, now - 1), store.stats(shard), "the second version's due time stays");
+        assertEquals("second", pendingBody("order-10"));
+    }
+
+    @Test
+    void recordsOfOnePartitionAreOrderedByOffsetNotTimestamp() {
+        long now = store.now();
+        // producer clocks (CreateTime) may go back; the partition's log order does not
+        writeOne(schedule("order-11", now - 1, TOPIC + "/1/7", "offset 7", 5_000));
+        assertEquals(WriteResult.SUPERSEDED,
+                writeOne(schedule("order-11", now - 1, TOPIC + "/1/6", "offset 6", 9_000)));
+        assertEquals(WriteResult.REPLACED, writeOne(schedule("order-11", now - 1, TOPIC + "/1/8", "offset 8", 1_000)));
+        assertEquals("offset 8", pendingBody("order-11"));
+    }
+
+    @Test
+    void withoutAnOrderTheRecordReadLastWins() {
+        long now = store.now();
+        writeOne(schedule("order-12", now - 1, TOPIC + "/0/1", "a", 1_000));
+        assertEquals(WriteResult.REPLACED,
+                writeOne(schedule("order-12", now - 1, TOPIC + "/1/1", "same instant", 1_000)));
+        assertEquals(WriteResult.REPLACED, writeOne(schedule("order-12", now - 1, TOPIC + "/2/1", "no timestamp")));
+        assertEquals(WriteResult.REPLACED, writeOne(schedule("order-12", now - 1, TOPIC + "/3/1", "older", 500)),
+                "the stored version's time is not known");
+        assertEquals("older", pendingBody("order-12"));
+    }
+
+    @Test
+    void anOlderRecordDoesNotReplaceAVersionInFlight() {
+        long now = store.now();
+        writeOne(schedule("job-2", now - 10, TOPIC + "/2/3", "newer", 2_000));
+        int shard = router.shardOf("job-2");
+        long epoch = store.acquire(shard);
+        ClaimedMessage inFlight = store.claim(shard, epoch, 10, LEASE).messages().get(0);
+        assertEquals(WriteResult.SUPERSEDED, writeOne(schedule("job-2", now - 5, TOPIC + "/0/3", "older", 1_000)));
+        assertEquals(1, store.ack(shard, epoch, List.of(inFlight.ref())), "the lease is kept: its ack deletes it");
+        assertEquals(0, store.stats(shard).pending());
+    }
+
+    @Test
+    void aRecordStoredWithoutItsTimestampIsStillKnownWhenReadAgainWithIt() {
+        long now = store.now();
+        // stored by a bridge whose stored values did not carry the record timestamp yet
+        writeOne(schedule("order-13", now - 1, TOPIC + "/0/4", "once"));
+        assertEquals(WriteResult.DUPLICATE, writeOne(schedule("order-13", now - 1, TOPIC + "/0/4", "once", 1_000)));
+    }
+
     // ------------------------------------------------------------------------------------------------ cancel
 
     @Test

@@ -308,7 +308,8 @@ public final class RedisDelayStore implements DelayStore {
 
         void add(int position, WriteOp.Schedule schedule, ShardRouter.Placement placement) {
             boolean natural = router.isNaturalOrigin(placement, schedule.origin());
-            byte[] header = StoredValue.header(natural ? "" : schedule.origin());
+            String token = natural ? "" : StoredValue.token(schedule.origin(), schedule.timestamp());
+            byte[] header = StoredValue.header(token);
             byte[] value = StoredValue.encode(header, schedule.envelope(), natural ? schedule.origin() : null);
             args.add(placement.member());
             args.add(Decimal.ascii(schedule.dueAt()));

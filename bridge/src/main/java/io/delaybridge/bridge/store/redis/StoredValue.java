@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.store.redis;
 
+import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.EnvelopeCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -11,8 +12,9 @@ import java.util.function.Supplier;
  * <pre>
  * header   = length origin-token
  * length   = 1 byte 0..127, or 2 bytes 0x80|(n&gt;&gt;8), n&amp;0xFF for n up to 32767 (big-endian, top bit set)
- * token    = the origin (topic/partition/offset of the intake record), or empty when the id is a default id and the
- *            origin is the record it names (the id already says it)
+ * token    = the origin (topic/partition/offset of the intake record), then "@" and the record's timestamp (epoch
+ *            ms) if it is known; or empty when the id is a default id and the origin is the record it names (the id
+ *            already says it)
  * </pre>
  *
  * <p>Why in the value and not in a separate hash: {@code schedule.lua} must tell a re-read of the same intake record
@@ -20,6 +22,9 @@ import java.util.function.Supplier;
  * one byte for default ids (the common case) and the origin's length otherwise; a separate {@code origin} hash would
  * cost a second hash entry per message (~70 bytes of Redis overhead before the origin itself). Comparing needs only a
  * prefix compare in Lua, and {@code claim.lua} returns the value whole: this class strips the header in Java.
+ *
+ * <p>The timestamp orders two records of one id (see {@link #token(String, long)}); a default id's own record needs
+ * none, since no other record has its origin, and only a record with an explicit {@code delay-id} pays its 14 bytes.
  *
  * <p>For the same reason a default id's own record is stored without the origin inside its envelope: the id names it
  * ({@code topic/partition/offset}), and the origin was ~27 of a 200-byte record's 263 stored bytes, enough to move
@@ -33,6 +38,16 @@ public final class StoredValue {
     static final int MAX_TOKEN_LENGTH = 0x7FFF;
 
     private StoredValue() {}
+
+    /**
+     * The origin token of a record stored under an id that is not its own default id: its origin, then {@code @} and
+     * its timestamp if known. {@code schedule.lua} reads both off the stored version of the id to decide whether a
+     * new record of the id is older than it (then it is dropped, not stored over the newer one): two records of one
+     * intake partition are ordered by offset, any others by timestamp. Without a timestamp the origin alone.
+     */
+    public static String token(String origin, long timestamp) {
+        return timestamp == WriteOp.NO_TIMESTAMP ? origin : origin + '@' + timestamp;
+    }
 
     /** The header for this origin token: what {@code schedule.lua} compares to the start of a stored value. */
     public static byte[] header(String originToken) {
@@ -90,7 +105,7 @@ public final class StoredValue {
         return Arrays.copyOfRange(value, headerLength, value.length);
     }
 
-    /** The origin token inside a stored value ({@code ""} for a default id's own record). */
+    /** The origin token inside a stored value ({@code ""} for a default id's own record), as {@link #token}. */
     public static String originToken(byte[] value) {
         int headerLength = headerLength(value);
         int lengthBytes = (value[0] & 0x80) == 0 ? 1 : 2;

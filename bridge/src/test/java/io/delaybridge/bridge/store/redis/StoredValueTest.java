@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
 import java.nio.charset.StandardCharsets;
@@ -38,6 +39,15 @@ class StoredValueTest {
         assertEquals(origin, StoredValue.originToken(value));
         assertArrayEquals(ENVELOPE, StoredValue.envelope(value));
         assertArrayEquals(header, Arrays.copyOf(value, header.length), "the value starts with its header");
+    }
+
+    @Test
+    void aTokenCarriesTheRecordTimestampWhenItIsKnown() {
+        assertEquals("delay-intake/3/17@1700000000123", StoredValue.token("delay-intake/3/17", 1_700_000_000_123L));
+        assertEquals("delay-intake/3/17", StoredValue.token("delay-intake/3/17", WriteOp.NO_TIMESTAMP));
+        byte[] value = StoredValue.encode(StoredValue.header(StoredValue.token("t/0/1", 5)), ENVELOPE);
+        assertEquals("t/0/1@5", StoredValue.originToken(value));
+        assertArrayEquals(ENVELOPE, StoredValue.envelope(value));
     }
 
     @Test

@@ -13,7 +13,8 @@
   then, per message, 5 arguments, in intake order:
     member     the message's member (ShardRouter.member)
     due        due time, epoch ms, decimal
-    header     the origin header the stored value starts with (StoredValue.header)
+    header     the origin header the stored value starts with (StoredValue.header): length, then the origin
+               token, topic/partition/offset@timestamp (empty for a default id's own record)
     value      header followed by the envelope
     timestamp  the intake record's timestamp, epoch ms; empty if unknown
 
@@ -27,13 +28,18 @@
   2. Read the stored values of all members, and whether any cancel is remembered, at once.
   3. Decide each message, in order, against what the messages before it in the batch left:
      a. A stored value for the member that starts with the same header is the same intake record read again
-        (pending or in flight): DUPLICATE, nothing changes.
-     b. A remembered cancel of the id from a record at least as new as this one (it came in on another partition and
+        (pending or in flight): DUPLICATE, nothing changes. So is one whose token names the same origin (a value
+        stored before tokens carried the timestamp).
+     b. A stored value from a newer record of the id: SUPERSEDED, nothing is stored. Newer: a higher offset of the
+        same intake partition, else a later timestamp (the header's and ARGV's; unknown or equal: not newer, the
+        record read last wins). This keeps a reschedule that came in on another partition, or one read again after a
+        crash, from putting back the version it replaced.
+     c. A remembered cancel of the id from a record at least as new as this one (it came in on another partition and
         was read first, or this record is read again after a crash): ALREADY_CANCELLED, nothing is stored.
-     c. Otherwise the value is stored and the due time indexed; a replaced earlier version loses any in-flight lease
+     d. Otherwise the value is stored and the due time indexed; a replaced earlier version loses any in-flight lease
         and attempt count: a version being delivered right now may still be delivered, but its ack no longer deletes
         the new one (ack deletes only members still in flight), and its retry or reclaim finds nothing.
-     d. An older remembered cancel of the id is forgotten: this record is newer, so it schedules the id again.
+     e. An older remembered cancel of the id is forgotten: this record is newer, so it schedules the id again.
   4. Write: one variadic HSET and one ZADD for the whole batch (a member given twice keeps its last value and due
      time, as two calls in order would), then the removals for replaced and un-cancelled members.
      HSET is the first write on purpose: at maxmemory Redis refuses a script's first write (OOM) before anything
@@ -42,7 +48,7 @@
   5. If the earliest due time stored is earlier than the shard's earliest before, publish it on the wake channel.
 
   Returns {code1, code2, ..., woke}: per message 1 STORED, 2 REPLACED, 3 DUPLICATE, 9 ALREADY_CANCELLED,
-  -2 INVALID_ARGUMENT (a due time that does not parse); woke 1 if a wake-up was published.
+  10 SUPERSEDED, -2 INVALID_ARGUMENT (a due time that does not parse); woke 1 if a wake-up was published.
   Or {-3} INCARNATION_MISMATCH, {-2} INVALID_ARGUMENT (argument count).
 ]]
 if redis.call('GET', KEYS[5]) ~= ARGV[2] then
@@ -60,6 +66,39 @@ local function each_part(cmd, key, args, step)
   for from = 1, #args, size do
     redis.call(cmd, key, unpack(args, from, math.min(from + size - 1, #args)))
   end
+end
+
+-- the origin token at the start of a stored value or header: 1 length byte below 128, or 2 with the top bit set
+local function token(value)
+  local first = string.byte(value, 1)
+  if first < 128 then
+    return string.sub(value, 2, 1 + first)
+  end
+  return string.sub(value, 3, 2 + (first - 128) * 256 + string.byte(value, 2))
+end
+
+-- origin, "topic/partition", offset and timestamp of a token (nil where it does not say)
+local function version(tok)
+  local origin, timestamp = string.match(tok, '^(.*)@(%d+)$')
+  origin = origin or tok
+  local source, offset = string.match(origin, '^(.+)/(%d+)$')
+  return origin, source, tonumber(offset), tonumber(timestamp)
+end
+
+-- 3 if the new record is the stored one (read again), 10 if the stored one is newer, else 2
+local function compare(old, header, timestamp)
+  local oldOrigin, oldSource, oldOffset, oldTimestamp = version(token(old))
+  local newOrigin, newSource, newOffset = version(token(header))
+  if newOrigin ~= '' and newOrigin == oldOrigin then
+    return 3
+  end
+  if newSource and newSource == oldSource then
+    return newOffset < oldOffset and 10 or 2
+  end
+  if timestamp and oldTimestamp and timestamp < oldTimestamp then
+    return 10
+  end
+  return 2
 end
 
 -- tables are filled through counters: #t is a search in Lua 5.1, and it ran several times a message
@@ -96,11 +135,11 @@ for k = 1, count do
       if string.sub(old, 1, #header) == header then
         code = 3
       else
-        code = 2
+        code = compare(old, header, tonumber(ARGV[i + 4]))
       end
     end
     local cancelledAt = nil
-    if code ~= 3 and anyCancelled and not forgotten[member] then
+    if code ~= 3 and code ~= 10 and anyCancelled and not forgotten[member] then
       cancelledAt = redis.call('ZSCORE', KEYS[6], member)
       local timestamp = tonumber(ARGV[i + 4])
       if cancelledAt and timestamp and tonumber(cancelledAt) >= timestamp then
