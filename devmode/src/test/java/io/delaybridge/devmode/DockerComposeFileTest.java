@@ -277,6 +277,22 @@ class DockerComposeFileTest {
     }
 
     @Test
+    void theImagesHeapLeavesRoomForTheJvmsOwnMemoryInA512MbContainer() throws IOException {
+        // measured at full speed (docs/operations.md, "JVM"): RSS is about -Xmx plus 240 MB
+        long nonHeapMb = 240;
+        long containerMb = 512;
+        String options = dockerfileInstructions(repo.resolve("docker/Dockerfile")).stream()
+                .filter(i -> i.startsWith("ENV ") && i.contains("JAVA_TOOL_OPTIONS=")).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("no ENV JAVA_TOOL_OPTIONS"));
+        Matcher percentage = Pattern.compile("-XX:MaxRAMPercentage=([0-9.]+)").matcher(options);
+        assertTrue(percentage.find(), "the heap must follow the container's limit: " + options);
+        double heapMb = containerMb * Double.parseDouble(percentage.group(1)) / 100;
+        assertTrue(heapMb + nonHeapMb <= containerMb, "a " + containerMb + " MB container would hold a " + heapMb
+                + " MB heap plus ~" + nonHeapMb + " MB: " + options);
+        assertTrue(options.contains("-XX:+ExitOnOutOfMemoryError"), options);
+    }
+
+    @Test
     void theBuildContextIgnoresHostBuildOutput() throws IOException {
         Path ignore = repo.resolve("docker/Dockerfile.dockerignore");
         assertTrue(Files.isRegularFile(ignore), "docker/Dockerfile.dockerignore missing");
