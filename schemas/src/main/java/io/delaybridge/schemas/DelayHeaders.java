@@ -38,8 +38,9 @@ package io.delaybridge.schemas;
  *
  * <h2>Rescheduling and cancelling</h2>
  * Ids are global. A new record with the {@value #ID} of a pending message replaces it (that is how a message is
- * rescheduled). A record carrying only {@code delay-cancel: <id>} removes the pending message with that id and
- * is itself never delivered.
+ * rescheduled), unless it is older than the pending version (an earlier timestamp; the same timestamp and a lower
+ * offset of the same partition): then it is dropped. A record carrying only {@code delay-cancel: <id>} removes the
+ * pending message with that id and is itself never delivered.
  *
  * <h2>What comes out</h2>
  * <ul>
@@ -79,7 +80,7 @@ public final class DelayHeaders {
 
     /**
      * Optional message id, at most 512 UTF-8 bytes, compared byte for byte (not trimmed). A record with the id
-     * of a pending message replaces it. Also added to every delivered record.
+     * of a pending message replaces it, unless it is the older of the two. Also added to every delivered record.
      */
     public static final String ID = "delay-id";
 

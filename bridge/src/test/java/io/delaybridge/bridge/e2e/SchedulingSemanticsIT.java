@@ -149,7 +149,7 @@ class SchedulingSemanticsIT {
         long supersededBefore = bridge.admin("/metrics").at("/meters/delay.superseded/count").asLong();
         long scheduledBefore = bridge.admin("/metrics").at("/meters/delay.scheduled/count").asLong();
         kafka.send(names.intake(), 3, bytes("superseding"), bytes("newer"), producedAt,
-                headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "3s", DelayHeaders.ID, id));
+                headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "5s", DelayHeaders.ID, id));
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 bridge.admin("/metrics").at("/meters/delay.scheduled/count").asLong() > scheduledBefore);
 

@@ -230,14 +230,51 @@ public abstract class DelayStoreContractIT {
     }
 
     @Test
-    void recordsOfOnePartitionAreOrderedByOffsetNotTimestamp() {
+    void recordsOfOnePartitionWithTheSameTimestampAreOrderedByOffset() {
         long now = store.now();
-        // producer clocks (CreateTime) may go back; the partition's log order does not
+        // one producer batch gets one LogAppendTime: the offsets still order it
         writeOne(schedule("order-11", now - 1, TOPIC + "/1/7", "offset 7", 5_000));
         assertEquals(WriteResult.SUPERSEDED,
-                writeOne(schedule("order-11", now - 1, TOPIC + "/1/6", "offset 6", 9_000)));
-        assertEquals(WriteResult.REPLACED, writeOne(schedule("order-11", now - 1, TOPIC + "/1/8", "offset 8", 1_000)));
+                writeOne(schedule("order-11", now - 1, TOPIC + "/1/6", "offset 6", 5_000)));
+        assertEquals(WriteResult.REPLACED, writeOne(schedule("order-11", now - 1, TOPIC + "/1/8", "offset 8", 5_000)));
         assertEquals("offset 8", pendingBody("order-11"));
+    }
+
+    @Test
+    void aLaterTimestampIsNewerWhateverItsOffset() {
+        long now = store.now();
+        // the intake topic was deleted and created again: its offsets start over
+        writeOne(schedule("order-14", now - 1, TOPIC + "/1/900", "before the topic was recreated", 5_000));
+        assertEquals(WriteResult.REPLACED,
+                writeOne(schedule("order-14", now - 1, TOPIC + "/1/3", "after", 9_000)));
+        assertEquals("after", pendingBody("order-14"));
+    }
+
+    @Test
+    void aDefaultIdsOwnRecordReadAgainDoesNotUndoItsReschedule() {
+        long now = store.now();
+        WriteOp.Schedule own = new WriteOp.Schedule(
+                TOPIC + "-2-5", now + 60_000, TOPIC + "/2/5", envelope("own"), 1_000);
+        writeOne(own);
+        // a later record of the same partition and producer batch (the same LogAppendTime) reschedules it by its id
+        assertEquals(WriteResult.REPLACED,
+                writeOne(schedule(TOPIC + "-2-5", now - 1, TOPIC + "/2/9", "rescheduled", 1_000)));
+        // after a crash the intake reads both again
+        assertEquals(WriteResult.SUPERSEDED, writeOne(own));
+        assertEquals(WriteResult.DUPLICATE,
+                writeOne(schedule(TOPIC + "-2-5", now - 1, TOPIC + "/2/9", "rescheduled", 1_000)));
+        assertEquals("rescheduled", pendingBody(TOPIC + "-2-5"));
+    }
+
+    @Test
+    void aRecordWithoutATimestampIsOrderedByItsOffsetAlone() {
+        long now = store.now();
+        writeOne(schedule("order-15", now - 1, TOPIC + "/0/7", "offset 7", 5_000));
+        // Kafka's -1: the oldest message format had no timestamps
+        assertEquals(WriteResult.SUPERSEDED, writeOne(schedule("order-15", now - 1, TOPIC + "/0/6", "offset 6", -1)));
+        assertEquals(WriteResult.REPLACED,
+                writeOne(schedule("order-15", now - 1, TOPIC + "/3/1", "another partition", -1)));
+        assertEquals("another partition", pendingBody("order-15"));
     }
 
     @Test
@@ -338,9 +375,14 @@ public abstract class DelayStoreContractIT {
         writeOne(new WriteOp.Cancel("order-8", 2_000, 0));
         assertEquals(WriteResult.STORED, writeOne(new WriteOp.Schedule(
                 "order-8", now - 1, TOPIC + "/0/1", envelope("again"), 3_000)));
-        // the remembered cancel is gone with it: an older record read after this is a plain replacement again
-        assertEquals(WriteResult.REPLACED, writeOne(new WriteOp.Schedule(
-                "order-8", now - 1, TOPIC + "/0/2", envelope("older"), 1_500)));
+        // an older record read now is older than the stored version
+        WriteOp.Schedule older = new WriteOp.Schedule("order-8", now - 1, TOPIC + "/1/2", envelope("older"), 1_500);
+        assertEquals(WriteResult.SUPERSEDED, writeOne(older));
+        // once that version is delivered, the remembered cancel is gone with it: the older record is stored again
+        int shard = router.shardOf("order-8");
+        long epoch = store.acquire(shard);
+        assertEquals(1, store.ack(shard, epoch, List.of(store.claim(shard, epoch, 10, LEASE).messages().get(0).ref())));
+        assertEquals(WriteResult.STORED, writeOne(older));
     }
 
     @Test

@@ -293,13 +293,15 @@ public final class RedisDelayStore implements DelayStore {
         private final int shard;
         private final List<WriteOp> ops = new ArrayList<>();
         private final List<Integer> positions = new ArrayList<>();
-        private final List<byte[]> args = new ArrayList<>(2 + 5 * 64);
+        private final List<byte[]> args = new ArrayList<>(3 + 5 * 64);
         private int bytes;
 
         ScheduleCall(int shard) {
             this.shard = shard;
             args.add(bytes(keys.shard(shard).wakeChannel()));
             args.add(incarnationBytes);
+            // the origin of a default id's own record, without its offset: schedule.lua orders versions by it
+            args.add(bytes(router.intakeTopic() + "/" + shard));
         }
 
         boolean full() {

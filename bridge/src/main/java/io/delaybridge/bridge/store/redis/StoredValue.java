@@ -1,6 +1,5 @@
 package io.delaybridge.bridge.store.redis;
 
-import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.EnvelopeCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -42,11 +41,12 @@ public final class StoredValue {
     /**
      * The origin token of a record stored under an id that is not its own default id: its origin, then {@code @} and
      * its timestamp if known. {@code schedule.lua} reads both off the stored version of the id to decide whether a
-     * new record of the id is older than it (then it is dropped, not stored over the newer one): two records of one
-     * intake partition are ordered by offset, any others by timestamp. Without a timestamp the origin alone.
+     * new record of the id is older than it (then it is dropped, not stored over the newer one): by timestamp, and
+     * two records of one intake partition with the same timestamp by offset. Without a timestamp (unknown, or
+     * negative: Kafka's -1 of the oldest message format) the origin alone.
      */
     public static String token(String origin, long timestamp) {
-        return timestamp == WriteOp.NO_TIMESTAMP ? origin : origin + '@' + timestamp;
+        return timestamp < 0 ? origin : origin + '@' + timestamp;
     }
 
     /** The header for this origin token: what {@code schedule.lua} compares to the start of a stored value. */

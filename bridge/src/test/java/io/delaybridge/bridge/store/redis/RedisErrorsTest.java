@@ -108,6 +108,8 @@ class RedisErrorsTest {
         assertEquals(WriteResult.CANCELLED, ScriptCodes.writeResult(4, "cancel", 0, "a"));
         assertEquals(WriteResult.NOT_FOUND, ScriptCodes.writeResult(5, "cancel", 0, "a"));
         assertEquals(WriteResult.CANCELLED, ScriptCodes.writeResult(6, "cancel", 0, "a"));
+        assertEquals(WriteResult.ALREADY_CANCELLED, ScriptCodes.writeResult(9, "schedule", 0, "a"));
+        assertEquals(WriteResult.SUPERSEDED, ScriptCodes.writeResult(10, "schedule", 0, "a"));
         StoreFencedException fenced = assertInstanceOf(StoreFencedException.class,
                 ScriptCodes.failure(-1, "ack", 3, 7, null));
         assertEquals(3, fenced.shard());

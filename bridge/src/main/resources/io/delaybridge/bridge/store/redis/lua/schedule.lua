@@ -10,6 +10,8 @@
   KEYS[6] cancelled  zset  member -> timestamp of the newest remembered cancel record of the id
   ARGV[1] channel    the shard's wake channel (a channel, not a key)
   ARGV[2] incarnation  the incarnation the caller connected to
+  ARGV[3] partition  the shard's intake partition as "topic/partition": with a default id's member (its offset) it
+                     gives the origin of that id's own record, whose stored value has an empty token
   then, per message, 5 arguments, in intake order:
     member     the message's member (ShardRouter.member)
     due        due time, epoch ms, decimal
@@ -30,10 +32,10 @@
      a. A stored value for the member that starts with the same header is the same intake record read again
         (pending or in flight): DUPLICATE, nothing changes. So is one whose token names the same origin (a value
         stored before tokens carried the timestamp).
-     b. A stored value from a newer record of the id: SUPERSEDED, nothing is stored. Newer: a higher offset of the
-        same intake partition, else a later timestamp (the header's and ARGV's; unknown or equal: not newer, the
-        record read last wins). This keeps a reschedule that came in on another partition, or one read again after a
-        crash, from putting back the version it replaced.
+     b. A stored value from a newer record of the id: SUPERSEDED, nothing is stored. Newer: a later timestamp (the
+        header's against ARGV's); with equal or unknown timestamps a higher offset of the same intake partition;
+        otherwise the record read last wins. This keeps a reschedule that came in on another partition, or one read
+        again after a crash, from putting back the version it replaced.
      c. A remembered cancel of the id from a record at least as new as this one (it came in on another partition and
         was read first, or this record is read again after a crash): ALREADY_CANCELLED, nothing is stored.
      d. Otherwise the value is stored and the due time indexed; a replaced earlier version loses any in-flight lease
@@ -54,10 +56,10 @@
 if redis.call('GET', KEYS[5]) ~= ARGV[2] then
   return {-3}
 end
-if #ARGV < 7 or (#ARGV - 2) % 5 ~= 0 then
+if #ARGV < 8 or (#ARGV - 3) % 5 ~= 0 then
   return {-2}
 end
-local count = (#ARGV - 2) / 5
+local count = (#ARGV - 3) / 5
 local part = 1000 -- below Lua's unpack limit
 
 -- variadic commands in parts: cmd key a1 a2 ... (step = arguments per item)
@@ -77,25 +79,37 @@ local function token(value)
   return string.sub(value, 3, 2 + (first - 128) * 256 + string.byte(value, 2))
 end
 
--- origin, "topic/partition", offset and timestamp of a token (nil where it does not say)
-local function version(tok)
+-- origin, "topic/partition", offset and timestamp of a version of member (nil where it does not say): read off its
+-- token, or, for a default id's own record (empty token), the shard's partition and the offset the member holds
+local function version(tok, member)
+  if tok == '' then
+    if string.byte(member, 1) == 255 then
+      return '', nil, nil, nil
+    end
+    local offset = 0
+    for b = 1, #member do
+      offset = offset * 256 + string.byte(member, b)
+    end
+    return '', ARGV[3], offset, nil
+  end
   local origin, timestamp = string.match(tok, '^(.*)@(%d+)$')
   origin = origin or tok
   local source, offset = string.match(origin, '^(.+)/(%d+)$')
   return origin, source, tonumber(offset), tonumber(timestamp)
 end
 
--- 3 if the new record is the stored one (read again), 10 if the stored one is newer, else 2
-local function compare(old, header, timestamp)
-  local oldOrigin, oldSource, oldOffset, oldTimestamp = version(token(old))
-  local newOrigin, newSource, newOffset = version(token(header))
+-- 3 if the new record is the stored one (read again), 10 if the stored one is newer, else 2; timestamp: the new
+-- record's (nil or negative: unknown)
+local function compare(old, header, member, timestamp)
+  local oldOrigin, oldSource, oldOffset, oldTimestamp = version(token(old), member)
+  local newOrigin, newSource, newOffset = version(token(header), member)
   if newOrigin ~= '' and newOrigin == oldOrigin then
     return 3
   end
-  if newSource and newSource == oldSource then
-    return newOffset < oldOffset and 10 or 2
+  if timestamp and timestamp >= 0 and oldTimestamp and timestamp ~= oldTimestamp then
+    return timestamp < oldTimestamp and 10 or 2
   end
-  if timestamp and oldTimestamp and timestamp < oldTimestamp then
+  if newSource and newSource == oldSource and newOffset < oldOffset then
     return 10
   end
   return 2
@@ -107,7 +121,7 @@ for from = 1, count, part do
   local members, n = {}, 0
   for k = from, math.min(from + part - 1, count) do
     n = n + 1
-    members[n] = ARGV[5 * k - 2]
+    members[n] = ARGV[5 * k - 1]
   end
   local values = redis.call('HMGET', KEYS[2], unpack(members))
   for j = 1, n do
@@ -123,7 +137,7 @@ local values, dues, replaced, forget, forgotten = {}, {}, {}, {}, {}
 local nv, nd, nr, nf = 0, 0, 0, 0
 local earliest, earliestArg = nil, nil
 for k = 1, count do
-  local i = 5 * k - 2
+  local i = 5 * k - 1
   local member, dueArg, header = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local due = tonumber(dueArg)
   local code = 1
@@ -135,7 +149,7 @@ for k = 1, count do
       if string.sub(old, 1, #header) == header then
         code = 3
       else
-        code = compare(old, header, tonumber(ARGV[i + 4]))
+        code = compare(old, header, member, tonumber(ARGV[i + 4]))
       end
     end
     local cancelledAt = nil
