@@ -13,9 +13,8 @@ public sealed interface WriteOp {
      * Store a message due at {@code dueAt} (epoch ms). Idempotent on (id, origin): the same intake record stored twice
      * is one message; a different record with the same id replaces the pending one (a reschedule), unless it is older
      * than the pending one ({@link WriteResult#SUPERSEDED}: an earlier timestamp, or the same timestamp and a lower
-     * offset of the same intake partition). A remembered
-     * cancel of the id whose record is not older than {@code timestamp} wins: the schedule is dropped
-     * ({@link WriteResult#ALREADY_CANCELLED}).
+     * offset of the same intake partition). A remembered cancel of the id whose record is not older than
+     * {@code timestamp} wins: the schedule is dropped ({@link WriteResult#ALREADY_CANCELLED}).
      *
      * @param timestamp the intake record's timestamp, or {@link #NO_TIMESTAMP}
      */

@@ -21,9 +21,9 @@ public enum WriteResult {
      */
     ALREADY_CANCELLED,
     /**
-     * A schedule dropped because the message stored under its id comes from a newer intake record: a higher offset of
-     * the same partition, or a later timestamp (the newer came in on another partition and was read first, or this
-     * record is read again after a crash). The newer version stays as it is.
+     * A schedule dropped because the message stored under its id comes from a newer intake record: a later timestamp,
+     * or the same timestamp and a higher offset of the same partition (the newer came in on another partition and was
+     * read first, or this record is read again after a crash). The newer version stays as it is.
      */
     SUPERSEDED
 }
