@@ -253,8 +253,7 @@ public abstract class DelayStoreContractIT {
     @Test
     void aDefaultIdsOwnRecordReadAgainDoesNotUndoItsReschedule() {
         long now = store.now();
-        WriteOp.Schedule own = new WriteOp.Schedule(
-                TOPIC + "-2-5", now + 60_000, TOPIC + "/2/5", envelope("own"), 1_000);
+        WriteOp.Schedule own = schedule(TOPIC + "-2-5", now + 60_000, TOPIC + "/2/5", "own", 1_000);
         writeOne(own);
         // a later record of the same partition and producer batch (the same LogAppendTime) reschedules it by its id
         assertEquals(WriteResult.REPLACED,
