@@ -553,3 +553,34 @@ def main():
 
 if __name__ == '__main__':
     main()
+
+
+def alternate(run, variants, reps):
+    """Runs run(variant, rep) -> (schedule_us, cycle_us) `reps` times per variant, the order of the variants swapped
+    every other repetition, prints each result, then each variant's medians; returns {variant: [results]}."""
+    results = {v: [] for v in variants}
+    for rep in range(reps):
+        for variant in variants if rep % 2 == 0 else tuple(reversed(variants)):
+            schedule_us, cycle_us = run(variant, rep)
+            results[variant].append((schedule_us, cycle_us))
+            print('%-7s schedule %.2f us/rec, claim+ack %.2f us/rec' % (variant, schedule_us, cycle_us), flush=True)
+    for variant, runs in results.items():
+        s = statistics.median(r[0] for r in runs)
+        ca = statistics.median(r[1] for r in runs)
+        print('%-7s median schedule %.2f + claim+ack %.2f = %.2f us of Redis CPU a record' % (variant, s, ca, s + ca))
+    return results
+
+
+def start_shard():
+    """A fresh redis-server (appendonly no) holding one shard's incarnation and epoch: returns (process, conn)."""
+    proc, conn = start_redis(False)
+    conn.call('SET', P + b'inc', INC)
+    conn.call('SET', P + b'epoch', EPOCH)
+    return proc, conn
+
+
+def past_due_messages(n, now, rnd):
+    """n schedules of default ids (offsets 0..n-1), stored values of VALUE_LEN bytes, due at random in the 100 s
+    before now: (member, due, header, value, timestamp) as schedule.lua takes them."""
+    return [(struct.pack('>q', i), b'%d' % (now - 100000 + rnd.randrange(100000)), HEADER,
+             HEADER + os.urandom(VALUE_LEN - 1), b'') for i in range(n)]

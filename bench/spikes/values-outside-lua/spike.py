@@ -18,15 +18,13 @@ Usage: N=200000 REPS=4 python3 bench/spikes/values-outside-lua/spike.py   (~1 mi
 """
 import os
 import random
-import statistics
-import struct
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'compact-layout'))
 import harness as h
-from harness import start_redis, cpu, pipelined, P, CHANNEL, INC, EPOCH, CLAIM_MAX, LEASE
+from harness import cpu, pipelined, P, CHANNEL, INC, EPOCH, CLAIM_MAX, LEASE
 
 N = int(os.environ.get('N', 200000))
 LUA = os.path.join(HERE, '..', '..', '..', 'bridge', 'src', 'main', 'resources', 'io', 'delaybridge', 'bridge', 'store',
@@ -83,17 +81,12 @@ def schedule_commands(variant, sha, msgs):
 def run(variant, seed):
     """Returns Redis CPU per record (us) of scheduling N records, and of claiming and acking them all."""
     k = KEYS
-    proc, c = start_redis(False)
+    proc, c = h.start_shard()
     try:
-        c.call('SET', k['inc'], INC)
-        c.call('SET', k['epoch'], EPOCH)
         schedule = load(c, 'schedule.lua', variant)
         claim = load(c, 'claim.lua', variant)
         ack = load(c, 'ack.lua', 'cur')
-        rnd = random.Random(seed)
-        now = int(time.time() * 1000)
-        msgs = [(struct.pack('>q', i), b'%d' % (now - 100000 + rnd.randrange(100000)), h.HEADER,
-                 h.HEADER + os.urandom(239), b'') for i in range(N)]
+        msgs = h.past_due_messages(N, int(time.time() * 1000), random.Random(seed))
 
         before = cpu(c)
         # the same number of batches in flight: "nv" sends four commands a batch
@@ -124,12 +117,4 @@ def run(variant, seed):
         proc.wait()
 
 
-results = {'cur': [], 'nv': []}
-for rep in range(int(os.environ.get('REPS', 3))):
-    for variant in ('cur', 'nv') if rep % 2 == 0 else ('nv', 'cur'):
-        schedule_us, cycle_us = run(variant, rep)
-        results[variant].append((schedule_us, cycle_us))
-        print(variant, 'schedule %.2f us/rec, claim+ack %.2f us/rec' % (schedule_us, cycle_us), flush=True)
-for variant, runs in results.items():
-    print(variant, 'median schedule %.2f claim+ack %.2f' % (statistics.median(r[0] for r in runs),
-                                                            statistics.median(r[1] for r in runs)))
+h.alternate(run, ('cur', 'nv'), int(os.environ.get('REPS', 3)))
