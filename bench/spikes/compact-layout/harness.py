@@ -551,10 +551,6 @@ def main():
                           'inner_cmds_us': med_cmds}))
 
 
-if __name__ == '__main__':
-    main()
-
-
 def alternate(run, variants, reps):
     """Runs run(variant, rep) -> (schedule_us, cycle_us) `reps` times per variant, the order of the variants swapped
     every other repetition, prints each result, then each variant's medians; returns {variant: [results]}."""
@@ -584,3 +580,7 @@ def past_due_messages(n, now, rnd):
     before now: (member, due, header, value, timestamp) as schedule.lua takes them."""
     return [(struct.pack('>q', i), b'%d' % (now - 100000 + rnd.randrange(100000)), HEADER,
              HEADER + os.urandom(VALUE_LEN - 1), b'') for i in range(n)]
+
+
+if __name__ == '__main__':
+    main()
