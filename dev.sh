@@ -7,4 +7,16 @@ mkdir -p .dev
 echo "delay-bridge dev mode: building (first run downloads dependencies from Maven Central)..." >&2
 ./mvnw -q -B -DskipTests install -pl devmode -am
 ./mvnw -q -B -pl devmode dependency:build-classpath -Dmdep.outputFile="$PWD/.dev/classpath" -Dmdep.includeScope=runtime
-exec java -Xmx1g -cp "devmode/target/classes:$(cat .dev/classpath)" io.delaybridge.devmode.DevMode "$@"
+# Dev mode runs as a job of its own (job control on), so that the terminal's Ctrl-C reaches this script alone and not
+# the broker and redis-server that dev mode starts: dev mode stops them itself, after the bridge has committed and
+# handed its shards back. The script passes Ctrl-C, SIGTERM and a closed terminal on to it and waits until it is done.
+set -m
+java -Xmx1g -cp "devmode/target/classes:$(cat .dev/classpath)" io.delaybridge.devmode.DevMode "$@" &
+dev_mode=$!
+trap 'kill -TERM "$dev_mode" 2>/dev/null || true' INT TERM HUP
+while :; do
+    status=0
+    wait "$dev_mode" || status=$?
+    kill -0 "$dev_mode" 2>/dev/null || break
+done
+exit "$status"

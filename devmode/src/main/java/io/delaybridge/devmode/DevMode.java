@@ -1,29 +1,29 @@
 package io.delaybridge.devmode;
 
-import io.delaybridge.bridge.DelayBridgeApplication;
-import io.delaybridge.bridge.DelayBridgeConfiguration;
 import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TempDirs;
-import io.dropwizard.core.setup.Environment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.util.component.LifeCycle;
 import sun.misc.Signal;
 
 /**
@@ -31,71 +31,92 @@ import sun.misc.Signal;
  *
  * <pre>
  * ./dev.sh                       # or: java -cp ... io.delaybridge.devmode.DevMode [options]
- *   --data-dir DIR               where the broker and Redis keep their data (default .dev)
+ *   --data-dir DIR               data and logs of the broker, Redis and the bridge (default .dev)
  *   --kafka-port P               broker port (default 9092, or a free port if 9092 is taken)
  *   --redis-port P               Redis port (default 6379, or a free port if taken)
  *   --http-port P / --admin-port P   the bridge's ports (default 8080 / 8081, or free ports)
  *   --fresh                      wipe the data directory first
  * </pre>
  *
- * Prints the addresses and ready-to-paste kcat lines, and stops everything on Ctrl-C: the bridge first (it commits
- * and returns in-flight messages), then the broker and Redis. The data directory survives, so a restart keeps
- * pending messages.
+ * Prints one line per start-up step, then what the bridge says (its own INFO lines, anyone's warnings and errors),
+ * then a banner with the addresses, the log files and ready-to-paste kcat lines. The full logs go to files in the
+ * data directory ({@code bridge.log}, {@code kafka/broker.log}, {@code redis/redis.log}; see {@link DevLogging});
+ * a failed start names what failed and the log to read, stops what runs and exits with status 1.
+ *
+ * <p>Stops everything on Ctrl-C: the bridge first (it commits and returns in-flight messages), then the broker and
+ * Redis. The data directory survives, so a restart keeps pending messages.
  */
 public final class DevMode {
 
     /** The example target the printed kcat lines use; created at start. */
     static final String EXAMPLE_TARGET = "orders.timeout";
 
+    /** The bridge's full log, in the data directory (the broker's and Redis's are in their own directories). */
+    static final String BRIDGE_LOG = "bridge.log";
+
+    private static final String PREFIX = "delay-bridge dev mode: ";
+
     private DevMode() {}
 
     public static void main(String[] args) throws Exception {
-        Options options = Options.parse(args);
+        DevLogging.librariesAtWarn();
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(PREFIX + e.getMessage());
+            System.exit(2);
+            return;
+        }
         Path dataDir = options.dataDir.toAbsolutePath();
         if (options.fresh) {
             TempDirs.deleteRecursively(dataDir);
         }
         Files.createDirectories(dataDir);
-        System.out.println("delay-bridge dev mode: starting a Kafka broker and a redis-server in " + dataDir);
+        Path bridgeLog = dataDir.resolve(BRIDGE_LOG);
+        Servers servers = new Servers();
+
+        int redisPort = portOr(options.redisPort, 6379);
+        Path redisDir = dataDir.resolve("redis");
+        RedisServer redis = step("starting Redis on 127.0.0.1:" + redisPort, "ready", redisDir.resolve("redis.log"),
+                servers, () -> RedisServer.start(redisDir, redisPort));
+        servers.redis = redis;
 
         int kafkaPort = portOr(options.kafkaPort, 9092);
         int controllerPort = portOr(0, 9093);
-        int redisPort = portOr(options.redisPort, 6379);
-        CompletableFuture<KafkaBroker> brokerStart = CompletableFuture.supplyAsync(
-                () -> KafkaBroker.start(dataDir.resolve("kafka"), kafkaPort, controllerPort));
-        CompletableFuture<RedisServer> redisStart =
-                CompletableFuture.supplyAsync(() -> RedisServer.start(dataDir.resolve("redis"), redisPort));
-        KafkaBroker broker = brokerStart.join();
-        RedisServer redis = redisStart.join();
-        createExampleTarget(broker.bootstrapServers());
+        Path kafkaDir = dataDir.resolve("kafka");
+        // Ready means it answers and has the example target topic
+        KafkaBroker broker = step("starting Kafka on 127.0.0.1:" + kafkaPort, "ready", kafkaDir.resolve("broker.log"),
+                servers, () -> {
+                    servers.broker = KafkaBroker.start(kafkaDir, kafkaPort, controllerPort);
+                    createExampleTarget(servers.broker.bootstrapServers());
+                    return servers.broker;
+                });
 
         int httpPort = portOr(options.httpPort, 8080);
         int adminPort = portOr(options.adminPort, 8081);
         Path config = dataDir.resolve("bridge.yml");
-        Files.writeString(config, bridgeConfig(broker.bootstrapServers(), redis.uri(), httpPort, adminPort));
+        Files.writeString(config, bridgeConfig(broker.bootstrapServers(), redis.uri(), httpPort, adminPort, bridgeLog));
+        Files.writeString(bridgeLog, "---- dev mode starting the bridge at " + Instant.now() + "\n",
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        System.out.println(PREFIX + "starting the bridge on 127.0.0.1:" + httpPort + " (its full log: "
+                + Banner.shown(bridgeLog) + ")");
+        long bridgeStarted = System.nanoTime();
 
         AtomicReference<Server> jetty = new AtomicReference<>();
         Runnable stopAll = () -> {
-            System.out.println("\ndelay-bridge dev mode: stopping the bridge, then Kafka and Redis");
+            System.out.println("\n" + PREFIX + "stopping the bridge, then Kafka and Redis");
             try {
                 Server server = jetty.get();
                 if (server != null) {
                     server.stop(); // stops the intake (offsets committed, shards handed back), then the pump
                 }
             } catch (Exception e) {
-                System.out.println("delay-bridge dev mode: the bridge did not stop cleanly: " + e);
+                System.out.println(PREFIX + "the bridge did not stop cleanly: " + e + " (see " + Banner.shown(bridgeLog)
+                        + ")");
             }
-            try {
-                broker.stop();
-            } catch (RuntimeException e) {
-                System.out.println("delay-bridge dev mode: the broker did not stop cleanly: " + e);
-            }
-            try {
-                redis.stop();
-            } catch (RuntimeException e) {
-                System.out.println("delay-bridge dev mode: redis-server did not stop cleanly: " + e);
-            }
-            System.out.println("delay-bridge dev mode: stopped. Data kept in " + dataDir);
+            servers.stop();
+            System.out.println(PREFIX + "stopped. Data kept in " + dataDir);
             System.exit(0);
         };
         // Handle Ctrl-C and SIGTERM ourselves rather than in shutdown hooks: hooks run all at once, and the broker
@@ -113,11 +134,84 @@ public final class DevMode {
             });
         }
 
-        new DevBridgeApplication(() -> printBanner(broker, redis, httpPort, adminPort, dataDir), jetty)
-                .run("server", config.toString());
+        Banner banner = new Banner(broker.bootstrapServers(), redis.uri(), httpPort, adminPort, dataDir,
+                List.of(bridgeLog, broker.logFile(), redis.logFile()));
+        Consumer<Throwable> bridgeFailed = failure -> {
+            if (stopping.compareAndSet(false, true)) {
+                DevLogging.terminalOff();
+                System.out.println(PREFIX + "the bridge did not start: " + describe(failure));
+                System.out.println(PREFIX + "read its log: " + Banner.shown(bridgeLog));
+                servers.stop();
+                System.exit(1);
+            }
+        };
+        new DevBridgeApplication(bridgeLog, () -> {
+            System.out.println(PREFIX + "the bridge is ready in " + seconds(bridgeStarted));
+            banner.print();
+        }, bridgeFailed, jetty).run("server", config.toString());
     }
 
-    static String bridgeConfig(String kafka, String redis, int httpPort, int adminPort) {
+    /**
+     * Runs one start-up step, printed as one line: {@code starting Kafka on 127.0.0.1:9092 ... ready in 2.4 s}. If it
+     * fails, says what failed and which log to read, stops what already runs and exits.
+     */
+    private static <T> T step(String doing, String done, Path log, Servers servers, Supplier<T> action) {
+        System.out.print(PREFIX + doing + " ... ");
+        System.out.flush();
+        long started = System.nanoTime();
+        try {
+            T result = action.get();
+            System.out.println(done + " in " + seconds(started));
+            return result;
+        } catch (RuntimeException e) {
+            DevLogging.terminalOff();
+            System.out.println("failed after " + seconds(started));
+            System.out.println(PREFIX + describe(e));
+            System.out.println(PREFIX + "read its log: " + Banner.shown(log));
+            servers.stop();
+            System.exit(1);
+            throw e; // not reached
+        }
+    }
+
+    /** The failure and its root cause, in one line each. */
+    static String describe(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String text = failure.getMessage() == null ? failure.toString() : failure.getMessage();
+        return root == failure ? text : text + "\n  caused by " + root;
+    }
+
+    private static String seconds(long startedNanos) {
+        return String.format(Locale.ROOT, "%.1f s", (System.nanoTime() - startedNanos) / 1e9);
+    }
+
+    /** The servers dev mode has started so far, stopped in reverse order of need: Kafka, then Redis. */
+    private static final class Servers {
+        volatile KafkaBroker broker;
+        volatile RedisServer redis;
+
+        void stop() {
+            if (broker != null) {
+                stop("the broker", broker::stop, broker.logFile());
+            }
+            if (redis != null) {
+                stop("redis-server", redis::stop, redis.logFile());
+            }
+        }
+
+        private static void stop(String what, Runnable stop, Path log) {
+            try {
+                stop.run();
+            } catch (RuntimeException e) {
+                System.out.println(PREFIX + what + " did not stop cleanly: " + e + " (see " + Banner.shown(log) + ")");
+            }
+        }
+    }
+
+    static String bridgeConfig(String kafka, String redis, int httpPort, int adminPort, Path logFile) {
         return """
                 kafka:
                   bootstrapServers: %s
@@ -136,37 +230,7 @@ public final class DevMode {
                       port: %d
                   requestLog:
                     appenders: []
-                logging:
-                  level: INFO
-                  loggers:
-                    org.apache.kafka: WARN
-                    io.lettuce: WARN
-                    org.eclipse.jetty: WARN
-                    io.dropwizard: WARN
-                """.formatted(kafka, redis, httpPort, adminPort);
-    }
-
-    private static void printBanner(KafkaBroker broker, RedisServer redis, int httpPort, int adminPort, Path dir) {
-        String kafka = broker.bootstrapServers();
-        System.out.println("""
-
-                ============================================================================
-                delay-bridge dev mode is ready
-                  Kafka bootstrap   %1$s   (intake: delay-intake, deadletter: delay-deadletter)
-                  Redis             %2$s
-                  Admin             http://127.0.0.1:%3$d/healthcheck   http://127.0.0.1:%3$d/metrics
-                  Application       http://127.0.0.1:%4$d/
-                  Data              %5$s
-
-                Produce a record due in 10 seconds (apt-get install kcat):
-                  echo '{"order":42}' | kcat -P -b %1$s -t delay-intake -k order-42 -H delay-target=%6$s -H delay-ms=10s
-
-                Watch it arrive on its target:
-                  kcat -C -b %1$s -t %6$s -o beginning -f 'key=%%k headers=[%%h] value=%%s\\n'
-
-                Ctrl-C stops the bridge, Kafka and Redis.
-                ============================================================================
-                """.formatted(kafka, redis.uri(), adminPort, httpPort, dir, EXAMPLE_TARGET));
+                """.formatted(kafka, redis, httpPort, adminPort) + DevLogging.bridgeLogging(logFile);
     }
 
     private static void createExampleTarget(String bootstrap) {
@@ -199,29 +263,6 @@ public final class DevMode {
         }
     }
 
-
-    /** The bridge, plus a banner once it listens, and a handle on its server so dev mode can stop it first. */
-    static final class DevBridgeApplication extends DelayBridgeApplication {
-        private final Runnable onStarted;
-        private final AtomicReference<Server> jetty;
-
-        DevBridgeApplication(Runnable onStarted, AtomicReference<Server> jetty) {
-            this.onStarted = onStarted;
-            this.jetty = jetty;
-        }
-
-        @Override
-        public void run(DelayBridgeConfiguration config, Environment environment) {
-            super.run(config, environment);
-            environment.lifecycle().addServerLifecycleListener(jetty::set);
-            environment.lifecycle().addEventListener(new LifeCycle.Listener() {
-                @Override
-                public void lifeCycleStarted(LifeCycle event) {
-                    onStarted.run();
-                }
-            });
-        }
-    }
 
     private record Options(Path dataDir, int kafkaPort, int redisPort, int httpPort, int adminPort, boolean fresh) {
         static Options parse(String[] args) {

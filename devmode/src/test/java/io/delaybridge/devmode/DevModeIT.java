@@ -8,12 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,36 +39,24 @@ import org.junit.jupiter.api.io.TempDir;
 class DevModeIT {
 
     private static final Pattern KAFKA = Pattern.compile("Kafka bootstrap\\s+(\\S+)");
+    private static final Pattern LOGS = Pattern.compile("^\\s+Logs\\s+(.+)$");
+    /** A line of a Kafka client's configuration dump, e.g. {@code \tbootstrap.servers = [127.0.0.1:9092]}. */
+    private static final Pattern CONFIG_DUMP = Pattern.compile("Config values:|^\\s+[a-z0-9]+(\\.[a-z0-9]+)+ = ");
 
     @Test
     void devModeStartsAcceptsARecordDeliversItAndStopsCleanlyOnSigterm(@TempDir Path dataDir) throws Exception {
         int kafkaPort = freePort();
         int redisPort = freePort();
         int adminPort = freePort();
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Process dev = new ProcessBuilder(java, "-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                DevMode.class.getName(), "--data-dir", dataDir.toString(),
+        Process dev = startDevMode("--data-dir", dataDir.toString(),
                 "--kafka-port", Integer.toString(kafkaPort), "--redis-port", Integer.toString(redisPort),
-                "--http-port", Integer.toString(freePort()), "--admin-port", Integer.toString(adminPort))
-                .redirectErrorStream(true)
-                .start();
+                "--http-port", Integer.toString(freePort()), "--admin-port", Integer.toString(adminPort));
         List<String> output = new CopyOnWriteArrayList<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader lines = new BufferedReader(
-                    new InputStreamReader(dev.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = lines.readLine()) != null) {
-                    output.add(line);
-                }
-            } catch (IOException e) {
-                // the process ended
-            }
-        });
-        reader.start();
+        Thread reader = readLines(dev, output);
         try {
-            await().atMost(Duration.ofSeconds(90)).until(() ->
-                    output.stream().anyMatch(l -> l.contains("dev mode is ready")) || !dev.isAlive());
+            await().atMost(Duration.ofSeconds(90)).until(() -> bannerEnd(output) >= 0 || !dev.isAlive());
             assertTrue(dev.isAlive(), () -> "dev mode died:\n" + String.join("\n", output));
+            assertSpeaksInAFewLines(List.copyOf(output).subList(0, bannerEnd(output) + 1), kafkaPort);
             String bootstrap = output.stream().map(KAFKA::matcher).filter(Matcher::find)
                     .map(m -> m.group(1)).findFirst().orElseThrow();
             assertEquals("127.0.0.1:" + kafkaPort, bootstrap);
@@ -110,6 +101,112 @@ class DevModeIT {
                 () -> "stopped the broker and Redis:\n" + String.join("\n", output));
         assertFalse(listening(kafkaPort), "the broker is gone");
         assertFalse(listening(redisPort), "redis-server is gone");
+    }
+
+    @Test
+    void aBridgeThatCannotStartIsNamedWithItsLogAndTheServersAreStopped(@TempDir Path dataDir) throws Exception {
+        int kafkaPort = freePort();
+        int redisPort = freePort();
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Process dev = startDevMode("--data-dir", dataDir.toString(),
+                    "--kafka-port", Integer.toString(kafkaPort), "--redis-port", Integer.toString(redisPort),
+                    "--http-port", Integer.toString(taken.getLocalPort()),
+                    "--admin-port", Integer.toString(freePort()));
+            List<String> output = new CopyOnWriteArrayList<>();
+            Thread reader = readLines(dev, output);
+            boolean exited = dev.waitFor(120, TimeUnit.SECONDS);
+            if (!exited) {
+                dev.destroyForcibly();
+            }
+            reader.join(10_000);
+            String shown = String.join("\n", output);
+            assertTrue(exited, () -> "dev mode did not give up within 120 s:\n" + shown);
+            assertEquals(1, dev.exitValue(), shown);
+            Path bridgeLog = dataDir.resolve(DevMode.BRIDGE_LOG);
+            int failed = output.indexOf("delay-bridge dev mode: the bridge did not start: "
+                    + "java.io.IOException: Failed to bind to /127.0.0.1:" + taken.getLocalPort());
+            assertTrue(failed >= 0, () -> "names what failed:\n" + shown);
+            assertTrue(output.subList(failed, output.size())
+                            .contains("delay-bridge dev mode: read its log: " + bridgeLog),
+                    () -> "names the log to read:\n" + shown);
+            assertTrue(output.stream().noneMatch(l -> l.contains("dev mode is ready")), shown);
+            assertTrue(Files.readString(bridgeLog).contains("Failed to bind to /127.0.0.1:" + taken.getLocalPort()));
+        }
+        assertFalse(listening(kafkaPort), "the broker is stopped");
+        assertFalse(listening(redisPort), "redis-server is stopped");
+    }
+
+    /**
+     * What a newcomer sees before the banner: one line per start-up step and the bridge's own lines, no DEBUG
+     * chatter and no client configuration dump; the full logs are in the files the banner names.
+     */
+    private static void assertSpeaksInAFewLines(List<String> upToBanner, int kafkaPort) throws IOException {
+        String shown = String.join("\n", upToBanner);
+        assertTrue(upToBanner.size() <= 30, () -> upToBanner.size() + " lines up to the banner:\n" + shown);
+        assertTrue(upToBanner.stream().noneMatch(l -> l.contains("DEBUG")), () -> "a DEBUG line:\n" + shown);
+        assertTrue(upToBanner.stream().noneMatch(l -> CONFIG_DUMP.matcher(l).find()),
+                () -> "a client configuration dump:\n" + shown);
+        String kafkaStep = "delay-bridge dev mode: starting Kafka on 127.0.0.1:" + kafkaPort + " ... ready in ";
+        assertTrue(upToBanner.stream().anyMatch(l -> l.startsWith(kafkaStep) && l.endsWith(" s")),
+                () -> "one line for the broker's start:\n" + shown);
+        assertTrue(upToBanner.stream().anyMatch(l -> l.contains("INFO  RedisDelayStore: Redis store at")),
+                () -> "the bridge's own INFO lines:\n" + shown);
+
+        List<Path> logs = upToBanner.stream().map(LOGS::matcher).filter(Matcher::find)
+                .flatMap(m -> Arrays.stream(m.group(1).trim().split("\\s{2,}")))
+                .map(name -> Path.of(name).toAbsolutePath())
+                .toList();
+        assertEquals(List.of("bridge.log", "broker.log", "redis.log"),
+                logs.stream().map(log -> log.getFileName().toString()).toList(), shown);
+        logs.forEach(log -> assertTrue(Files.isRegularFile(log), () -> log + " is named but does not exist"));
+        String broker = Files.readString(logs.get(1));
+        assertTrue(broker.contains("---- starting Kafka broker on 127.0.0.1:" + kafkaPort)
+                && broker.contains("[BrokerServer id=1] Transition from STARTING to STARTED"), broker);
+        assertTrue(Files.readString(logs.get(2)).contains("Ready to accept connections"));
+        // The bridge's file appender writes asynchronously: wait for its start-up lines, at INFO, from everyone
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            String bridge = Files.readString(logs.get(0));
+            assertTrue(bridge.contains("io.delaybridge.bridge.store.redis.RedisDelayStore: Redis store at")
+                    && bridge.contains("ConsumerConfig values:"), bridge);
+        });
+    }
+
+    /** The index of the banner's closing line, or -1 while it has not been printed. */
+    private static int bannerEnd(List<String> output) {
+        List<String> lines = List.copyOf(output);
+        int ready = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains("dev mode is ready")) {
+                ready = i;
+            } else if (ready >= 0 && lines.get(i).startsWith("=====")) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static Process startDevMode(String... args) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(
+                java, "-Xmx512m", "-cp", System.getProperty("java.class.path"), DevMode.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    private static Thread readLines(Process process, List<String> output) {
+        Thread reader = new Thread(() -> {
+            try (BufferedReader lines = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = lines.readLine()) != null) {
+                    output.add(line);
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+        });
+        reader.start();
+        return reader;
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap) {
