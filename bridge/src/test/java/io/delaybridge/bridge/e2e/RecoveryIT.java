@@ -96,6 +96,77 @@ class RecoveryIT {
         }
     }
 
+    @Test
+    void aZombieWokenAfterItsShardsWereTakenGetsNoAckAccepted(TestServers servers) throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                ChildBridge survivor = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                        "survivor");
+                ChildBridge zombie = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                        "zombie")) {
+            kafka.createTopics(2, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            await().atMost(Duration.ofSeconds(60)).until(() -> zombie.shards().size() == 2
+                    && survivor.shards().size() == 2);
+            List<Integer> zombieShards = zombie.shards();
+            Map<String, Long> dueAt = sendSpread(kafka, names, target, 1_000, 20_000);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 30);
+            zombie.jvm().signal("STOP");
+            long frozenAt = System.currentTimeMillis();
+            long inFlightAtFreeze = inFlight(servers.redisUri(), names, zombieShards);
+            await().atMost(Duration.ofSeconds(30)).until(() -> survivor.shards().size() == 4);
+            long takenAfter = System.currentTimeMillis() - frozenAt;
+            // what the zombie held is delivered again (attempt 2) by the survivor, long before its 30 s lease ends
+            await().atMost(Duration.ofSeconds(20)).until(() -> redelivered(delivered) >= inFlightAtFreeze);
+            long handedOverAfter = System.currentTimeMillis() - frozenAt;
+            // frozen past its lease (30 s), then woken
+            await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> System.currentTimeMillis() - frozenAt > 31_000);
+            zombie.jvm().signal("CONT");
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> keys(delivered).size() >= RECORDS);
+            Lateness lateness = check(delivered, dueAt);
+            // what it held when frozen it sends on waking; every ack of it is refused (the survivor's epoch is newer)
+            await().atMost(Duration.ofSeconds(30)).until(() -> inFlightAtFreeze == 0
+                    || zombie.meter("delay.acks-fenced") > 0);
+            long fencedAcks = zombie.meter("delay.acks-fenced");
+            System.out.printf("[recovery] zombie (SIGSTOP %d ms, lease 30 s): shards taken after %d ms, its %d "
+                    + "in-flight messages delivered again after %d ms, %d acks refused after SIGCONT, %d duplicates, "
+                    + "%s%n", System.currentTimeMillis() - frozenAt, takenAfter, inFlightAtFreeze, handedOverAfter,
+                    fencedAcks, delivered.size() - RECORDS, lateness);
+            assertTrue(handedOverAfter < 30_000, "handed over at once, not after the lease: " + handedOverAfter);
+            assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
+            // nothing stays in flight: the owners' own acks went through
+            await().atMost(Duration.ofSeconds(30)).until(() -> inFlight(servers.redisUri(), names, List.of(0, 1, 2,
+                    3)) == 0);
+        }
+    }
+
+    /** Members in flight in the given shards, read from Redis. */
+    private static long inFlight(String redisUri, TestNames names, List<Integer> shards) {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri);
+        try (io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> redis =
+                client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+            io.delaybridge.bridge.store.redis.RedisKeys keys =
+                    new io.delaybridge.bridge.store.redis.RedisKeys(names.keyPrefix(), names.intake(), 4);
+            long count = 0;
+            for (int shard : shards) {
+                count += redis.sync().zcard(keys.shard(shard).inflight());
+            }
+            return count;
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** Records delivered with a delay-attempt above 1. */
+    private static long redelivered(KafkaClient.Collector delivered) {
+        return delivered.received().stream().filter(r -> !"1".equals(r.header(DelayHeaders.ATTEMPT)))
+                .map(KafkaClient.Received::key).distinct().count();
+    }
+
     /** {@link #RECORDS} records due evenly between {@code fromMillis} and {@code toMillis} from now; their due times. */
     static Map<String, Long> sendSpread(KafkaClient kafka, TestNames names, String target, long fromMillis,
             long toMillis) throws Exception {
