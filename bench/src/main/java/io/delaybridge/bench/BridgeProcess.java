@@ -1,5 +1,6 @@
 package io.delaybridge.bench;
 
+import io.delaybridge.testkit.ChildJvm;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -8,15 +9,13 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The bridge as a child JVM, run from its fat jar with the shipped {@code bridge/config.yml}, so its memory is its
+ * The bridge as a child JVM (the test kit's {@link ChildJvm}), run from its fat jar with the shipped {@code bridge/config.yml}, so its memory is its
  * own: resident set size from {@code /proc/<pid>/status} and heap from the admin port's {@code /metrics}, sampled
  * every 250 ms.
  */
@@ -25,7 +24,7 @@ final class BridgeProcess implements AutoCloseable {
     private static final Pattern HEAP_USED = Pattern.compile("\"jvm\\.memory\\.heap\\.used\"\\s*:\\s*\\{\\s*\"value\"\\s*:\\s*(\\d+)");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private final Process process;
+    private final ChildJvm process;
     private final int adminPort;
     private final Thread sampler;
     private volatile boolean sampling = true;
@@ -33,7 +32,7 @@ final class BridgeProcess implements AutoCloseable {
     private volatile long maxHeapBytes;
     private volatile long lastRssKb;
 
-    private BridgeProcess(Process process, int adminPort) {
+    private BridgeProcess(ChildJvm process, int adminPort) {
         this.process = process;
         this.adminPort = adminPort;
         sampler = new Thread(this::sample, "bench-bridge-sampler");
@@ -43,32 +42,21 @@ final class BridgeProcess implements AutoCloseable {
 
     static BridgeProcess start(Path jar, Path config, Path log, List<String> jvmArgs, Map<String, String> env,
             int adminPort) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmArgs);
-        command.add("-jar");
-        command.add(jar.toString());
-        command.add("server");
-        command.add(config.toString());
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-        builder.environment().putAll(env);
-        Process process = builder.start();
-        // the bridge never outlives the benchmark, even when the benchmark is interrupted
-        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly, "bench-bridge-reaper"));
-        BridgeProcess bridge = new BridgeProcess(process, adminPort);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("the bridge exited with " + process.exitValue() + ", see " + log);
-            }
-            if (bridge.get("/healthcheck") != null) {
-                return bridge;
-            }
-            Thread.sleep(100);
+        Files.deleteIfExists(log); // one log per run, as before: the launcher appends
+        ChildJvm jvm = ChildJvm.jar("bench-bridge", jar)
+                .jvmOptions(jvmArgs)
+                .args("server", config.toString())
+                .env(env)
+                .log(log)
+                .start();
+        BridgeProcess bridge = new BridgeProcess(jvm, adminPort);
+        try {
+            jvm.awaitReady(Duration.ofSeconds(60), () -> bridge.get("/healthcheck") != null);
+        } catch (IllegalStateException e) {
+            bridge.close();
+            throw e;
         }
-        bridge.close();
-        throw new IllegalStateException("the bridge did not become healthy within 60 s, see " + log);
+        return bridge;
     }
 
     long pid() {
@@ -146,10 +134,7 @@ final class BridgeProcess implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         sampling = false;
-        process.destroy(); // SIGTERM: the bridge stops its intake and pump cleanly
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
-        }
+        process.terminate(Duration.ofSeconds(30)); // SIGTERM: the bridge stops its intake and pump cleanly
         sampler.join(2_000);
     }
 }

@@ -103,7 +103,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         Pump pump = new Pump(
                 pumpStore,
                 producer,
-                new TargetCatalog(admin, clock, 60_000, 5_000, 5_000),
+                new TargetCatalog(admin, clock, 60_000, 5_000, 5_000, config.getPump().missingTopics(admin, 5_000)),
                 config.getPump().retryPolicy(),
                 config.getPump().build(),
                 kafka.getDeadletterTopic(),

@@ -20,7 +20,10 @@ final class BridgeFleet {
     private final SplittableRandom random;
     private final List<BridgeProcess> running = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    /** Static member ids of bridges that ended: a replacement takes one, as a restarted instance would. */
+    private final java.util.ArrayDeque<String> freeInstanceIds = new java.util.ArrayDeque<>();
     private int started;
+    private int instanceIds;
 
     BridgeFleet(Path config, Path logDir, Map<String, String> env, CampaignOptions options, SplittableRandom random) {
         this.config = config;
@@ -35,8 +38,9 @@ final class BridgeFleet {
         List<String> shifts = options.clockShifts();
         String shift = shifts.isEmpty() ? null : shifts.get(started % shifts.size());
         String name = "bridge-" + (++started) + (crashPoint == null ? "" : "-" + crashPoint.settingName());
-        BridgeProcess bridge = BridgeProcess.start(name, config, logDir, env, crashPoint, crashAfter, shift,
-                options.clockShiftMode());
+        String instanceId = freeInstanceIds.isEmpty() ? "member-" + (++instanceIds) : freeInstanceIds.poll();
+        BridgeProcess bridge = BridgeProcess.start(name, instanceId, config, logDir, env, crashPoint, crashAfter,
+                shift, options.clockShiftMode());
         running.add(bridge);
         return bridge;
     }
@@ -47,8 +51,11 @@ final class BridgeFleet {
         return bridge;
     }
 
+    /** Forgets a bridge that ended (killed, stopped, crashed); its member id goes to the next one started. */
     synchronized void remove(BridgeProcess bridge) {
-        running.remove(bridge);
+        if (running.remove(bridge) && !bridge.isAlive()) {
+            freeInstanceIds.add(bridge.instanceId());
+        }
     }
 
     synchronized BridgeProcess pickVictim() {
@@ -63,7 +70,7 @@ final class BridgeFleet {
     synchronized void restore(int size) throws InterruptedException {
         for (BridgeProcess bridge : List.copyOf(running)) {
             if (!bridge.isAlive()) {
-                running.remove(bridge);
+                remove(bridge);
                 notes.add(bridge.name() + " ended unexpectedly with status " + bridge.exitValue()
                         + "; see " + bridge.log());
             }
@@ -94,11 +101,7 @@ final class BridgeFleet {
 
     synchronized void killAll() {
         for (BridgeProcess bridge : running) {
-            try {
-                bridge.kill();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            bridge.kill();
         }
         running.clear();
     }

@@ -3,42 +3,38 @@ package io.delaybridge.checker;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delaybridge.bridge.faults.CrashPoint;
+import io.delaybridge.testkit.ChildJvm;
+import io.delaybridge.testkit.FreePorts;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
- * One bridge as a child JVM ({@code DelayBridgeApplication server <config>} on this JVM's class path), so that
- * {@code kill -9}, SIGTERM, SIGSTOP and SIGCONT are real signals. Its output goes to a log file; signals go through
- * the process handle or {@code kill}, never through {@code Process.destroy()} on our end of its pipes.
+ * One bridge as a child JVM ({@code DelayBridgeApplication server <config>} on this JVM's class path, launched by the
+ * test kit's {@link ChildJvm}), so that {@code kill -9}, SIGTERM, SIGSTOP and SIGCONT are real signals. Its output
+ * goes to a log file. It joins the group as the static member {@code instanceId}: a replacement started with the id
+ * of a killed bridge takes its partitions back at once.
  */
 final class BridgeProcess {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private final String name;
+    private final String instanceId;
     private final int adminPort;
-    private final Process process;
-    private final Path log;
+    private final ChildJvm jvm;
     private final CrashPoint crashPoint;
 
-    private BridgeProcess(String name, int adminPort, Process process, Path log, CrashPoint crashPoint) {
-        this.name = name;
+    private BridgeProcess(String instanceId, int adminPort, ChildJvm jvm, CrashPoint crashPoint) {
+        this.instanceId = instanceId;
         this.adminPort = adminPort;
-        this.process = process;
-        this.log = log;
+        this.jvm = jvm;
         this.crashPoint = crashPoint;
     }
 
@@ -46,51 +42,45 @@ final class BridgeProcess {
      * Starts a bridge. {@code crashPoint}/{@code crashAfter} arm a crash point (null for none); {@code clockShift}
      * shifts its clock ("+1h"; null for none) by libfaketime or by the bridge's test-only clock setting.
      */
-    static BridgeProcess start(String name, Path config, Path logDir, Map<String, String> env, CrashPoint crashPoint,
-            int crashAfter, String clockShift, CampaignOptions.ClockShiftMode shiftMode) {
-        int httpPort = freePort();
-        int adminPort = freePort();
-        List<String> command = new ArrayList<>();
-        command.addAll(List.of(javaExecutable(), "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"),
-                "io.delaybridge.bridge.DelayBridgeApplication", "server", config.toString()));
-        Path log = logDir.resolve(name + ".log");
-        ProcessBuilder pb = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-        pb.environment().putAll(env);
-        pb.environment().put("DELAY_HTTP_PORT", Integer.toString(httpPort));
-        pb.environment().put("DELAY_ADMIN_PORT", Integer.toString(adminPort));
+    static BridgeProcess start(String name, String instanceId, Path config, Path logDir, Map<String, String> env,
+            CrashPoint crashPoint, int crashAfter, String clockShift, CampaignOptions.ClockShiftMode shiftMode) {
+        int adminPort = FreePorts.pick();
+        ChildJvm.Builder builder = ChildJvm.mainClass(name, "io.delaybridge.bridge.DelayBridgeApplication",
+                        System.getProperty("java.class.path"))
+                .jvmOptions(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
+                .args("server", config.toString())
+                .log(logDir.resolve(name + ".log"))
+                .env(env)
+                .env("DELAY_INSTANCE_ID", instanceId)
+                .env("DELAY_HTTP_PORT", Integer.toString(FreePorts.pick()))
+                .env("DELAY_ADMIN_PORT", Integer.toString(adminPort));
         if (crashPoint != null) {
-            pb.environment().put("DELAY_CRASH_POINT", crashPoint.settingName());
-            pb.environment().put("DELAY_CRASH_AFTER", Integer.toString(crashAfter));
+            builder.env("DELAY_CRASH_POINT", crashPoint.settingName());
+            builder.env("DELAY_CRASH_AFTER", Integer.toString(crashAfter));
         }
         if (clockShift != null && shiftMode == CampaignOptions.ClockShiftMode.FAKETIME) {
             // preloaded into the JVM itself, so that signals to this pid reach the bridge (see FaketimeCheck)
-            pb.environment().put("LD_PRELOAD", FaketimeCheck.library().orElseThrow(() -> new IllegalStateException(
+            builder.env("LD_PRELOAD", FaketimeCheck.library().orElseThrow(() -> new IllegalStateException(
                     "--clock-shift-mode faketime needs libfaketime: apt-get install faketime")).toString());
-            pb.environment().put("FAKETIME", clockShift);
+            builder.env("FAKETIME", clockShift);
         }
         if (clockShift != null && shiftMode == CampaignOptions.ClockShiftMode.JAVA) {
-            pb.environment().put("DELAY_TEST_CLOCK_SHIFT", clockShift);
+            builder.env("DELAY_TEST_CLOCK_SHIFT", clockShift);
         }
-        try {
-            Files.createDirectories(logDir);
-            Process process = pb.start();
-            Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
-            return new BridgeProcess(name, adminPort, process, log, crashPoint);
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start bridge " + name, e);
-        }
+        return new BridgeProcess(instanceId, adminPort, builder.start(), crashPoint);
     }
 
     String name() {
-        return name;
+        return jvm.name();
+    }
+
+    /** Its static member id in the consumer group. */
+    String instanceId() {
+        return instanceId;
     }
 
     long pid() {
-        return process.pid();
+        return jvm.pid();
     }
 
     CrashPoint crashPoint() {
@@ -98,12 +88,12 @@ final class BridgeProcess {
     }
 
     boolean isAlive() {
-        return process.isAlive();
+        return jvm.isAlive();
     }
 
     /** The exit status, once ended. */
     int exitValue() {
-        return process.exitValue();
+        return jvm.exitValue();
     }
 
     /**
@@ -127,70 +117,35 @@ final class BridgeProcess {
     }
 
     /** Waits until healthy; throws with the log's tail if it ended or did not get there in time. */
-    void awaitHealthy(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!healthy()) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("bridge " + name + " ended with status " + process.exitValue()
-                        + " while starting; see " + log);
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("bridge " + name + " not healthy after " + timeout + "; see " + log);
-            }
-            Thread.sleep(200);
-        }
+    void awaitHealthy(Duration timeout) {
+        jvm.awaitReady(timeout, this::healthy);
     }
 
     /** kill -9; returns once it is gone. */
-    void kill() throws InterruptedException {
-        process.toHandle().destroyForcibly();
-        process.waitFor(30, TimeUnit.SECONDS);
+    void kill() {
+        jvm.kill();
     }
 
     /** SIGTERM (a graceful stop: commit, drain, release); kill -9 after {@code grace}. Returns its exit status. */
-    int terminate(Duration grace) throws InterruptedException {
-        process.toHandle().destroy();
-        if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-            kill();
-        }
-        return process.exitValue();
+    int terminate(Duration grace) {
+        return jvm.terminate(grace);
     }
 
     /** Waits until it ends by itself (a crash point); false if it still runs after {@code timeout}. */
     boolean awaitExit(Duration timeout) throws InterruptedException {
-        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return jvm.awaitExit(timeout);
     }
 
-    void signal(String signal) throws InterruptedException {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    void signal(String signal) {
+        jvm.signal(signal);
     }
 
     Path log() {
-        return log;
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String javaExecutable() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return jvm.log();
     }
 
     @Override
     public String toString() {
-        return name + " (pid " + process.pid() + ")";
+        return jvm.toString();
     }
 }

@@ -201,9 +201,8 @@ final class Campaign {
                   createTopics: true
                   intakePartitions: %d
                   replicationFactor: 1
+                  # instanceId: DELAY_INSTANCE_ID, one per bridge; session and heartbeat as shipped (8 s, 1 s)
                   consumer:
-                    session.timeout.ms: "6000"
-                    heartbeat.interval.ms: "1000"
                     max.poll.records: "%d"
                     # also the rebalance timeout: after the broker (group coordinator) restarts, a rebalance can wait
                     # this long for members that died meanwhile (seen: 5 minutes with the default)

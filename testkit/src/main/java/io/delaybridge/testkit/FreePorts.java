@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * with new ports when a server reports "Address already in use". Ports handed out once are not handed out again
  * by this JVM, so two servers started at the same moment never pick the same one.
  */
-final class FreePorts {
+public final class FreePorts {
 
     static final InetAddress LOOPBACK = loopback();
 
@@ -23,7 +23,8 @@ final class FreePorts {
     private FreePorts() {
     }
 
-    static int pick() {
+    /** A port free on 127.0.0.1 now, never handed out before by this JVM. */
+    public static int pick() {
         for (int attempt = 0; attempt < 50; attempt++) {
             int port;
             try (ServerSocket socket = new ServerSocket()) {

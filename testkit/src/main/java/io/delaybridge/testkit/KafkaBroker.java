@@ -8,9 +8,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -33,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Settings: one node (id 1), replication factor and min ISR 1 for the internal topics,
- * {@code auto.create.topics.enable=false} (create topics explicitly: a missing topic fails),
+ * {@code auto.create.topics.enable=false} (create topics explicitly: a missing topic fails; a broker started with
+ * {@link Option#AUTO_CREATE_TOPICS} creates them on first use, as Kafka does by default),
  * {@code num.partitions=1}, {@code group.initial.rebalance.delay.ms=0}. The child JVM runs
  * {@link KafkaBrokerMain} on this JVM's class path with a 512 MiB heap; its output (WARN, plus start/stop
  * milestones at INFO) goes to {@code broker.log} in the data directory, never to the test console. Extra JVM
@@ -55,18 +58,32 @@ public final class KafkaBroker extends ChildServer {
             "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
             "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true");
 
+    /** Settings that differ from the kit's defaults, for a broker of its own. */
+    public enum Option {
+        /** {@code auto.create.topics.enable=true}, Kafka's own default: a producer's first send creates a topic. */
+        AUTO_CREATE_TOPICS
+    }
+
     private final int port;
     private final int controllerPort;
+    private final Set<Option> options;
 
-    private KafkaBroker(Path dataDir, int port, int controllerPort) {
+    private KafkaBroker(Path dataDir, int port, int controllerPort, Set<Option> options) {
         super(dataDir);
         this.port = port;
         this.controllerPort = controllerPort;
+        this.options = options;
     }
 
     /** Starts a broker on free ports with its data in {@code dataDir}; returns once it answers. */
     public static KafkaBroker start(Path dataDir) {
         return start(dataDir, 0, 0);
+    }
+
+    /** Starts a broker on free ports with the given settings changed, e.g. {@link Option#AUTO_CREATE_TOPICS}. */
+    public static KafkaBroker start(Path dataDir, Option first, Option... more) {
+        Set<Option> options = EnumSet.of(first, more);
+        return startRetryingPorts(() -> new KafkaBroker(dataDir, FreePorts.pick(), FreePorts.pick(), options), true);
     }
 
     /**
@@ -78,7 +95,8 @@ public final class KafkaBroker extends ChildServer {
         // Retried only when both ports were picked here: with a fixed port the clash is most likely on that one.
         return startRetryingPorts(() -> new KafkaBroker(dataDir,
                 port == 0 ? FreePorts.pick() : port,
-                controllerPort == 0 ? FreePorts.pick() : controllerPort), port == 0 && controllerPort == 0);
+                controllerPort == 0 ? FreePorts.pick() : controllerPort, EnumSet.noneOf(Option.class)),
+                port == 0 && controllerPort == 0);
     }
 
     /** {@code 127.0.0.1:port}, for {@code bootstrap.servers}. */
@@ -164,7 +182,7 @@ public final class KafkaBroker extends ChildServer {
         p.setProperty("num.partitions", "1");
         p.setProperty("default.replication.factor", "1");
         p.setProperty("min.insync.replicas", "1");
-        p.setProperty("auto.create.topics.enable", "false");
+        p.setProperty("auto.create.topics.enable", Boolean.toString(options.contains(Option.AUTO_CREATE_TOPICS)));
         p.setProperty("group.initial.rebalance.delay.ms", "0");
         p.setProperty("offsets.topic.replication.factor", "1");
         p.setProperty("offsets.topic.num.partitions", "5");

@@ -27,6 +27,9 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  *   <tr><td>intakeTopic</td><td>delay-intake</td><td>the topic producers write delayed records to</td></tr>
  *   <tr><td>deadletterTopic</td><td>delay-deadletter</td><td>where refused and undeliverable records go</td></tr>
  *   <tr><td>groupId</td><td>delay-bridge</td><td>the consumer group of all bridge instances</td></tr>
+ *   <tr><td>instanceId</td><td>{@code ${DELAY_INSTANCE_ID:-}} in config.yml; empty: the host name</td>
+ *       <td>this instance's static member id in the group ({@code group.instance.id}): a restarted instance gets
+ *       its partitions back at once, without a rebalance. Unique per running instance</td></tr>
  *   <tr><td>createTopics</td><td>true</td><td>create the intake and deadletter topics if they are missing</td></tr>
  *   <tr><td>intakePartitions</td><td>16</td><td>partitions of a created intake topic; one shard each</td></tr>
  *   <tr><td>replicationFactor</td><td>-1</td><td>of created topics; -1 takes the broker's default</td></tr>
@@ -42,6 +45,7 @@ public class KafkaFactory implements SettingsCheck.Checked {
     private static final Set<String> OWNED_CONSUMER_KEYS = Set.of(
             ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
             ConsumerConfig.GROUP_ID_CONFIG,
+            ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
             ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
             ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
 
@@ -52,6 +56,15 @@ public class KafkaFactory implements SettingsCheck.Checked {
             ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
 
     private static final String TOPIC = "[a-zA-Z0-9._-]{1,249}";
+    /**
+     * Static membership with the classic group protocol: the client chooses the session timeout (the broker allows
+     * group.min.session.timeout.ms = 6 s and up), so a dead instance's partitions move within about this plus a
+     * heartbeat (docs/reliability.md). The KIP-848 consumer protocol takes the session timeout from the broker
+     * (group.consumer.session.timeout.ms, default and minimum 45 s).
+     */
+    static final String SESSION_TIMEOUT_MS = "8000";
+    static final String HEARTBEAT_INTERVAL_MS = "1000";
+    private static final String INSTANCE_ID = "[a-zA-Z0-9._:-]{0,249}";
     private static final String REPLICATION_MESSAGE =
             "is ${validatedValue}: use -1 for the broker's default.replication.factor, or 1 to 32767";
     private static final String TOPIC_MESSAGE =
@@ -70,6 +83,10 @@ public class KafkaFactory implements SettingsCheck.Checked {
 
     @NotEmpty(message = "is empty: name the consumer group all bridge instances share, e.g. delay-bridge")
     private String groupId = "delay-bridge";
+
+    @Pattern(regexp = INSTANCE_ID, message = "is \"${validatedValue}\": use up to 249 of the characters a-z A-Z 0-9 . _ "
+            + ": - (e.g. the pod or host name), or leave it empty for the host name")
+    private String instanceId = "";
 
     private boolean createTopics = true;
 
@@ -104,7 +121,7 @@ public class KafkaFactory implements SettingsCheck.Checked {
         if (!ownedByBridge.isEmpty()) {
             problems.add("consumer", "sets " + ownedByBridge + ", which the bridge sets itself (offsets are committed "
                     + "only after Redis holds the records). Remove them from kafka.consumer; the group is "
-                    + "kafka.groupId");
+                    + "kafka.groupId, the member id kafka.instanceId");
         }
         List<String> ownedProducerKeys =
                 producer.keySet().stream().filter(OWNED_PRODUCER_KEYS::contains).sorted().toList();
@@ -128,12 +145,38 @@ public class KafkaFactory implements SettingsCheck.Checked {
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
-        properties.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+        if (!"consumer".equalsIgnoreCase(consumer.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG))) {
+            // the KIP-848 consumer protocol refuses these client settings: the broker owns them there
+            properties.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+            properties.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                    CooperativeStickyAssignor.class.getName());
+            properties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
+            properties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
+        }
         properties.putAll(common);
         properties.putAll(consumer);
         properties.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        properties.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, resolvedInstanceId());
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         return properties;
+    }
+
+    /** The static member id: {@code instanceId}, or the host name when it is empty. */
+    public String resolvedInstanceId() {
+        if (instanceId != null && !instanceId.isBlank()) {
+            return instanceId;
+        }
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalStateException("kafka.instanceId is empty and this host's name cannot be read ("
+                        + e.getMessage() + "): set kafka.instanceId (DELAY_INSTANCE_ID) to a name unique to this "
+                        + "instance", e);
+            }
+        }
+        return host;
     }
 
     /** Producer settings: acks=all and idempotence always; {@code maxRecordBytes} sizes the largest request. */
@@ -195,6 +238,16 @@ public class KafkaFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setGroupId(String groupId) {
         this.groupId = groupId;
+    }
+
+    @JsonProperty
+    public String getInstanceId() {
+        return instanceId;
+    }
+
+    @JsonProperty
+    public void setInstanceId(String instanceId) {
+        this.instanceId = instanceId;
     }
 
     @JsonProperty

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.delaybridge.bridge.delivery.MissingTopics;
 import io.delaybridge.bridge.pump.ExponentialBackoff;
 import io.delaybridge.bridge.pump.PumpSettings;
 import io.delaybridge.bridge.pump.RetryPolicy;
@@ -11,6 +12,7 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 
 /**
  * How due messages are released and retried.
@@ -31,6 +33,11 @@ import java.util.concurrent.TimeUnit;
  *       at its due time, so the claim's round trip is not part of the lateness; claim rounds come at most every half
  *       look-ahead, so a longer one means fewer, larger claims; 0 claims only what is due. A cancel or replacement
  *       that reaches Redis less than this before the due time may not stop the old version</td></tr>
+ *   <tr><td>missingTopics</td><td>broker</td><td>a target topic that does not exist: {@code broker} follows the
+ *       broker's auto.create.topics.enable (the first delivery creates it where the broker creates topics on first
+ *       use), {@code create} always sends, {@code deadletter} never creates one</td></tr>
+ *   <tr><td>missingTopicWait</td><td>5s</td><td>where a missing target is not created, how long its message waits for
+ *       it before the deadletter topic (DELIVERY_FAILED, "does not exist")</td></tr>
  * </table>
  */
 @SettingsCheck
@@ -67,6 +74,14 @@ public class PumpFactory implements SettingsCheck.Checked {
             message = "is ${validatedValue}: use 0ms to 1s, a little more than a claim takes (default 20ms)")
     private Duration lookAhead = Duration.milliseconds(100);
 
+    @NotNull
+    private MissingTopics.Mode missingTopics = MissingTopics.Mode.BROKER;
+
+    @NotNull
+    @MaxDuration(value = 10, unit = TimeUnit.MINUTES,
+            message = "is ${validatedValue}: use 0s to 10m, e.g. 5s (0s deadletters at the first attempt)")
+    private Duration missingTopicWait = Duration.seconds(5);
+
     @Override
     public void check(SettingsCheck.Problems problems) {
         if (maxRetryBackoff.toMilliseconds() < retryBackoff.toMilliseconds()) {
@@ -86,6 +101,11 @@ public class PumpFactory implements SettingsCheck.Checked {
     public PumpSettings build() {
         return new PumpSettings(batchSize, lease.toMilliseconds(), maxInFlight, revokeDrain.toMilliseconds(),
                 lookAhead.toMilliseconds());
+    }
+
+    /** What a delivery to a missing target topic does; asks the broker through {@code admin} if so configured. */
+    public MissingTopics missingTopics(Admin admin, long lookupTimeoutMillis) {
+        return new MissingTopics(admin, missingTopics, missingTopicWait.toMilliseconds(), lookupTimeoutMillis);
     }
 
     public RetryPolicy retryPolicy() {
@@ -170,5 +190,25 @@ public class PumpFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setLookAhead(Duration lookAhead) {
         this.lookAhead = lookAhead;
+    }
+
+    @JsonProperty
+    public MissingTopics.Mode getMissingTopics() {
+        return missingTopics;
+    }
+
+    @JsonProperty
+    public void setMissingTopics(MissingTopics.Mode missingTopics) {
+        this.missingTopics = missingTopics;
+    }
+
+    @JsonProperty
+    public Duration getMissingTopicWait() {
+        return missingTopicWait;
+    }
+
+    @JsonProperty
+    public void setMissingTopicWait(Duration missingTopicWait) {
+        this.missingTopicWait = missingTopicWait;
     }
 }

@@ -68,6 +68,7 @@ public final class DeadletterReplay implements Runnable {
         this.consumerProperties = new Properties();
         this.consumerProperties.putAll(consumerProperties);
         this.consumerProperties.remove(ConsumerConfig.GROUP_ID_CONFIG); // assigned partitions, nothing committed
+        this.consumerProperties.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG); // not a member: never fences the intake
         this.consumerProperties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         this.consumerProperties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1000");
         this.producer = producer;

@@ -46,8 +46,18 @@ public final class TargetCatalog {
     private final Map<String, TopicState> topics = new ConcurrentHashMap<>();
     private final Set<String> refreshing = ConcurrentHashMap.newKeySet();
 
+    private final MissingTopics missingTopics;
+
+    /** A catalog that follows the broker for missing topics, waiting 5 s where the broker does not create them. */
     public TargetCatalog(
             Admin admin, Clock clock, long presentTtlMillis, long missingTtlMillis, long lookupTimeoutMillis) {
+        this(admin, clock, presentTtlMillis, missingTtlMillis, lookupTimeoutMillis,
+                new MissingTopics(admin, MissingTopics.Mode.BROKER, 5_000, lookupTimeoutMillis));
+    }
+
+    public TargetCatalog(Admin admin, Clock clock, long presentTtlMillis, long missingTtlMillis,
+            long lookupTimeoutMillis, MissingTopics missingTopics) {
+        this.missingTopics = missingTopics;
         this.admin = admin;
         this.clock = clock;
         this.presentTtlMillis = presentTtlMillis;
@@ -71,6 +81,11 @@ public final class TargetCatalog {
             topics.put(topic, fresh);
         }
         return fresh;
+    }
+
+    /** What a delivery to a topic that does not exist does. */
+    public MissingTopics missingTopics() {
+        return missingTopics;
     }
 
     /** Forgets what is known of a topic, e.g. after a send to it failed. */

@@ -24,7 +24,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -34,6 +36,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -174,7 +177,7 @@ public final class IntakeLoop implements Managed {
                         completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT, false, true);
                     }
                     commitIfDue();
-                } catch (WakeupException e) {
+                } catch (WakeupException | FencedInstanceIdException e) {
                     throw e;
                 } catch (KafkaException e) {
                     // e.g. the broker is gone for a while: nothing was committed past what Redis holds, so go on
@@ -186,12 +189,17 @@ public final class IntakeLoop implements Managed {
             if (running) {
                 LOG.error("Intake consumer woken up unexpectedly", e);
             }
+        } catch (FencedInstanceIdException e) {
+            stopAsFenced();
         } catch (RuntimeException e) {
             LOG.error("Intake stopped by an unexpected error; offsets after the last stored batch are not committed",
                     e);
         } finally {
             try {
-                consumer.close(); // revokes the partitions: their shards finish in-flight sends first
+                // revokes the partitions (their shards finish in-flight sends first) and leaves the group at once: a
+                // static member would otherwise keep its partitions, unowned, until its session timed out
+                consumer.close(CloseOptions.groupMembershipOperation(
+                        CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             } catch (RuntimeException e) {
                 LOG.warn("Closing the intake consumer failed: {}", SendFailures.describe(e));
             }
@@ -272,6 +280,9 @@ public final class IntakeLoop implements Managed {
                 Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
                 if (cause instanceof WakeupException wakeup) {
                     throw wakeup;
+                }
+                if (cause instanceof FencedInstanceIdException fenced) {
+                    throw fenced;
                 }
                 if (cause instanceof StoreDataLostException) {
                     inFlight.clear();
@@ -377,7 +388,7 @@ public final class IntakeLoop implements Managed {
             if (uncommitted.isEmpty()) {
                 commitPacer.committed();
             }
-        } catch (WakeupException e) {
+        } catch (WakeupException | FencedInstanceIdException e) {
             throw e;
         } catch (RuntimeException e) {
             commitPacer.failed(System.nanoTime(), settings.pollTimeout().toNanos());
@@ -408,6 +419,26 @@ public final class IntakeLoop implements Managed {
 
     private String incarnationMarker() {
         return INCARNATION_MARKER + store.incarnation();
+    }
+
+    /**
+     * Another instance joined the group with this instance's {@code group.instance.id} and Kafka handed it this
+     * instance's partitions: stop for good (the pump lets its shards go; their new owner fences it in Redis anyway).
+     */
+    private void stopAsFenced() {
+        stopReason = "Another bridge joined consumer group '" + consumerProperties.get(ConsumerConfig.GROUP_ID_CONFIG)
+                + "' with this instance's id '" + consumerProperties.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)
+                + "' and took over its partitions, so this instance stopped reading and pumping. Two running bridges "
+                + "need distinct ids: set kafka.instanceId (DELAY_INSTANCE_ID) to a name unique to each instance, "
+                + "then restart this one";
+        LOG.error(stopReason);
+        running = false;
+        Set<TopicPartition> owned = consumer.assignment();
+        uncommitted.clear();
+        inFlight.clear();
+        if (!owned.isEmpty()) {
+            partitionListener.revoked(owned.stream().map(TopicPartition::partition).sorted().toList());
+        }
     }
 
     /** Stops reading for good: carrying on would commit offsets over records that Redis no longer holds. */

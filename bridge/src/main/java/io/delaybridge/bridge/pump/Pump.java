@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.delivery.DeliveryRecords;
+import io.delaybridge.bridge.delivery.MissingTopicException;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.faults.CrashPoint;
@@ -590,12 +591,14 @@ public final class Pump implements Managed {
             return;
         }
         TargetCatalog.TopicState target = catalog.lookup(envelope.target());
-        if (target.missing()) {
-            report(Outcome.failed(shard, message, new UnknownTopicOrPartitionException(
-                    "target topic " + envelope.target() + " does not exist"), ErrorCode.DELIVERY_FAILED));
+        if (target.missing() && !catalog.missingTopics().createdBySend()) {
+            report(Outcome.failed(shard, message, new MissingTopicException(envelope.target()),
+                    ErrorCode.DELIVERY_FAILED));
             return;
         }
-        if (envelope.partition() != null && target.known() && envelope.partition() >= target.partitions()) {
+        // a missing topic that the broker creates on first use: the send creates it, as any producer's would
+        if (envelope.partition() != null && target.known() && !target.missing()
+                && envelope.partition() >= target.partitions()) {
             report(Outcome.failed(shard, message, new UnknownTopicOrPartitionException(
                     "delay-partition " + envelope.partition() + " does not exist: target topic "
                             + envelope.target() + " has " + target.partitions() + " partitions"),
@@ -713,6 +716,10 @@ public final class Pump implements Managed {
         if (error instanceof UnknownTopicOrPartitionException) {
             catalog.forget(decodeTarget(message));
         }
+        if (error instanceof MissingTopicException missing) {
+            waitForMissingTopic(failure, missing);
+            return;
+        }
         boolean permanent = SendFailures.isPermanent(error);
         if (permanent || retryPolicy.exhausted(message.attempt())) {
             Envelope envelope = EnvelopeCodec.decode(message.envelope());
@@ -727,6 +734,29 @@ public final class Pump implements Managed {
             metrics.retried.mark();
             retryLater(failure.shard(), message, retryPolicy.backoffMillis(message.attempt()));
         }
+    }
+
+    /**
+     * A message for a topic that does not exist (and that the broker does not create on first use) waits for it once,
+     * {@code pump.missingTopicWait} after its first attempt; then it goes to the deadletter topic, instead of through
+     * the whole retry schedule. A later attempt (after that wait, or after a retry or a crash) does not wait again: a
+     * retried message's due time is the time of its retry, so it cannot tell how long it has waited.
+     */
+    private void waitForMissingTopic(Outcome failure, MissingTopicException missing) {
+        ClaimedMessage message = failure.message();
+        long wait = catalog.missingTopics().waitMillis();
+        if (message.attempt() == 1 && wait > 0) {
+            metrics.retried.mark();
+            retryLater(failure.shard(), message, wait);
+            return;
+        }
+        Envelope envelope = EnvelopeCodec.decode(message.envelope());
+        String reason = "target topic " + missing.topic() + " does not exist (attempt " + message.attempt() + "; it "
+                + "waited " + wait + " ms for it after its first attempt, and the broker does not create topics on "
+                + "first use). Create the topic, then replay this record from the deadletter topic";
+        LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
+        sendToDeadletter(failure.shard(), message, DeliveryRecords.failedDelivery(deadletterTopic, envelope,
+                message.ref().id(), message.dueAt(), message.attempt(), failure.code(), reason), failure.code());
     }
 
     private String decodeTarget(ClaimedMessage message) {
@@ -769,8 +799,9 @@ public final class Pump implements Managed {
                     Throwable cause = error instanceof CompletionException && error.getCause() != null
                             ? error.getCause() : error;
                     if (cause instanceof StoreFencedException) {
-                        LOG.warn("{}; {} delivered messages stay in flight until their leases expire",
-                                cause.getMessage(), refs.size());
+                        metrics.acksFenced.mark(refs.size());
+                        LOG.warn("{}; its new owner delivers the {} messages acked here again", cause.getMessage(),
+                                refs.size());
                     } else {
                         LOG.warn("Could not acknowledge {} delivered messages in shard {}: {}", refs.size(),
                                 shard.shard, cause.getMessage());

@@ -41,6 +41,12 @@ class ConfigurationValidationTest {
         assertEquals("delay-intake", config.getKafka().getIntakeTopic());
         assertEquals(16, config.getKafka().getIntakePartitions());
         assertEquals(10, config.getPump().getMaxAttempts());
+        String expectedInstance = System.getenv("DELAY_INSTANCE_ID");
+        if (expectedInstance == null || expectedInstance.isEmpty()) {
+            assertFalse(config.getKafka().resolvedInstanceId().isBlank(), "the host name stands in");
+        } else {
+            assertEquals(expectedInstance, config.getKafka().resolvedInstanceId());
+        }
         assertEquals(365L * 24 * 3600 * 1000, config.getIntake().build("i", "d").maxDelayMillis());
         assertEquals(java.time.Duration.ofMillis(100), config.getIntake().build("i", "d").commitInterval());
     }
@@ -56,6 +62,11 @@ class ConfigurationValidationTest {
                         "kafka.deadletterTopic is \"delay-intake\", the same as kafka.intakeTopic",
                         "Set kafka.deadletterTopic to another topic"),
                 Arguments.of("kafka: {replicationFactor: 0}", "kafka.replicationFactor is 0", "use -1"),
+                Arguments.of("pump: {missingTopicWait: 1h}", "pump.missingTopicWait is 1 hour", "use 0s to 10m"),
+                Arguments.of("kafka: {instanceId: 'two words'}", "kafka.instanceId is \"two words\"",
+                        "leave it empty for the host name"),
+                Arguments.of("kafka: {consumer: {group.instance.id: other}}",
+                        "kafka.consumer sets [group.instance.id]", "the member id kafka.instanceId"),
                 Arguments.of("kafka: {consumer: {enable.auto.commit: 'true'}}",
                         "kafka.consumer sets [enable.auto.commit]", "Remove them from kafka.consumer"),
                 Arguments.of("kafka: {producer: {acks: '1'}}", "kafka.producer sets [acks]",

@@ -1,6 +1,8 @@
 package io.delaybridge.bridge.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.util.Map;
 import java.util.Properties;
@@ -16,6 +18,33 @@ class KafkaFactoryTest {
         KafkaFactory factory = new KafkaFactory();
         assertEquals("snappy", factory.producerProperties(1 << 20).get(ProducerConfig.COMPRESSION_TYPE_CONFIG));
         assertEquals("2000", factory.consumerProperties().get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG));
+    }
+
+    @Test
+    void joinsAsAStaticMemberOfTheClassicProtocolWithAShortSession() {
+        KafkaFactory factory = new KafkaFactory();
+        factory.setInstanceId("bridge-a");
+        Properties consumer = factory.consumerProperties();
+        assertEquals("bridge-a", consumer.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        assertEquals("classic", consumer.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG));
+        assertEquals("8000", consumer.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        assertEquals("1000", consumer.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
+
+        factory.setInstanceId("");
+        assertFalse(factory.resolvedInstanceId().isBlank(), "the host name stands in for an empty id");
+        assertEquals(factory.resolvedInstanceId(), factory.consumerProperties().get(
+                ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+    }
+
+    @Test
+    void theConsumerProtocolGetsNoneOfTheSettingsItRefuses() {
+        KafkaFactory factory = new KafkaFactory();
+        factory.setConsumer(Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"));
+        Properties consumer = factory.consumerProperties();
+        assertEquals("consumer", consumer.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG));
+        assertNull(consumer.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        assertNull(consumer.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
+        assertNull(consumer.get(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG));
     }
 
     @Test

@@ -11,6 +11,10 @@ import java.util.List;
 /** A bridge running in this JVM against the shared real broker and Redis, with its own topics and key prefix. */
 final class TestBridge implements AutoCloseable {
 
+    /** Bridges of one test share this host: each is its own static member of the group. */
+    private static final java.util.concurrent.atomic.AtomicInteger INSTANCES =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     private final DropwizardTestSupport<DelayBridgeConfiguration> support;
 
     TestBridge(TestNames names, String kafka, String redis, ConfigOverride... extra) {
@@ -19,6 +23,7 @@ final class TestBridge implements AutoCloseable {
                 ConfigOverride.config("kafka.intakeTopic", names.intake()),
                 ConfigOverride.config("kafka.deadletterTopic", names.deadletter()),
                 ConfigOverride.config("kafka.groupId", names.group()),
+                ConfigOverride.config("kafka.instanceId", names.group() + "-" + INSTANCES.incrementAndGet()),
                 ConfigOverride.config("redis.uri", redis),
                 ConfigOverride.config("redis.keyPrefix", names.keyPrefix())));
         overrides.addAll(List.of(extra));

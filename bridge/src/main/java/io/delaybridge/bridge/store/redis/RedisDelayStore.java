@@ -103,6 +103,11 @@ import org.slf4j.LoggerFactory;
 public final class RedisDelayStore implements DelayStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisDelayStore.class);
+    /**
+     * The most in-flight messages one acquire hands back to the due set: Redis runs a script alone, and ~10,000
+     * members take it a few ms. More than that are left in flight by an owner only with pump.maxInFlight raised.
+     */
+    static final int HANDOVER_LIMIT = 10_000;
     private static final int MIN_REDIS_MAJOR = 5;
 
     private final RedisStoreOptions options;
@@ -495,7 +500,16 @@ public final class RedisDelayStore implements DelayStore {
     @Override
     public long acquire(int shard) {
         ShardKeys k = keys.shard(shard);
-        Long epoch = await(scripts.run(commands, Script.ACQUIRE, new byte[][] {k.epoch()}), "acquire of shard " + shard);
+        List<Object> reply = await(scripts.<List<Object>>run(commands, Script.ACQUIRE,
+                new byte[][] {k.epoch(), k.due(), k.inflight(), k.attempts()},
+                bytes(Integer.toString(HANDOVER_LIMIT)), bytes(k.wakeChannel())), "acquire of shard " + shard);
+        long epoch = ScriptCodes.check((Long) reply.get(0), "acquire", shard, -1);
+        long handedOver = (Long) reply.get(1);
+        if (handedOver > 0) {
+            LOG.info("Shard {} taken with epoch {}: {} messages that earlier owners left in flight are due again now"
+                    + "{}", shard, epoch, handedOver, (Long) reply.get(2) > 0
+                    ? " (" + reply.get(2) + " more return when their leases end)" : "");
+        }
         return epoch;
     }
 

@@ -35,7 +35,7 @@ public final class ScriptRunner {
         INIT("init.lua", ScriptOutputType.MULTI),
         SCHEDULE("schedule.lua", ScriptOutputType.MULTI),
         CANCEL("cancel.lua", ScriptOutputType.INTEGER),
-        ACQUIRE("acquire.lua", ScriptOutputType.INTEGER),
+        ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
         CLAIM("claim.lua", ScriptOutputType.MULTI),
         ACK("ack.lua", ScriptOutputType.INTEGER),
         RETRY("retry.lua", ScriptOutputType.INTEGER),

@@ -1,0 +1,215 @@
+package io.delaybridge.bridge.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestServers;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Recovery in seconds with the shipped lease (30 s): a bridge killed with SIGKILL and started again at once gets its
+ * partitions back as the same static member and takes what it left in flight back at once (the new fencing epoch
+ * hands it over); a survivor takes a dead instance's shards once its session (8 s) ends. Each test prints the worst
+ * lateness it measured (docs/reliability.md).
+ */
+@ExtendWith(RealServersExtension.class)
+class RecoveryIT {
+
+    private static final int RECORDS = 300;
+
+    /** The bridges' configurations and logs, kept for a look after a failure. */
+    private final Path dir = Path.of("target", "recovery-it", Long.toString(System.nanoTime()));
+
+    @Test
+    void theOnlyBridgeKilledAndRestartedAtOnceLosesNothingAndIsAtMostTenSecondsLate(TestServers servers)
+            throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap())) {
+            kafka.createTopics(2, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            ChildBridge bridge = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "only");
+            await().atMost(Duration.ofSeconds(30)).until(() -> bridge.shards().size() == 4);
+            Map<String, Long> dueAt = sendSpread(kafka, names, target, 1_000, 5_000);
+
+            // killed in the middle: some delivered, most still pending or in flight
+            await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 10);
+            bridge.kill();
+            int beforeKill = delivered.size();
+            long killedAt = System.currentTimeMillis();
+            try (ChildBridge restarted = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                    "only")) {
+                long startMillis = System.currentTimeMillis() - killedAt;
+                await().atMost(Duration.ofSeconds(60)).until(() -> keys(delivered).size() >= RECORDS);
+                Lateness lateness = check(delivered, dueAt);
+                System.out.printf("[recovery] kill -9 of the only bridge, restarted at once (JVM start to a running "
+                        + "pipeline: %d ms): %d records, %d delivered before the kill, %d duplicates, %s%n",
+                        startMillis, RECORDS, beforeKill, delivered.size() - RECORDS, lateness);
+                assertTrue(beforeKill < RECORDS, "the kill came mid-run");
+                // 10 s on a machine where the JVM starts in ~5 s; on a loaded one its start-up counts on top
+                long bar = Math.max(10_000, startMillis + 5_000);
+                assertTrue(lateness.max() <= bar, "worst record " + lateness.max() + " ms late, bar " + bar
+                        + " ms (the restarted JVM took " + startMillis + " ms to start)");
+            }
+        }
+    }
+
+    @Test
+    void aSurvivorDeliversAKilledInstancesShardsWithinFifteenSeconds(TestServers servers) throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                ChildBridge survivor = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                        "survivor")) {
+            kafka.createTopics(2, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            ChildBridge victim = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "victim");
+            await().atMost(Duration.ofSeconds(60)).until(() -> victim.shards().size() == 2
+                    && survivor.shards().size() == 2);
+            Map<String, Long> dueAt = sendSpread(kafka, names, target, 1_000, 8_000);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 10);
+            victim.kill();
+            int beforeKill = delivered.size();
+            await().atMost(Duration.ofSeconds(60)).until(() -> keys(delivered).size() >= RECORDS);
+            Lateness lateness = check(delivered, dueAt);
+            System.out.printf("[recovery] kill -9 of one of two bridges, not restarted: %d records, %d delivered "
+                    + "before the kill, %d duplicates, %s%n", RECORDS, beforeKill, delivered.size() - RECORDS,
+                    lateness);
+            assertEquals(4, survivor.shards().size(), "the survivor pumps every shard");
+            assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
+        }
+    }
+
+    @Test
+    void aZombieWokenAfterItsShardsWereTakenGetsNoAckAccepted(TestServers servers) throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                // a 1 s look-ahead keeps messages in flight (claimed ahead, acked half a look-ahead later) at any
+                // moment, so the freeze catches some
+                ChildBridge survivor = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                        "survivor", "lease: 30s", "lookAhead: 1s");
+                ChildBridge zombie = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                        "zombie", "lease: 30s", "lookAhead: 1s")) {
+            kafka.createTopics(2, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            await().atMost(Duration.ofSeconds(60)).until(() -> zombie.shards().size() == 2
+                    && survivor.shards().size() == 2);
+            List<Integer> zombieShards = zombie.shards();
+            Map<String, Long> dueAt = sendSpread(kafka, names, target, 1_000, 20_000);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 30);
+            zombie.jvm().signal("STOP");
+            long frozenAt = System.currentTimeMillis();
+            long inFlightAtFreeze = inFlight(servers.redisUri(), names, zombieShards);
+            assertTrue(inFlightAtFreeze > 0, "the freeze caught messages in flight");
+            await().atMost(Duration.ofSeconds(30)).until(() -> survivor.shards().size() == 4);
+            long takenAfter = System.currentTimeMillis() - frozenAt;
+            // what the zombie held is delivered again (attempt 2) by the survivor, long before its 30 s lease ends
+            await().atMost(Duration.ofSeconds(20)).until(() -> redelivered(delivered) >= inFlightAtFreeze);
+            long handedOverAfter = System.currentTimeMillis() - frozenAt;
+            // frozen past its lease (30 s), then woken
+            await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> System.currentTimeMillis() - frozenAt > 31_000);
+            zombie.jvm().signal("CONT");
+            long frozenFor = System.currentTimeMillis() - frozenAt;
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> keys(delivered).size() >= RECORDS);
+            Lateness lateness = check(delivered, dueAt);
+            // what it held when frozen it sends on waking; every ack of it is refused (the survivor's epoch is newer)
+            await().atMost(Duration.ofSeconds(30)).until(() -> zombie.meter("delay.acks-fenced") > 0);
+            long fencedAcks = zombie.meter("delay.acks-fenced");
+            System.out.printf("[recovery] zombie (SIGSTOP %d ms, lease 30 s): shards taken after %d ms, its %d "
+                    + "in-flight messages delivered again after %d ms, %d acks refused after SIGCONT, %d duplicates, "
+                    + "%s%n", frozenFor, takenAfter, inFlightAtFreeze, handedOverAfter,
+                    fencedAcks, delivered.size() - RECORDS, lateness);
+            assertTrue(handedOverAfter < 30_000, "handed over at once, not after the lease: " + handedOverAfter);
+            assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
+            // nothing stays in flight: the owners' own acks went through
+            await().atMost(Duration.ofSeconds(30)).until(() -> inFlight(servers.redisUri(), names, List.of(0, 1, 2,
+                    3)) == 0);
+        }
+    }
+
+    /** Members in flight in the given shards, read from Redis. */
+    private static long inFlight(String redisUri, TestNames names, List<Integer> shards) {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri);
+        try (io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> redis =
+                client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+            io.delaybridge.bridge.store.redis.RedisKeys keys =
+                    new io.delaybridge.bridge.store.redis.RedisKeys(names.keyPrefix(), names.intake(), 4);
+            long count = 0;
+            for (int shard : shards) {
+                count += redis.sync().zcard(keys.shard(shard).inflight());
+            }
+            return count;
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** Records delivered with a delay-attempt above 1. */
+    private static long redelivered(KafkaClient.Collector delivered) {
+        return delivered.received().stream().filter(r -> !"1".equals(r.header(DelayHeaders.ATTEMPT)))
+                .map(KafkaClient.Received::key).distinct().count();
+    }
+
+    /** {@link #RECORDS} records due evenly between {@code fromMillis} and {@code toMillis} from now; their due times. */
+    static Map<String, Long> sendSpread(KafkaClient kafka, TestNames names, String target, long fromMillis,
+            long toMillis) throws Exception {
+        Map<String, Future<RecordMetadata>> sends = new HashMap<>();
+        Map<String, Long> delays = new HashMap<>();
+        for (int i = 0; i < RECORDS; i++) {
+            long delay = fromMillis + (toMillis - fromMillis) * i / RECORDS;
+            sends.put("k" + i, kafka.sendAsync(names.intake(), "k" + i, "v" + i,
+                    DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, Long.toString(delay)));
+            delays.put("k" + i, delay);
+        }
+        kafka.flush();
+        Map<String, Long> dueAt = new HashMap<>();
+        for (Map.Entry<String, Future<RecordMetadata>> e : sends.entrySet()) {
+            dueAt.put(e.getKey(), e.getValue().get().timestamp() + delays.get(e.getKey()));
+        }
+        return dueAt;
+    }
+
+    /** Every record arrived, none early; the lateness of each key's first delivery. */
+    static Lateness check(KafkaClient.Collector delivered, Map<String, Long> dueAt) {
+        assertEquals(new TreeSet<>(dueAt.keySet()), keys(delivered), "nothing lost");
+        Map<String, Long> first = new HashMap<>();
+        for (KafkaClient.Received got : delivered.received()) {
+            long due = dueAt.get(got.key());
+            assertTrue(got.record().timestamp() >= due, () -> got.key() + " delivered "
+                    + (due - got.record().timestamp()) + " ms early");
+            first.merge(got.key(), got.record().timestamp() - due, Math::min);
+        }
+        return Lateness.of(new ArrayList<>(first.values()));
+    }
+
+    static Set<String> keys(KafkaClient.Collector collector) {
+        return collector.received().stream().map(KafkaClient.Received::key)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    static List<String> duplicates(KafkaClient.Collector collector) {
+        Map<String, Long> counts = collector.received().stream()
+                .collect(Collectors.groupingBy(KafkaClient.Received::key, Collectors.counting()));
+        return counts.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).sorted().toList();
+    }
+}
