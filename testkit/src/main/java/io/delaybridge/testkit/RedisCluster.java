@@ -105,7 +105,9 @@ public final class RedisCluster implements AutoCloseable {
         List<String> args = List.of(
                 "--cluster-enabled", "yes",
                 "--cluster-config-file", nodeDir.toAbsolutePath().resolve("nodes.conf").toString(),
-                "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS));
+                "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS),
+                // Redis 7 waits 5 s by default for more replicas before a diskless full sync.
+                "--repl-diskless-sync-delay", "0");
         return RedisServer.start(nodeDir, () -> FreePorts.pickWithPartner(BUS_PORT_OFFSET), args);
     }
 
@@ -126,9 +128,12 @@ public final class RedisCluster implements AutoCloseable {
             }
             call(nodes.get(m), args.toArray(String[]::new));
         }
-        RedisServer first = nodes.get(0);
-        for (RedisServer node : nodes.subList(1, nodes.size())) {
-            call(first, "CLUSTER", "MEET", FreePorts.LOOPBACK.getHostAddress(), Integer.toString(node.port()));
+        // Every node meets every other one: no waiting for gossip to spread the news.
+        for (int a = 0; a < nodes.size(); a++) {
+            for (int b = a + 1; b < nodes.size(); b++) {
+                call(nodes.get(a), "CLUSTER", "MEET", FreePorts.LOOPBACK.getHostAddress(),
+                        Integer.toString(nodes.get(b).port()));
+            }
         }
         await(deadline, "every node to know every other node", () -> {
             for (RedisServer node : nodes) {

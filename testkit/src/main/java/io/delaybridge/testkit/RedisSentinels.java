@@ -59,10 +59,13 @@ public final class RedisSentinels implements AutoCloseable {
         List<RedisServer> servers = new ArrayList<>();
         List<RedisSentinel> sentinels = new ArrayList<>();
         try {
-            RedisServer master = RedisServer.start(dir.resolve("redis-1"));
+            // Redis 7 waits 5 s by default for more replicas before a diskless full sync.
+            List<String> noSyncDelay = List.of("--repl-diskless-sync-delay", "0");
+            RedisServer master = RedisServer.start(dir.resolve("redis-1"), 0, noSyncDelay);
             servers.add(master);
             RedisServer replica = RedisServer.start(dir.resolve("redis-2"), 0,
-                    List.of("--replicaof", FreePorts.LOOPBACK.getHostAddress(), Integer.toString(master.port())));
+                    List.of("--replicaof", FreePorts.LOOPBACK.getHostAddress(), Integer.toString(master.port()),
+                            "--repl-diskless-sync-delay", "0"));
             servers.add(replica);
             long deadline = started + START_TIMEOUT.toNanos();
             // Sentinels find replicas in the master's INFO, asked at once and then every 10 s: sync first.
