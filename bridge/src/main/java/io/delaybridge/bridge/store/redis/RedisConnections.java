@@ -107,6 +107,8 @@ final class RedisConnections implements AutoCloseable {
                 cluster.setOptions(clusterOptions(options));
                 command = cluster.connect(ByteArrayCodec.INSTANCE);
                 pipeline = cluster.connect(ByteArrayCodec.INSTANCE);
+                connectToMasters((StatefulRedisClusterConnection<byte[], byte[]>) command);
+                connectToMasters((StatefulRedisClusterConnection<byte[], byte[]>) pipeline);
             } else {
                 RedisClient single = RedisClient.create(resources, found.seeds().get(0));
                 client = single;
@@ -128,6 +130,18 @@ final class RedisConnections implements AutoCloseable {
                         + RedisCalls.rootMessage(e) + ". Check that Redis runs there and that redis.uri is right.", e);
             }
             throw translated;
+        }
+    }
+
+    /**
+     * Opens the connection's link to every master now: while a node link is still being opened, a cluster connection
+     * rejects the commands routed to it (disconnected behaviour REJECT_COMMANDS), so the first batch would fail.
+     */
+    private static void connectToMasters(StatefulRedisClusterConnection<byte[], byte[]> connection) {
+        for (RedisClusterNode node : connection.getPartitions()) {
+            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)) {
+                connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+            }
         }
     }
 
@@ -200,6 +214,15 @@ final class RedisConnections implements AutoCloseable {
             return "the master '" + sentinelMaster + "' of the sentinels";
         }
         return options.redactedUri();
+    }
+
+    /** The distinct masters ({@code host:port}) that own these keys or shard channels now. */
+    java.util.Set<String> mastersOf(List<String> keys) {
+        java.util.Set<String> masters = new java.util.TreeSet<>();
+        for (String key : keys) {
+            masters.add(nodeOf(RedisCalls.bytes(key)));
+        }
+        return masters;
     }
 
     /** Every master: on a cluster one connection to each (not routed); otherwise the command connection. */

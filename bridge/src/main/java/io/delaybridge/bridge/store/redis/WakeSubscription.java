@@ -55,6 +55,14 @@ final class WakeSubscription implements AutoCloseable {
                     }
                 });
                 if (sharded) {
+                    pubSub.setNodeMessagePropagation(true);
+                    // connect to each master first: while a node connection is still being opened, the cluster
+                    // connection rejects commands routed to it (disconnected behaviour REJECT_COMMANDS)
+                    for (String address : connections.mastersOf(channels)) {
+                        int colon = address.lastIndexOf(':');
+                        pubSub.getConnection(address.substring(0, colon),
+                                Integer.parseInt(address.substring(colon + 1)));
+                    }
                     // one command per channel: the channels hash to different slots, so to different masters
                     List<CompletableFuture<Void>> subscribed = new ArrayList<>();
                     for (String channel : channels) {
