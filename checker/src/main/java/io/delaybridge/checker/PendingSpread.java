@@ -21,8 +21,8 @@ import java.util.function.Supplier;
  */
 final class PendingSpread implements Runnable, AutoCloseable {
 
-    /** The pending messages per server ({@code host:port}) at one moment. */
-    record Sample(Map<String, Long> pendingByServer) {
+    /** The pending messages and the shards holding any, per server ({@code host:port}), at one moment. */
+    record Sample(Map<String, Long> pendingByServer, Map<String, Integer> shardsByServer) {
         long total() {
             return pendingByServer.values().stream().mapToLong(Long::longValue).sum();
         }
@@ -66,6 +66,7 @@ final class PendingSpread implements Runnable, AutoCloseable {
     /** One sample now: the sum of the due sets' sizes on each server. */
     Sample sample() {
         Map<String, Long> pending = new LinkedHashMap<>();
+        Map<String, Integer> shards = new LinkedHashMap<>();
         for (String uri : servers.get()) {
             RedisCommands<String, String> redis = connections.computeIfAbsent(uri, u -> {
                 RedisURI parsed = RedisURI.create(u);
@@ -73,17 +74,20 @@ final class PendingSpread implements Runnable, AutoCloseable {
                 return client.connect(parsed);
             }).sync();
             long count = 0;
+            int keys = 0;
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
                 KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(keyPattern).limit(1000));
                 for (String key : page.getKeys()) {
                     count += redis.zcard(key);
+                    keys++;
                 }
                 cursor = page;
             } while (!cursor.isFinished());
             pending.put(uri.replace("redis://", ""), count);
+            shards.put(uri.replace("redis://", ""), keys);
         }
-        return new Sample(pending);
+        return new Sample(pending, shards);
     }
 
     /** Every sample taken so far. */
@@ -93,14 +97,16 @@ final class PendingSpread implements Runnable, AutoCloseable {
 
     /**
      * For each server: its share of the pending messages summed over all samples, its largest count, and in how
-     * many samples it held any; e.g. {@code 127.0.0.1:7000 34% (max 1,204, pending in 57 of 60 samples)}.
+     * many samples it held any, and the most shards it held pending messages of; e.g. {@code 127.0.0.1:7000 34%
+     * (max 1,204, pending in 57 of 60 samples, up to 6 shards)}.
      */
     static List<String> describe(List<Sample> samples) {
-        Map<String, long[]> byServer = new LinkedHashMap<>(); // sum, max, samples with any
+        Map<String, long[]> byServer = new LinkedHashMap<>(); // sum, max, samples with any, most shards
         long all = 0;
         for (Sample s : samples) {
             for (Map.Entry<String, Long> e : s.pendingByServer().entrySet()) {
-                long[] a = byServer.computeIfAbsent(e.getKey(), k -> new long[3]);
+                long[] a = byServer.computeIfAbsent(e.getKey(), k -> new long[4]);
+                a[3] = Math.max(a[3], s.shardsByServer().getOrDefault(e.getKey(), 0));
                 a[0] += e.getValue();
                 a[1] = Math.max(a[1], e.getValue());
                 a[2] += e.getValue() > 0 ? 1 : 0;
@@ -110,8 +116,8 @@ final class PendingSpread implements Runnable, AutoCloseable {
         List<String> lines = new ArrayList<>();
         for (Map.Entry<String, long[]> e : byServer.entrySet()) {
             long[] a = e.getValue();
-            lines.add(String.format("%s %d%% (max %,d, pending in %d of %d samples)", e.getKey(),
-                    all == 0 ? 0 : Math.round(100.0 * a[0] / all), a[1], a[2], samples.size()));
+            lines.add(String.format("%s %d%% (max %,d, pending in %d of %d samples, up to %d shards)", e.getKey(),
+                    all == 0 ? 0 : Math.round(100.0 * a[0] / all), a[1], a[2], samples.size(), a[3]));
         }
         return lines;
     }
