@@ -42,6 +42,7 @@ class DockerComposeFileTest {
 
     private static Path repo;
     private static String composeText;
+    private static JsonNode composeTree;
     private static JsonNode services;
     private static String configText;
     private static JsonNode config;
@@ -54,7 +55,8 @@ class DockerComposeFileTest {
         Path compose = repo.resolve("docker/docker-compose.yml");
         assertTrue(Files.isRegularFile(compose), "no compose file at " + compose);
         composeText = Files.readString(compose);
-        services = YAML.readTree(composeText).path("services");
+        composeTree = withAliasesResolved(composeText);
+        services = composeTree.path("services");
         configText = Files.readString(repo.resolve("bridge/config.yml"));
         config = YAML.readTree(configText);
     }
@@ -126,7 +128,7 @@ class DockerComposeFileTest {
 
     @Test
     void theBridgeReachesRedisByServiceName() {
-        String uri = environment(services.path("bridge")).get("REDIS_URI");
+        String uri = withoutInterpolation(environment(services.path("bridge")).get("REDIS_URI"));
         assertNotNull(uri, "bridge: REDIS_URI not set");
         URI parsed = URI.create(uri);
         assertEquals("redis", parsed.getScheme());
@@ -136,18 +138,81 @@ class DockerComposeFileTest {
 
     @Test
     void redisIsDurableAndNeverEvicts() {
-        Map<String, String> options = new LinkedHashMap<>();
         List<String> tokens = tokens(services.path("redis").path("command"));
-        for (int i = 0; i < tokens.size(); i++) {
-            if (tokens.get(i).startsWith("--") && i + 1 < tokens.size()) {
-                options.put(tokens.get(i), tokens.get(i + 1));
-            }
-        }
+        Map<String, String> options = options(tokens);
         assertEquals("redis-server", tokens.isEmpty() ? null : tokens.get(0), "redis command: " + tokens);
         assertEquals("yes", options.get("--appendonly"), "redis command: " + tokens);
         assertEquals("always", options.get("--appendfsync"), "redis command: " + tokens);
         assertEquals("noeviction", options.get("--maxmemory-policy"), "redis command: " + tokens);
         assertTrue(hasVolumeAt(services.path("redis"), "/data"), "redis data must be on a volume");
+    }
+
+    /** Plain {@code up} starts what it always did; {@code --profile cluster} adds the cluster and nothing else. */
+    @Test
+    void onlyTheClusterProfilesServicesHaveAProfile() {
+        Set<String> cluster = new LinkedHashSet<>();
+        for (Map.Entry<String, JsonNode> service : fields(services)) {
+            List<String> profiles = new ArrayList<>();
+            service.getValue().path("profiles").forEach(p -> profiles.add(p.asText()));
+            if (!profiles.isEmpty()) {
+                assertEquals(List.of("cluster"), profiles, service.getKey());
+                cluster.add(service.getKey());
+            }
+        }
+        assertEquals(Set.of("redis-node-1", "redis-node-2", "redis-node-3", "redis-node-4", "redis-node-5",
+                "redis-node-6", "redis-cluster-create"), cluster);
+    }
+
+    @Test
+    void everyClusterNodeIsADurableNonEvictingClusterNodeOnItsOwnVolume() {
+        Set<String> volumes = new LinkedHashSet<>();
+        for (String node : clusterNodes()) {
+            JsonNode service = services.path(node);
+            Map<String, String> options = options(tokens(service.path("command")));
+            assertEquals("yes", options.get("--cluster-enabled"), node);
+            assertEquals("yes", options.get("--appendonly"), node);
+            assertEquals("always", options.get("--appendfsync"), node);
+            assertEquals("noeviction", options.get("--maxmemory-policy"), node);
+            assertTrue(hasVolumeAt(service, "/data"), node + ": data must be on a volume");
+            for (JsonNode v : service.path("volumes")) {
+                assertTrue(volumes.add(v.asText().split(":")[0]), node + " shares the volume " + v.asText());
+            }
+            assertFalse(service.path("healthcheck").path("test").isMissingNode(), node + " needs a healthcheck");
+            assertTrue(publishedPorts(service).isEmpty(), node + ": nothing here has authentication, publish nothing");
+        }
+        assertTrue(declaredVolumes().containsAll(volumes), "volumes not declared: " + volumes);
+    }
+
+    @Test
+    void theClusterIsCreatedFromEveryNodeWithAReplicaEachAndTheBridgeWaitsForIt() {
+        JsonNode create = services.path("redis-cluster-create");
+        for (String node : clusterNodes()) {
+            assertEquals("service_healthy", create.path("depends_on").path(node).path("condition").asText(),
+                    "redis-cluster-create must wait for " + node);
+        }
+        String script = String.join(" ", tokens(create.path("command")));
+        assertTrue(script.contains("redis-cli --cluster create"), script);
+        assertTrue(script.contains("--cluster-replicas 1"), script);
+        assertTrue(script.contains("for n in 1 2 3 4 5 6;"), "every node joins: " + script);
+        JsonNode dependency = services.path("bridge").path("depends_on").path("redis-cluster-create");
+        assertEquals("service_completed_successfully", dependency.path("condition").asText());
+        assertEquals("false", dependency.path("required").asText(),
+                "without --profile cluster the bridge must not wait for a cluster that is not started");
+    }
+
+    /** The command the compose file and docker/README.md give for the cluster names its masters as seeds. */
+    @Test
+    void theDocumentedClusterUriNamesTheClustersNodes() throws IOException {
+        Pattern clusterUri = Pattern.compile("REDIS_URI=redis://([\\w.,:-]+)");
+        for (String text : List.of(composeText, Files.readString(repo.resolve("docker/README.md")))) {
+            Matcher m = clusterUri.matcher(text);
+            assertTrue(m.find(), "no REDIS_URI=redis://... for the cluster profile");
+            for (String seed : m.group(1).split(",")) {
+                String host = seed.split(":")[0];
+                assertTrue(clusterNodes().contains(host), "seed " + seed + " is no cluster node");
+                assertEquals("6379", seed.split(":")[1], seed);
+            }
+        }
     }
 
     @Test
@@ -303,6 +368,44 @@ class DockerComposeFileTest {
     }
 
     // ---- helpers ------------------------------------------------------------------------------------------------
+
+    /**
+     * The compose file as Compose reads it: Jackson's YAML parser leaves aliases ({@code *redis-healthcheck})
+     * unresolved, so the document is loaded with SnakeYAML (under Jackson's YAML module) and then turned into a tree.
+     */
+    private static JsonNode withAliasesResolved(String yaml) {
+        return YAML.valueToTree(new org.yaml.snakeyaml.Yaml().load(yaml));
+    }
+
+    /** {@code --name value} pairs of a command. */
+    private static Map<String, String> options(List<String> tokens) {
+        Map<String, String> options = new LinkedHashMap<>();
+        for (int i = 0; i < tokens.size(); i++) {
+            if (tokens.get(i).startsWith("--") && i + 1 < tokens.size()) {
+                options.put(tokens.get(i), tokens.get(i + 1));
+            }
+        }
+        return options;
+    }
+
+    private static List<String> clusterNodes() {
+        List<String> nodes = fieldNames(services).stream().filter(n -> n.matches("redis-node-\\d+")).toList();
+        assertEquals(6, nodes.size(), "three masters and three replicas: " + nodes);
+        return nodes;
+    }
+
+    private static Set<String> declaredVolumes() {
+        return new LinkedHashSet<>(fieldNames(composeTree.path("volumes")));
+    }
+
+    /** {@code ${NAME:-default}} to its default; any other value as it is. */
+    private static String withoutInterpolation(String value) {
+        if (value == null) {
+            return null;
+        }
+        Matcher m = Pattern.compile("\\$\\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]*)}").matcher(value);
+        return m.matches() ? m.group(1) : value;
+    }
 
     /** A service's environment, from either the map or the list ({@code NAME=value}) form. */
     private static Map<String, String> environment(JsonNode service) {

@@ -41,6 +41,32 @@ public final class FreePorts {
         throw new IllegalStateException("Cannot find a free TCP port on 127.0.0.1 that was not handed out before");
     }
 
+    /**
+     * A free port {@code p} such that {@code p + offset} is free too and below 65536: a Redis Cluster node listens
+     * on its port and on its cluster bus port, port + 10000. Both are handed out.
+     */
+    static int pickWithPartner(int offset) {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = pick();
+            int partner = port + offset;
+            if (partner < 65536 && isBindable(partner) && HANDED_OUT.add(partner)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("Cannot find a free TCP port p on 127.0.0.1 with p + " + offset
+                + " free as well");
+    }
+
+    private static boolean isBindable(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress(LOOPBACK, port), 1);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** True if something accepts TCP connections on 127.0.0.1:port. */
     static boolean isListening(int port, int timeoutMillis) {
         try (Socket socket = new Socket()) {

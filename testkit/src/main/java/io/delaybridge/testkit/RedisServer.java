@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,6 +76,12 @@ public final class RedisServer extends ChildServer {
     static RedisServer start(Path binary, Path dataDir, int port, List<String> extraArgs) {
         return startRetryingPorts(
                 () -> new RedisServer(binary, dataDir, port == 0 ? FreePorts.pick() : port, extraArgs), port == 0);
+    }
+
+    /** Starts on a port from {@code ports}, asking it again when the port was taken meanwhile. */
+    static RedisServer start(Path dataDir, IntSupplier ports, List<String> extraArgs) {
+        Path binary = RedisBinary.locate();
+        return startRetryingPorts(() -> new RedisServer(binary, dataDir, ports.getAsInt(), extraArgs), true);
     }
 
     /** {@code redis://127.0.0.1:port}. */

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
  * &lt;prefix&gt;:{delay-intake:7}:epoch     string  the fencing epoch of the shard's current owner
  * &lt;prefix&gt;:{delay-intake:7}:inc       string  the store's incarnation, copied into the shard (data-loss marker)
  * &lt;prefix&gt;:{delay-intake:7}:wake      pub/sub channel: the shard's earliest due time moved earlier
+ * &lt;prefix&gt;:{delay-intake:7}:probe     string  the health check's last write on the shard's node (cluster)
  * &lt;prefix&gt;:{delay-intake}:meta         hash  shards, incarnation, initialised (one per intake topic)
  * </pre>
  *
@@ -74,6 +75,12 @@ public final class RedisKeys {
                     "shard " + shard + " does not exist: the store has shards 0.." + (shards.length - 1));
         }
         return shards[shard];
+    }
+
+    /** The key the health check writes beside {@code shard}, to probe the node that holds it. */
+    public byte[] probe(int shard) {
+        shard(shard);
+        return bytes(prefix + ":{" + intakeTopic + ":" + shard + "}:probe");
     }
 
     /** The shard whose wake channel this is, or -1. */

@@ -9,7 +9,7 @@ import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +27,7 @@ public final class RedisMessageAdmin implements MessageAdmin {
     static final long IN_FLIGHT = 8;
 
     private final RedisDelayStore store;
-    private final RedisAsyncCommands<byte[], byte[]> commands;
+    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
     private final RedisKeys keys;
     private final ShardRouter router;
     private final byte[] incarnation;
@@ -75,7 +75,8 @@ public final class RedisMessageAdmin implements MessageAdmin {
         String operation = "reschedule of message '" + id + "' on shard " + shard;
         Long code = store.adminAwait(store.adminScripts().run(commands, Script.RESCHEDULE,
                 new byte[][] {k.due(), k.inflight(), k.incarnation()},
-                placement.member(), bytes(Long.toString(dueAt)), bytes(k.wakeChannel()), incarnation), operation);
+                placement.member(), bytes(Long.toString(dueAt)), bytes(k.wakeChannel()), incarnation,
+                store.publishCommand()), operation);
         if (code == RESCHEDULED) {
             return RescheduleResult.RESCHEDULED;
         } else if (code == IN_FLIGHT) {
@@ -133,10 +134,32 @@ public final class RedisMessageAdmin implements MessageAdmin {
         return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of((long) first.get(0).getScore());
     }
 
+    /**
+     * Writes a probe field into the meta hash and, on a cluster, a probe key beside one shard per master (nothing of
+     * the messages is touched): a master that refuses writes fails the probe with its address and the shards it
+     * holds.
+     */
     @Override
     public void probeWrite() {
         store.adminAwait(commands.hset(keys.meta(), bytes("health-probe"), bytes(Long.toString(store.now()))),
-                "health probe write to " + new String(keys.meta(), StandardCharsets.UTF_8));
+                "health probe write to " + new String(keys.meta(), StandardCharsets.UTF_8) + " on Redis "
+                        + store.connections().nodeOf(keys.meta()));
+        if (store.mode() != RedisMode.CLUSTER) {
+            return;
+        }
+        java.util.Map<String, List<Integer>> shardsByNode = new java.util.TreeMap<>();
+        for (int shard = 0; shard < keys.shardCount(); shard++) {
+            shardsByNode.computeIfAbsent(store.nodeOf(shard), n -> new ArrayList<>()).add(shard);
+        }
+        List<RedisFuture<String>> probes = new ArrayList<>();
+        for (List<Integer> shards : shardsByNode.values()) {
+            probes.add(commands.set(keys.probe(shards.get(0)), bytes(Long.toString(store.now()))));
+        }
+        int i = 0;
+        for (java.util.Map.Entry<String, List<Integer>> node : shardsByNode.entrySet()) {
+            store.adminAwait(probes.get(i++), "health probe write on Redis " + node.getKey() + " (shards "
+                    + node.getValue() + ")");
+        }
     }
 
     @Override
@@ -150,15 +173,9 @@ public final class RedisMessageAdmin implements MessageAdmin {
             return "Redis holds incarnation " + current.get() + " but this bridge connected to " + store.incarnation()
                     + ": Redis lost the data and was initialised again";
         }
-        List<RedisFuture<byte[]>> gets = new ArrayList<>();
-        for (int shard = 0; shard < keys.shardCount(); shard++) {
-            gets.add(commands.get(keys.shard(shard).incarnation()));
-        }
-        for (int shard = 0; shard < gets.size(); shard++) {
-            byte[] found = store.adminAwait(gets.get(shard), "incarnation of shard " + shard);
-            if (found == null || !java.util.Arrays.equals(found, incarnation)) {
-                return "shard " + shard + " lost its incarnation marker: its Redis node lost its data";
-            }
+        String problem = StoreMeta.shardProblem(store.connections(), keys, incarnation);
+        if (problem != null) {
+            return problem + ", not " + store.incarnation() + ": that Redis node lost its data";
         }
         return null;
     }

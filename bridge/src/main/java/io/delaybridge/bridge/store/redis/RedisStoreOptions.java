@@ -17,6 +17,7 @@ import java.util.Objects;
  *     that many replicas acknowledged it
  * @param waitTimeout how long {@code WAIT} waits for the replicas
  * @param commandTimeout how long any other Redis command may take before it fails as unavailable
+ * @param mode standalone, Sentinel or Cluster; {@link RedisMode#AUTO} finds out at start-up
  */
 public record RedisStoreOptions(
         String redisUri,
@@ -25,7 +26,8 @@ public record RedisStoreOptions(
         int shardCount,
         int waitReplicas,
         Duration waitTimeout,
-        Duration commandTimeout) {
+        Duration commandTimeout,
+        RedisMode mode) {
 
     public static final String DEFAULT_KEY_PREFIX = "dq";
     public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(1);
@@ -52,25 +54,39 @@ public record RedisStoreOptions(
         if (commandTimeout.isNegative() || commandTimeout.isZero()) {
             throw new IllegalArgumentException("commandTimeout is " + commandTimeout + ": it must be positive");
         }
+        Objects.requireNonNull(mode, "mode");
+    }
+
+    /** As the canonical constructor, with {@link RedisMode#AUTO}. */
+    public RedisStoreOptions(String redisUri, String keyPrefix, String intakeTopic, int shardCount, int waitReplicas,
+            Duration waitTimeout, Duration commandTimeout) {
+        this(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, RedisMode.AUTO);
     }
 
     /** Defaults for everything but the URI, topic and shard count: prefix {@code dq}, no WAIT, 5 s command timeout. */
     public static RedisStoreOptions of(String redisUri, String intakeTopic, int shardCount) {
         return new RedisStoreOptions(redisUri, DEFAULT_KEY_PREFIX, intakeTopic, shardCount, 0, DEFAULT_WAIT_TIMEOUT,
-                DEFAULT_COMMAND_TIMEOUT);
+                DEFAULT_COMMAND_TIMEOUT, RedisMode.AUTO);
     }
 
     public RedisStoreOptions withKeyPrefix(String prefix) {
         return new RedisStoreOptions(redisUri, prefix, intakeTopic, shardCount, waitReplicas, waitTimeout,
-                commandTimeout);
+                commandTimeout, mode);
     }
 
     public RedisStoreOptions withWait(int replicas, Duration timeout) {
-        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, replicas, timeout, commandTimeout);
+        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, replicas, timeout, commandTimeout,
+                mode);
     }
 
     public RedisStoreOptions withCommandTimeout(Duration timeout) {
-        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, timeout);
+        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, timeout,
+                mode);
+    }
+
+    public RedisStoreOptions withMode(RedisMode newMode) {
+        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout,
+                commandTimeout, newMode);
     }
 
     /** The URI without its password, for messages and logs. */
@@ -82,7 +98,7 @@ public record RedisStoreOptions(
     public String toString() {
         return "RedisStoreOptions[redisUri=" + redactedUri() + ", keyPrefix=" + keyPrefix + ", intakeTopic="
                 + intakeTopic + ", shardCount=" + shardCount + ", waitReplicas=" + waitReplicas + ", waitTimeout="
-                + waitTimeout + ", commandTimeout=" + commandTimeout + "]";
+                + waitTimeout + ", commandTimeout=" + commandTimeout + ", mode=" + mode.setting() + "]";
     }
 
     /** Replaces the user-info part of a URI ({@code user:password@}) with {@code ***@}. */

@@ -392,7 +392,7 @@ class RedisStoreFailureIT {
     }
 
     private static List<ILoggingEvent> captureWarnings(Runnable action) {
-        Logger logger = (Logger) LoggerFactory.getLogger(RedisDelayStore.class);
+        Logger logger = (Logger) LoggerFactory.getLogger(RedisDelayStore.class.getPackageName());
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
         logger.addAppender(appender);

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The batch semantics of {@link RedisDelayStore#write} on a real Redis: {@code schedule.lua} takes the schedules of one
- * shard that follow each other in a batch in one call (at most {@link RedisDelayStore#MAX_SCHEDULES_PER_CALL} messages,
+ * shard that follow each other in a batch in one call (at most {@link WritePlan#MAX_SCHEDULES_PER_CALL} messages,
  * {@link RedisDelayStore#MAX_BYTES_PER_CALL} bytes), a cancel of a shard closes that shard's open call, and
  * {@code claim.lua} / {@code ack.lua} work in variadic parts of 1,000 members. Whatever the grouping, a batch must do
  * exactly what its operations done one by one, in order, would do, and answer in the order of its operations.
@@ -237,7 +237,7 @@ class ScheduleBatchIT {
         int count = 1_300;
         int shard = 2;
         // more calls than one: the point of this test (6 with 256 per call)
-        assertTrue(count > 5 * RedisDelayStore.MAX_SCHEDULES_PER_CALL, "a batch of " + count + " must span 6 calls");
+        assertTrue(count > 5 * WritePlan.MAX_SCHEDULES_PER_CALL, "a batch of " + count + " must span 6 calls");
         long now = store.now();
         long base = now - 60_000;
 
@@ -284,7 +284,7 @@ class ScheduleBatchIT {
 
     @Test
     void duplicatesAndReplacementsAcrossACallBoundaryOfOneBatch() {
-        int perCall = RedisDelayStore.MAX_SCHEDULES_PER_CALL;
+        int perCall = WritePlan.MAX_SCHEDULES_PER_CALL;
         long now = store.now();
         String explicit = explicitIdIn(1, "boundary");
         WriteOp.Schedule record = intakeRecord(1, 5, now - 1, "record");
@@ -316,7 +316,7 @@ class ScheduleBatchIT {
     @Test
     void aBatchSplitByBytesStillAppliesInOrder() {
         long now = store.now();
-        int size = RedisDelayStore.MAX_BYTES_PER_CALL / 3 + 1; // three fill a call
+        int size = WritePlan.MAX_BYTES_PER_CALL / 3 + 1; // three fill a call
         String id = explicitIdIn(3, "big");
         WriteOp.Schedule first = new WriteOp.Schedule(id, now - 1, TOPIC + "/0/1", bigEnvelope(size, 'a'));
         WriteOp.Schedule second = new WriteOp.Schedule(id, now - 1, TOPIC + "/0/2", bigEnvelope(size, 'b'));

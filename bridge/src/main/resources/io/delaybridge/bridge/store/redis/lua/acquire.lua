@@ -11,6 +11,7 @@
   KEYS[4] attempts   hash  member -> earlier attempts
   ARGV[1] max        hand over at most this many in-flight messages (>= 1); the rest return when their leases end
   ARGV[2] channel    the shard's wake channel (a channel, not a key)
+  ARGV[3] publish    PUBLISH, or SPUBLISH on a Redis 7 cluster (sharded pub/sub)
 
   Steps
   1. PERSIST the epoch (it never expires anyway). At maxmemory Redis refuses a script's first write if that write may
@@ -56,6 +57,6 @@ for from = 1, #held, part do
   end
 end
 if first[2] == nil or tonumber(first[2]) > now then
-  redis.call('PUBLISH', ARGV[2], now)
+  redis.call(ARGV[3], ARGV[2], now)
 end
 return {epoch, #held, redis.call('ZCARD', KEYS[3])}

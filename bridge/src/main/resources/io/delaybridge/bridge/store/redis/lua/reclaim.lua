@@ -9,6 +9,7 @@
   ARGV[1] epoch      the caller's epoch
   ARGV[2] max        at most this many messages (>= 1)
   ARGV[3] channel    the shard's wake channel (a channel, not a key)
+  ARGV[4] publish    PUBLISH, or SPUBLISH on a Redis 7 cluster (sharded pub/sub)
 
   Steps
   1. The shard's epoch must be ARGV[1]: else FENCED.
@@ -39,6 +40,6 @@ for i = 1, #expired do
   redis.call('HINCRBY', KEYS[3], expired[i], 1)
 end
 if first[2] == nil or tonumber(first[2]) > now then
-  redis.call('PUBLISH', ARGV[3], now)
+  redis.call(ARGV[4], ARGV[3], now)
 end
 return #expired

@@ -8,6 +8,7 @@
   ARGV[2] dueAt      the new due time, epoch ms, decimal
   ARGV[3] channel    the shard's wake channel (a channel, not a key)
   ARGV[4] incarnation  the incarnation the caller connected to
+  ARGV[5] publish    PUBLISH, or SPUBLISH on a Redis 7 cluster (sharded pub/sub)
 
   Steps
   1. The shard's incarnation must be ARGV[4]: else INCARNATION_MISMATCH.
@@ -35,6 +36,6 @@ end
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member)
 if first[2] == nil or tonumber(first[2]) > dueAt then
-  redis.call('PUBLISH', ARGV[3], ARGV[2])
+  redis.call(ARGV[5], ARGV[3], ARGV[2])
 end
 return 7

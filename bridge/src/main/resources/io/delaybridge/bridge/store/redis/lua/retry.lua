@@ -9,6 +9,7 @@
   ARGV[2] member     the message's member
   ARGV[3] retryAt    the new due time, epoch ms, decimal
   ARGV[4] channel    the shard's wake channel (a channel, not a key)
+  ARGV[5] publish    PUBLISH, or SPUBLISH on a Redis 7 cluster (sharded pub/sub)
 
   Steps
   1. The shard's epoch must be ARGV[1]: else FENCED.
@@ -32,6 +33,6 @@ local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
 redis.call('HINCRBY', KEYS[3], ARGV[2], 1)
 if first[2] == nil or tonumber(first[2]) > retryAt then
-  redis.call('PUBLISH', ARGV[4], ARGV[3])
+  redis.call(ARGV[5], ARGV[4], ARGV[3])
 end
 return 1

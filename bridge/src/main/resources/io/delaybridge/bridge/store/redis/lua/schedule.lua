@@ -12,6 +12,8 @@
   ARGV[2] incarnation  the incarnation the caller connected to
   ARGV[3] partition  the shard's intake partition as "topic/partition": with a default id's member (its offset) it
                      gives the origin of that id's own record, whose stored value has an empty token
+  ARGV[4] publish    PUBLISH, or SPUBLISH on a Redis 7 cluster (sharded pub/sub: the channel carries the shard's
+                     hash tag, so the wake-up stays on the shard's node)
   then, per message, 5 arguments, in intake order:
     member     the message's member (ShardRouter.member)
     due        due time, epoch ms, decimal
@@ -56,10 +58,10 @@
 if redis.call('GET', KEYS[5]) ~= ARGV[2] then
   return {-3}
 end
-if #ARGV < 8 or (#ARGV - 3) % 5 ~= 0 then
+if #ARGV < 9 or (#ARGV - 4) % 5 ~= 0 then
   return {-2}
 end
-local count = (#ARGV - 3) / 5
+local count = (#ARGV - 4) / 5
 local part = 1000 -- below Lua's unpack limit
 
 -- variadic commands in parts: cmd key a1 a2 ... (step = arguments per item)
@@ -121,7 +123,7 @@ for from = 1, count, part do
   local members, n = {}, 0
   for k = from, math.min(from + part - 1, count) do
     n = n + 1
-    members[n] = ARGV[5 * k - 1]
+    members[n] = ARGV[5 * k]
   end
   local values = redis.call('HMGET', KEYS[2], unpack(members))
   for j = 1, n do
@@ -137,7 +139,7 @@ local values, dues, replaced, forget, forgotten = {}, {}, {}, {}, {}
 local nv, nd, nr, nf = 0, 0, 0, 0
 local earliest, earliestArg = nil, nil
 for k = 1, count do
-  local i = 5 * k - 1
+  local i = 5 * k
   local member, dueArg, header = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local due = tonumber(dueArg)
   local code = 1
@@ -197,7 +199,7 @@ end
 
 local woke = 0
 if earliest and (not earliestBefore or earliestBefore > earliest) then
-  redis.call('PUBLISH', ARGV[1], earliestArg)
+  redis.call(ARGV[4], ARGV[1], earliestArg)
   woke = 1
 end
 out[count + 1] = woke

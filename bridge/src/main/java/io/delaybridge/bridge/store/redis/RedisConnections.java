@@ -1,0 +1,391 @@
+package io.delaybridge.bridge.store.redis;
+
+import io.delaybridge.bridge.store.StoreConfigurationException;
+import io.delaybridge.bridge.store.StoreException;
+import io.delaybridge.bridge.store.StoreUnavailableException;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.RedisClusterURIUtil;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolVersion;
+import io.lettuce.core.protocol.RedisCommand;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store's way to Redis, whatever its topology: one client (a {@link RedisClient} for a standalone server or a
+ * master found through Sentinel, a {@link RedisClusterClient} for a cluster), and on it
+ *
+ * <ul>
+ *   <li>a command connection shared by every thread ({@link #commands()}); on a cluster, each command goes to the
+ *       master that owns its first key's slot, following {@code MOVED}/{@code ASK} and refreshing the slot map;
+ *   <li>a pipeline connection with auto-flush off for the intake's write batches ({@link #pipeline()}, {@link
+ *       #flushPipeline()});
+ *   <li>the wake-up subscription ({@link WakeSubscription}, opened by the store).
+ * </ul>
+ *
+ * <p>The operations themselves are written once against {@link RedisClusterAsyncCommands}, which the standalone and
+ * the cluster command interfaces share. What differs by topology is here: which nodes are masters ({@link
+ * #masters()}), where a key lives ({@link #nodeOf}), and how a write batch waits for replicas ({@link
+ * #waitsInPipeline()}, {@link #nodeCommands}).
+ */
+final class RedisConnections implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisConnections.class);
+
+    /** A master node and a connection to it alone (not routed), for start-up checks and WAIT. */
+    record Node(String address, RedisClusterAsyncCommands<byte[], byte[]> commands) {}
+
+    private final RedisStoreOptions options;
+    private final RedisMode mode;
+    private final ClientResources resources;
+    private final AbstractRedisClient client;
+    private final StatefulConnection<byte[], byte[]> commandConnection;
+    private final StatefulConnection<byte[], byte[]> pipelineConnection;
+    private final String sentinelMaster;
+
+    private RedisConnections(RedisStoreOptions options, RedisMode mode, ClientResources resources,
+            AbstractRedisClient client, StatefulConnection<byte[], byte[]> commandConnection,
+            StatefulConnection<byte[], byte[]> pipelineConnection, String sentinelMaster) {
+        this.options = options;
+        this.mode = mode;
+        this.resources = resources;
+        this.client = client;
+        this.commandConnection = commandConnection;
+        this.pipelineConnection = pipelineConnection;
+        this.sentinelMaster = sentinelMaster;
+    }
+
+    /**
+     * Finds out the topology (unless {@link RedisStoreOptions#mode()} names it), connects, and opens the command and
+     * pipeline connections.
+     *
+     * @throws StoreConfigurationException for a URI that is not one, a Sentinel master name the sentinels do not
+     *     know, or a mode that does not match the server
+     * @throws StoreUnavailableException if Redis cannot be reached
+     */
+    static RedisConnections open(RedisStoreOptions options) {
+        ClientResources resources = DefaultClientResources.builder()
+                // reconnect quickly: the intake and the pump wait for Redis, so back off to 1 s at most (default 30 s)
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
+        AbstractRedisClient client = null;
+        StatefulConnection<byte[], byte[]> command = null;
+        StatefulConnection<byte[], byte[]> pipeline = null;
+        try {
+            RedisTopologyProbe.Found found = RedisTopologyProbe.find(options, resources);
+            if (found.mode() == RedisMode.CLUSTER) {
+                RedisClusterClient cluster = RedisClusterClient.create(resources, found.seeds());
+                client = cluster;
+                cluster.setOptions(clusterOptions(options));
+                command = cluster.connect(ByteArrayCodec.INSTANCE);
+                pipeline = cluster.connect(ByteArrayCodec.INSTANCE);
+                connectToMasters((StatefulRedisClusterConnection<byte[], byte[]>) command);
+                connectToMasters((StatefulRedisClusterConnection<byte[], byte[]>) pipeline);
+            } else {
+                RedisClient single = RedisClient.create(resources, found.seeds().get(0));
+                client = single;
+                single.setOptions(clientOptions(options));
+                command = single.connect(ByteArrayCodec.INSTANCE);
+                pipeline = single.connect(ByteArrayCodec.INSTANCE);
+            }
+            pipeline.setAutoFlushCommands(false);
+            LOG.info("Redis at {}: {}", options.redactedUri(), found.mode().setting());
+            return new RedisConnections(options, found.mode(), resources, client, command, pipeline,
+                    found.sentinelMaster());
+        } catch (RuntimeException e) {
+            closeQuietly(pipeline);
+            closeQuietly(command);
+            shutdown(client, resources);
+            StoreException translated = RedisErrors.translate(e, "connect to Redis at " + options.redactedUri());
+            if (translated instanceof StoreUnavailableException) {
+                throw new StoreUnavailableException("Cannot connect to Redis at " + options.redactedUri() + ": "
+                        + RedisCalls.rootMessage(e) + ". Check that Redis runs there and that redis.uri is right.", e);
+            }
+            throw translated;
+        }
+    }
+
+    /**
+     * Opens the connection's link to every master now: while a node link is still being opened, a cluster connection
+     * rejects the commands routed to it (disconnected behaviour REJECT_COMMANDS), so the first batch would fail.
+     */
+    private static void connectToMasters(StatefulRedisClusterConnection<byte[], byte[]> connection) {
+        for (RedisClusterNode node : connection.getPartitions()) {
+            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)) {
+                connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+            }
+        }
+    }
+
+    /** The topology in use: standalone, Sentinel or cluster (never auto). */
+    RedisMode mode() {
+        return mode;
+    }
+
+    boolean isCluster() {
+        return mode == RedisMode.CLUSTER;
+    }
+
+    RedisStoreOptions options() {
+        return options;
+    }
+
+    AbstractRedisClient client() {
+        return client;
+    }
+
+    ClientResources resources() {
+        return resources;
+    }
+
+    /** The shared command connection's commands; routed by key on a cluster. */
+    @SuppressWarnings("unchecked")
+    RedisClusterAsyncCommands<byte[], byte[]> commands() {
+        return commandsOf(commandConnection);
+    }
+
+    /** The write pipeline's commands: queued until {@link #flushPipeline()}. */
+    RedisClusterAsyncCommands<byte[], byte[]> pipeline() {
+        return commandsOf(pipelineConnection);
+    }
+
+    void flushPipeline() {
+        pipelineConnection.flushCommands();
+    }
+
+    /**
+     * Whether a {@code WAIT} can travel in the write pipeline behind the batch's scripts: yes on one server (the WAIT
+     * covers every earlier write of the connection). On a cluster the scripts go to several masters, and WAIT only
+     * counts the writes of the node connection it runs on, so it is sent to each master that took a write, on the
+     * pipeline's own connection to that node ({@link #nodeCommands}), after the scripts answered.
+     */
+    boolean waitsInPipeline() {
+        return !isCluster();
+    }
+
+    /**
+     * The pipeline's own connection to the master that owns {@code key} now (the one its writes went through), for
+     * WAIT; on one server, the pipeline itself.
+     */
+    RedisClusterAsyncCommands<byte[], byte[]> nodeCommands(byte[] key) {
+        if (!isCluster()) {
+            return pipeline();
+        }
+        RedisURI uri = masterOf(key).getUri();
+        return ((StatefulRedisClusterConnection<byte[], byte[]>) pipelineConnection)
+                .getConnection(uri.getHost(), uri.getPort()).async();
+    }
+
+    /** The address of the node that holds {@code key}: a cluster master, the Sentinel master, or the server. */
+    String nodeOf(byte[] key) {
+        if (isCluster()) {
+            RedisURI uri = masterOf(key).getUri();
+            return uri.getHost() + ":" + uri.getPort();
+        }
+        if (mode == RedisMode.SENTINEL) {
+            return "the master '" + sentinelMaster + "' of the sentinels";
+        }
+        return options.redactedUri();
+    }
+
+    /** The distinct masters ({@code host:port}) that own these keys or shard channels now. */
+    java.util.Set<String> mastersOf(List<String> keys) {
+        java.util.Set<String> masters = new java.util.TreeSet<>();
+        for (String key : keys) {
+            masters.add(nodeOf(RedisCalls.bytes(key)));
+        }
+        return masters;
+    }
+
+    /** Every master: on a cluster one connection to each (not routed); otherwise the command connection. */
+    List<Node> masters() {
+        if (!isCluster()) {
+            return List.of(new Node(mode == RedisMode.SENTINEL ? "the master '" + sentinelMaster + "' of the"
+                    + " sentinels at " + options.redactedUri() : options.redactedUri(), commands()));
+        }
+        StatefulRedisClusterConnection<byte[], byte[]> cluster =
+                (StatefulRedisClusterConnection<byte[], byte[]>) commandConnection;
+        List<Node> masters = new ArrayList<>();
+        for (RedisClusterNode node : cluster.getPartitions()) {
+            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)
+                    && !node.getSlots().isEmpty()) {
+                RedisURI uri = node.getUri();
+                masters.add(new Node(uri.getHost() + ":" + uri.getPort(),
+                        cluster.getConnection(uri.getHost(), uri.getPort()).async()));
+            }
+        }
+        return masters;
+    }
+
+    /** On a cluster: per master serving slots, its address and how many replicas (not failed) it has. */
+    Map<String, Integer> replicasPerMaster() {
+        Partitions partitions = ((StatefulRedisClusterConnection<byte[], byte[]>) commandConnection).getPartitions();
+        Map<String, Integer> replicas = new TreeMap<>();
+        for (RedisClusterNode master : partitions) {
+            if (!master.is(RedisClusterNode.NodeFlag.UPSTREAM) || master.getSlots().isEmpty()) {
+                continue;
+            }
+            int count = 0;
+            for (RedisClusterNode node : partitions) {
+                if (master.getNodeId().equals(node.getSlaveOf()) && !node.is(RedisClusterNode.NodeFlag.FAIL)) {
+                    count++;
+                }
+            }
+            replicas.put(master.getUri().getHost() + ":" + master.getUri().getPort(), count);
+        }
+        return replicas;
+    }
+
+    private RedisClusterNode masterOf(byte[] key) {
+        StatefulRedisClusterConnection<byte[], byte[]> cluster =
+                (StatefulRedisClusterConnection<byte[], byte[]>) commandConnection;
+        int slot = SlotHash.getSlot(key);
+        RedisClusterNode master = cluster.getPartitions().getMasterBySlot(slot);
+        if (master == null) {
+            throw new StoreUnavailableException("No master of the Redis Cluster at " + options.redactedUri()
+                    + " serves slot " + slot + " now (fail-over under way?). Retry with backoff.", null);
+        }
+        return master;
+    }
+
+    /** A backstop above Lettuce's own command timeout, which fails a future first. */
+    long awaitMillis() {
+        return options.commandTimeout().toMillis() * 2 + 1_000;
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(pipelineConnection);
+        closeQuietly(commandConnection);
+        shutdown(client, resources);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static RedisClusterAsyncCommands<byte[], byte[]> commandsOf(StatefulConnection<byte[], byte[]> c) {
+        if (c instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+            return cluster.async();
+        }
+        return ((StatefulRedisConnection<byte[], byte[]>) c).async();
+    }
+
+    static void closeQuietly(AutoCloseable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            LOG.debug("Closing a Redis connection failed", e);
+        }
+    }
+
+    static void shutdown(AbstractRedisClient client, ClientResources resources) {
+        if (client != null) {
+            try {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            } catch (RuntimeException e) {
+                LOG.debug("Redis client shutdown failed", e);
+            }
+        }
+        if (resources != null) {
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Seeds of a {@code redis://a:7000,b:7001} URI (one for a single host), each with the URI's settings. */
+    static List<RedisURI> seeds(RedisStoreOptions options) {
+        try {
+            List<RedisURI> seeds = RedisClusterURIUtil.toRedisURIs(URI.create(options.redisUri()));
+            for (RedisURI seed : seeds) {
+                seed.setTimeout(options.commandTimeout());
+            }
+            return seeds;
+        } catch (RuntimeException e) {
+            throw badUri(options, e);
+        }
+    }
+
+    static StoreConfigurationException badUri(RedisStoreOptions options, RuntimeException e) {
+        return new StoreConfigurationException("redis.uri '" + options.redactedUri() + "' is not a Redis URI ("
+                + e.getMessage() + "). Use e.g. redis://host:6379, redis://host1:7000,host2:7001 (cluster seeds),"
+                + " rediss://host:6380 or redis-sentinel://host:26379,host2:26379#mymaster.", e);
+    }
+
+    static ClientOptions clientOptions(RedisStoreOptions options) {
+        return fill(ClientOptions.builder(), options).build();
+    }
+
+    private static ClusterClientOptions clusterOptions(RedisStoreOptions options) {
+        ClusterClientOptions.Builder builder = ClusterClientOptions.builder();
+        fill(builder, options);
+        return builder
+                // follow a reshard or a fail-over: MOVED/ASK and lost connections refresh the slot map at once
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enableAllAdaptiveRefreshTriggers()
+                        .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                        .enablePeriodicRefresh(Duration.ofSeconds(10))
+                        .build())
+                .maxRedirects(5)
+                .build();
+    }
+
+    private static <B extends ClientOptions.Builder> B fill(B builder, RedisStoreOptions options) {
+        long commandTimeout = options.commandTimeout().toMillis();
+        long waitTimeout = options.waitTimeout().toMillis() + commandTimeout;
+        TimeoutOptions.TimeoutSource timeouts = new TimeoutOptions.TimeoutSource() {
+            @Override
+            public long getTimeout(RedisCommand<?, ?, ?> command) {
+                return CommandType.WAIT.equals(command.getType()) ? waitTimeout : commandTimeout;
+            }
+
+            @Override
+            public TimeUnit getTimeUnit() {
+                return TimeUnit.MILLISECONDS;
+            }
+        };
+        builder
+                // RESP2: a wrong password then fails as WRONGPASS on every Redis version; Redis 6.2 closes the
+                // connection on a failed RESP3 HELLO, which would read as "unreachable"
+                .protocolVersion(ProtocolVersion.RESP2)
+                .autoReconnect(true)
+                // fail fast while disconnected instead of buffering: the intake and the pump retry with backoff
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(true).timeoutSource(timeouts).build())
+                .socketOptions(SocketOptions.builder().connectTimeout(options.commandTimeout()).keepAlive(true)
+                        .build());
+        return builder;
+    }
+
+    /** For the pub/sub connection: the same codec choice everywhere. */
+    static StringCodec pubSubCodec() {
+        return StringCodec.UTF8;
+    }
+}

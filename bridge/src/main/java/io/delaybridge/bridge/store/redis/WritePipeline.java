@@ -1,0 +1,245 @@
+package io.delaybridge.bridge.store.redis;
+
+import io.delaybridge.bridge.store.StoreException;
+import io.delaybridge.bridge.store.StoreUnavailableException;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
+import io.delaybridge.bridge.store.redis.WritePlan.Call;
+import io.lettuce.core.RedisFuture;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The intake's write path: each batch's script calls ({@link WritePlan}) are queued on the pipeline connection and
+ * flushed at once, under a lock (two batches must not interleave). {@link #write} does not block: its future completes
+ * on a Lettuce I/O thread.
+ *
+ * <p>With {@code waitReplicas > 0} the batch also waits for replicas: on one server a {@code WAIT} travels behind the
+ * scripts; on a cluster, once the scripts answered, a {@code WAIT} goes to each master that took a write, on the
+ * pipeline's own connection to that node (WAIT counts the writes of the connection it runs on).
+ */
+final class WritePipeline {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WritePipeline.class);
+
+    private final RedisConnections connections;
+    private final ScriptRunner scripts;
+    private final WritePlan plan;
+    private final RedisKeys keys;
+    private final RedisStoreOptions options;
+    private final Object lock = new Object();
+    /** Write batches dispatched on the pipeline connection so far. Guarded by {@code lock}. */
+    private long dispatched;
+
+    WritePipeline(RedisConnections connections, ScriptRunner scripts, WritePlan plan, RedisKeys keys) {
+        this.connections = connections;
+        this.scripts = scripts;
+        this.plan = plan;
+        this.keys = keys;
+        this.options = connections.options();
+    }
+
+    CompletableFuture<List<WriteResult>> write(List<WriteOp> ops) {
+        if (ops.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        List<Call> calls = plan.plan(ops);
+        CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
+        try {
+            runBatch(calls, 0, new WriteResult[ops.size()], -1, result);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
+        }
+        return result;
+    }
+
+    /**
+     * Queues {@code calls[from..]} (and, on one server, a WAIT) on the pipeline connection, flushes once, and completes
+     * {@code result} when every reply is in. If Redis forgot the scripts (NOSCRIPT after a restart or a fail-over to a
+     * node that never loaded them), loads them on every node and runs the batch again from the first call that failed
+     * so: a NOSCRIPT call did not run, operations are idempotent, and running the rest again in order keeps their
+     * order. That re-run happens only if no other batch was dispatched since this one ({@code rerunOf} is this batch's
+     * dispatch number; -1 on the first run): a later batch may have run after the scripts were back, and this batch's
+     * rest must not overtake it. Then the write fails as unavailable, and the caller writes this batch and those after
+     * it again, in order.
+     */
+    private void runBatch(List<Call> calls, int from, WriteResult[] results, long rerunOf,
+            CompletableFuture<List<WriteResult>> result) {
+        List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size() - from);
+        CompletableFuture<Long> wait = null;
+        long number;
+        synchronized (lock) {
+            if (rerunOf >= 0 && dispatched != rerunOf) {
+                result.completeExceptionally(new StoreUnavailableException("write of " + results.length
+                        + " operations: Redis forgot the store's Lua scripts (restart, fail-over or SCRIPT FLUSH) while"
+                        + " later writes were on their way; write this batch and those after it again, in order.",
+                        null));
+                return;
+            }
+            for (int i = from; i < calls.size(); i++) {
+                Call c = calls.get(i);
+                RedisFuture<Object> reply = scripts.dispatch(connections.pipeline(), c.script(), c.keys(), c.args());
+                replies.add(reply.toCompletableFuture());
+            }
+            if (options.waitReplicas() > 0 && connections.waitsInPipeline()) {
+                wait = connections.pipeline().waitForReplication(options.waitReplicas(),
+                        options.waitTimeout().toMillis()).toCompletableFuture();
+            }
+            connections.flushPipeline();
+            number = ++dispatched;
+        }
+        List<CompletableFuture<?>> all = new ArrayList<>(replies);
+        if (wait != null) {
+            all.add(wait);
+        }
+        Map<String, CompletableFuture<Long>> waits = wait == null ? Map.of() : Map.of("", wait);
+        CompletableFuture.allOf(all.stream().map(f -> f.handle((v, e) -> null)).toArray(CompletableFuture[]::new))
+                .whenComplete((ignored, never) -> {
+                    try {
+                        completeBatch(calls, from, results, number, rerunOf < 0, result, replies, waits);
+                    } catch (RuntimeException e) {
+                        result.completeExceptionally(e);
+                    }
+                });
+    }
+
+    private void completeBatch(List<Call> calls, int from, WriteResult[] results, long number, boolean mayReload,
+            CompletableFuture<List<WriteResult>> result, List<CompletableFuture<Object>> replies,
+            Map<String, CompletableFuture<Long>> waits) {
+        int firstNoScript = -1;
+        for (int i = 0; i < replies.size(); i++) {
+            Call c = calls.get(from + i);
+            CompletableFuture<Object> reply = replies.get(i);
+            Throwable error = RedisCalls.failureOf(reply);
+            if (error != null) {
+                if (ScriptRunner.isNoScript(error)) {
+                    if (firstNoScript < 0) {
+                        firstNoScript = from + i;
+                    }
+                    continue;
+                }
+                result.completeExceptionally(RedisErrors.translate(error, c.describe() + " on Redis "
+                        + connections.nodeOf(keys.shard(c.shard()).due())));
+                return;
+            }
+            // an operation that ran after one that hit NOSCRIPT runs again below, in order: its first answer stays
+            if (results[c.positions()[0]] == null) {
+                try {
+                    fillResults(c, reply.join(), results);
+                } catch (StoreException e) {
+                    result.completeExceptionally(e);
+                    return;
+                }
+            }
+        }
+        if (firstNoScript >= 0) {
+            reloadAndRerun(calls, firstNoScript, results, number, mayReload, result);
+            return;
+        }
+        if (options.waitReplicas() > 0 && !connections.waitsInPipeline()) {
+            waitOnNodes(calls, results, result);
+            return;
+        }
+        finish(results, waits, result);
+    }
+
+    private void reloadAndRerun(List<Call> calls, int restart, WriteResult[] results, long number, boolean mayReload,
+            CompletableFuture<List<WriteResult>> result) {
+        if (!mayReload) {
+            result.completeExceptionally(new StoreUnavailableException("write of " + results.length
+                    + " operations: Redis forgot the store's Lua scripts again right after they were loaded"
+                    + " (SCRIPT FLUSH or restarts in a loop?). Retry with backoff.", null));
+            return;
+        }
+        LOG.info("Redis forgot the store's scripts (restart, fail-over or SCRIPT FLUSH): loading them again");
+        scripts.loadAll(connections.commands()).whenComplete((v, e) -> {
+            if (e != null) {
+                result.completeExceptionally(RedisErrors.translate(e, "SCRIPT LOAD after NOSCRIPT"));
+            } else {
+                try {
+                    runBatch(calls, restart, results, number, result);
+                } catch (RuntimeException ex) {
+                    result.completeExceptionally(RedisErrors.translate(ex, "write after SCRIPT LOAD"));
+                }
+            }
+        });
+    }
+
+    /** Cluster: one WAIT per master that took a write of this batch, on the pipeline's connection to it. */
+    private void waitOnNodes(List<Call> calls, WriteResult[] results, CompletableFuture<List<WriteResult>> result) {
+        Map<String, CompletableFuture<Long>> waits = new LinkedHashMap<>();
+        synchronized (lock) {
+            for (Call c : calls) {
+                byte[] key = keys.shard(c.shard()).due();
+                String node = connections.nodeOf(key);
+                if (!waits.containsKey(node)) {
+                    waits.put(node, connections.nodeCommands(key).waitForReplication(options.waitReplicas(),
+                            options.waitTimeout().toMillis()).toCompletableFuture());
+                }
+            }
+            connections.flushPipeline();
+        }
+        CompletableFuture.allOf(waits.values().stream().map(f -> f.handle((v, e) -> null))
+                .toArray(CompletableFuture[]::new))
+                .whenComplete((ignored, never) -> {
+                    try {
+                        finish(results, waits, result);
+                    } catch (RuntimeException e) {
+                        result.completeExceptionally(e);
+                    }
+                });
+    }
+
+    private void finish(WriteResult[] results, Map<String, CompletableFuture<Long>> waits,
+            CompletableFuture<List<WriteResult>> result) {
+        for (Map.Entry<String, CompletableFuture<Long>> wait : waits.entrySet()) {
+            String on = wait.getKey().isEmpty() ? "" : " on " + wait.getKey();
+            Throwable error = RedisCalls.failureOf(wait.getValue());
+            if (error != null) {
+                result.completeExceptionally(RedisErrors.translate(error, "WAIT " + options.waitReplicas() + on));
+                return;
+            }
+            long acked = wait.getValue().join();
+            if (acked < options.waitReplicas()) {
+                result.completeExceptionally(new StoreUnavailableException("write of " + results.length
+                        + " operations: only " + acked + " of " + options.waitReplicas() + " replicas (waitReplicas)"
+                        + on + " acknowledged within " + options.waitTimeout().toMillis() + " ms (waitTimeout). The"
+                        + " writes are on the primary but not yet durable on replicas; retry (writes are idempotent)"
+                        + " or lower waitReplicas.", null));
+                return;
+            }
+        }
+        for (int i = 0; i < results.length; i++) {
+            if (results[i] == null) {
+                result.completeExceptionally(new IllegalStateException("no result for operation " + i + " of "
+                        + results.length + " in a write batch"));
+                return;
+            }
+        }
+        result.complete(List.of(results));
+    }
+
+    /** Files a call's reply under its operations' positions; a failure code throws. */
+    private static void fillResults(Call c, Object reply, WriteResult[] results) {
+        if (c.script() == Script.CANCEL) {
+            results[c.positions()[0]] = ScriptCodes.writeResult((Long) reply, "cancel", c.shard(), c.ops().get(0).id());
+            return;
+        }
+        List<?> codes = (List<?>) reply;
+        if (codes.size() != c.ops().size() + 1) {
+            long code = (Long) codes.get(0);
+            throw ScriptCodes.failure(code < 0 ? code : ScriptCodes.INVALID_ARGUMENT, "schedule", c.shard(), -1,
+                    c.ops().get(0).id());
+        }
+        for (int i = 0; i < c.ops().size(); i++) {
+            results[c.positions()[i]] = ScriptCodes.writeResult((Long) codes.get(i), "schedule", c.shard(),
+                    c.ops().get(i).id());
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.delaybridge.bridge.store.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.DelayStoreContractIT;
+import io.delaybridge.testkit.RedisSentinels;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The store contract on a master found through three real sentinels (one set-up per test class). */
+class SentinelDelayStoreIT extends DelayStoreContractIT {
+
+    private static final AtomicInteger PREFIXES = new AtomicInteger();
+    private static Path dir;
+    static RedisSentinels sentinels;
+
+    @BeforeAll
+    static void startSentinels() throws IOException {
+        dir = Files.createTempDirectory("sentinel-contract");
+        sentinels = RedisSentinels.start(dir, "delay");
+    }
+
+    @AfterAll
+    static void stopSentinels() throws IOException {
+        if (sentinels != null) {
+            sentinels.close();
+        }
+        io.delaybridge.testkit.TempDirs.deleteRecursively(dir);
+    }
+
+    @Override
+    protected DelayStore newStore() {
+        return RedisDelayStore.connect(RedisStoreOptions.of(sentinels.uri(), TOPIC, SHARDS)
+                .withKeyPrefix("sc" + PREFIXES.incrementAndGet()));
+    }
+
+    @Test
+    void findsTheMasterThroughTheSentinels() {
+        assertEquals(RedisMode.SENTINEL, ((RedisDelayStore) store).mode());
+    }
+}
