@@ -60,6 +60,11 @@ public final class DevMode {
 
     public static void main(String[] args) throws Exception {
         DevLogging.librariesAtWarn();
+        if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+            System.out.println("./dev.sh [options]: Kafka, Redis and the bridge on this machine, no Docker.\n"
+                    + Options.USAGE);
+            return;
+        }
         Options options;
         try {
             options = Options.parse(args);
@@ -265,6 +270,15 @@ public final class DevMode {
 
 
     private record Options(Path dataDir, int kafkaPort, int redisPort, int httpPort, int adminPort, boolean fresh) {
+        static final String USAGE = """
+                options:
+                  --fresh             start with empty Kafka and Redis data (delete the data directory first)
+                  --data-dir DIR      where Kafka's and Redis' data and the logs live (default .dev)
+                  --kafka-port P      the broker's port (default 9092, a free one if taken)
+                  --redis-port P      Redis' port (default 6379, a free one if taken)
+                  --http-port P       the bridge's application port (default 8080, a free one if taken)
+                  --admin-port P      the bridge's admin port (default 8081, a free one if taken)""";
+
         static Options parse(String[] args) {
             Path dataDir = Paths.get(".dev");
             int kafka = 0;
@@ -280,9 +294,7 @@ public final class DevMode {
                     case "--http-port" -> http = Integer.parseInt(value(args, ++i));
                     case "--admin-port" -> admin = Integer.parseInt(value(args, ++i));
                     case "--fresh" -> fresh = true;
-                    default -> throw new IllegalArgumentException("unknown option " + args[i]
-                            + "; options: --data-dir DIR --kafka-port P --redis-port P --http-port P --admin-port P"
-                            + " --fresh");
+                    default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
                 }
             }
             return new Options(dataDir, kafka, redis, http, admin, fresh);

@@ -70,8 +70,9 @@ public final class TopicSetup {
     private void create(NewTopic topic) throws InterruptedException, ExecutionException, TimeoutException {
         try {
             admin.createTopics(List.of(topic)).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            LOG.info("Created topic {} ({} partitions, {})", topic.name(),
-                    topic.numPartitions() < 0 ? "broker default" : topic.numPartitions(), topic.configs());
+            LOG.info("Created topic {} ({} partitions{})", topic.name(),
+                    topic.numPartitions() < 0 ? "broker default" : topic.numPartitions(),
+                    topic.configs() == null || topic.configs().isEmpty() ? "" : ", " + topic.configs());
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;
