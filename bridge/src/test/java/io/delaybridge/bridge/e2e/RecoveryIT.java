@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
+import io.dropwizard.testing.ConfigOverride;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -145,6 +146,38 @@ class RecoveryIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> inFlight(servers.redisUri(), names, List.of(0, 1, 2,
                     3)) == 0);
         }
+    }
+
+    @Test
+    void aSecondInstanceWithTheSameIdTakesOverAndTheFirstStopsSayingWhy(TestServers servers) {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        ConfigOverride sameId = ConfigOverride.config("kafka.instanceId", "twin");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                TestBridge first = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(), sameId)
+                        .start()) {
+            kafka.createTopics(1, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            await().atMost(Duration.ofSeconds(30)).until(() -> pipeline(first).getMessage().contains("[0, 1, 2, 3]"));
+            try (TestBridge second = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(), sameId)
+                    .start()) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> !pipeline(first).isHealthy());
+                String reason = pipeline(first).getMessage();
+                System.out.printf("[recovery] the older of two instances with one id: %s%n", reason);
+                assertTrue(reason.contains("'twin'") && reason.contains("kafka.instanceId")
+                        && reason.contains("DELAY_INSTANCE_ID"), reason);
+                await().atMost(Duration.ofSeconds(30)).until(() -> pipeline(second).getMessage()
+                        .contains("[0, 1, 2, 3]"));
+                kafka.send(names.intake(), "after", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS,
+                        "0");
+                await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 1);
+                assertTrue(pipeline(first).getMessage().equals(reason), "the first stays stopped");
+            }
+        }
+    }
+
+    private static com.codahale.metrics.health.HealthCheck.Result pipeline(TestBridge bridge) {
+        return bridge.support().getEnvironment().healthChecks().runHealthCheck("pipeline");
     }
 
     /** Members in flight in the given shards, read from Redis. */
