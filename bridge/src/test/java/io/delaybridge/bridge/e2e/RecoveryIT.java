@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -152,32 +151,26 @@ class RecoveryIT {
     void aSecondInstanceWithTheSameIdTakesOverAndTheFirstStopsSayingWhy(TestServers servers) {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
-        ConfigOverride sameId = ConfigOverride.config("kafka.instanceId", "twin");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge first = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(), sameId)
-                        .start()) {
+                ChildBridge first = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                        "twin")) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
-            await().atMost(Duration.ofSeconds(30)).until(() -> pipeline(first).getMessage().contains("[0, 1, 2, 3]"));
-            try (TestBridge second = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(), sameId)
-                    .start()) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> !pipeline(first).isHealthy());
-                String reason = pipeline(first).getMessage();
+            await().atMost(Duration.ofSeconds(30)).until(() -> first.shards().size() == 4);
+            try (ChildBridge second = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                    "twin")) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> !first.pipeline().path("healthy").asBoolean(true));
+                String reason = first.pipeline().path("message").asText();
                 System.out.printf("[recovery] the older of two instances with one id: %s%n", reason);
                 assertTrue(reason.contains("'twin'") && reason.contains("kafka.instanceId")
                         && reason.contains("DELAY_INSTANCE_ID"), reason);
-                await().atMost(Duration.ofSeconds(30)).until(() -> pipeline(second).getMessage()
-                        .contains("[0, 1, 2, 3]"));
+                await().atMost(Duration.ofSeconds(30)).until(() -> second.shards().size() == 4);
                 kafka.send(names.intake(), "after", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS,
                         "0");
                 await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 1);
-                assertTrue(pipeline(first).getMessage().equals(reason), "the first stays stopped");
+                assertEquals(reason, first.pipeline().path("message").asText(), "the first stays stopped");
             }
         }
-    }
-
-    private static com.codahale.metrics.health.HealthCheck.Result pipeline(TestBridge bridge) {
-        return bridge.support().getEnvironment().healthChecks().runHealthCheck("pipeline");
     }
 
     /** Members in flight in the given shards, read from Redis. */
