@@ -26,6 +26,8 @@ final class ChildBridge implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final java.util.concurrent.atomic.AtomicInteger STARTED =
+            new java.util.concurrent.atomic.AtomicInteger();
     private static final Pattern SHARDS = Pattern.compile("pumping shards \\[([0-9, ]*)]");
 
     private final String instanceId;
@@ -45,7 +47,8 @@ final class ChildBridge implements AutoCloseable {
     static ChildBridge start(Path dir, TestNames names, String kafka, String redis, String instanceId,
             String... pumpSettings) {
         int adminPort = FreePorts.pick();
-        Path config = dir.resolve(instanceId + ".yml");
+        String file = instanceId + "-" + STARTED.incrementAndGet();
+        Path config = dir.resolve(file + ".yml");
         try {
             Files.createDirectories(dir);
             Files.writeString(config, String.join("\n",
@@ -79,7 +82,7 @@ final class ChildBridge implements AutoCloseable {
                         System.getProperty("java.class.path"))
                 .jvmOptions(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
                 .args("server", config.toString())
-                .log(dir.resolve(instanceId + ".log"))
+                .log(dir.resolve(file + ".log"))
                 .start();
         ChildBridge bridge = new ChildBridge(instanceId, adminPort, jvm);
         bridge.awaitRunning();
@@ -106,7 +109,8 @@ final class ChildBridge implements AutoCloseable {
         return metrics == null ? -1 : metrics.path("meters").path(name).path("count").asLong(-1);
     }
 
-    private JsonNode pipeline() {
+    /** Its {@code pipeline} health check: {@code healthy}, {@code message}. */
+    JsonNode pipeline() {
         JsonNode health = get("/healthcheck");
         return health == null ? JSON.createObjectNode() : health.path("pipeline");
     }

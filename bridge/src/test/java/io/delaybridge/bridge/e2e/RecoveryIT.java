@@ -147,6 +147,32 @@ class RecoveryIT {
         }
     }
 
+    @Test
+    void aSecondInstanceWithTheSameIdTakesOverAndTheFirstStopsSayingWhy(TestServers servers) {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                ChildBridge first = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                        "twin")) {
+            kafka.createTopics(1, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            await().atMost(Duration.ofSeconds(30)).until(() -> first.shards().size() == 4);
+            try (ChildBridge second = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                    "twin")) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> !first.pipeline().path("healthy").asBoolean(true));
+                String reason = first.pipeline().path("message").asText();
+                System.out.printf("[recovery] the older of two instances with one id: %s%n", reason);
+                assertTrue(reason.contains("'twin'") && reason.contains("kafka.instanceId")
+                        && reason.contains("DELAY_INSTANCE_ID"), reason);
+                await().atMost(Duration.ofSeconds(30)).until(() -> second.shards().size() == 4);
+                kafka.send(names.intake(), "after", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS,
+                        "0");
+                await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 1);
+                assertEquals(reason, first.pipeline().path("message").asText(), "the first stays stopped");
+            }
+        }
+    }
+
     /** Members in flight in the given shards, read from Redis. */
     private static long inFlight(String redisUri, TestNames names, List<Integer> shards) {
         io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri);
