@@ -68,6 +68,27 @@ class ClusterFailoverIT {
                         promotedMillis, firstAckMillis, failures - failuresBefore);
                 assertEquals(List.of(), lost, "acknowledged writes lost across the fail-over");
                 assertEquals(null, admin.incarnationProblem());
+
+                // shard 0's wake channel moved to the promoted master with its slot: wake-ups still arrive
+                java.util.concurrent.CountDownLatch woken = new java.util.concurrent.CountDownLatch(1);
+                store.onWake((shard, dueAt) -> {
+                    if (shard == 0) {
+                        woken.countDown();
+                    }
+                });
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                long n = 0;
+                while (woken.getCount() > 0 && System.nanoTime() < deadline) {
+                    try {
+                        store.write(List.of(new WriteOp.Schedule(TOPIC + "-0-" + (10_000_000 + n), store.now() - 60_000
+                                - n, TOPIC + "/0/" + (10_000_000 + n), new byte[1]))).get(10, TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        // retried below
+                    }
+                    n++;
+                    woken.await(500, TimeUnit.MILLISECONDS);
+                }
+                assertEquals(0, woken.getCount(), "a wake-up of shard 0 from its promoted master");
             }
         }
     }
