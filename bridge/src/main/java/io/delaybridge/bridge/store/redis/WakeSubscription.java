@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.store.redis;
 
+import io.delaybridge.bridge.store.WakeListener;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -30,7 +31,7 @@ import reactor.core.Disposable;
  *       {@code PUBLISH} to all nodes.
  * </ul>
  *
- * Messages are handed to {@code onMessage(channel, message)} on a Lettuce I/O thread.
+ * Messages are handed to the store's {@link WakeListener}s on a Lettuce I/O thread.
  */
 final class WakeSubscription implements AutoCloseable {
 
@@ -84,6 +85,45 @@ final class WakeSubscription implements AutoCloseable {
                         e.toString());
             }
         });
+    }
+
+    /** Subscribes to every shard's wake channel; a message goes to each of {@code listeners} (read at each one). */
+    static WakeSubscription open(RedisConnections connections, RedisKeys keys, boolean sharded,
+            List<WakeListener> listeners) {
+        List<String> channels = new ArrayList<>(keys.shardCount());
+        for (int shard = 0; shard < keys.shardCount(); shard++) {
+            channels.add(keys.shard(shard).wakeChannel());
+        }
+        return open(connections, channels, sharded, (channel, message) -> dispatch(keys, listeners, channel, message));
+    }
+
+    private static void dispatch(RedisKeys keys, List<WakeListener> listeners, String channel, String message) {
+        int shard = keys.shardOfWakeChannel(channel);
+        if (shard < 0) {
+            return;
+        }
+        long dueAt;
+        try {
+            dueAt = parseMillis(message);
+        } catch (NumberFormatException e) {
+            LOG.warn("Ignoring wake-up '{}' on {}: not a time", message, channel);
+            return;
+        }
+        for (WakeListener listener : listeners) {
+            try {
+                listener.wake(shard, dueAt);
+            } catch (RuntimeException e) {
+                LOG.warn("Wake listener failed for shard {}", shard, e);
+            }
+        }
+    }
+
+    private static long parseMillis(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return (long) Double.parseDouble(s); // Lua may format large numbers as 1.7e+12
+        }
     }
 
     static WakeSubscription open(RedisConnections connections, List<String> channels, boolean sharded,
