@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
 
@@ -48,15 +49,22 @@ class OperationsApiIT {
     private static int app;
     private static int adminPort;
     private static final ListAppender<ILoggingEvent> AUDIT = new ListAppender<>();
+    /** Another Redis for a subclass (a cluster): its URI, and what to close after the bridge. */
+    static String redisUriOverride;
+    static AutoCloseable redisOverride;
 
     @BeforeAll
-    static void start(TestServers servers) {
+    static void start(TestServers servers, TestInfo info) throws ClassNotFoundException {
+        // a subclass sets redisUriOverride when it is initialised, which running this inherited method does not do
+        Class<?> testClass = info.getTestClass().orElseThrow();
+        Class.forName(testClass.getName(), true, testClass.getClassLoader());
         names = TestNames.unique(servers);
         target = names.target("out");
         other = names.target("other");
         kafka = new KafkaClient(servers.kafkaBootstrap());
         kafka.createTopics(2, target, other);
-        bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
+        bridge = new TestBridge(names, servers.kafkaBootstrap(),
+                redisUriOverride != null ? redisUriOverride : servers.redisUri(),
                 ConfigOverride.config("api.token", Http.TOKEN),
                 ConfigOverride.config("api.users." + Http.USER, Http.PASSWORD),
                 ConfigOverride.config("api.maxBulkCancel", "100"),
@@ -83,9 +91,14 @@ class OperationsApiIT {
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws Exception {
         bridge.close();
         kafka.close();
+        if (redisOverride != null) {
+            redisOverride.close();
+            redisOverride = null;
+            redisUriOverride = null;
+        }
     }
 
     private static String schedule(String to, String delay) {

@@ -361,40 +361,7 @@ public final class RedisDelayStore implements DelayStore {
     }
 
     private void subscribeWakeChannels(boolean sharded) {
-        List<String> channels = new ArrayList<>(keys.shardCount());
-        for (int shard = 0; shard < keys.shardCount(); shard++) {
-            channels.add(keys.shard(shard).wakeChannel());
-        }
-        wakeSubscription = WakeSubscription.open(connections, channels, sharded, this::wakeMessage);
-    }
-
-    private void wakeMessage(String channel, String message) {
-        int shard = keys.shardOfWakeChannel(channel);
-        if (shard < 0) {
-            return;
-        }
-        long dueAt;
-        try {
-            dueAt = parseMillis(message);
-        } catch (NumberFormatException e) {
-            LOG.warn("Ignoring wake-up '{}' on {}: not a time", message, channel);
-            return;
-        }
-        for (WakeListener listener : wakeListeners) {
-            try {
-                listener.wake(shard, dueAt);
-            } catch (RuntimeException e) {
-                LOG.warn("Wake listener failed for shard {}", shard, e);
-            }
-        }
-    }
-
-    private static long parseMillis(String s) {
-        try {
-            return Long.parseLong(s);
-        } catch (NumberFormatException e) {
-            return (long) Double.parseDouble(s); // Lua may format large numbers as 1.7e+12
-        }
+        wakeSubscription = WakeSubscription.open(connections, keys, sharded, wakeListeners);
     }
 
     // ----------------------------------------------------------------------------------------------- lifecycle
