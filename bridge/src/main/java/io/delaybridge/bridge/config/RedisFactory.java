@@ -3,6 +3,7 @@ package io.delaybridge.bridge.config;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisMode;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
@@ -22,7 +23,11 @@ import java.util.concurrent.TimeUnit;
  *   <tr><th>name</th><th>default</th><th>description</th></tr>
  *   <tr><td>uri</td><td>{@code ${REDIS_URI:-redis://localhost:6379}} in config.yml</td>
  *       <td>a Lettuce URI: {@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS,
- *       {@code redis-sentinel://} for Sentinel</td></tr>
+ *       {@code redis://host1:7000,host2:7001} for Redis Cluster seeds (any node will do),
+ *       {@code redis-sentinel://host:26379,host2:26379#mymaster} for Sentinel</td></tr>
+ *   <tr><td>mode</td><td>auto</td><td>{@code auto}, {@code standalone}, {@code sentinel} or {@code cluster};
+ *       {@code auto} asks the server ({@code INFO cluster}) and takes a {@code redis-sentinel://} URI for
+ *       Sentinel</td></tr>
  *   <tr><td>keyPrefix</td><td>dq</td><td>the first part of every key; an ACL can be limited to {@code dq:*}</td></tr>
  *   <tr><td>commandTimeout</td><td>5s</td><td>how long one Redis command may take</td></tr>
  *   <tr><td>waitReplicas</td><td>0</td><td>replicas that must acknowledge a batch (WAIT) before its offsets are
@@ -35,6 +40,9 @@ public class RedisFactory implements SettingsCheck.Checked {
 
     @NotEmpty(message = "is empty: set it to your Redis, e.g. redis://localhost:6379 (config.yml reads REDIS_URI)")
     private String uri = "redis://localhost:6379";
+
+    @NotNull(message = "is empty: use auto, standalone, sentinel or cluster")
+    private RedisMode mode = RedisMode.AUTO;
 
     @NotNull
     @Pattern(regexp = "[A-Za-z0-9_.:-]{1,64}", message = "is \"${validatedValue}\": use 1 to 64 of the characters "
@@ -58,6 +66,15 @@ public class RedisFactory implements SettingsCheck.Checked {
         if (uri != null && !uri.isEmpty() && !isRedisUri(uri)) {
             problems.add("uri", "is \"" + withoutPassword(uri) + "\": not a Redis URI. Use redis://host:6379, "
                     + "rediss://host:6380 (TLS) or redis-sentinel://host:26379/0#mymaster");
+        } else if (uri != null && mode != null) {
+            boolean sentinelUri = uri.startsWith("redis-sentinel");
+            if (mode == RedisMode.SENTINEL && !sentinelUri) {
+                problems.add("mode", "is sentinel but uri is not a Sentinel URI: use "
+                        + "redis-sentinel://host:26379,host2:26379#mymaster, or set mode to auto");
+            } else if (sentinelUri && (mode == RedisMode.STANDALONE || mode == RedisMode.CLUSTER)) {
+                problems.add("mode", "is " + mode.setting() + " but uri names sentinels: set mode to sentinel or "
+                        + "auto");
+            }
         }
     }
 
@@ -86,7 +103,8 @@ public class RedisFactory implements SettingsCheck.Checked {
                 shardCount,
                 waitReplicas,
                 waitTimeout.toJavaDuration(),
-                commandTimeout.toJavaDuration()));
+                commandTimeout.toJavaDuration(),
+                mode));
     }
 
     @JsonProperty
@@ -97,6 +115,16 @@ public class RedisFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setUri(String uri) {
         this.uri = uri;
+    }
+
+    @JsonProperty
+    public RedisMode getMode() {
+        return mode;
+    }
+
+    @JsonProperty
+    public void setMode(RedisMode mode) {
+        this.mode = mode;
     }
 
     @JsonProperty

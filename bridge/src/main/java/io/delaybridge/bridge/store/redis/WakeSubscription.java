@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.store.redis;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
@@ -10,7 +11,11 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 
 /**
  * The pub/sub connection the pump's wake-ups arrive on, subscribed to every shard's wake channel.
@@ -29,10 +34,56 @@ import java.util.function.BiConsumer;
  */
 final class WakeSubscription implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(WakeSubscription.class);
+    private static final int RESUBSCRIBE_ATTEMPTS = 10;
+
     private final StatefulRedisPubSubConnection<String, String> connection;
+    private volatile Disposable topologyWatch;
 
     private WakeSubscription(StatefulRedisPubSubConnection<String, String> connection) {
         this.connection = connection;
+    }
+
+    /**
+     * After a fail-over or a reshard a shard channel's slot has a new master, which knows nothing of the subscription
+     * (Lettuce re-subscribes a node link only when that same node comes back): subscribe again on every topology
+     * change; SSUBSCRIBE goes to the owner now, and one already subscribed there is a no-op.
+     */
+    private void resubscribeOnTopologyChange(RedisConnections connections,
+            StatefulRedisClusterPubSubConnection<String, String> pubSub, List<String> channels) {
+        topologyWatch = connections.resources().eventBus().get()
+                .filter(event -> event instanceof ClusterTopologyChangedEvent)
+                .subscribe(event -> channels.forEach(channel -> resubscribe(connections, pubSub, channel, 1)));
+    }
+
+    /** Opens the link to the channel's master first (a link being opened rejects commands), then SSUBSCRIBE. */
+    private void resubscribe(RedisConnections connections,
+            StatefulRedisClusterPubSubConnection<String, String> pubSub, String channel, int attempt) {
+        if (!pubSub.isOpen()) {
+            return;
+        }
+        CompletableFuture<Void> done;
+        try {
+            String address = connections.nodeOf(RedisCalls.bytes(channel));
+            int colon = address.lastIndexOf(':');
+            done = pubSub.getConnectionAsync(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)))
+                    .thenCompose(link -> pubSub.async().ssubscribe(channel).toCompletableFuture());
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
+        done.whenComplete((ok, e) -> {
+            if (e == null) {
+                return;
+            }
+            if (attempt < RESUBSCRIBE_ATTEMPTS) {
+                CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS)
+                        .execute(() -> resubscribe(connections, pubSub, channel, attempt + 1));
+            } else {
+                LOG.warn("SSUBSCRIBE {} after a topology change failed {} times ({}); until the next change the"
+                        + " shard's pump misses wake-ups and claims at its next known due time", channel, attempt,
+                        e.toString());
+            }
+        });
     }
 
     static WakeSubscription open(RedisConnections connections, List<String> channels, boolean sharded,
@@ -70,6 +121,7 @@ final class WakeSubscription implements AutoCloseable {
                     }
                     RedisCalls.await(CompletableFuture.allOf(subscribed.toArray(CompletableFuture[]::new)), operation,
                             connections.awaitMillis());
+                    subscription.resubscribeOnTopologyChange(connections, pubSub, channels);
                 } else {
                     RedisCalls.await(pubSub.async().subscribe(channels.toArray(String[]::new)), operation,
                             connections.awaitMillis());
@@ -101,6 +153,10 @@ final class WakeSubscription implements AutoCloseable {
 
     @Override
     public void close() {
+        Disposable watch = topologyWatch;
+        if (watch != null) {
+            watch.dispose();
+        }
         RedisConnections.closeQuietly(connection);
     }
 }

@@ -1,9 +1,12 @@
 package io.delaybridge.bridge.store.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.DelayStoreContractIT;
+import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.testkit.RedisSentinels;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,5 +46,14 @@ class SentinelDelayStoreIT extends DelayStoreContractIT {
     @Test
     void findsTheMasterThroughTheSentinels() {
         assertEquals(RedisMode.SENTINEL, ((RedisDelayStore) store).mode());
+    }
+
+    @Test
+    void aMasterNameTheSentinelsDoNotKnowIsRefusedNamingTheOnesTheyDo() {
+        String uri = sentinels.uri().replace("#delay", "#dealy");
+        StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
+                () -> RedisDelayStore.connect(RedisStoreOptions.of(uri, TOPIC, SHARDS)));
+        assertTrue(e.getMessage().contains("no master named 'dealy'") && e.getMessage().contains("they monitor delay")
+                && e.getMessage().contains("after '#'"), e.getMessage());
     }
 }
