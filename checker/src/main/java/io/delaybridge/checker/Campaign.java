@@ -215,6 +215,9 @@ final class Campaign {
                 redis:
                   uri: ${REDIS_URI}
                   keyPrefix: %s
+                  # a cluster's master acknowledges before its replica has the write: wait for the replica, so a
+                  # killed master loses nothing whose offset was committed
+                  waitReplicas: %d
                 pump:
                   lease: %dms
                   maxInFlight: %d
@@ -241,7 +244,8 @@ final class Campaign {
                     org.eclipse.jetty: WARN
                     io.dropwizard: WARN
                 """.formatted(INTAKE, DEADLETTER, options.partitions(), MAX_POLL_RECORDS, KEY_PREFIX,
-                options.lease().toMillis(), MAX_IN_FLIGHT);
+                options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0, options.lease().toMillis(),
+                MAX_IN_FLIGHT);
         Path file = dir.resolve("bridge.yml");
         Files.writeString(file, yaml);
         return file;
