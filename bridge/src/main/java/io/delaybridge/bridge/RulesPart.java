@@ -1,0 +1,60 @@
+package io.delaybridge.bridge;
+
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.admin.RulesReport;
+import io.delaybridge.bridge.config.KafkaFactory;
+import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.rules.Rule;
+import io.delaybridge.bridge.rules.RuleLag;
+import io.delaybridge.bridge.rules.RuleMeters;
+import io.delaybridge.bridge.rules.RuleRecords;
+import io.delaybridge.bridge.rules.RuleTopology;
+import io.delaybridge.bridge.rules.RulesRunner;
+import io.delaybridge.schemas.IntakeParser;
+import io.delaybridge.schemas.TargetPolicy;
+import io.dropwizard.core.setup.Environment;
+import java.time.Clock;
+import java.util.List;
+import org.apache.kafka.clients.admin.Admin;
+
+/**
+ * Wires the delay rules, a part of {@link DelayBridgeApplication}'s wiring kept in its own class: the rules, their
+ * Kafka Streams runner (managed), a health check ({@code rule-<name>}) and meters per rule
+ * ({@code delay.rules.<name>.scheduled|cancelled|rejected}, gauge {@code .lag}).
+ */
+final class RulesPart {
+
+    private RulesPart() {}
+
+    /** Wires the rules if any are configured; returns what the status page shows of them. */
+    static RulesReport wire(DelayBridgeConfiguration config, Environment environment, Admin admin,
+            DeadletterMeters deadletterMeters, Clock clock) {
+        if (config.getRules().isEmpty()) {
+            return RulesReport.NONE;
+        }
+        KafkaFactory kafka = config.getKafka();
+        List<String> allowed = config.getIntake().getAllowedTargets();
+        long maxDelay = config.getIntake().getMaxDelay().toMilliseconds();
+        List<Rule> rules = config.getRules().build(kafka.getIntakeTopic(), kafka.getDeadletterTopic(), allowed, maxDelay);
+        MetricRegistry metrics = environment.metrics();
+        List<RuleMeters> meters = rules.stream().map(r -> new RuleMeters(metrics, r.name())).toList();
+        IntakeParser verifier = new IntakeParser(
+                new TargetPolicy(kafka.getIntakeTopic(), kafka.getDeadletterTopic(), allowed), maxDelay);
+        String applicationId = config.getRuleEngine().applicationId(kafka.getGroupId());
+        RulesRunner runner = new RulesRunner(
+                RuleTopology.build(rules, meters, new RuleRecords(verifier), kafka.getIntakeTopic(),
+                        kafka.getDeadletterTopic(), config.getRuleEngine().startsFromEarliest(), deadletterMeters::mark),
+                config.getRuleEngine().streamsProperties(kafka),
+                config.getRuleEngine().closeTimeout());
+        environment.lifecycle().manage(runner);
+        RuleLag lag = new RuleLag(admin, applicationId, rules, clock, 2_000, 5_000);
+        RulesReport report = new RulesReport(rules, meters, runner, lag);
+        for (int i = 0; i < rules.size(); i++) {
+            String name = rules.get(i).name();
+            environment.healthChecks().register("rule-" + name, report.healthCheck(i));
+            metrics.register(RuleMeters.PREFIX + name + ".lag", (Gauge<Long>) () -> lag.lag(name));
+        }
+        return report;
+    }
+}
