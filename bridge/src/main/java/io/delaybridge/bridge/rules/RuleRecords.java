@@ -17,7 +17,7 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * Builds what a rule writes: the intake record (control headers, then the source's headers, then the rule's two
- * provenance headers) or the deadletter record of a source record the rule cannot apply.
+ * provenance headers; the due time as {@code delay-until}, the source record's timestamp plus the delay) or the deadletter record of a source record the rule cannot apply.
  *
  * <p>The provenance headers are not control headers (they do not start with {@code delay-}), so the intake passes
  * them through and the consumer of the target topic receives them: {@value #RULE_HEADER} names the rule and
@@ -52,7 +52,7 @@ public final class RuleRecords {
             value = null;
         } else {
             headers.add(DelayHeaders.TARGET, utf8(rule.target()));
-            headers.add(DelayHeaders.DELAY_MS, utf8(Long.toString(rule.delay().millis(rule.name(), in))));
+            headers.add(DelayHeaders.UNTIL, utf8(Long.toString(dueAt(rule, in))));
             headers.add(DelayHeaders.ID, utf8(rule.id().render(rule.name(), in)));
             if (rule.partition() != null) {
                 headers.add(DelayHeaders.PARTITION, utf8(rule.partition().toString()));
@@ -74,6 +74,20 @@ public final class RuleRecords {
             throw new ContractViolation(v.code(), "rule " + rule.name() + ": " + v.getMessage());
         }
         return new Record<>(in.key, value, in.timestamp, headers);
+    }
+
+    /**
+     * The due time: the source record's timestamp plus the delay, written as {@code delay-until}, so the delay counts
+     * from the source record whatever the intake's timestamp type and however long the rules took to read it.
+     */
+    private static long dueAt(Rule rule, RuleInput in) throws ContractViolation {
+        long delay = rule.delay().millis(rule.name(), in);
+        try {
+            return Math.addExact(in.timestamp, delay);
+        } catch (ArithmeticException e) {
+            throw new ContractViolation(ErrorCode.INVALID_DELAY, "rule " + rule.name() + ": a delay of " + delay
+                    + "ms after the record's timestamp " + in.timestamp + " overflows");
+        }
     }
 
     /**
