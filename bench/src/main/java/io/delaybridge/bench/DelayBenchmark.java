@@ -135,6 +135,8 @@ public final class DelayBenchmark {
         scenario("burst", this::burst);
         scenario("backlog", this::backlog);
         scenario("layouts", this::layouts);
+        scenario("rules", () -> RuleThroughput.measure(bootstrap, options.intOf("rule-records", 200_000), runId,
+                workDir).forEach((k, v) -> put(k, "%s", v)));
         System.out.println();
         System.out.println("## Results (" + Instant.now() + ")");
         summary.forEach((k, v) -> System.out.println("- " + k + ": " + v));
