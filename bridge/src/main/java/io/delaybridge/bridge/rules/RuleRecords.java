@@ -27,11 +27,11 @@ import org.apache.kafka.streams.processor.api.Record;
  */
 public final class RuleRecords {
 
-    /** The name of the rule that wrote an intake record. */
-    public static final String RULE_HEADER = "x-delay-rule";
+    /** The name of the rule that wrote an intake record ({@link DelayHeaders#RULE}). */
+    public static final String RULE_HEADER = DelayHeaders.RULE;
 
-    /** {@code topic/partition/offset} of the source record a rule read. */
-    public static final String SOURCE_HEADER = "x-delay-source";
+    /** {@code topic/partition/offset} of the source record a rule read ({@link DelayHeaders#RULE_SOURCE}). */
+    public static final String SOURCE_HEADER = DelayHeaders.RULE_SOURCE;
 
     private final IntakeParser verifier;
 

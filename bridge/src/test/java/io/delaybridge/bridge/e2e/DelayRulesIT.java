@@ -130,6 +130,17 @@ class DelayRulesIT {
                 assertEquals(1, metrics.meter("delay.rules.from-json.rejected").getCount());
                 assertEquals(1, metrics.meter("delay.deadlettered.INVALID_VALUE").getCount());
                 assertTrue(bridge.getEnvironment().healthChecks().runHealthCheck("rule-order-timeout").isHealthy());
+                await().atMost(Duration.ofSeconds(30)).until(() ->
+                        Long.valueOf(0).equals(metrics.getGauges().get("delay.rules.from-json.lag").getValue()));
+                var summary = new com.fasterxml.jackson.databind.ObjectMapper().readTree(java.net.http.HttpClient
+                        .newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                                "http://127.0.0.1:" + bridge.getLocalPort() + "/status/summary")).build(),
+                                java.net.http.HttpResponse.BodyHandlers.ofString()).body());
+                assertEquals(4, summary.get("rules").size(), summary.toString());
+                var first = summary.get("rules").get(0);
+                assertEquals("order-timeout", first.get("name").asText());
+                assertEquals(5, first.get("scheduled").asLong());
+                assertEquals("schedule to " + timeout + " after 2s as order-timeout:{key}", first.get("action").asText());
             } finally {
                 bridge.after();
             }

@@ -252,6 +252,16 @@ class RuleTopologyTest {
     }
 
     @Test
+    void theRulesRunWithoutRocksDbOnTheClassPath() {
+        // the bridge's fat jar ships Kafka Streams without rocksdbjni; this test's class path is built the same way
+        org.junit.jupiter.api.Assertions.assertThrows(ClassNotFoundException.class,
+                () -> Class.forName("org.rocksdb.RocksDB"));
+        start(fixed("r", "orders.created", "r:{key}"));
+        send(input("orders.created"), "a", "v");
+        assertEquals("r:a", header(intake.readRecord(), DelayHeaders.ID));
+    }
+
+    @Test
     void templatesAreCheckedAndComparedByTheirLiteralText() {
         IdTemplate schedule = IdTemplate.parse("order-timeout:{key}");
         assertTrue(IdTemplate.parse("order-timeout:{field:order}").canMatch("c", schedule, "s"));
