@@ -91,6 +91,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         int partitions = new TopicSetup(admin).prepare(kafka.getIntakeTopic(), kafka.getDeadletterTopic(),
                 kafka.isCreateTopics(), kafka.getIntakePartitions(), kafka.getReplicationFactor());
         if (config.isRulesOnly()) {
+            environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, 5_000));
             RulesPart.wire(config, environment, admin, new DeadletterMeters(metrics), clock);
             return;
         }

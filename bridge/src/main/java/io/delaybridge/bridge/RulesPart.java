@@ -16,6 +16,8 @@ import io.delaybridge.schemas.TargetPolicy;
 import io.dropwizard.core.setup.Environment;
 import java.time.Clock;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
@@ -37,6 +39,7 @@ final class RulesPart {
         List<String> allowed = config.getIntake().getAllowedTargets();
         long maxDelay = config.getIntake().getMaxDelay().toMilliseconds();
         List<Rule> rules = config.getRules().build(kafka.getIntakeTopic(), kafka.getDeadletterTopic(), allowed, maxDelay);
+        requireSources(admin, rules);
         MetricRegistry metrics = environment.metrics();
         List<RuleMeters> meters = rules.stream().map(r -> new RuleMeters(metrics, r.name())).toList();
         IntakeParser verifier = new IntakeParser(
@@ -56,5 +59,22 @@ final class RulesPart {
             metrics.register(RuleMeters.PREFIX + name + ".lag", (Gauge<Long>) () -> lag.lag(name));
         }
         return report;
+    }
+
+    /** A rule's source topic must exist: the rules read what producers write, they create no topics. */
+    private static void requireSources(Admin admin, List<Rule> rules) {
+        Set<String> existing;
+        try {
+            existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("delay rules cannot start: the topics of the Kafka cluster could not be"
+                    + " listed (" + e + ")", e);
+        }
+        List<String> missing = rules.stream().flatMap(r -> r.topics().stream()
+                .filter(t -> !existing.contains(t)).map(t -> "rules." + r.name() + ".source: " + t)).toList();
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("delay rules cannot start: source topics do not exist: " + missing
+                    + ". Create them, or correct the name (rules read the topics producers write; they create none)");
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.admin;
 
+import com.codahale.metrics.health.HealthCheck;
 import io.delaybridge.bridge.rules.Rule;
 import io.delaybridge.bridge.rules.RuleLag;
 import io.delaybridge.bridge.rules.RuleMeters;
@@ -48,10 +49,10 @@ public final class RulesReport {
     }
 
     /** Healthy while the rules' Kafka Streams application runs (or rebalances); the message carries the counts. */
-    public com.codahale.metrics.health.HealthCheck healthCheck(int index) {
+    public HealthCheck healthCheck(int index) {
         Rule r = rules.get(index);
         RuleMeters m = meters.get(index);
-        return new com.codahale.metrics.health.HealthCheck() {
+        return new HealthCheck() {
             @Override
             protected Result check() {
                 String counts = String.format("%s: %s; scheduled %d, cancelled %d, rejected %d, source lag %d",

@@ -3,6 +3,7 @@ package io.delaybridge.bridge.config;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import io.delaybridge.bridge.rules.Rule;
+import io.delaybridge.bridge.rules.RuleDelay;
 import io.delaybridge.schemas.ContractViolation;
 import io.delaybridge.schemas.TargetPolicy;
 import java.util.ArrayList;
@@ -48,7 +49,7 @@ public class RulesFactory implements SettingsCheck.Checked {
 
     @Override
     public void check(SettingsCheck.Problems problems) {
-        int before = count(problems);
+        int before = problems.size();
         Set<String> names = new HashSet<>();
         for (int i = 0; i < rules.size(); i++) {
             RuleFactory r = rules.get(i);
@@ -62,7 +63,7 @@ public class RulesFactory implements SettingsCheck.Checked {
                         + " rule its own name");
             }
         }
-        if (count(problems) > before) {
+        if (problems.size() > before) {
             return; // the checks across rules need every rule to be valid on its own
         }
         List<Rule> built = rules.stream().map(RuleFactory::build).toList();
@@ -87,11 +88,6 @@ public class RulesFactory implements SettingsCheck.Checked {
                 }
             }
         }
-    }
-
-    /** Problems are only counted, not read: a marker of whether this factory added any. */
-    private static int count(SettingsCheck.Problems problems) {
-        return problems.size();
     }
 
     /** How a problem names a rule: {@code order-timeout}, or {@code #2} (from 0) while it has no usable name. */
@@ -128,7 +124,7 @@ public class RulesFactory implements SettingsCheck.Checked {
                     problems.add("rules." + key(i) + ".target: " + v.getMessage().replace("delay-target: ", "")
                             + ". Change the target, or allow it in intake.allowedTargets");
                 }
-                if (rule.delay() instanceof io.delaybridge.bridge.rules.RuleDelay.Fixed f && f.delayMillis() > maxDelayMillis) {
+                if (rule.delay() instanceof RuleDelay.Fixed f && f.delayMillis() > maxDelayMillis) {
                     problems.add("rules." + key(i) + ".delay: " + rules.get(i).getDelay() + " is longer than intake.maxDelay;"
                             + " shorten it or raise intake.maxDelay");
                 }

@@ -139,11 +139,6 @@ public final class IdTemplate {
                 + "\" needs the " + what + ", which the record does not carry");
     }
 
-    /** Whether the id depends on nothing but the rule: every record gets the same id. */
-    public boolean isConstant() {
-        return parts.stream().allMatch(p -> p.kind == Kind.TEXT || p.kind == Kind.RULE);
-    }
-
     /** Whether the template uses {@code {offset}}: ids that no other record can reproduce. */
     public boolean usesOffset() {
         return parts.stream().anyMatch(p -> p.kind == Kind.OFFSET);

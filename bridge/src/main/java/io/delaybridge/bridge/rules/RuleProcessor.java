@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.rules;
 
 import io.delaybridge.schemas.ContractViolation;
+import io.delaybridge.schemas.ErrorCode;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -18,11 +19,11 @@ final class RuleProcessor implements Processor<byte[], byte[], byte[], byte[]> {
     private final List<RuleMeters> meters;
     private final RuleRecords records;
     private final String deadletterTopic;
-    private final Consumer<io.delaybridge.schemas.ErrorCode> deadlettered;
+    private final Consumer<ErrorCode> deadlettered;
     private ProcessorContext<byte[], byte[]> context;
 
     RuleProcessor(List<Rule> rules, List<RuleMeters> meters, RuleRecords records, String deadletterTopic,
-            Consumer<io.delaybridge.schemas.ErrorCode> deadlettered) {
+            Consumer<ErrorCode> deadlettered) {
         this.rules = rules;
         this.meters = meters;
         this.records = records;

@@ -27,7 +27,9 @@ final class RulesConfig {
                         + "\n  groupId: " + names.group())
                 .replace("uri: redis://localhost:6379", "uri: " + redis + "\n  keyPrefix: " + names.keyPrefix())
                 + "\nruleEngine:\n  startFrom: earliest\n  stateDir: " + dir.resolve("streams-state") + "\n"
+                // a killed instance's group membership and open transaction end sooner than by default
                 + "  streams:\n    consumer.session.timeout.ms: '6000'\n    consumer.heartbeat.interval.ms: '1000'\n"
+                + "    producer.transaction.timeout.ms: '5000'\n"
                 + rulesYaml;
         try {
             Files.createDirectories(dir);
