@@ -27,6 +27,8 @@ import org.apache.kafka.clients.admin.Admin;
  */
 final class RulesPart {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RulesPart.class);
+
     private RulesPart() {}
 
     /** Wires the rules if any are configured; returns what the status page shows of them. */
@@ -40,6 +42,7 @@ final class RulesPart {
         long maxDelay = config.getIntake().getMaxDelay().toMilliseconds();
         List<Rule> rules = config.getRules().build(kafka.getIntakeTopic(), kafka.getDeadletterTopic(), allowed, maxDelay);
         requireSources(admin, rules);
+        warnOfUnpairedPartitions(admin, rules);
         MetricRegistry metrics = environment.metrics();
         List<RuleMeters> meters = rules.stream().map(r -> new RuleMeters(metrics, r.name())).toList();
         IntakeParser verifier = new IntakeParser(
@@ -59,6 +62,39 @@ final class RulesPart {
             metrics.register(RuleMeters.PREFIX + name + ".lag", (Gauge<Long>) () -> lag.lag(name));
         }
         return report;
+    }
+
+    /**
+     * A cancel stays behind its schedule when one task reads both sources: same partition count (and key). Otherwise
+     * a cancel can reach the intake first and miss; a warning, since the ids may be keyed so that it cannot happen.
+     */
+    private static void warnOfUnpairedPartitions(Admin admin, List<Rule> rules) {
+        List<String> topics = rules.stream().flatMap(r -> r.topics().stream()).distinct().toList();
+        java.util.Map<String, Integer> partitions = new java.util.HashMap<>();
+        try {
+            admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .forEach((name, d) -> partitions.put(name, d.partitions().size()));
+        } catch (Exception e) {
+            return; // only a warning
+        }
+        for (Rule cancel : rules) {
+            for (Rule schedule : rules) {
+                if (!cancel.cancels() || schedule.cancels()
+                        || !cancel.cancel().canMatch(cancel.name(), schedule.id(), schedule.name())) {
+                    continue;
+                }
+                for (String c : cancel.topics()) {
+                    for (String t : schedule.topics()) {
+                        if (!java.util.Objects.equals(partitions.get(c), partitions.get(t))) {
+                            LOG.warn("rules.{}: {} has {} partitions and {} (rule {}) has {}: a cancel and the schedule"
+                                    + " it cancels may be read by different tasks, and a cancel written first misses."
+                                    + " Give both topics the same number of partitions", cancel.name(), c,
+                                    partitions.get(c), t, schedule.name(), partitions.get(t));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /** A rule's source topic must exist: the rules read what producers write, they create no topics. */
