@@ -197,6 +197,10 @@ public final class DelayBenchmark {
         scenario("burst", this::burst);
         scenario("backlog", this::backlog);
         scenario("layouts", this::layouts);
+        if (target.label().isEmpty()) { // the rules write to Kafka only: once per run, not once per Redis
+            scenario("rules", () -> RuleThroughput.measure(bootstrap, options.intOf("rule-records", 200_000), runId,
+                    workDir).forEach((k, v) -> put(k, "%s", v)));
+        }
         if (!sweep.isEmpty()) {
             // outside the repository unless asked: a short trial run used to overwrite the documented plot
             Path svg = Path.of(options.get("svg",

@@ -11,6 +11,7 @@ import io.delaybridge.bridge.admin.PrometheusExport;
 import io.delaybridge.bridge.admin.PumpLagHealthCheck;
 import io.delaybridge.bridge.admin.PumpPauseTask;
 import io.delaybridge.bridge.admin.RedisHealthCheck;
+import io.delaybridge.bridge.admin.RulesReport;
 import io.delaybridge.bridge.admin.ShardGauges;
 import io.delaybridge.bridge.admin.ShardReport;
 import io.delaybridge.bridge.admin.api.ApiSettings;
@@ -54,7 +55,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The delay bridge: {@code java -jar delay-bridge.jar server config.yml}.
+ * The delay bridge: {@code java -jar delay-bridge.jar server config.yml}; {@code rules config.yml} runs only the
+ * delay rules ({@link RulesCommand}).
  *
  * <p>This is the one place where objects are wired: {@code intake -> store -> pump -> delivery/deadletter}, with the
  * admin checks and gauges beside them.
@@ -75,6 +77,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         // ${KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}: the environment, with defaults
         bootstrap.setConfigurationSourceProvider(new SubstitutingSourceProvider(
                 bootstrap.getConfigurationSourceProvider(), new EnvironmentVariableSubstitutor(false)));
+        bootstrap.addCommand(new RulesCommand(this)); // java -jar delay-bridge.jar rules config.yml
     }
 
     @Override
@@ -87,6 +90,11 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.lifecycle().manage(closing(admin::close));
         int partitions = new TopicSetup(admin).prepare(kafka.getIntakeTopic(), kafka.getDeadletterTopic(),
                 kafka.isCreateTopics(), kafka.getIntakePartitions(), kafka.getReplicationFactor());
+        if (config.isRulesOnly()) {
+            environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, 5_000));
+            RulesPart.wire(config, environment, admin, new DeadletterMeters(metrics), clock);
+            return;
+        }
 
         DelayStore store = config.getRedis().build(kafka.getIntakeTopic(), partitions);
         environment.lifecycle().manage(closing(store::close));
@@ -172,8 +180,9 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 config.getIntake().getMaxDelay().toMilliseconds(), metrics));
         environment.jersey().register(new ShardsResource(report));
         environment.jersey().register(deadletter[0]);
+        RulesReport rules = RulesPart.wire(config, environment, admin, deadletterMeters, clock); // started last
         if (api.statusPage()) {
-            environment.jersey().register(new StatusResource(report, metrics, environment.healthChecks()));
+            environment.jersey().register(new StatusResource(report, metrics, environment.healthChecks(), rules));
         }
     }
 

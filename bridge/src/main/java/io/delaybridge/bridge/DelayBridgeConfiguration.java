@@ -1,16 +1,22 @@
 package io.delaybridge.bridge;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.delaybridge.bridge.config.ApiFactory;
 import io.delaybridge.bridge.config.IntakeFactory;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.PumpFactory;
 import io.delaybridge.bridge.config.RedisFactory;
+import io.delaybridge.bridge.config.RuleEngineFactory;
+import io.delaybridge.bridge.config.RulesFactory;
 import io.dropwizard.core.Configuration;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 
-/** The bridge's configuration: {@code kafka}, {@code redis}, {@code intake}, {@code pump}, {@code api}, and Dropwizard's own. */
+/**
+ * The bridge's configuration: {@code kafka}, {@code redis}, {@code intake}, {@code pump}, {@code api}, {@code rules},
+ * {@code ruleEngine}, and Dropwizard's own.
+ */
 public class DelayBridgeConfiguration extends Configuration {
 
     @Valid
@@ -32,6 +38,47 @@ public class DelayBridgeConfiguration extends Configuration {
     @Valid
     @NotNull
     private ApiFactory api = new ApiFactory();
+
+    @Valid
+    @NotNull
+    private RulesFactory rules = new RulesFactory();
+
+    @Valid
+    @NotNull
+    private RuleEngineFactory ruleEngine = new RuleEngineFactory();
+
+    /** Set by {@code delay-bridge rules}: wire the delay rules alone. Not a setting. */
+    @JsonIgnore
+    private boolean rulesOnly;
+
+    @JsonProperty
+    public RulesFactory getRules() {
+        return rules;
+    }
+
+    @JsonProperty
+    public void setRules(RulesFactory rules) {
+        this.rules = rules;
+    }
+
+    @JsonProperty
+    public RuleEngineFactory getRuleEngine() {
+        return ruleEngine;
+    }
+
+    @JsonProperty
+    public void setRuleEngine(RuleEngineFactory ruleEngine) {
+        this.ruleEngine = ruleEngine;
+    }
+
+    @JsonIgnore
+    public boolean isRulesOnly() {
+        return rulesOnly;
+    }
+
+    void rulesOnly(boolean only) {
+        this.rulesOnly = only;
+    }
 
     @JsonProperty
     public ApiFactory getApi() {

@@ -66,6 +66,15 @@ class LayeringTest {
     }
 
     @Test
+    void theRulesOnlyWriteToTheIntake() {
+        noClasses().that().resideInAPackage(BASE + ".rules..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        BASE + ".intake..", BASE + ".store..", BASE + ".pump..", BASE + ".admin..",
+                        BASE + ".config..")
+                .check(classes);
+    }
+
+    @Test
     void theTestingFacilitiesStandApartFromThePipeline() {
         noClasses().that().resideInAPackage(BASE + ".faults..")
                 .should().dependOnClassesThat().resideInAnyPackage(
@@ -79,6 +88,7 @@ class LayeringTest {
         noClasses().that().resideOutsideOfPackage(BASE + ".config..")
                 .and().doNotHaveFullyQualifiedName(DelayBridgeApplication.class.getName())
                 .and().doNotHaveFullyQualifiedName(DelayBridgeConfiguration.class.getName())
+                .and().doNotHaveFullyQualifiedName(BASE + ".RulesPart") // the rules' share of the wiring
                 .should().dependOnClassesThat().resideInAPackage(BASE + ".config..")
                 .check(classes);
     }

@@ -105,6 +105,18 @@ public final class DelayHeaders {
     /** Deadletter only: human-readable reason naming the header, the value and what is accepted. */
     public static final String ERROR_MESSAGE = "delay-error-message";
 
+    /**
+     * Delay rules: the name of the rule that wrote an intake record. Not a control header (no {@value #PREFIX}
+     * prefix), so it passes through the intake and reaches the delivered record.
+     */
+    public static final String RULE = "x-delay-rule";
+
+    /**
+     * Delay rules: {@code topic/partition/offset} of the source record a rule read. Not a control header, so it
+     * reaches the delivered record: a consumer can tell which source record a delivery came from.
+     */
+    public static final String RULE_SOURCE = "x-delay-source";
+
     private DelayHeaders() {
     }
 

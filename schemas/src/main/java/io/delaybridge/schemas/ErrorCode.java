@@ -38,5 +38,11 @@ public enum ErrorCode {
     /** The target topic rejected the record, or every delivery attempt failed. */
     DELIVERY_FAILED,
     /** A message stored by the bridge could not be decoded (see {@link CorruptEnvelopeException}). */
-    CORRUPT_ENVELOPE
+    CORRUPT_ENVELOPE,
+    /** Delay rules: a rule's id or cancel template uses {@code {key}} and the source record has no key. */
+    MISSING_KEY,
+    /** Delay rules: a header or JSON field that a rule's template needs is not on the source record. */
+    MISSING_FIELD,
+    /** Delay rules: a rule reads a JSON field and the source record's value is not a JSON object. */
+    INVALID_VALUE
 }

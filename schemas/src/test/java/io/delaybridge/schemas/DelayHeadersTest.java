@@ -54,7 +54,7 @@ class DelayHeadersTest {
         assertEquals(List.of("MISSING_TARGET", "INVALID_TARGET", "TARGET_FORBIDDEN", "MISSING_DELAY",
                 "CONFLICTING_DELAY", "INVALID_DELAY", "DELAY_TOO_LONG", "INVALID_ID", "INVALID_PARTITION",
                 "INVALID_CANCEL", "INVALID_HEADER", "DUPLICATE_HEADER", "UNKNOWN_HEADER", "PAYLOAD_TOO_LARGE",
-                "DELIVERY_FAILED", "CORRUPT_ENVELOPE"),
+                "DELIVERY_FAILED", "CORRUPT_ENVELOPE", "MISSING_KEY", "MISSING_FIELD", "INVALID_VALUE"),
                 java.util.Arrays.stream(ErrorCode.values()).map(Enum::name).toList());
     }
 }

@@ -42,6 +42,11 @@ public @interface SettingsCheck {
         public void add(String setting, String message) {
             found.add(new Problem(setting, message));
         }
+
+        /** How many problems were added so far. */
+        public int size() {
+            return found.size();
+        }
     }
 
     final class Validator implements ConstraintValidator<SettingsCheck, Checked> {

@@ -6,6 +6,7 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Snapshot;
 import com.codahale.metrics.health.HealthCheck;
 import com.codahale.metrics.health.HealthCheckRegistry;
+import io.delaybridge.bridge.admin.RulesReport;
 import io.delaybridge.bridge.admin.ShardReport;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -40,10 +41,17 @@ public final class StatusResource {
     private final MetricRegistry metrics;
     private final HealthCheckRegistry health;
 
+    private final RulesReport rules;
+
     public StatusResource(ShardReport report, MetricRegistry metrics, HealthCheckRegistry health) {
+        this(report, metrics, health, RulesReport.NONE);
+    }
+
+    public StatusResource(ShardReport report, MetricRegistry metrics, HealthCheckRegistry health, RulesReport rules) {
         this.report = report;
         this.metrics = metrics;
         this.health = health;
+        this.rules = rules;
     }
 
     @GET
@@ -103,6 +111,7 @@ public final class StatusResource {
         out.put("pendingByDue", report.histogram(null));
         out.put("intakeLag", report.group().totalLag());
         out.put("redisTime", report.redisNow());
+        out.put("rules", rules.rows());
         return out;
     }
 

@@ -95,6 +95,8 @@ function render(s) {
     [sh.nextDueAt ? new Date(sh.nextDueAt).toISOString() : '–'], [ms(sh.oldestOverdueMillis), 'num'],
     [sh.paused ? 'paused' : (sh.pumpedHere ? 'pumped here' : 'running')]]);
   rows('deadletters', Object.entries(s.deadlettered), ([reason, count]) => [[reason], [fmt.format(count), 'num']]);
+  rows('rules', s.rules || [], r => [[r.name], [r.source], [r.action], [fmt.format(r.scheduled), 'num'],
+    [fmt.format(r.cancelled), 'num'], [fmt.format(r.rejected), 'num'], [r.lag < 0 ? '–' : fmt.format(r.lag), 'num']]);
   rows('checks', checks, ([name, c]) => [[name], [c.healthy ? 'healthy' : 'unhealthy', c.healthy ? 'healthy' : 'unhealthy'],
     [c.message]]);
   document.body.dataset.loaded = 'true';

@@ -1,0 +1,245 @@
+package io.delaybridge.bridge.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delaybridge.bridge.rules.RuleRecords;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestServers;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Exactly once through crashes: 10,000 source records through one rule, whose process ({@code delay-bridge.jar
+ * rules}, the fat jar, so also without RocksDB on the class path) is killed with SIGKILL twice while it works. Every
+ * source record must be in the intake exactly once, counted by its {@code x-delay-source} header
+ * ({@code topic/partition/offset}) with a read_committed consumer, and delivered to the target by the bridge.
+ */
+@ExtendWith(RealServersExtension.class)
+class DelayRulesCrashIT {
+
+    private static final int RECORDS = 10_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everySourceRecordIsScheduledExactlyOnceThroughTwoKills(TestServers servers) throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String source = names.target("src");
+        String target = names.target("out");
+        Path jar = Path.of("target", "delay-bridge.jar").toAbsolutePath();
+        assertTrue(Files.isRegularFile(jar), jar + " is missing: the integration tests run after mvn package");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri()).start();
+                Admin admin = admin(servers.kafkaBootstrap())) {
+            kafka.createTopics(4, source, target);
+            Path config = RulesConfig.write(dir, names, servers.kafkaBootstrap(), servers.redisUri(), """
+                    rules:
+                      - name: copy
+                        source: %s
+                        target: %s
+                        delay: 200ms
+                    """.formatted(source, target));
+            String applicationId = names.group() + "-rules";
+            KafkaClient.Collector delivered = kafka.collect(target);
+            try (IntakeCount intake = new IntakeCount(servers.kafkaBootstrap(), names.intake());
+                    RulesProcess rules = new RulesProcess(jar, config, dir.resolve("rules.log"))) {
+                rules.start();
+                Thread producer = new Thread(() -> {
+                    for (int i = 0; i < RECORDS; i++) {
+                        kafka.sendAsync(source, "k-" + i, "v-" + i);
+                        if (i % 250 == 249) {
+                            kafka.flush();
+                            pause(100);
+                        }
+                    }
+                    kafka.flush();
+                }, "source-producer");
+                producer.start();
+
+                await().atMost(Duration.ofSeconds(120)).until(() -> intake.total() >= 2_000);
+                rules.kill();
+                int atFirstKill = intake.total();
+                rules.start();
+                await().atMost(Duration.ofSeconds(120)).until(() -> intake.total() >= atFirstKill + 3_000);
+                rules.kill();
+                int atSecondKill = intake.total();
+                rules.start();
+                producer.join(120_000);
+                assertTrue(atSecondKill < RECORDS, "the second kill came after the work was done: " + atSecondKill);
+
+                await().atMost(Duration.ofSeconds(180)).until(() -> intake.sources() == RECORDS);
+                // the rules have committed every source offset: nothing more can come
+                await().atMost(Duration.ofSeconds(60)).until(() -> lag(admin, applicationId, source) == 0);
+                Map<String, Integer> counts = intake.counts();
+                List<String> twice = counts.entrySet().stream().filter(e -> e.getValue() != 1)
+                        .map(e -> e.getKey() + " x" + e.getValue()).limit(10).toList();
+                assertEquals(List.of(), twice, "source records in the intake more than once");
+                assertEquals(RECORDS, counts.size());
+                assertEquals(RECORDS, intake.total(), "intake records");
+
+                await().atMost(Duration.ofSeconds(180)).until(() -> delivered.received().stream()
+                        .map(r -> r.header(RuleRecords.SOURCE_HEADER)).distinct().count() == RECORDS);
+                System.out.printf("delay rules through two SIGKILLs: kills at %d and %d intake records; %d source"
+                        + " records, %d intake records, %d delivered%n", atFirstKill, atSecondKill, RECORDS,
+                        intake.total(), delivered.size());
+            }
+        }
+    }
+
+    private static Admin admin(String bootstrap) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return Admin.create(p);
+    }
+
+    /** Records of {@code topic} after the offsets {@code group} committed; a partition never committed counts whole. */
+    private static long lag(Admin admin, String group, String topic) throws Exception {
+        var committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (int p = 0; p < 4; p++) {
+            request.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        long lag = 0;
+        for (var e : admin.listOffsets(request).all().get(10, TimeUnit.SECONDS).entrySet()) {
+            var c = committed.get(e.getKey());
+            lag += e.getValue().offset() - (c == null ? 0 : c.offset());
+        }
+        return lag;
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis); // pacing the producer, not waiting for a condition
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Reads the intake with read_committed and counts its records by {@code x-delay-source}. */
+    private static final class IntakeCount implements AutoCloseable {
+        private final Map<String, Integer> bySource = new ConcurrentHashMap<>();
+        private final AtomicInteger total = new AtomicInteger();
+        private final KafkaConsumer<byte[], byte[]> consumer;
+        private final Thread thread;
+        private volatile boolean running = true;
+
+        IntakeCount(String bootstrap, String intake) {
+            Properties p = new Properties();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(intake).forEach(i -> partitions.add(new TopicPartition(intake, i.partition())));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            thread = new Thread(this::run, "intake-count");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void run() {
+            try {
+                while (running) {
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                        Header h = r.headers().lastHeader(RuleRecords.SOURCE_HEADER);
+                        String key = h == null ? "(none)" : new String(h.value(), StandardCharsets.UTF_8);
+                        bySource.merge(key, 1, Integer::sum);
+                        total.incrementAndGet();
+                    }
+                }
+            } catch (org.apache.kafka.common.errors.WakeupException e) {
+                // closing
+            } finally {
+                consumer.close(Duration.ofSeconds(2));
+            }
+        }
+
+        int total() {
+            return total.get();
+        }
+
+        int sources() {
+            return bySource.size();
+        }
+
+        Map<String, Integer> counts() {
+            return Map.copyOf(bySource);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running = false;
+            consumer.wakeup();
+            thread.join(5_000);
+        }
+    }
+
+    /**
+     * {@code java -jar delay-bridge.jar rules config.yml} as a child process, killed with SIGKILL. Deliberately
+     * minimal and private to this test: the bridge-as-a-child-JVM launcher belongs in the testkit.
+     */
+    private static final class RulesProcess implements AutoCloseable {
+        private final Path jar;
+        private final Path config;
+        private final Path log;
+        private Process process;
+
+        RulesProcess(Path jar, Path config, Path log) {
+            this.jar = jar;
+            this.config = config;
+            this.log = log;
+        }
+
+        void start() throws IOException {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            process = new ProcessBuilder(java, "-Xmx256m", "-jar", jar.toString(), "rules", config.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+        }
+
+        void kill() throws InterruptedException {
+            assertTrue(process.isAlive(), "the rules process died on its own, see " + log);
+            process.destroyForcibly(); // SIGKILL
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            if (process != null && process.isAlive()) {
+                process.destroy();
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor();
+                }
+            }
+        }
+    }
+}
