@@ -7,9 +7,14 @@ import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.testkit.KafkaBroker;
+import io.delaybridge.testkit.RedisCluster;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TempDirs;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
@@ -49,6 +54,9 @@ import org.apache.kafka.common.config.TopicConfig;
  * due at one instant), {@code backlog} (N pending records: Redis memory per record, lateness on top of it).
  * A broker and a Redis (AOF, fsync always: the shipped default) start as child processes unless
  * {@code KAFKA_BOOTSTRAP_SERVERS} / {@code REDIS_URI} are set. The bridge runs as a child JVM from its fat jar.
+ * {@code --redis single,cluster} runs throughput and steady once more against a Redis Cluster of three masters
+ * started for it, and prints each of its result lines (CPU per record per process among them) under its
+ * single-server twin.
  */
 public final class DelayBenchmark {
 
@@ -60,10 +68,14 @@ public final class DelayBenchmark {
     private final Options options;
     private final String bootstrap;
     private final String redisUri;
+    private final BenchRedis target;
     private final Admin admin;
     private final RedisClient redisClient;
     private final StatefulRedisConnection<String, String> redisConnection;
     private final RedisCommands<String, String> redis;
+    /** One connection to each server that holds data (the masters of a cluster); the first is {@code redis}. */
+    private final List<RedisCommands<String, String>> servers = new ArrayList<>();
+    private final List<StatefulRedisConnection<String, String>> serverConnections = new ArrayList<>();
     private final Path workDir;
     private final String runId = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
     private final Map<String, String> summary = new LinkedHashMap<>();
@@ -72,17 +84,22 @@ public final class DelayBenchmark {
     private final long brokerPid;
     private final long redisPid;
 
-    private DelayBenchmark(Options options, String bootstrap, String redisUri, Path workDir, long brokerPid,
-            long redisPid) {
+    private DelayBenchmark(Options options, String bootstrap, BenchRedis target, Path workDir, long brokerPid) {
         this.options = options;
         this.brokerPid = brokerPid;
-        this.redisPid = redisPid;
+        this.target = target;
+        this.redisPid = target.pids().getOrDefault("redis", 0L);
         this.bootstrap = bootstrap;
-        this.redisUri = redisUri;
+        this.redisUri = target.uri();
         this.workDir = workDir;
         this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
-        this.redisClient = RedisClient.create(redisUri);
-        this.redisConnection = redisClient.connect();
+        this.redisClient = RedisClient.create();
+        for (String server : target.servers()) {
+            StatefulRedisConnection<String, String> connection = redisClient.connect(RedisURI.create(server));
+            serverConnections.add(connection);
+            servers.add(connection.sync());
+        }
+        this.redisConnection = serverConnections.get(0);
         this.redis = redisConnection.sync();
     }
 
@@ -105,8 +122,16 @@ public final class DelayBenchmark {
             log("broker %s%s, redis %s%s (%s), work dir %s", bootstrap, broker != null ? " (child, pid " + broker.pid()
                     + ")" : "", redisUri, redisServer != null ? " (child, pid " + redisServer.pid() + ")" : "",
                     redisServer != null ? "redis " + redisServer.version() : "external", workDir);
-            new DelayBenchmark(options, bootstrap, redisUri, workDir, broker != null ? broker.pid() : 0,
-                    redisServer != null ? redisServer.pid() : 0).run();
+            long brokerPid = broker != null ? broker.pid() : 0;
+            Map<String, String> results = new DelayBenchmark(options, bootstrap,
+                    BenchRedis.single(redisUri, redisServer != null ? redisServer.pid() : 0), workDir, brokerPid).run();
+            if (options.get("redis", "single").equals("single,cluster")) {
+                results.putAll(clusterPass(options, bootstrap, workDir, brokerPid));
+            } else if (!options.get("redis", "single").equals("single")) {
+                throw new IllegalArgumentException("--redis " + options.get("redis", "") + ": use single (the "
+                        + "default) or single,cluster (then throughput and steady also run on a 3-master cluster)");
+            }
+            printResults(options, results);
         } finally {
             if (broker != null) {
                 broker.close();
@@ -123,11 +148,48 @@ public final class DelayBenchmark {
         }
     }
 
-    private void run() throws Exception {
+    /**
+     * Throughput and steady once more against a Redis Cluster of three masters (no replicas, each durable as the
+     * single server: AOF, fsync always), started for it; their result lines start with "cluster ".
+     */
+    private static Map<String, String> clusterPass(Options options, String bootstrap, Path workDir, long brokerPid)
+            throws Exception {
+        try (RedisCluster cluster = RedisCluster.start(workDir.resolve("cluster"), 3, 0)) {
+            Map<String, Long> pids = new LinkedHashMap<>();
+            List<RedisServer> masters = cluster.masters();
+            for (int i = 0; i < masters.size(); i++) {
+                pids.put("redis-" + (i + 1), masters.get(i).pid());
+            }
+            log("cluster pass: %s (masters' pids %s)", cluster.uri(), pids.values());
+            Options only = options.withScenarios(options.chosen().stream()
+                    .filter(s -> s.equals("throughput") || s.equals("steady")).toList());
+            BenchRedis target = new BenchRedis("cluster ", cluster.uri(),
+                    masters.stream().map(RedisServer::uri).toList(), pids);
+            return new DelayBenchmark(only, bootstrap, target, workDir, brokerPid).run();
+        }
+    }
+
+    /** The summary; a line of the cluster pass right under its single-server twin, so they read side by side. */
+    private static void printResults(Options options, Map<String, String> results) throws IOException {
+        System.out.println();
+        System.out.println("## Results (" + Instant.now() + ")");
+        results.forEach((k, v) -> {
+            if (!k.startsWith("cluster ") || !results.containsKey(k.substring("cluster ".length()))) {
+                System.out.println("- " + k + ": " + v);
+            }
+            if (results.containsKey("cluster " + k)) {
+                System.out.println("- cluster " + k + ": " + results.get("cluster " + k));
+            }
+        });
+    }
+
+    private Map<String, String> run() throws Exception {
         log("machine: %d cores, %s; options %s", Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"), options);
-        summary.put("redis", redis.info("server").lines().filter(l -> l.startsWith("redis_version"))
-                .findFirst().orElse("?") + ", " + redis.configGet("appendfsync"));
+        summary.put(target.label() + "redis", redis.info("server").lines()
+                .filter(l -> l.startsWith("redis_version")).findFirst().orElse("?") + ", "
+                + redis.configGet("appendfsync") + (target.servers().size() > 1
+                        ? ", " + target.servers().size() + " masters: " + target.uri() : ""));
         scenario("limits", this::limits);
         scenario("throughput", this::throughput);
         scenario("steady", this::steady);
@@ -135,20 +197,18 @@ public final class DelayBenchmark {
         scenario("burst", this::burst);
         scenario("backlog", this::backlog);
         scenario("layouts", this::layouts);
-        System.out.println();
-        System.out.println("## Results (" + Instant.now() + ")");
-        summary.forEach((k, v) -> System.out.println("- " + k + ": " + v));
         if (!sweep.isEmpty()) {
             // outside the repository unless asked: a short trial run used to overwrite the documented plot
             Path svg = Path.of(options.get("svg",
                     Path.of(System.getProperty("java.io.tmpdir"), "delay-bench-lateness.svg").toString()));
             Files.createDirectories(svg.toAbsolutePath().getParent());
             Files.writeString(svg, LatenessPlot.svg(sweep));
-            System.out.println("- plot: " + svg);
+            summary.put("plot", svg.toString());
         }
-        redisConnection.close();
+        serverConnections.forEach(StatefulRedisConnection::close);
         redisClient.shutdown();
         admin.close();
+        return summary;
     }
 
     private interface Scenario {
@@ -691,7 +751,7 @@ public final class DelayBenchmark {
         env.put("DELAY_HTTP_PORT", Integer.toString(http));
         env.put("DELAY_ADMIN_PORT", Integer.toString(adminPort));
         List<String> jvm = List.of(options.get("bridge-jvm", "-Xms128m -Xmx256m -XX:+UseParallelGC").split(" "));
-        Path log = workDir.resolve("bridge-" + name + ".log");
+        Path log = workDir.resolve("bridge-" + target.label().replace(' ', '-') + name + ".log");
         BridgeProcess bridge = BridgeProcess.start(Path.of(options.get("bridge-jar", "bridge/target/delay-bridge.jar")),
                 Path.of(options.get("bridge-config", "bridge/config.yml")), log, jvm, env, adminPort);
         log("bridge for %s: pid %d, JVM %s, log %s", name, bridge.pid(), jvm, log);
@@ -736,8 +796,9 @@ public final class DelayBenchmark {
 
     /** The bridge (if any), Redis and the broker when this run started them, and this JVM (load and collector). */
     private CpuMeter cpuMeter(long bridgePid) {
-        return new CpuMeter().process("bridge", bridgePid).process("redis", redisPid).process("broker", brokerPid)
-                .process("bench JVM", ProcessHandle.current().pid());
+        CpuMeter meter = new CpuMeter().process("bridge", bridgePid);
+        target.pids().forEach(meter::process);
+        return meter.process("broker", brokerPid).process("bench JVM", ProcessHandle.current().pid());
     }
 
     /** As {@link #cpuMeter(long)} for a bridge, with the rates of its intake's stored polls and offset commits. */
@@ -746,13 +807,18 @@ public final class DelayBenchmark {
                 .counter("intake commits", () -> bridge.meterCount("delay.intake.commits"));
     }
 
-    /** Microseconds Redis spent in each command so far ({@code INFO commandstats}; commands a script runs count too). */
+    /**
+     * Microseconds Redis spent in each command so far ({@code INFO commandstats}; commands a script runs count too),
+     * summed over the servers that hold data.
+     */
     private Map<String, Long> commandMicros() {
         Map<String, Long> micros = new java.util.TreeMap<>();
-        Matcher m = COMMAND_STAT.matcher(redis.info("commandstats"));
-        while (m.find()) {
-            micros.put(m.group(1), Long.parseLong(m.group(3)));
-            micros.put(m.group(1) + " calls", Long.parseLong(m.group(2)));
+        for (RedisCommands<String, String> server : servers) {
+            Matcher m = COMMAND_STAT.matcher(server.info("commandstats"));
+            while (m.find()) {
+                micros.merge(m.group(1), Long.parseLong(m.group(3)), Long::sum);
+                micros.merge(m.group(1) + " calls", Long.parseLong(m.group(2)), Long::sum);
+            }
         }
         return micros;
     }
@@ -773,19 +839,29 @@ public final class DelayBenchmark {
     }
 
     private long usedMemory() {
-        return RedisInfo.usedMemory(redis);
+        return servers.stream().mapToLong(RedisInfo::usedMemory).sum();
     }
 
+    /** The due sets' sizes, found on whichever server holds each shard. */
     private long pending(String prefix, String topic) {
         long total = 0;
-        for (int shard = 0; shard < INTAKE_PARTITIONS; shard++) {
-            total += redis.zcard(prefix + ":{" + topic + ":" + shard + "}:due");
+        for (RedisCommands<String, String> server : servers) {
+            ScanCursor cursor = ScanCursor.INITIAL;
+            do {
+                KeyScanCursor<String> page = server.scan(cursor,
+                        ScanArgs.Builder.matches(prefix + ":{" + topic + ":*}:due").limit(1000));
+                for (String key : page.getKeys()) {
+                    total += server.zcard(key);
+                }
+                cursor = page;
+            } while (!cursor.isFinished());
         }
         return total;
     }
 
     private void put(String key, String format, Object... args) {
         String value = String.format(format, args) + " [load " + loadAverage() + "]";
+        key = target.label() + key;
         summary.put(key, value);
         log("%s: %s", key, value);
     }
@@ -822,6 +898,20 @@ public final class DelayBenchmark {
         boolean has(String scenario) {
             String chosen = values.getOrDefault("scenario", "all");
             return chosen.equals("all") || List.of(chosen.split(",")).contains(scenario);
+        }
+
+        static final List<String> SCENARIOS = List.of("limits", "throughput", "steady", "saturation", "burst",
+                "backlog", "layouts");
+
+        List<String> chosen() {
+            return SCENARIOS.stream().filter(this::has).toList();
+        }
+
+        /** These options with {@code --scenario} set to {@code scenarios}. */
+        Options withScenarios(List<String> scenarios) {
+            Map<String, String> copy = new LinkedHashMap<>(values);
+            copy.put("scenario", scenarios.isEmpty() ? "none" : String.join(",", scenarios));
+            return new Options(copy);
         }
 
         String get(String name, String fallback) {

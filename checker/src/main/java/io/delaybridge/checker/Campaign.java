@@ -2,7 +2,6 @@ package io.delaybridge.checker;
 
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.testkit.KafkaBroker;
-import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TempDirs;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,8 +20,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * One fault campaign: a real broker and Redis, bridges as child JVMs, the producer, the delivery watch and the fault
- * injector running at once; then the drain, a graceful stop and the report.
+ * One fault campaign: a real broker and Redis (one server or a cluster), bridges as child JVMs, the producer, the
+ * delivery watch and the fault injector running at once; then the drain, a graceful stop and the report.
  */
 final class Campaign {
 
@@ -47,7 +46,7 @@ final class Campaign {
         List<String> targets = IntStream.range(0, options.targets()).mapToObj(i -> "campaign-target-" + i).toList();
         System.out.println("[campaign] " + options.commandLine() + "; logs in " + dir);
         try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"));
-                RedisServer redis = RedisServer.start(dir.resolve("redis"))) {
+                CampaignRedis redis = CampaignRedis.start(options.redis(), dir.resolve("redis"))) {
             createTopics(broker.bootstrapServers(), targets);
             Path config = writeBridgeConfig(dir);
             SplittableRandom random = new SplittableRandom(options.seed());
@@ -62,7 +61,7 @@ final class Campaign {
         }
     }
 
-    private CampaignReport runWith(KafkaBroker broker, RedisServer redis, BridgeFleet fleet, List<String> targets,
+    private CampaignReport runWith(KafkaBroker broker, CampaignRedis redis, BridgeFleet fleet, List<String> targets,
             SplittableRandom random, long began) throws Exception {
         fleet.restore(options.bridges());
         long sharedInstant = System.currentTimeMillis() + options.maxDelay().toMillis();
@@ -74,6 +73,8 @@ final class Campaign {
         IntakeLoad load = new IntakeLoad(broker.bootstrapServers(), INTAKE, targets, plan, ledger, options.rate(),
                 faults::crashPointsDone);
 
+        PendingSpread spread = new PendingSpread(redis::masterUris, KEY_PREFIX, INTAKE);
+        Thread spreadThread = start(spread, "pending-spread");
         Thread watchThread = start(watch, "delivery-watch");
         Thread loadThread = start(load, "intake-load");
         Thread faultThread = start(faults, "fault-injector");
@@ -82,6 +83,9 @@ final class Campaign {
             faultThread.join(1);
             progress("running", load, watch, ledger);
         }
+        spreadThread.interrupt();
+        spreadThread.join(10_000);
+        spread.close();
         List<String> notes = new ArrayList<>();
         if (faults.failure() != null) {
             notes.add("fault injection failed: " + faults.failure());
@@ -91,11 +95,11 @@ final class Campaign {
         // Drain: every acknowledged record arrived and Redis holds nothing, or the deadline passed.
         long drainDeadline = System.nanoTime()
                 + options.maxDelay().plus(options.lease().multipliedBy(3)).plusSeconds(120).toNanos();
-        RedisLeftovers afterDrain = RedisLeftovers.read(redis.uri(), KEY_PREFIX, INTAKE);
+        RedisLeftovers afterDrain = RedisLeftovers.read(redis.masterUris(), KEY_PREFIX, INTAKE);
         long lastProgress = System.nanoTime();
         while ((ledger.missing() > 0 || !afterDrain.empty()) && System.nanoTime() < drainDeadline) {
             Thread.sleep(500);
-            afterDrain = RedisLeftovers.read(redis.uri(), KEY_PREFIX, INTAKE);
+            afterDrain = RedisLeftovers.read(redis.masterUris(), KEY_PREFIX, INTAKE);
             if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(10)) {
                 progress("draining, redis " + afterDrain, load, watch, ledger);
                 lastProgress = System.nanoTime();
@@ -108,15 +112,15 @@ final class Campaign {
         }
         watch.stop();
         watchThread.join(30_000);
-        RedisLeftovers afterStop = RedisLeftovers.read(redis.uri(), KEY_PREFIX, INTAKE);
+        RedisLeftovers afterStop = RedisLeftovers.read(redis.masterUris(), KEY_PREFIX, INTAKE);
         notes.addAll(fleet.notes());
         notes.add("most repeated: " + watch.repeats.worst());
-        return report(plan, ledger, load, faults, afterDrain, afterStop, statuses, notes, began);
+        return report(plan, ledger, load, faults, afterDrain, afterStop, statuses, notes, spread.samples(), began);
     }
 
     private CampaignReport report(RecordPlan plan, DeliveryLedger ledger, IntakeLoad load, FaultInjector faults,
             RedisLeftovers afterDrain, RedisLeftovers afterStop, Map<String, Integer> statuses, List<String> notes,
-            long began) {
+            List<PendingSpread.Sample> spread, long began) {
         ledger.checkDelayIds();
         long lost = 0;
         long duplicates = 0;
@@ -165,7 +169,7 @@ final class Campaign {
                 ledger.wrongIds(), ledger.wrongIdExamples(),
                 CampaignReport.percentiles(java.util.Arrays.copyOf(lateness, measured)),
                 options.faults().isEmpty() ? Map.of() : injectedOrPlanned(injected), faults.log(), notes,
-                afterDrain, afterStop, statuses, (System.nanoTime() - began) / 1e9);
+                afterDrain, afterStop, statuses, options.redis(), spread, (System.nanoTime() - began) / 1e9);
     }
 
     private Map<Fault, Integer> injectedOrPlanned(Map<Fault, Integer> injected) {
@@ -177,7 +181,7 @@ final class Campaign {
                 phase, load.sent.get(), load.acked.get(), watch.arrivals.get(), ledger.missing());
     }
 
-    private void createTopics(String bootstrap, List<String> targets) throws ExecutionException, InterruptedException {
+    void createTopics(String bootstrap, List<String> targets) throws ExecutionException, InterruptedException {
         Map<String, String> logAppendTime = Map.of("message.timestamp.type", "LogAppendTime");
         List<NewTopic> topics = new ArrayList<>();
         topics.add(new NewTopic(INTAKE, Optional.of(options.partitions()), Optional.empty()).configs(logAppendTime));
@@ -190,7 +194,7 @@ final class Campaign {
         }
     }
 
-    private Path writeBridgeConfig(Path dir) throws IOException {
+    Path writeBridgeConfig(Path dir) throws IOException {
         String yaml = """
                 # Written by the fault campaign: bridges of one group on the campaign's broker and Redis.
                 kafka:
@@ -211,6 +215,9 @@ final class Campaign {
                 redis:
                   uri: ${REDIS_URI}
                   keyPrefix: %s
+                  # a cluster's master acknowledges before its replica has the write: wait for the replica, so a
+                  # killed master loses nothing whose offset was committed
+                  waitReplicas: %d
                 pump:
                   lease: %dms
                   maxInFlight: %d
@@ -237,7 +244,8 @@ final class Campaign {
                     org.eclipse.jetty: WARN
                     io.dropwizard: WARN
                 """.formatted(INTAKE, DEADLETTER, options.partitions(), MAX_POLL_RECORDS, KEY_PREFIX,
-                options.lease().toMillis(), MAX_IN_FLIGHT);
+                options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0, options.lease().toMillis(),
+                MAX_IN_FLIGHT);
         Path file = dir.resolve("bridge.yml");
         Files.writeString(file, yaml);
         return file;

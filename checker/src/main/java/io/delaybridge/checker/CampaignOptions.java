@@ -22,8 +22,8 @@ import java.util.Map;
  *   --lease D            the bridges' pump lease (default 10s)
  *   --faults LIST        comma-separated KIND=COUNT, or none, or full:
  *                        crash-store, crash-claim, crash-send (named crash points), kill (kill -9 at random),
- *                        redis (kill -9 + restart), broker (kill -9 + restart), rebalance (add a bridge, remove it
- *                        gracefully), zombie (SIGSTOP longer than the lease, then SIGCONT).
+ *                        redis (kill -9 + restart; on a cluster, of a master), broker (kill -9 + restart),
+ *                        rebalance (add a bridge, remove it gracefully), zombie (SIGSTOP longer than the lease, then SIGCONT).
  *                        full = crash-store=5,crash-claim=5,crash-send=5,kill=5,redis=5,broker=3,rebalance=10,zombie=5
  *   --fault-gap D        pause between faults (default 5s)
  *   --rebalance-hold D   how long an added bridge stays (default 30s)
@@ -31,6 +31,10 @@ import java.util.Map;
  *   --clock-shift-mode M faketime (libfaketime, the whole process) or java (the bridge's Clock only);
  *                        default: faketime where installed
  *   --work-dir DIR       broker, Redis and bridge logs (default target/fault-campaign)
+ *   --redis TOPOLOGY     standalone (one redis-server, the default) or cluster: three masters with a replica each;
+ *                        there the fault redis is kill -9 of a master (its replica takes over, the old master
+ *                        comes back as a replica) and the report shows how the pending messages spread over the
+ *                        masters
  * </pre>
  */
 public record CampaignOptions(
@@ -47,7 +51,14 @@ public record CampaignOptions(
         Duration rebalanceHold,
         List<String> clockShifts,
         ClockShiftMode clockShiftMode,
-        Path workDir) {
+        Path workDir,
+        RedisTopology redis) {
+
+    /**
+     * What the bridges store in: one durable redis-server, or a Redis Cluster of three masters with one replica each
+     * (the bridges get all masters as seeds; the fault {@code redis} then kills a master and its replica takes over).
+     */
+    public enum RedisTopology { STANDALONE, CLUSTER }
 
     /** How a bridge's clock is shifted. */
     public enum ClockShiftMode { FAKETIME, JAVA }
@@ -56,7 +67,7 @@ public record CampaignOptions(
         return new CampaignOptions(20_000, 1, 2000, Duration.ofSeconds(20), 3, 8, 2, Duration.ofSeconds(10),
                 new EnumMap<>(Fault.class), Duration.ofSeconds(5), Duration.ofSeconds(30), List.of(),
                 FaketimeCheck.installed() ? ClockShiftMode.FAKETIME : ClockShiftMode.JAVA,
-                Path.of("target", "fault-campaign"));
+                Path.of("target", "fault-campaign"), RedisTopology.STANDALONE);
     }
 
     public static CampaignOptions parse(String[] args) {
@@ -71,22 +82,22 @@ public record CampaignOptions(
                 case "--records" -> o.withRecords(Integer.parseInt(v));
                 case "--seed" -> new CampaignOptions(o.records, Long.parseLong(v), o.rate, o.maxDelay, o.targets,
                         o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir);
+                        o.clockShiftMode, o.workDir, o.redis);
                 case "--rate" -> new CampaignOptions(o.records, o.seed, Integer.parseInt(v), o.maxDelay, o.targets,
                         o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir);
+                        o.clockShiftMode, o.workDir, o.redis);
                 case "--max-delay" -> new CampaignOptions(o.records, o.seed, o.rate, duration(v), o.targets,
                         o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir);
+                        o.clockShiftMode, o.workDir, o.redis);
                 case "--targets" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, Integer.parseInt(v),
                         o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir);
+                        o.clockShiftMode, o.workDir, o.redis);
                 case "--partitions" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, o.targets,
                         Integer.parseInt(v), o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold,
-                        o.clockShifts, o.clockShiftMode, o.workDir);
+                        o.clockShifts, o.clockShiftMode, o.workDir, o.redis);
                 case "--bridges" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, o.targets,
                         o.partitions, Integer.parseInt(v), o.lease, o.faults, o.faultGap, o.rebalanceHold,
-                        o.clockShifts, o.clockShiftMode, o.workDir);
+                        o.clockShifts, o.clockShiftMode, o.workDir, o.redis);
                 case "--lease" -> o.withLease(duration(v));
                 case "--faults" -> o.withFaults(faults(v));
                 case "--fault-gap" -> o.withGaps(duration(v), o.rebalanceHold);
@@ -96,6 +107,7 @@ public record CampaignOptions(
                 case "--clock-shift-mode" -> o.withClockShifts(o.clockShifts,
                         ClockShiftMode.valueOf(v.toUpperCase(java.util.Locale.ROOT)));
                 case "--work-dir" -> o.withWorkDir(Path.of(v));
+                case "--redis" -> o.withRedis(redisTopology(v));
                 default -> throw new IllegalArgumentException("unknown option " + name
                         + "; see the Javadoc of CampaignOptions or README.md, section Fault campaign");
             };
@@ -105,42 +117,47 @@ public record CampaignOptions(
 
     public CampaignOptions withRecords(int n) {
         return new CampaignOptions(n, seed, rate, maxDelay, targets, partitions, bridges, lease, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
     }
 
     public CampaignOptions withRate(int r) {
         return new CampaignOptions(records, seed, r, maxDelay, targets, partitions, bridges, lease, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
     }
 
     public CampaignOptions withMaxDelay(Duration d) {
         return new CampaignOptions(records, seed, rate, d, targets, partitions, bridges, lease, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
     }
 
     public CampaignOptions withLease(Duration l) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, l, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
     }
 
     public CampaignOptions withFaults(Map<Fault, Integer> f) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, f, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
     }
 
     public CampaignOptions withGaps(Duration gap, Duration hold) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults, gap,
-                hold, clockShifts, clockShiftMode, workDir);
+                hold, clockShifts, clockShiftMode, workDir, redis);
     }
 
     public CampaignOptions withClockShifts(List<String> shifts, ClockShiftMode mode) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
-                faultGap, rebalanceHold, List.copyOf(shifts), mode, workDir);
+                faultGap, rebalanceHold, List.copyOf(shifts), mode, workDir, redis);
+    }
+
+    public CampaignOptions withRedis(RedisTopology topology) {
+        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
+                faultGap, rebalanceHold, clockShifts, clockShiftMode, workDir, topology);
     }
 
     public CampaignOptions withWorkDir(Path dir) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
-                faultGap, rebalanceHold, clockShifts, clockShiftMode, dir);
+                faultGap, rebalanceHold, clockShifts, clockShiftMode, dir, redis);
     }
 
     /** The command-line form of these options, for the report. */
@@ -154,7 +171,20 @@ public record CampaignOptions(
             parts.addAll(List.of("--clock-shift", String.join(",", clockShifts), "--clock-shift-mode",
                     clockShiftMode.name().toLowerCase(java.util.Locale.ROOT)));
         }
+        if (redis != RedisTopology.STANDALONE) {
+            parts.addAll(List.of("--redis", redis.name().toLowerCase(java.util.Locale.ROOT)));
+        }
         return String.join(" ", parts);
+    }
+
+    private static RedisTopology redisTopology(String text) {
+        for (RedisTopology t : RedisTopology.values()) {
+            if (t.name().equalsIgnoreCase(text)) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("--redis " + text + ": use standalone (one redis-server) or cluster "
+                + "(three masters with a replica each)");
     }
 
     static Map<Fault, Integer> faults(String text) {

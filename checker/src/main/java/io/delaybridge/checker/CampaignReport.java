@@ -32,6 +32,8 @@ record CampaignReport(
         RedisLeftovers leftoversAfterDrain,
         RedisLeftovers leftoversAfterStop,
         Map<String, Integer> stopStatuses,
+        CampaignOptions.RedisTopology redis,
+        List<PendingSpread.Sample> pendingSamples,
         double seconds) {
 
     static final double[] PERCENTILES = {50, 99, 99.9, 100};
@@ -63,6 +65,19 @@ record CampaignReport(
             v.add("the broker acknowledged no record");
         }
         return v;
+    }
+
+    /** The servers ({@code host:port}) that held pending messages in at least one sample while the load ran. */
+    java.util.Set<String> serversWithPending() {
+        java.util.Set<String> servers = new java.util.TreeSet<>();
+        for (PendingSpread.Sample sample : pendingSamples) {
+            sample.pendingByServer().forEach((server, pending) -> {
+                if (pending > 0) {
+                    servers.add(server);
+                }
+            });
+        }
+        return servers;
     }
 
     boolean passed() {
@@ -103,6 +118,13 @@ record CampaignReport(
         sb.append(String.format("lateness ms:    p50 %d, p99 %d, p99.9 %d, max %d (first arrival minus due, broker "
                 + "clock)%n", latenessPercentiles[0], latenessPercentiles[1], latenessPercentiles[2],
                 latenessPercentiles[3]));
+        sb.append("redis:          ").append(redis == CampaignOptions.RedisTopology.CLUSTER
+                ? "cluster of 3 masters with a replica each" : "one redis-server").append('\n');
+        sb.append("pending spread: share of the pending messages per master, sampled every second while the load ran")
+                .append('\n');
+        for (String line : PendingSpread.describe(pendingSamples)) {
+            sb.append("                ").append(line).append('\n');
+        }
         sb.append("redis after drain: ").append(leftoversAfterDrain).append('\n');
         sb.append("redis after stop:  ").append(leftoversAfterStop).append('\n');
         sb.append("bridge exits on SIGTERM: ").append(stopStatuses).append('\n');

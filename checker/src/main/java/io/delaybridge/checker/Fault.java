@@ -16,7 +16,10 @@ public enum Fault {
     CRASH_SEND(CrashPoint.AFTER_SEND_BEFORE_ACK),
     /** kill -9 of a random bridge at a random moment. */
     KILL(null),
-    /** kill -9 of redis-server (AOF, fsync always), then a restart. */
+    /**
+     * kill -9 of redis-server (AOF, fsync always), then a restart; on a cluster, kill -9 of a master: its replica
+     * takes over, then the old master is restarted and rejoins as a replica.
+     */
     REDIS(null),
     /** kill -9 of the Kafka broker, then a restart. */
     BROKER(null),

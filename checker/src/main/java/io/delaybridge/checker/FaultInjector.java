@@ -2,7 +2,6 @@ package io.delaybridge.checker;
 
 import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.testkit.KafkaBroker;
-import io.delaybridge.testkit.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,14 +19,14 @@ final class FaultInjector implements Runnable {
     private final CampaignOptions options;
     private final BridgeFleet fleet;
     private final KafkaBroker broker;
-    private final RedisServer redis;
+    private final CampaignRedis redis;
     private final SplittableRandom random;
     private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
     private final List<String> log = new ArrayList<>();
     private volatile Throwable failure;
     private volatile boolean crashPointsDone;
 
-    FaultInjector(CampaignOptions options, BridgeFleet fleet, KafkaBroker broker, RedisServer redis,
+    FaultInjector(CampaignOptions options, BridgeFleet fleet, KafkaBroker broker, CampaignRedis redis,
             SplittableRandom random) {
         this.options = options;
         this.fleet = fleet;
@@ -101,9 +100,7 @@ final class FaultInjector implements Runnable {
                 return "kill -9 " + victim;
             }
             case REDIS -> {
-                redis.kill();
-                redis.restart();
-                return "kill -9 redis-server, restarted in " + redis.lastStartDuration().toMillis() + " ms";
+                return redis.crash(random);
             }
             case BROKER -> {
                 broker.kill();

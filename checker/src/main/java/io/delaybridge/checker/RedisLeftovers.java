@@ -20,6 +20,17 @@ record RedisLeftovers(long pending, long inFlight, long payloads, long orphans) 
         return pending == 0 && inFlight == 0 && payloads == 0 && orphans == 0;
     }
 
+    /** The sum over several servers, each holding whole shards (the masters of a cluster). */
+    static RedisLeftovers read(java.util.List<String> redisUris, String keyPrefix, String intakeTopic) {
+        RedisLeftovers sum = new RedisLeftovers(0, 0, 0, 0);
+        for (String uri : redisUris) {
+            RedisLeftovers one = read(uri, keyPrefix, intakeTopic);
+            sum = new RedisLeftovers(sum.pending + one.pending, sum.inFlight + one.inFlight,
+                    sum.payloads + one.payloads, sum.orphans + one.orphans);
+        }
+        return sum;
+    }
+
     static RedisLeftovers read(String redisUri, String keyPrefix, String intakeTopic) {
         RedisClient client = RedisClient.create(redisUri);
         try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {

@@ -17,7 +17,7 @@ class CampaignReportTest {
             RedisLeftovers leftovers) {
         return new CampaignReport("--records 10", 10, 10, 10, 0, lost, duplicates, duplicates > 0 ? 1 : 0, 1500,
                 early, List.of(), 0, 0, List.of(), new long[] {1, 2, 3, 4}, faults, List.of(), List.of(), leftovers,
-                leftovers, Map.of(), 1.0);
+                leftovers, Map.of(), CampaignOptions.RedisTopology.STANDALONE, List.of(), 1.0);
     }
 
     @Test

@@ -1,0 +1,198 @@
+package io.delaybridge.checker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delaybridge.testkit.KafkaBroker;
+import io.delaybridge.testkit.RedisSlots;
+import io.delaybridge.testkit.RedisServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The bridge on a Redis Cluster of three masters with a replica each, in the default build: two bridges of one group
+ * over the 16 shards of the intake, which spread over the three masters by their hash tags. The long form is
+ * {@code ./campaign.sh --redis cluster --faults full}.
+ */
+class ClusterCampaignIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void nothingLostNothingEarlyWhenABridgeIsKilledAndEveryMasterHoldsPendingMessages() throws Exception {
+        CampaignOptions options = CampaignOptions.parse(new String[] {
+                "--redis", "cluster", "--bridges", "2", "--partitions", "16", "--records", "5000", "--rate", "250",
+                "--max-delay", "8s", "--lease", "4s", "--fault-gap", "6s", "--faults", "kill=1"}).withWorkDir(dir);
+
+        CampaignReport report = new Campaign(options).run();
+        System.out.print(report.render());
+
+        assertEquals(List.of(), report.violations(), report.render());
+        assertEquals(0, report.lost());
+        assertEquals(0, report.early());
+        assertTrue(report.acknowledged() > 4_900, "the broker acknowledged " + report.acknowledged());
+        assertEquals(Map.of(Fault.KILL, 1), report.faults(), "the bridge kill ran");
+        assertTrue(report.pendingSamples().size() >= 10, "sampled while running: " + report.pendingSamples().size());
+        assertEquals(3, report.serversWithPending().size(),
+                "every master held pending messages: " + PendingSpread.describe(report.pendingSamples()));
+        assertTrue(report.leftoversAfterStop().empty(), report.leftoversAfterStop().toString());
+    }
+
+    /**
+     * Ids are global: a replacement or a cancel that arrives on another intake partition than the message it names
+     * (another shard, mostly on another master) still finds it.
+     */
+    @Test
+    void cancelsAndReplacementsFindTheirMessageOnAnyShardAndMaster() throws Exception {
+        CampaignOptions options = CampaignOptions.parse(new String[] {
+                "--redis", "cluster", "--bridges", "2", "--partitions", "16", "--targets", "1", "--lease", "4s"})
+                .withWorkDir(dir);
+        Campaign campaign = new Campaign(options);
+        String target = "campaign-target-0";
+        try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"));
+                CampaignRedis redis = CampaignRedis.start(options.redis(), dir.resolve("redis"))) {
+            campaign.createTopics(broker.bootstrapServers(), List.of(target));
+            BridgeFleet fleet = new BridgeFleet(campaign.writeBridgeConfig(dir), dir.resolve("bridges"),
+                    Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "REDIS_URI", redis.uri()),
+                    options, new SplittableRandom(1));
+            try {
+                fleet.restore(2);
+                runCancelsAndReplacements(broker.bootstrapServers(), target, redis);
+            } finally {
+                fleet.killAll();
+            }
+        }
+    }
+
+    private void runCancelsAndReplacements(String bootstrap, String target, CampaignRedis redis) throws Exception {
+        int ids = 60;
+        Map<Integer, Integer> schedulePartition = new HashMap<>();
+        Map<Integer, Integer> laterPartition = new HashMap<>();
+        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+            for (int i = 0; i < ids; i++) {
+                RecordMetadata m = producer.send(record("s-" + i, "first-" + i, target, "4000", "order-" + i, null))
+                        .get();
+                schedulePartition.put(i, m.partition());
+            }
+            for (int i = 0; i < ids; i++) {
+                RecordMetadata m = switch (i % 3) {
+                    case 0 -> producer.send(record("r-" + i, "second-" + i, target, "5000", "order-" + i, null)).get();
+                    case 1 -> producer.send(record("c-" + i, null, null, null, null, "order-" + i)).get();
+                    default -> null;
+                };
+                if (m != null) {
+                    laterPartition.put(i, m.partition());
+                }
+            }
+            producer.send(record("marker", "marker", target, "7000", "marker", null)).get();
+        }
+        long elsewhere = laterPartition.entrySet().stream()
+                .filter(e -> !e.getValue().equals(schedulePartition.get(e.getKey()))).count();
+        assertTrue(elsewhere >= laterPartition.size() / 2,
+                "most replacements and cancels arrive on another partition than their message: " + elsewhere);
+        Set<String> mastersOfSchedules = new HashSet<>();
+        if (redis instanceof CampaignRedis.Cluster cluster) {
+            for (int p : schedulePartition.values()) {
+                RedisServer master = cluster.cluster().masterOfSlot(
+                        RedisSlots.slotOf(Campaign.KEY_PREFIX + ":{" + Campaign.INTAKE + ":" + p + "}:due"));
+                mastersOfSchedules.add(master.uri());
+            }
+            assertEquals(3, mastersOfSchedules.size(), "the scheduled messages are on every master");
+        }
+
+        Map<String, List<String>> delivered = consumeUntilMarkerAndTwoSecondsMore(bootstrap, target);
+        for (int i = 0; i < ids; i++) {
+            List<String> values = delivered.getOrDefault("order-" + i, List.of());
+            switch (i % 3) {
+                case 0 -> assertTrue(!values.isEmpty() && values.stream().allMatch(("second-" + i)::equals),
+                        "order-" + i + " was replaced: only its second version is delivered, got " + values);
+                case 1 -> assertEquals(List.of(), values, "order-" + i + " was cancelled");
+                default -> assertTrue(!values.isEmpty() && values.stream().allMatch(("first-" + i)::equals),
+                        "order-" + i + " is delivered as scheduled, got " + values);
+            }
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        RedisLeftovers left = RedisLeftovers.read(redis.masterUris(), Campaign.KEY_PREFIX, Campaign.INTAKE);
+        while (!left.empty() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            left = RedisLeftovers.read(redis.masterUris(), Campaign.KEY_PREFIX, Campaign.INTAKE);
+        }
+        assertTrue(left.empty(), "cancelled and replaced versions leave nothing behind: " + left);
+    }
+
+    private static ProducerRecord<String, String> record(String key, String value, String target, String delayMs,
+            String id, String cancel) {
+        ProducerRecord<String, String> record = new ProducerRecord<>(Campaign.INTAKE, key, value);
+        if (target != null) {
+            record.headers().add("delay-target", target.getBytes(StandardCharsets.UTF_8));
+            record.headers().add("delay-ms", delayMs.getBytes(StandardCharsets.UTF_8));
+            record.headers().add("delay-id", id.getBytes(StandardCharsets.UTF_8));
+        }
+        if (cancel != null) {
+            record.headers().add("delay-cancel", cancel.getBytes(StandardCharsets.UTF_8));
+        }
+        return record;
+    }
+
+    /** delay-id to the values delivered with it, in arrival order. */
+    private static Map<String, List<String>> consumeUntilMarkerAndTwoSecondsMore(String bootstrap, String target) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, List<String>> delivered = new TreeMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+                new StringDeserializer())) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(target)
+                    .forEach(info -> partitions.add(new TopicPartition(target, info.partition())));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            long stopAt = Long.MAX_VALUE;
+            while (System.nanoTime() < Math.min(deadline, stopAt)) {
+                for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
+                    Header id = r.headers().lastHeader("delay-id");
+                    String delayId = id == null ? "?" : new String(id.value(), StandardCharsets.UTF_8);
+                    delivered.computeIfAbsent(delayId, k -> new ArrayList<>()).add(r.value());
+                    if (delayId.equals("marker") && stopAt == Long.MAX_VALUE) {
+                        stopAt = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                    }
+                }
+            }
+        }
+        assertTrue(delivered.containsKey("marker"), "the marker, due last, arrived within 90 s: " + delivered);
+        return delivered;
+    }
+
+    private static KafkaProducer<String, String> producer(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+}
