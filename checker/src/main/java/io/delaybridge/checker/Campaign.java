@@ -20,8 +20,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 
 /**
- * One fault campaign: a real broker and Redis (one server or a cluster), bridges as child JVMs, the producer, the delivery watch and the fault
- * injector running at once; then the drain, a graceful stop and the report.
+ * One fault campaign: a real broker and Redis (one server or a cluster), bridges as child JVMs, the producer, the
+ * delivery watch and the fault injector running at once; then the drain, a graceful stop and the report.
  */
 final class Campaign {
 

@@ -22,8 +22,8 @@ import java.util.Map;
  *   --lease D            the bridges' pump lease (default 10s)
  *   --faults LIST        comma-separated KIND=COUNT, or none, or full:
  *                        crash-store, crash-claim, crash-send (named crash points), kill (kill -9 at random),
- *                        redis (kill -9 + restart; on a cluster, of a master), broker (kill -9 + restart), rebalance (add a bridge, remove it
- *                        gracefully), zombie (SIGSTOP longer than the lease, then SIGCONT).
+ *                        redis (kill -9 + restart; on a cluster, of a master), broker (kill -9 + restart),
+ *                        rebalance (add a bridge, remove it gracefully), zombie (SIGSTOP longer than the lease, then SIGCONT).
  *                        full = crash-store=5,crash-claim=5,crash-send=5,kill=5,redis=5,broker=3,rebalance=10,zombie=5
  *   --fault-gap D        pause between faults (default 5s)
  *   --rebalance-hold D   how long an added bridge stays (default 30s)

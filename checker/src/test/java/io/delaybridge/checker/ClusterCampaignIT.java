@@ -168,7 +168,8 @@ class ClusterCampaignIT {
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
                 new StringDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
-            consumer.partitionsFor(target).forEach(info -> partitions.add(new TopicPartition(target, info.partition())));
+            consumer.partitionsFor(target)
+                    .forEach(info -> partitions.add(new TopicPartition(target, info.partition())));
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();

@@ -23,7 +23,10 @@ record ClusterView(List<Node> nodes) {
             return flags.contains("slave");
         }
 
-        /** Flagged failing ({@code fail}), suspected ({@code fail?}), or not yet known ({@code handshake}, {@code noaddr}). */
+        /**
+         * Flagged failing ({@code fail}), suspected ({@code fail?}), or not yet known ({@code handshake},
+         * {@code noaddr}).
+         */
         boolean isTroubled() {
             return flags.contains("fail") || flags.contains("fail?") || flags.contains("handshake")
                     || flags.contains("noaddr");

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
@@ -115,9 +114,9 @@ public final class RedisCluster implements AutoCloseable {
         long deadline = System.nanoTime() + FORM_TIMEOUT.toNanos();
         for (int i = 0; i < nodes.size(); i++) {
             RedisServer node = nodes.get(i);
-            ids.put(node.port(), (String) call(node, "CLUSTER", "MYID"));
+            ids.put(node.port(), (String) RedisProbes.call(node, "CLUSTER", "MYID"));
             // Distinct epochs up front, as redis-cli does: no epoch collisions to resolve after MEET.
-            call(node, "CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
+            RedisProbes.call(node, "CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
         }
         for (int m = 0; m < masters; m++) {
             int from = m * RedisSlots.SLOTS / masters;
@@ -126,16 +125,16 @@ public final class RedisCluster implements AutoCloseable {
             for (int slot = from; slot < to; slot++) {
                 args.add(Integer.toString(slot));
             }
-            call(nodes.get(m), args.toArray(String[]::new));
+            RedisProbes.call(nodes.get(m), args.toArray(String[]::new));
         }
         // Every node meets every other one: no waiting for gossip to spread the news.
         for (int a = 0; a < nodes.size(); a++) {
             for (int b = a + 1; b < nodes.size(); b++) {
-                call(nodes.get(a), "CLUSTER", "MEET", FreePorts.LOOPBACK.getHostAddress(),
+                RedisProbes.call(nodes.get(a), "CLUSTER", "MEET", FreePorts.LOOPBACK.getHostAddress(),
                         Integer.toString(nodes.get(b).port()));
             }
         }
-        await(deadline, "every node to know every other node", () -> {
+        RedisProbes.await(deadline, "every node to know every other node", () -> {
             for (RedisServer node : nodes) {
                 ClusterView view = view(node);
                 if (view.nodes().size() != nodes.size()) {
@@ -151,16 +150,16 @@ public final class RedisCluster implements AutoCloseable {
         });
         for (int r = masters; r < nodes.size(); r++) {
             RedisServer master = nodes.get((r - masters) % masters);
-            call(nodes.get(r), "CLUSTER", "REPLICATE", ids.get(master.port()));
+            RedisProbes.call(nodes.get(r), "CLUSTER", "REPLICATE", ids.get(master.port()));
         }
-        await(deadline, "cluster_state:ok with every role seen by every node and replicas in sync",
+        RedisProbes.await(deadline, "cluster_state:ok with every role seen by every node and replicas in sync",
                 () -> problemOfFormedCluster(masters));
     }
 
     /** Null once every node is ok, sees every node in its expected role, and every replica is in sync. */
     private String problemOfFormedCluster(int masters) {
         for (RedisServer node : nodes) {
-            String state = Resp.infoField((String) call(node, "CLUSTER", "INFO"), "cluster_state");
+            String state = Resp.infoField((String) RedisProbes.call(node, "CLUSTER", "INFO"), "cluster_state");
             if (!"ok".equals(state)) {
                 return node.port() + " has cluster_state:" + state;
             }
@@ -179,23 +178,12 @@ public final class RedisCluster implements AutoCloseable {
             }
         }
         for (RedisServer replica : nodes.subList(masters, nodes.size())) {
-            String problem = replicationProblem(replica);
+            String problem = RedisProbes.replicationProblem(replica);
             if (problem != null) {
                 return problem;
             }
         }
         return null;
-    }
-
-    /** Null if {@code replica} is linked to its master and not syncing. */
-    private static String replicationProblem(RedisServer replica) {
-        String info = (String) call(replica, "INFO", "replication");
-        String link = Resp.infoField(info, "master_link_status");
-        String syncing = Resp.infoField(info, "master_sync_in_progress");
-        return "up".equals(link) && "0".equals(syncing)
-                ? null
-                : "replica " + replica.port() + " has master_link_status:" + link + ", master_sync_in_progress:"
-                        + syncing;
     }
 
     /** The seed list of the masters the cluster started with: {@code redis://127.0.0.1:p1,127.0.0.1:p2,...}. */
@@ -275,7 +263,7 @@ public final class RedisCluster implements AutoCloseable {
         List<Integer> candidates = killedMasters.get(killed);
         long deadline = System.nanoTime() + timeout.toNanos();
         RedisServer[] promoted = new RedisServer[1];
-        await(deadline, "a replica of the killed master to take over", () -> {
+        RedisProbes.await(deadline, "a replica of the killed master to take over", () -> {
             String problem = problemOfLiveNodes();
             if (problem != null) {
                 return problem;
@@ -305,13 +293,13 @@ public final class RedisCluster implements AutoCloseable {
         requireNode(node);
         node.restart();
         long deadline = System.nanoTime() + FORM_TIMEOUT.toNanos();
-        await(deadline, "the restarted node " + node.port() + " to rejoin", () -> {
+        RedisProbes.await(deadline, "the restarted node " + node.port() + " to rejoin", () -> {
             String problem = problemOfLiveNodes();
             if (problem != null) {
                 return problem;
             }
             Optional<ClusterView.Node> self = view(node).byId(ids.get(node.port()));
-            return self.isPresent() && self.get().isReplica() ? replicationProblem(node) : null;
+            return self.isPresent() && self.get().isReplica() ? RedisProbes.replicationProblem(node) : null;
         });
         killedMasters.remove(ids.get(node.port()));
     }
@@ -322,7 +310,7 @@ public final class RedisCluster implements AutoCloseable {
             if (!node.isAlive()) {
                 continue;
             }
-            String state = Resp.infoField((String) call(node, "CLUSTER", "INFO"), "cluster_state");
+            String state = Resp.infoField((String) RedisProbes.call(node, "CLUSTER", "INFO"), "cluster_state");
             if (!"ok".equals(state)) {
                 return node.port() + " has cluster_state:" + state;
             }
@@ -373,7 +361,7 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     private static ClusterView view(RedisServer node) {
-        return ClusterView.parse((String) call(node, "CLUSTER", "NODES"));
+        return ClusterView.parse((String) RedisProbes.call(node, "CLUSTER", "NODES"));
     }
 
     private RedisServer byPort(int port) {
@@ -389,31 +377,5 @@ public final class RedisCluster implements AutoCloseable {
         if (!nodes.contains(node)) {
             throw new IllegalArgumentException(node + " is no node of " + this);
         }
-    }
-
-    static Object call(RedisServer node, String... args) {
-        try (Resp resp = Resp.connect(node.port(), 2000)) {
-            return resp.call(args);
-        } catch (IOException e) {
-            throw new IllegalStateException(args[0] + " " + (args.length > 1 ? args[1] : "") + " on " + node.port()
-                    + " failed: " + e.getMessage(), e);
-        }
-    }
-
-    /** Polls {@code problem} every 20 ms until it returns null; fails with the last problem at the deadline. */
-    static void await(long deadlineNanos, String what, Supplier<String> problem) {
-        String last = "not checked";
-        while (System.nanoTime() < deadlineNanos) {
-            try {
-                last = problem.get();
-            } catch (IllegalStateException e) {
-                last = e.getMessage();
-            }
-            if (last == null) {
-                return;
-            }
-            ChildProcesses.pause(20);
-        }
-        throw new IllegalStateException("Timed out waiting for " + what + ": " + last);
     }
 }

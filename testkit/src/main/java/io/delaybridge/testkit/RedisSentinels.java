@@ -69,7 +69,7 @@ public final class RedisSentinels implements AutoCloseable {
             servers.add(replica);
             long deadline = started + START_TIMEOUT.toNanos();
             // Sentinels find replicas in the master's INFO, asked at once and then every 10 s: sync first.
-            RedisCluster.await(deadline, "the replica to sync", () -> replicaProblem(replica));
+            RedisProbes.await(deadline, "the replica to sync", () -> RedisProbes.replicationProblem(replica));
             List<CompletableFuture<RedisSentinel>> starting = new ArrayList<>();
             for (int i = 1; i <= 3; i++) {
                 Path sentinelDir = dir.resolve("sentinel-" + i);
@@ -80,7 +80,7 @@ public final class RedisSentinels implements AutoCloseable {
                 sentinels.add(f.join());
             }
             RedisSentinels set = new RedisSentinels(masterName, servers, sentinels);
-            RedisCluster.await(deadline, "every sentinel to know the replica and the other sentinels",
+            RedisProbes.await(deadline, "every sentinel to know the replica and the other sentinels",
                     set::sentinelProblem);
             set.startDuration = Duration.ofNanos(System.nanoTime() - started);
             LOG.info("Redis master, replica and three sentinels ready in {} ms: {}", set.startDuration.toMillis(),
@@ -104,15 +104,6 @@ public final class RedisSentinels implements AutoCloseable {
             }
         }
         return null;
-    }
-
-    private static String replicaProblem(RedisServer replica) {
-        String info = (String) RedisCluster.call(replica, "INFO", "replication");
-        String link = Resp.infoField(info, "master_link_status");
-        String syncing = Resp.infoField(info, "master_sync_in_progress");
-        return "up".equals(link) && "0".equals(syncing)
-                ? null
-                : "master_link_status:" + link + ", master_sync_in_progress:" + syncing;
     }
 
     /** {@code redis-sentinel://127.0.0.1:s1,127.0.0.1:s2,127.0.0.1:s3#<master name>}. */
@@ -172,14 +163,14 @@ public final class RedisSentinels implements AutoCloseable {
             throw new IllegalStateException("The master was not killed: nothing to fail over");
         }
         RedisServer promoted = servers.stream().filter(s -> s != killedMaster).findFirst().orElseThrow();
-        RedisCluster.await(System.nanoTime() + timeout.toNanos(), "the sentinels to promote " + promoted.port(), () -> {
+        RedisProbes.await(System.nanoTime() + timeout.toNanos(), "the sentinels to promote " + promoted.port(), () -> {
             for (RedisSentinel sentinel : sentinels) {
                 int reported = sentinel.reportedMasterPort();
                 if (reported != promoted.port()) {
                     return "sentinel " + sentinel.port() + " reports the master on " + reported;
                 }
             }
-            Object role = ((List<?>) RedisCluster.call(promoted, "ROLE")).get(0);
+            Object role = ((List<?>) RedisProbes.call(promoted, "ROLE")).get(0);
             return "master".equals(role) ? null : promoted.port() + " answers ROLE " + role;
         });
         LOG.info("Sentinels promoted {} to master of {}", promoted.port(), masterName);

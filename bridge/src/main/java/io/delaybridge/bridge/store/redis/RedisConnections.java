@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * <p>The operations themselves are written once against {@link RedisClusterAsyncCommands}, which the standalone and
  * the cluster command interfaces share. What differs by topology is here: which nodes are masters ({@link
  * #masters()}), where a key lives ({@link #nodeOf}), and how a write batch waits for replicas ({@link
- * #waitsInPipeline()}, {@link #nodeCommands}).
+ * #waitsInPipeline()}, {@link #waitOnMasterOf}).
  */
 final class RedisConnections implements AutoCloseable {
 
@@ -185,23 +186,27 @@ final class RedisConnections implements AutoCloseable {
      * Whether a {@code WAIT} can travel in the write pipeline behind the batch's scripts: yes on one server (the WAIT
      * covers every earlier write of the connection). On a cluster the scripts go to several masters, and WAIT only
      * counts the writes of the node connection it runs on, so it is sent to each master that took a write, on the
-     * pipeline's own connection to that node ({@link #nodeCommands}), after the scripts answered.
+     * pipeline's own connection to that node ({@link #waitOnMasterOf}), after the scripts answered.
      */
     boolean waitsInPipeline() {
         return !isCluster();
     }
 
     /**
-     * The pipeline's own connection to the master that owns {@code key} now (the one its writes went through), for
-     * WAIT; on one server, the pipeline itself.
+     * Cluster: a {@code WAIT} on the pipeline's own link to the master that owns {@code key} now (the link its writes
+     * went through), flushed at once. Asynchronous all the way: this runs on a Lettuce I/O thread, which must not
+     * block while a link to a new master opens.
      */
-    RedisClusterAsyncCommands<byte[], byte[]> nodeCommands(byte[] key) {
-        if (!isCluster()) {
-            return pipeline();
-        }
+    CompletableFuture<Long> waitOnMasterOf(byte[] key, int replicas, long timeoutMillis) {
         RedisURI uri = masterOf(key).getUri();
         return ((StatefulRedisClusterConnection<byte[], byte[]>) pipelineConnection)
-                .getConnection(uri.getHost(), uri.getPort()).async();
+                .getConnectionAsync(uri.getHost(), uri.getPort())
+                .thenCompose(link -> {
+                    CompletableFuture<Long> wait = link.async().waitForReplication(replicas, timeoutMillis)
+                            .toCompletableFuture();
+                    link.flushCommands();
+                    return wait;
+                });
     }
 
     /** The address of the node that holds {@code key}: a cluster master, the Sentinel master, or the server. */

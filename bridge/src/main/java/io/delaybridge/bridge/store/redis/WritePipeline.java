@@ -174,16 +174,13 @@ final class WritePipeline {
     /** Cluster: one WAIT per master that took a write of this batch, on the pipeline's connection to it. */
     private void waitOnNodes(List<Call> calls, WriteResult[] results, CompletableFuture<List<WriteResult>> result) {
         Map<String, CompletableFuture<Long>> waits = new LinkedHashMap<>();
-        synchronized (lock) {
-            for (Call c : calls) {
-                byte[] key = keys.shard(c.shard()).due();
-                String node = connections.nodeOf(key);
-                if (!waits.containsKey(node)) {
-                    waits.put(node, connections.nodeCommands(key).waitForReplication(options.waitReplicas(),
-                            options.waitTimeout().toMillis()).toCompletableFuture());
-                }
+        for (Call c : calls) {
+            byte[] key = keys.shard(c.shard()).due();
+            String node = connections.nodeOf(key);
+            if (!waits.containsKey(node)) {
+                waits.put(node, connections.waitOnMasterOf(key, options.waitReplicas(),
+                        options.waitTimeout().toMillis()));
             }
-            connections.flushPipeline();
         }
         CompletableFuture.allOf(waits.values().stream().map(f -> f.handle((v, e) -> null))
                 .toArray(CompletableFuture[]::new))

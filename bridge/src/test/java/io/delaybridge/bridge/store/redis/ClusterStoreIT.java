@@ -187,6 +187,24 @@ class ClusterStoreIT {
     }
 
     @Test
+    void theHealthProbeNamesAMasterThatRefusesWrites() {
+        try (RedisDelayStore store = RedisDelayStore.connect(options())) {
+            MessageAdmin admin = new RedisMessageAdmin(store);
+            admin.probeWrite();
+            RedisServer refusing = cluster.masters().get(2);
+            onNode(refusing, r -> r.configSet("min-replicas-to-write", "1")); // NOREPLICAS for every write
+            try {
+                io.delaybridge.bridge.store.StoreException e =
+                        assertThrows(io.delaybridge.bridge.store.StoreException.class, admin::probeWrite);
+                assertTrue(e.getMessage().contains("Redis 127.0.0.1:" + refusing.port()), e.getMessage());
+            } finally {
+                onNode(refusing, r -> r.configSet("min-replicas-to-write", "0"));
+            }
+            admin.probeWrite();
+        }
+    }
+
+    @Test
     void waitReplicasAboveTheReplicasOfAMasterIsRefused() {
         StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
                 () -> RedisDelayStore.connect(options().withWait(1, java.time.Duration.ofSeconds(1))));

@@ -43,4 +43,15 @@ class RedisStoreOptionsTest {
         assertThrows(IllegalArgumentException.class,
                 () -> RedisStoreOptions.of("redis://h", "t", 1).withCommandTimeout(Duration.ZERO));
     }
+
+    @Test
+    void theModeIsAutoUnlessNamedAndSurvivesTheOtherSetters() {
+        RedisStoreOptions options = RedisStoreOptions.of("redis://h", "t", 1);
+        assertEquals(RedisMode.AUTO, options.mode());
+        RedisStoreOptions cluster = options.withMode(RedisMode.CLUSTER).withKeyPrefix("x")
+                .withWait(1, Duration.ofSeconds(1)).withCommandTimeout(Duration.ofSeconds(1));
+        assertEquals(RedisMode.CLUSTER, cluster.mode());
+        assertEquals(RedisMode.SENTINEL, RedisMode.parse(" Sentinel "));
+        assertThrows(IllegalArgumentException.class, () -> RedisMode.parse("replicated"));
+    }
 }

@@ -1,0 +1,66 @@
+package io.delaybridge.bridge.store.redis;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.delaybridge.bridge.store.ShardRouter;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The batch planner without Redis: which script calls a batch becomes, in which order, with which arguments. */
+class WritePlanTest {
+
+    private static final String TOPIC = "delay-intake";
+    private final RedisKeys keys = new RedisKeys("dq", TOPIC, 4);
+    private final WritePlan plan = new WritePlan(keys, new ShardRouter(TOPIC, 4), "inc-1", "SPUBLISH");
+
+    private static WriteOp.Schedule record(int partition, long offset) {
+        return new WriteOp.Schedule(TOPIC + "-" + partition + "-" + offset, 1_000, TOPIC + "/" + partition + "/"
+                + offset, new byte[] {1});
+    }
+
+    private static String text(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void schedulesOfAShardShareACallUntilACancelOfThatShardClosesIt() {
+        List<WritePlan.Call> calls = plan.plan(List.of(record(1, 1), record(2, 1), record(1, 2),
+                new WriteOp.Cancel(TOPIC + "-1-9"), record(1, 3), record(2, 2)));
+        assertEquals(List.of(Script.SCHEDULE, Script.SCHEDULE, Script.CANCEL, Script.SCHEDULE),
+                calls.stream().map(WritePlan.Call::script).toList());
+        assertArrayEquals(new int[] {0, 2}, calls.get(0).positions());
+        assertArrayEquals(new int[] {1, 5}, calls.get(1).positions(), "shard 2's call stays open across the cancel");
+        assertArrayEquals(new int[] {3}, calls.get(2).positions());
+        assertArrayEquals(new int[] {4}, calls.get(3).positions());
+        assertEquals(List.of(1, 2, 1, 1), calls.stream().map(WritePlan.Call::shard).toList());
+    }
+
+    @Test
+    void aScheduleCallCarriesTheShardsKeysChannelIncarnationAndPublishCommand() {
+        WritePlan.Call call = plan.plan(List.of(record(3, 7), record(3, 8))).get(0);
+        assertEquals(text(keys.shard(3).due()), text(call.keys()[0]));
+        for (byte[] key : call.keys()) {
+            assertEquals(true, text(key).startsWith("dq:{delay-intake:3}:"), text(key));
+        }
+        assertEquals(keys.shard(3).wakeChannel(), text(call.args()[0]));
+        assertEquals("inc-1", text(call.args()[1]));
+        assertEquals(TOPIC + "/3", text(call.args()[2]));
+        assertEquals("SPUBLISH", text(call.args()[3]));
+        assertEquals(4 + 5 * 2, call.args().length);
+    }
+
+    @Test
+    void aLongRunOfOneShardIsSplitIntoBoundedCalls() {
+        List<WriteOp> ops = new ArrayList<>();
+        for (int i = 0; i < WritePlan.MAX_SCHEDULES_PER_CALL + 10; i++) {
+            ops.add(record(0, i));
+        }
+        List<WritePlan.Call> calls = plan.plan(ops);
+        assertEquals(List.of(WritePlan.MAX_SCHEDULES_PER_CALL, 10), calls.stream().map(c -> c.ops().size()).toList());
+    }
+}
