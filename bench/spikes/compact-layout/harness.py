@@ -208,7 +208,7 @@ class Current:
     def schedule(self, msgs):
         k = self.keys
         args = ['EVALSHA', self.sched, 6, k['due'], k['msg'], k['inflight'], k['attempts'], k['inc'], k['cancelled'],
-                CHANNEL, INC, b'delay-intake/0']
+                CHANNEL, INC, b'delay-intake/0', b'PUBLISH']
         for m in msgs:
             args.extend(m)
         return args

@@ -36,7 +36,7 @@ def schedule_commands(variant, sha, msgs):
         batch = msgs[start:start + SCHED_BATCH]
         if variant == 'scripts':
             call = ['EVALSHA', sha, 6, k['due'], k['msg'], k['inflight'], k['attempts'], k['inc'], k['cancelled'],
-                    CHANNEL, INC, b'delay-intake/0']
+                    CHANNEL, INC, b'delay-intake/0', b'PUBLISH']
             for m in batch:
                 call.extend(m)
             yield call

@@ -62,7 +62,7 @@ def schedule_commands(variant, sha, msgs):
     for start in range(0, len(msgs), BATCH):
         batch = msgs[start:start + BATCH]
         call = ['EVALSHA', sha, 6, k['due'], k['msg'], k['inflight'], k['attempts'], k['inc'], k['cancelled'],
-                CHANNEL, INC, b'delay-intake/0']
+                CHANNEL, INC, b'delay-intake/0', b'PUBLISH']
         if variant == 'cur':
             for m in batch:
                 call.extend(m)
