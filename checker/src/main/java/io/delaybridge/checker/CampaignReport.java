@@ -120,7 +120,8 @@ record CampaignReport(
                 latenessPercentiles[3]));
         sb.append("redis:          ").append(redis == CampaignOptions.RedisTopology.CLUSTER
                 ? "cluster of 3 masters with a replica each" : "one redis-server").append('\n');
-        sb.append("pending spread: share of the pending messages per master, sampled every second while the load ran")
+        sb.append("pending spread: share of the stored, undelivered messages (due and in flight) per master, sampled "
+                + "every second while the load ran")
                 .append('\n');
         for (String line : PendingSpread.describe(pendingSamples)) {
             sb.append("                ").append(line).append('\n');

@@ -16,8 +16,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * Samples, while a campaign runs, how many messages are pending (in the due sets) on each Redis server that holds
- * shards, so the report shows whether a cluster's masters share the load. One server for a standalone Redis.
+ * Samples, while a campaign runs, how many messages each Redis server that holds shards keeps (in the due and the
+ * in-flight sets: stored, not yet delivered), so the report shows whether a cluster's masters share the load. One
+ * server for a standalone Redis. A bridge that lags holds its messages in flight, its due sets nearly empty.
  */
 final class PendingSpread implements Runnable, AutoCloseable {
 
@@ -39,7 +40,7 @@ final class PendingSpread implements Runnable, AutoCloseable {
 
     PendingSpread(Supplier<List<String>> servers, String keyPrefix, String intakeTopic) {
         this.servers = servers;
-        this.keyPattern = keyPrefix + ":{" + intakeTopic + ":*}:due";
+        this.keyPattern = keyPrefix + ":{" + intakeTopic + ":*}:*";
     }
 
     @Override
@@ -63,7 +64,7 @@ final class PendingSpread implements Runnable, AutoCloseable {
         }
     }
 
-    /** One sample now: the sum of the due sets' sizes on each server. */
+    /** One sample now: the sum of the due and in-flight sets' sizes on each server. */
     Sample sample() {
         Map<String, Long> pending = new LinkedHashMap<>();
         Map<String, Integer> shards = new LinkedHashMap<>();
@@ -79,8 +80,12 @@ final class PendingSpread implements Runnable, AutoCloseable {
             do {
                 KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(keyPattern).limit(1000));
                 for (String key : page.getKeys()) {
-                    count += redis.zcard(key);
-                    keys++;
+                    if (key.endsWith(":due")) {
+                        count += redis.zcard(key);
+                        keys++;
+                    } else if (key.endsWith(":inflight")) {
+                        count += redis.zcard(key);
+                    }
                 }
                 cursor = page;
             } while (!cursor.isFinished());
