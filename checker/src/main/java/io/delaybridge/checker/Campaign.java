@@ -201,7 +201,8 @@ final class Campaign {
                   createTopics: true
                   intakePartitions: %d
                   replicationFactor: 1
-                  # instanceId: DELAY_INSTANCE_ID, one per bridge; session and heartbeat as shipped (8 s, 1 s)
+                  # one static member id per bridge (BridgeFleet); session and heartbeat as shipped (8 s, 1 s)
+                  instanceId: ${DELAY_INSTANCE_ID}
                   consumer:
                     max.poll.records: "%d"
                     # also the rebalance timeout: after the broker (group coordinator) restarts, a rebalance can wait

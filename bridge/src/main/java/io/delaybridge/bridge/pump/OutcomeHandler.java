@@ -133,23 +133,22 @@ final class OutcomeHandler {
 
     /**
      * A message for a topic that does not exist (and that the broker does not create on first use) waits for it once,
-     * {@code pump.missingTopicWait} after its first attempt, or after its due time if it failed before; then it goes
-     * to the deadletter topic, instead of through the whole retry schedule.
+     * {@code pump.missingTopicWait} after its first attempt; then it goes to the deadletter topic, instead of through
+     * the whole retry schedule. A later attempt (after that wait, or after a retry or a crash) does not wait again: a
+     * retried message's due time is the time of its retry, so it cannot tell how long it has waited.
      */
     private void waitForMissingTopic(Outcome failure, MissingTopicException missing) {
         ClaimedMessage message = failure.message();
         long wait = catalog.missingTopics().waitMillis();
-        long now = redisNow.getAsLong();
-        long waitLeft = message.attempt() == 1 ? wait : message.dueAt() + wait - now;
-        if (waitLeft > 0) {
+        if (message.attempt() == 1 && wait > 0) {
             metrics.retried.mark();
-            retryLater(failure.shard(), message, waitLeft);
+            retryLater(failure.shard(), message, wait);
             return;
         }
         Envelope envelope = EnvelopeCodec.decode(message.envelope());
-        String reason = "target topic " + missing.topic() + " does not exist (waited " + wait + " ms for it after the "
-                + "first attempt; the broker does not create topics on first use). Create the topic, then replay this "
-                + "record from the deadletter topic";
+        String reason = "target topic " + missing.topic() + " does not exist (attempt " + message.attempt() + "; it "
+                + "waited " + wait + " ms for it after its first attempt, and the broker does not create topics on "
+                + "first use). Create the topic, then replay this record from the deadletter topic";
         LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
         sender.sendToDeadletter(failure.shard(), message, DeliveryRecords.failedDelivery(deadletterTopic, envelope,
                 message.ref().id(), message.dueAt(), message.attempt(), failure.code(), reason), failure.code());
@@ -191,8 +190,9 @@ final class OutcomeHandler {
                     Throwable cause = error instanceof CompletionException && error.getCause() != null
                             ? error.getCause() : error;
                     if (cause instanceof StoreFencedException) {
-                        LOG.warn("{}; {} delivered messages stay in flight until their leases expire",
-                                cause.getMessage(), refs.size());
+                        metrics.acksFenced.mark(refs.size());
+                        LOG.warn("{}; its new owner delivers the {} messages acked here again", cause.getMessage(),
+                                refs.size());
                     } else {
                         LOG.warn("Could not acknowledge {} delivered messages in shard {}: {}", refs.size(),
                                 shard.shard, cause.getMessage());

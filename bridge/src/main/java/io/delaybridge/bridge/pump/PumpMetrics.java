@@ -11,6 +11,8 @@ public final class PumpMetrics {
     final Meter delivered;
     final Meter retried;
     final Meter reclaimed;
+    /** Messages whose ack the store refused: a newer owner holds the shard (this instance was a zombie). */
+    final Meter acksFenced;
     final Histogram lateness;
     final Histogram claimBatch;
     final DeadletterMeters deadlettered;
@@ -20,6 +22,7 @@ public final class PumpMetrics {
         delivered = registry.meter("delay.delivered");
         retried = registry.meter("delay.retried");
         reclaimed = registry.meter("delay.reclaimed");
+        acksFenced = registry.meter("delay.acks-fenced");
         lateness = registry.histogram("delay.lateness-ms");
         claimBatch = registry.histogram("delay.claim-batch-size");
     }

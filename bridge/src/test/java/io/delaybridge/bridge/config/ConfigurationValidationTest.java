@@ -62,6 +62,7 @@ class ConfigurationValidationTest {
                         "kafka.deadletterTopic is \"delay-intake\", the same as kafka.intakeTopic",
                         "Set kafka.deadletterTopic to another topic"),
                 Arguments.of("kafka: {replicationFactor: 0}", "kafka.replicationFactor is 0", "use -1"),
+                Arguments.of("pump: {missingTopicWait: 1h}", "pump.missingTopicWait is 1 hour", "use 0s to 10m"),
                 Arguments.of("kafka: {instanceId: 'two words'}", "kafka.instanceId is \"two words\"",
                         "leave it empty for the host name"),
                 Arguments.of("kafka: {consumer: {group.instance.id: other}}",

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
+import io.dropwizard.testing.ConfigOverride;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,6 +95,112 @@ class RecoveryIT {
             assertEquals(4, survivor.shards().size(), "the survivor pumps every shard");
             assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
         }
+    }
+
+    @Test
+    void aZombieWokenAfterItsShardsWereTakenGetsNoAckAccepted(TestServers servers) throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                // a 1 s look-ahead keeps messages in flight (claimed ahead, acked half a look-ahead later) at any
+                // moment, so the freeze catches some
+                ChildBridge survivor = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                        "survivor", "lease: 30s", "lookAhead: 1s");
+                ChildBridge zombie = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
+                        "zombie", "lease: 30s", "lookAhead: 1s")) {
+            kafka.createTopics(2, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            await().atMost(Duration.ofSeconds(60)).until(() -> zombie.shards().size() == 2
+                    && survivor.shards().size() == 2);
+            List<Integer> zombieShards = zombie.shards();
+            Map<String, Long> dueAt = sendSpread(kafka, names, target, 1_000, 20_000);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 30);
+            zombie.jvm().signal("STOP");
+            long frozenAt = System.currentTimeMillis();
+            long inFlightAtFreeze = inFlight(servers.redisUri(), names, zombieShards);
+            assertTrue(inFlightAtFreeze > 0, "the freeze caught messages in flight");
+            await().atMost(Duration.ofSeconds(30)).until(() -> survivor.shards().size() == 4);
+            long takenAfter = System.currentTimeMillis() - frozenAt;
+            // what the zombie held is delivered again (attempt 2) by the survivor, long before its 30 s lease ends
+            await().atMost(Duration.ofSeconds(20)).until(() -> redelivered(delivered) >= inFlightAtFreeze);
+            long handedOverAfter = System.currentTimeMillis() - frozenAt;
+            // frozen past its lease (30 s), then woken
+            await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> System.currentTimeMillis() - frozenAt > 31_000);
+            zombie.jvm().signal("CONT");
+            long frozenFor = System.currentTimeMillis() - frozenAt;
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> keys(delivered).size() >= RECORDS);
+            Lateness lateness = check(delivered, dueAt);
+            // what it held when frozen it sends on waking; every ack of it is refused (the survivor's epoch is newer)
+            await().atMost(Duration.ofSeconds(30)).until(() -> zombie.meter("delay.acks-fenced") > 0);
+            long fencedAcks = zombie.meter("delay.acks-fenced");
+            System.out.printf("[recovery] zombie (SIGSTOP %d ms, lease 30 s): shards taken after %d ms, its %d "
+                    + "in-flight messages delivered again after %d ms, %d acks refused after SIGCONT, %d duplicates, "
+                    + "%s%n", frozenFor, takenAfter, inFlightAtFreeze, handedOverAfter,
+                    fencedAcks, delivered.size() - RECORDS, lateness);
+            assertTrue(handedOverAfter < 30_000, "handed over at once, not after the lease: " + handedOverAfter);
+            assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
+            // nothing stays in flight: the owners' own acks went through
+            await().atMost(Duration.ofSeconds(30)).until(() -> inFlight(servers.redisUri(), names, List.of(0, 1, 2,
+                    3)) == 0);
+        }
+    }
+
+    @Test
+    void aSecondInstanceWithTheSameIdTakesOverAndTheFirstStopsSayingWhy(TestServers servers) {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        ConfigOverride sameId = ConfigOverride.config("kafka.instanceId", "twin");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                TestBridge first = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(), sameId)
+                        .start()) {
+            kafka.createTopics(1, target);
+            KafkaClient.Collector delivered = kafka.collect(target);
+            await().atMost(Duration.ofSeconds(30)).until(() -> pipeline(first).getMessage().contains("[0, 1, 2, 3]"));
+            try (TestBridge second = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(), sameId)
+                    .start()) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> !pipeline(first).isHealthy());
+                String reason = pipeline(first).getMessage();
+                System.out.printf("[recovery] the older of two instances with one id: %s%n", reason);
+                assertTrue(reason.contains("'twin'") && reason.contains("kafka.instanceId")
+                        && reason.contains("DELAY_INSTANCE_ID"), reason);
+                await().atMost(Duration.ofSeconds(30)).until(() -> pipeline(second).getMessage()
+                        .contains("[0, 1, 2, 3]"));
+                kafka.send(names.intake(), "after", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS,
+                        "0");
+                await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 1);
+                assertTrue(pipeline(first).getMessage().equals(reason), "the first stays stopped");
+            }
+        }
+    }
+
+    private static com.codahale.metrics.health.HealthCheck.Result pipeline(TestBridge bridge) {
+        return bridge.support().getEnvironment().healthChecks().runHealthCheck("pipeline");
+    }
+
+    /** Members in flight in the given shards, read from Redis. */
+    private static long inFlight(String redisUri, TestNames names, List<Integer> shards) {
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri);
+        try (io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> redis =
+                client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+            io.delaybridge.bridge.store.redis.RedisKeys keys =
+                    new io.delaybridge.bridge.store.redis.RedisKeys(names.keyPrefix(), names.intake(), 4);
+            long count = 0;
+            for (int shard : shards) {
+                count += redis.sync().zcard(keys.shard(shard).inflight());
+            }
+            return count;
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** Records delivered with a delay-attempt above 1. */
+    private static long redelivered(KafkaClient.Collector delivered) {
+        return delivered.received().stream().filter(r -> !"1".equals(r.header(DelayHeaders.ATTEMPT)))
+                .map(KafkaClient.Received::key).distinct().count();
     }
 
     /** {@link #RECORDS} records due evenly between {@code fromMillis} and {@code toMillis} from now; their due times. */
