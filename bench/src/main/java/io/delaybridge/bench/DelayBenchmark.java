@@ -65,8 +65,8 @@ public final class DelayBenchmark {
     private static final int INTAKE_PARTITIONS = 16;
     private static final int TARGET_PARTITIONS = 8;
 
-    private final Options options;
-    private final String bootstrap;
+    final Options options;
+    final String bootstrap;
     private final String redisUri;
     private final BenchRedis target;
     private final Admin admin;
@@ -77,7 +77,7 @@ public final class DelayBenchmark {
     private final List<RedisCommands<String, String>> servers = new ArrayList<>();
     private final List<StatefulRedisConnection<String, String>> serverConnections = new ArrayList<>();
     private final Path workDir;
-    private final String runId = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
+    final String runId = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
     private final Map<String, String> summary = new LinkedHashMap<>();
     private final List<double[]> sweep = new ArrayList<>(); // rate, p50, p99, p99.9, max, delivered rate
     private long seq;
@@ -192,6 +192,7 @@ public final class DelayBenchmark {
                         ? ", " + target.servers().size() + " masters: " + target.uri() : ""));
         scenario("limits", this::limits);
         scenario("throughput", this::throughput);
+        scenario("catch-up", () -> new CatchUpScenario(this).run());
         scenario("steady", this::steady);
         scenario("saturation", this::saturation);
         scenario("burst", this::burst);
@@ -452,7 +453,14 @@ public final class DelayBenchmark {
     }
 
     /** Writes n records, all due now, as fast as the producer goes; returns records/s. */
-    private long preload(String intake, String target, int n, int phase) {
+    /** Preloads {@code n} records, due now, into {@code topics[0]} for {@code topics[1]}: their Stats. */
+    Stats preloaded(String name, String[] topics, int n, int phase) {
+        Stats stats = new Stats(name, seq, n);
+        preload(topics[0], topics[1], n, phase);
+        return stats;
+    }
+
+    long preload(String intake, String target, int n, int phase) {
         try (Load load = new Load(bootstrap)) {
             long start = System.nanoTime();
             long now = System.currentTimeMillis();
@@ -713,7 +721,7 @@ public final class DelayBenchmark {
     // --------------------------------------------------------------------------------------------- plumbing
 
     /** intake (16 partitions), target (8), deadletter (1); intake and target stamp LogAppendTime. */
-    private String[] createTopics(String name, int count) throws Exception {
+    String[] createTopics(String name, int count) throws Exception {
         String[] names = {name + "-intake-" + runId, name + "-target-" + runId, name + "-dead-" + runId};
         List<NewTopic> topics = new ArrayList<>();
         Map<String, String> logAppend = Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime");
@@ -742,7 +750,7 @@ public final class DelayBenchmark {
         return names;
     }
 
-    private BridgeProcess startBridge(String name, String[] topics) throws Exception {
+    BridgeProcess startBridge(String name, String[] topics) throws Exception {
         int http = freePort();
         int adminPort = freePort();
         Map<String, String> env = new LinkedHashMap<>();
@@ -776,7 +784,7 @@ public final class DelayBenchmark {
     }
 
     /** Waits until every record of the phase arrived, or nothing arrived for {@code idleSeconds}. */
-    private static void awaitDelivered(Stats stats, int idleSeconds) throws InterruptedException {
+    static void awaitDelivered(Stats stats, int idleSeconds) throws InterruptedException {
         long last = -1;
         long lastChange = System.nanoTime();
         long lastLog = System.nanoTime();
@@ -863,7 +871,7 @@ public final class DelayBenchmark {
         return total;
     }
 
-    private void put(String key, String format, Object... args) {
+    void put(String key, String format, Object... args) {
         String value = String.format(format, args) + " [load " + loadAverage() + "]";
         key = target.label() + key;
         summary.put(key, value);

@@ -1,19 +1,12 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreDataLostException;
-import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
-import io.delaybridge.schemas.ContractViolation;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -21,19 +14,14 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
@@ -67,6 +55,10 @@ import org.slf4j.LoggerFactory;
  * the partition is revoked. Reading it again would store messages that were delivered and deleted meanwhile a second
  * time, and deliver them twice.
  *
+ * <p>The parts: {@link IntakePoll} translates a poll, {@link BatchesInFlight} keeps the polls on their way to Redis,
+ * {@link RefusedRecords} deadletters refused records, {@link OffsetCommitter} commits, {@link IntakeRebalance} hands
+ * partitions over; this class runs the loop and handles failures.
+ *
  * <p>Each commit carries the store's incarnation in the offsets' metadata. On assignment the loop compares it with the
  * store's: a different one means Redis came back without the data those offsets promise. Then, and when a write
  * reports {@link StoreDataLostException}, the intake stops for good (its partitions, and so their shards, are
@@ -78,16 +70,14 @@ public final class IntakeLoop implements Managed {
     private static final long WRITE_TIMEOUT_SECONDS = 60;
     /** Polls written to Redis and not yet completed, at most: bounds memory and what a failure reads again. */
     public static final int MAX_BATCHES_IN_FLIGHT = 2;
-    /** Prefix of the committed offsets' metadata; the store's incarnation follows. */
-    static final String INCARNATION_MARKER = "delay-store-incarnation=";
 
     private final Properties consumerProperties;
-    private final Producer<byte[], byte[]> producer;
     private final DelayStore store;
     private final RecordTranslator translator;
     private final IntakeSettings settings;
     private final PartitionListener partitionListener;
     private final IntakeMetrics metrics;
+    private final RefusedRecords refused;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -96,24 +86,10 @@ public final class IntakeLoop implements Managed {
     private volatile Consumer<byte[], byte[]> consumer;
     private Thread thread;
     private long backoffMillis;
-    /** Offsets of batches that Redis holds and whose commit has not succeeded yet. Intake thread only. */
-    private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
-    /** When {@link #uncommitted} is to be committed. Intake thread only. */
-    private final CommitPacer commitPacer;
-    /** The latest Redis' clock can show, for {@link #commitPacer}. Intake thread only. */
-    private final RedisClockCeiling redisClock = new RedisClockCeiling();
+    /** Commits what Redis holds. Intake thread only, once started. */
+    private OffsetCommitter committer;
     /** Batches written to the store and not yet completed, in poll order. Intake thread only. */
-    private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
-
-    /** One poll on its way to Redis: the write under way, and what to do once Redis holds it. */
-    private record Batch(
-            CompletableFuture<List<WriteResult>> write,
-            List<ConsumerRecord<byte[], byte[]>> rejected,
-            List<ContractViolation> reasons,
-            Map<TopicPartition, OffsetAndMetadata> commit,
-            Map<TopicPartition, Long> first,
-            long earliestDueAt,
-            int count) {}
+    private final BatchesInFlight inFlight = new BatchesInFlight();
 
     public IntakeLoop(
             Properties consumerProperties,
@@ -123,19 +99,19 @@ public final class IntakeLoop implements Managed {
             PartitionListener partitionListener,
             IntakeMetrics metrics) {
         this.consumerProperties = consumerProperties;
-        this.producer = producer;
         this.store = store;
         this.translator = new RecordTranslator(settings);
         this.settings = settings;
         this.partitionListener = partitionListener;
         this.metrics = metrics;
-        this.commitPacer = new CommitPacer(settings.commitInterval().toMillis());
+        this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
     }
 
     @Override
     public void start() {
         running = true;
         consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        committer = new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout());
         thread = new Thread(this::run, "delay-intake");
         thread.start();
     }
@@ -163,20 +139,21 @@ public final class IntakeLoop implements Managed {
 
     private void run() {
         try {
-            consumer.subscribe(List.of(settings.topic()), new Rebalance());
+            consumer.subscribe(List.of(settings.topic()),
+                    new IntakeRebalance(this, consumer, committer, partitionListener, store));
             backoffMillis = settings.retryBackoff().toMillis();
             while (running) {
                 try {
                     // with batches in flight, take only what is already fetched: the oldest batch is waiting
                     ConsumerRecords<byte[], byte[]> records =
-                            consumer.poll(inFlight.isEmpty() ? pollTimeout() : Duration.ZERO);
+                            consumer.poll(inFlight.isEmpty() ? committer.pollTimeout() : Duration.ZERO);
                     if (!records.isEmpty()) {
                         submit(records);
                     }
                     if (!inFlight.isEmpty()) {
                         completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT, false, true);
                     }
-                    commitIfDue();
+                    committer.commitIfDue();
                 } catch (WakeupException | FencedInstanceIdException e) {
                     throw e;
                 } catch (KafkaException e) {
@@ -208,46 +185,24 @@ public final class IntakeLoop implements Managed {
         }
     }
 
-    /** The poll's timeout, shortened so that offsets waiting for their commit are committed in time. */
-    private Duration pollTimeout() {
-        long untilCommit = uncommitted.isEmpty() ? Long.MAX_VALUE : commitPacer.nanosUntilDue(System.nanoTime());
-        return untilCommit < settings.pollTimeout().toNanos() ? Duration.ofNanos(untilCommit) : settings.pollTimeout();
-    }
-
     /** Translates a poll and starts writing it to the store, without waiting for Redis. */
     private void submit(ConsumerRecords<byte[], byte[]> records) {
         if (stopReason != null) {
             return; // Redis lost its data: store nothing over it (the records stay uncommitted)
         }
-        List<WriteOp> ops = new ArrayList<>(records.count());
-        List<ConsumerRecord<byte[], byte[]>> rejected = new ArrayList<>();
-        List<ContractViolation> reasons = new ArrayList<>();
-        Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
-        Map<TopicPartition, Long> first = new HashMap<>();
-        String marker = incarnationMarker();
-        long earliestDueAt = Long.MAX_VALUE;
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            TopicPartition partition = new TopicPartition(record.topic(), record.partition());
-            first.putIfAbsent(partition, record.offset());
-            commit.put(partition, new OffsetAndMetadata(record.offset() + 1, marker));
-            RecordTranslator.Translation translation = translator.translate(record);
-            if (translation.rejected()) {
-                rejected.add(record);
-                reasons.add(translation.rejection());
-            } else {
-                ops.add(translation.op());
-                if (translation.op() instanceof WriteOp.Schedule schedule) {
-                    earliestDueAt = Math.min(earliestDueAt, schedule.dueAt());
-                }
-            }
-        }
+        IntakePoll poll = IntakePoll.translate(records, translator, IncarnationMarker.of(store.incarnation()));
         CompletableFuture<List<WriteResult>> write;
         try {
-            write = ops.isEmpty() ? CompletableFuture.completedFuture(List.of()) : store.write(ops);
+            write = poll.ops().isEmpty() ? CompletableFuture.completedFuture(List.of()) : store.write(poll.ops());
         } catch (RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }
-        inFlight.add(new Batch(write, rejected, reasons, commit, first, earliestDueAt, records.count()));
+        inFlight.add(poll, write);
+    }
+
+    /** Completes every batch in flight: before a rebalance hands partitions over. */
+    void completeAllBatches() {
+        completeBatches(true, true, false);
     }
 
     /**
@@ -258,17 +213,17 @@ public final class IntakeLoop implements Managed {
      */
     private void completeBatches(boolean block, boolean all, boolean backOffOnFailure) {
         int completed = 0;
-        while (!inFlight.isEmpty() && (all || inFlight.peek().write().isDone() || (block && completed == 0))) {
-            Batch batch = inFlight.peek();
+        while (!inFlight.isEmpty() && (all || inFlight.oldestDone() || (block && completed == 0))) {
+            BatchesInFlight.Batch batch = inFlight.oldest();
+            IntakePoll poll = batch.poll();
             try {
                 List<WriteResult> results = awaitWrite(batch);
-                writeDeadletters(batch.rejected(), batch.reasons());
-                inFlight.poll();
-                uncommitted.putAll(batch.commit());
-                commitPacer.stored(offsetsMayWait(batch), System.nanoTime());
+                refused.write(poll);
+                inFlight.completeOldest();
+                committer.stored(poll);
                 results.forEach(metrics::result);
-                batch.reasons().forEach(reason -> metrics.deadlettered.mark(reason.code()));
-                metrics.read.mark(batch.count());
+                poll.reasons().forEach(reason -> metrics.deadlettered.mark(reason.code()));
+                metrics.read.mark(poll.count());
                 metrics.writeBatch.mark();
                 backoffMillis = settings.retryBackoff().toMillis();
                 completed++;
@@ -285,13 +240,13 @@ public final class IntakeLoop implements Managed {
                     throw fenced;
                 }
                 if (cause instanceof StoreDataLostException) {
-                    inFlight.clear();
+                    inFlight.dropAll();
                     stopForDataLoss(cause.getMessage());
                     return;
                 }
-                int records = inFlight.stream().mapToInt(Batch::count).sum();
-                LOG.warn("Storing a batch of {} intake records failed; reading {} records again{}: {}", batch.count(),
-                        records, backOffOnFailure ? " in " + backoffMillis + " ms" : "", SendFailures.describe(cause));
+                LOG.warn("Storing a batch of {} intake records failed; reading {} records again{}: {}", poll.count(),
+                        inFlight.records(), backOffOnFailure ? " in " + backoffMillis + " ms" : "",
+                        SendFailures.describe(cause));
                 rewind();
                 if (backOffOnFailure) {
                     sleepBackoff();
@@ -301,7 +256,7 @@ public final class IntakeLoop implements Managed {
         }
         if (completed > 0) {
             CrashPoint.AFTER_STORE_BEFORE_COMMIT.reach();
-            commitIfDue();
+            committer.commitIfDue();
         }
     }
 
@@ -309,48 +264,20 @@ public final class IntakeLoop implements Managed {
      * Waits for a batch's write, at most {@link #WRITE_TIMEOUT_SECONDS}; offsets that wait for their commit meanwhile
      * are committed when due, so that a slow Redis does not hold them past the time they were promised for.
      */
-    private List<WriteResult> awaitWrite(Batch batch)
+    private List<WriteResult> awaitWrite(BatchesInFlight.Batch batch)
             throws InterruptedException, ExecutionException, TimeoutException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WRITE_TIMEOUT_SECONDS);
         while (true) {
             long now = System.nanoTime();
-            long untilCommit = uncommitted.isEmpty() ? Long.MAX_VALUE : commitPacer.nanosUntilDue(now);
+            long untilCommit = committer.nanosUntilCommit(now);
             try {
                 return batch.write().get(Math.max(0, Math.min(deadline - now, untilCommit)), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 if (System.nanoTime() - deadline >= 0) {
                     throw e;
                 }
-                commitIfDue();
+                committer.commitIfDue();
             }
-        }
-    }
-
-    /** Whether the offsets of a stored batch may wait for the next paced commit (no record of it is due soon). */
-    private boolean offsetsMayWait(Batch batch) {
-        boolean refused = !batch.rejected().isEmpty();
-        if (!commitPacer.paced() || refused || batch.earliestDueAt() == Long.MAX_VALUE) {
-            return commitPacer.mayWait(batch.earliestDueAt(), refused, Long.MAX_VALUE);
-        }
-        long now = System.nanoTime();
-        if (!redisClock.fresh(now)) {
-            try {
-                long redisNow = store.now();
-                redisClock.observe(redisNow, now);
-            } catch (RuntimeException e) {
-                LOG.debug("Reading Redis' clock failed; committing at once: {}", SendFailures.describe(e));
-                return false;
-            }
-        }
-        return commitPacer.mayWait(batch.earliestDueAt(), false, redisClock.atMost(System.nanoTime()));
-    }
-
-    /** Commits the offsets of stored batches if their commit is due. */
-    private void commitIfDue() {
-        if (uncommitted.isEmpty()) {
-            commitPacer.committed();
-        } else if (commitPacer.due(System.nanoTime())) {
-            commitStored();
         }
     }
 
@@ -358,67 +285,14 @@ public final class IntakeLoop implements Managed {
      * Drops every batch in flight and seeks back to the earliest record among them. A rebalance may have taken
      * partitions away meanwhile: their new owner reads them from the last commit.
      */
-    private void rewind() {
-        Map<TopicPartition, Long> earliest = new HashMap<>();
-        for (Batch dropped : inFlight) {
-            dropped.first().forEach((partition, offset) -> earliest.merge(partition, offset, Math::min));
-        }
-        inFlight.clear();
+    void rewind() {
+        Map<TopicPartition, Long> earliest = inFlight.dropAll();
         Set<TopicPartition> assigned = consumer.assignment();
         earliest.forEach((partition, offset) -> {
             if (assigned.contains(partition)) {
                 consumer.seek(partition, offset);
             }
         });
-    }
-
-    /** Commits the offsets of stored batches; on failure they stay pending (the records are not read again). */
-    private void commitStored() {
-        Map<TopicPartition, OffsetAndMetadata> owned = new HashMap<>(uncommitted);
-        owned.keySet().retainAll(consumer.assignment());
-        uncommitted.keySet().retainAll(owned.keySet());
-        if (owned.isEmpty()) {
-            commitPacer.committed();
-            return;
-        }
-        try {
-            consumer.commitSync(owned);
-            owned.forEach(uncommitted::remove);
-            metrics.commits.mark();
-            if (uncommitted.isEmpty()) {
-                commitPacer.committed();
-            }
-        } catch (WakeupException | FencedInstanceIdException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            commitPacer.failed(System.nanoTime(), settings.pollTimeout().toNanos());
-            // RebalanceInProgressException: the next poll() completes the rebalance; do not back off, or the group
-            // cannot settle. Anything else (coordinator away): the offsets stay pending and go with the next commit.
-            LOG.info("Committing offsets of stored intake records is deferred: {}", SendFailures.describe(e));
-        }
-    }
-
-    private void writeDeadletters(List<ConsumerRecord<byte[], byte[]>> rejected, List<ContractViolation> reasons)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        if (rejected.isEmpty()) {
-            return;
-        }
-        List<Future<RecordMetadata>> sends = new ArrayList<>(rejected.size());
-        for (int i = 0; i < rejected.size(); i++) {
-            ContractViolation reason = reasons.get(i);
-            ConsumerRecord<byte[], byte[]> record = rejected.get(i);
-            LOG.debug("Refused intake record {}-{}@{}: {} {}", record.topic(), record.partition(), record.offset(),
-                    reason.code(), reason.getMessage());
-            sends.add(producer.send(DeliveryRecords.rejectedIntake(
-                    settings.deadletterTopic(), record, reason.code(), reason.getMessage())));
-        }
-        for (Future<RecordMetadata> send : sends) {
-            send.get(WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        }
-    }
-
-    private String incarnationMarker() {
-        return INCARNATION_MARKER + store.incarnation();
     }
 
     /**
@@ -434,15 +308,15 @@ public final class IntakeLoop implements Managed {
         LOG.error(stopReason);
         running = false;
         Set<TopicPartition> owned = consumer.assignment();
-        uncommitted.clear();
-        inFlight.clear();
+        committer.clear();
+        inFlight.dropAll();
         if (!owned.isEmpty()) {
             partitionListener.revoked(owned.stream().map(TopicPartition::partition).sorted().toList());
         }
     }
 
     /** Stops reading for good: carrying on would commit offsets over records that Redis no longer holds. */
-    private void stopForDataLoss(String what) {
+    void stopForDataLoss(String what) {
         stopReason = "Redis lost the data of the delay store: " + what + ". Intake and pump stopped; offsets are not "
                 + "committed. Restore Redis (from its AOF or a replica) and restart; to accept the loss instead, see "
                 + "docs/reliability.md";
@@ -458,89 +332,6 @@ public final class IntakeLoop implements Managed {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running = false;
-        }
-    }
-
-    /** Hands partition ownership to the pump: shard N is pumped where intake partition N is read. */
-    private final class Rebalance implements ConsumerRebalanceListener {
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            // what is on its way to Redis is committed before the partitions move, or read again by their next owner
-            completeBatches(true, true, false);
-            commitBeforeHandOver(partitions);
-            if (!partitions.isEmpty()) {
-                partitionListener.revoked(numbers(partitions));
-            }
-        }
-
-        @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            if (!partitions.isEmpty() && committedByAnotherIncarnation(partitions)) {
-                return; // no shard is pumped; the loop ends after this poll
-            }
-            if (!partitions.isEmpty()) {
-                partitionListener.assigned(numbers(partitions));
-            }
-        }
-
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            LOG.warn("Lost intake partitions {} without a clean hand-over", partitions);
-            // no commit is possible now: drop what is on its way (stored once all the same) and read it again
-            rewind();
-            uncommitted.keySet().removeAll(partitions); // the new owner reads them again; stored once
-            if (!partitions.isEmpty()) {
-                partitionListener.revoked(numbers(partitions));
-            }
-        }
-
-        /** True (and the intake stopped) if a partition's offsets were committed over another store's data. */
-        private boolean committedByAnotherIncarnation(Collection<TopicPartition> partitions) {
-            Map<TopicPartition, OffsetAndMetadata> committed;
-            try {
-                committed = consumer.committed(new java.util.HashSet<>(partitions));
-            } catch (WakeupException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                LOG.warn("Could not read the committed offsets of {} to check the store's incarnation: {}",
-                        partitions, SendFailures.describe(e));
-                return false;
-            }
-            String expected = incarnationMarker();
-            for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
-                OffsetAndMetadata offset = e.getValue();
-                if (offset != null && offset.metadata() != null && offset.metadata().startsWith(INCARNATION_MARKER)
-                        && !offset.metadata().equals(expected)) {
-                    stopForDataLoss("offset " + offset.offset() + " of " + e.getKey() + " was committed while Redis "
-                            + "held incarnation " + offset.metadata().substring(INCARNATION_MARKER.length())
-                            + ", but Redis now holds incarnation " + store.incarnation()
-                            + " (it came back empty or was replaced)");
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** Commits what Redis holds of partitions that move away, so that their next owner does not read it again. */
-        private void commitBeforeHandOver(Collection<TopicPartition> partitions) {
-            Map<TopicPartition, OffsetAndMetadata> leaving = new HashMap<>(uncommitted);
-            leaving.keySet().retainAll(partitions);
-            uncommitted.keySet().removeAll(partitions);
-            if (leaving.isEmpty()) {
-                return;
-            }
-            try {
-                consumer.commitSync(leaving);
-            } catch (WakeupException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                LOG.warn("Could not commit stored offsets {} of revoked partitions; their next owner reads those "
-                        + "records again: {}", leaving, SendFailures.describe(e));
-            }
-        }
-
-        private List<Integer> numbers(Collection<TopicPartition> partitions) {
-            return partitions.stream().map(TopicPartition::partition).sorted().toList();
         }
     }
 }

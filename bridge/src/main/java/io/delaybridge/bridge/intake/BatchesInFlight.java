@@ -1,0 +1,65 @@
+package io.delaybridge.bridge.intake;
+
+import io.delaybridge.bridge.store.WriteResult;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The polls written to the store and not yet completed, in poll order (at most
+ * {@link IntakeLoop#MAX_BATCHES_IN_FLIGHT}). Completed strictly oldest first; on a failure all are dropped and the
+ * consumer reads again from the earliest record among them. Holds no connection; intake thread only.
+ */
+final class BatchesInFlight {
+
+    /** One poll on its way to Redis: the write under way, and what to do once Redis holds it. */
+    record Batch(IntakePoll poll, CompletableFuture<List<WriteResult>> write) {}
+
+    private final ArrayDeque<Batch> batches = new ArrayDeque<>();
+
+    void add(IntakePoll poll, CompletableFuture<List<WriteResult>> write) {
+        batches.add(new Batch(poll, write));
+    }
+
+    boolean isEmpty() {
+        return batches.isEmpty();
+    }
+
+    int size() {
+        return batches.size();
+    }
+
+    /** The oldest batch, or null. */
+    Batch oldest() {
+        return batches.peek();
+    }
+
+    /** Whether the oldest batch's write is done (false if there is none). */
+    boolean oldestDone() {
+        Batch oldest = batches.peek();
+        return oldest != null && oldest.write().isDone();
+    }
+
+    /** The oldest batch is complete: it leaves the queue. */
+    void completeOldest() {
+        batches.poll();
+    }
+
+    /** The records of every batch in flight. */
+    int records() {
+        return batches.stream().mapToInt(b -> b.poll().count()).sum();
+    }
+
+    /** Drops every batch and returns, per partition, the earliest offset among them: where to read again. */
+    Map<TopicPartition, Long> dropAll() {
+        Map<TopicPartition, Long> earliest = new HashMap<>();
+        for (Batch dropped : batches) {
+            dropped.poll().first().forEach((partition, offset) -> earliest.merge(partition, offset, Math::min));
+        }
+        batches.clear();
+        return earliest;
+    }
+}

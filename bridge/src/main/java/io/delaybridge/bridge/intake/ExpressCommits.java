@@ -1,0 +1,86 @@
+package io.delaybridge.bridge.intake;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Stored polls whose express records are still on their way: a poll's offsets may be committed only once Redis holds
+ * its parked records and every express record of it has settled (delivered, or parked after its first send failed).
+ * Polls settle in any order; their offsets are handed out strictly in poll order, so a commit never passes a record
+ * that is neither delivered nor stored. Holds no connection. {@link #settled} may be called on any thread (producer
+ * callbacks), the rest on the intake thread.
+ */
+final class ExpressCommits {
+
+    /** One stored poll and how many of its express records have not settled. */
+    static final class Poll {
+        private final Map<TopicPartition, OffsetAndMetadata> commit;
+        private int unsettled;
+
+        private Poll(Map<TopicPartition, OffsetAndMetadata> commit, int unsettled) {
+            this.commit = commit;
+            this.unsettled = unsettled;
+        }
+    }
+
+    private final ArrayDeque<Poll> polls = new ArrayDeque<>();
+
+    /** A poll is stored; {@code expressRecords} of it are on the express path. */
+    synchronized Poll add(Map<TopicPartition, OffsetAndMetadata> commit, int expressRecords) {
+        Poll poll = new Poll(commit, expressRecords);
+        polls.add(poll);
+        return poll;
+    }
+
+    /** One express record of {@code poll} settled. */
+    synchronized void settled(Poll poll) {
+        if (poll.unsettled <= 0) {
+            throw new IllegalStateException("more express records settled than the poll held");
+        }
+        poll.unsettled--;
+        notifyAll();
+    }
+
+    /**
+     * Takes the offsets of the leading polls that have settled, merged (a later poll's offset of a partition is the
+     * higher one); empty if the oldest poll has not settled.
+     */
+    synchronized Map<TopicPartition, OffsetAndMetadata> takeSettled() {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        while (!polls.isEmpty() && polls.peek().unsettled == 0) {
+            offsets.putAll(polls.poll().commit);
+        }
+        return offsets;
+    }
+
+    /** Polls not yet taken. */
+    synchronized int size() {
+        return polls.size();
+    }
+
+    /**
+     * Waits until every poll has settled (before partitions move away, so their next owner does not deliver the
+     * express records again), at most {@code timeoutMillis}; returns whether they have.
+     */
+    synchronized boolean awaitAllSettled(long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (polls.stream().anyMatch(p -> p.unsettled > 0)) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                return false;
+            }
+            wait(left);
+        }
+        return true;
+    }
+
+    /** Forgets every poll: their records are read again (after a failure, or partitions lost). */
+    synchronized void clear() {
+        polls.clear();
+        notifyAll();
+    }
+}

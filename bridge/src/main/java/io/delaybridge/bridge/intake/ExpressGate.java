@@ -1,0 +1,90 @@
+package io.delaybridge.bridge.intake;
+
+import io.delaybridge.bridge.store.WriteOp;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Which intake records may take the express path (delivered straight from the intake to their target, never written
+ * to Redis) and which park in the store as before. Holds no connection; intake thread only.
+ *
+ * <p>A record takes the express path only if all of these hold when it is read:
+ * <ul>
+ *   <li>it is a schedule with its default id (no {@code delay-id} header): an explicit id may replace or be replaced
+ *       by a pending message, which only the store can decide, so explicit ids and cancels always park;
+ *   <li>it is due at most {@code windowMillis} after the latest time Redis' clock can show ({@link RedisClockCeiling};
+ *       an unknown clock parks everything);
+ *   <li>no earlier record of its partition in the same poll parked: records of one partition keep their order, so
+ *       once one parks the rest of that partition's poll parks too;
+ *   <li>the express buffer has room for it, in records and in bytes: when it is full records park, so the heap never
+ *       grows with a backlog.
+ * </ul>
+ * A record admitted holds its place in the buffer until it is {@link #released} (delivered, parked after a failed
+ * first send, or dropped to be read again).
+ */
+final class ExpressGate {
+
+    /** {@code windowMillis} set to this turns the express path off. */
+    static final long OFF = -1;
+
+    private final long windowMillis;
+    private final int maxRecords;
+    private final long maxBytes;
+    private final Set<Integer> parkedInPoll = new HashSet<>();
+    private int heldRecords;
+    private long heldBytes;
+
+    ExpressGate(long windowMillis, int maxRecords, long maxBytes) {
+        this.windowMillis = windowMillis;
+        this.maxRecords = maxRecords;
+        this.maxBytes = maxBytes;
+    }
+
+    /** A new poll begins: which partitions parked in the last one no longer matters (its records are written). */
+    void beginPoll() {
+        parkedInPoll.clear();
+    }
+
+    /**
+     * Decides for the next record of {@code partition} (records of a partition in offset order); a record admitted
+     * takes {@code bytes} of the buffer.
+     *
+     * @param op             the record's store operation
+     * @param defaultId      the record's default id ({@code IntakeParser.defaultId})
+     * @param redisNowAtMost the latest time Redis' clock can show now (epoch ms), MAX_VALUE if unknown
+     * @return true for the express path, false to park
+     */
+    boolean admit(int partition, WriteOp op, String defaultId, long bytes, long redisNowAtMost) {
+        if (!(op instanceof WriteOp.Schedule schedule)) {
+            return false; // a cancel: written to the store, in order with the partition's parked schedules
+        }
+        boolean express = windowMillis != OFF
+                && !parkedInPoll.contains(partition)
+                && schedule.id().equals(defaultId)
+                && redisNowAtMost != Long.MAX_VALUE
+                && schedule.dueAt() <= redisNowAtMost + windowMillis
+                && heldRecords < maxRecords
+                && heldBytes + bytes <= maxBytes;
+        if (!express) {
+            parkedInPoll.add(partition);
+            return false;
+        }
+        heldRecords++;
+        heldBytes += bytes;
+        return true;
+    }
+
+    /** An admitted record left the buffer: delivered, parked after its first send failed, or dropped. */
+    void released(long bytes) {
+        heldRecords--;
+        heldBytes -= bytes;
+    }
+
+    int heldRecords() {
+        return heldRecords;
+    }
+
+    long heldBytes() {
+        return heldBytes;
+    }
+}

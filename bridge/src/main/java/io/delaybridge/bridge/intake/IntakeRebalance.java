@@ -1,0 +1,95 @@
+package io.delaybridge.bridge.intake;
+
+import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.store.DelayStore;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hands partition ownership to the pump (shard N is pumped where intake partition N is read): what is on its way to
+ * Redis is stored and committed before partitions move, and assigned partitions are checked against the store's
+ * incarnation first. Runs on the intake thread, inside {@code poll()}.
+ */
+final class IntakeRebalance implements ConsumerRebalanceListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IntakeRebalance.class);
+
+    private final IntakeLoop loop;
+    private final Consumer<byte[], byte[]> consumer;
+    private final OffsetCommitter committer;
+    private final PartitionListener partitionListener;
+    private final DelayStore store;
+
+    IntakeRebalance(IntakeLoop loop, Consumer<byte[], byte[]> consumer, OffsetCommitter committer,
+            PartitionListener partitionListener, DelayStore store) {
+        this.loop = loop;
+        this.consumer = consumer;
+        this.committer = committer;
+        this.partitionListener = partitionListener;
+        this.store = store;
+    }
+
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        // what is on its way to Redis is committed before the partitions move, or read again by their next owner
+        loop.completeAllBatches();
+        committer.commitBeforeHandOver(partitions);
+        if (!partitions.isEmpty()) {
+            partitionListener.revoked(numbers(partitions));
+        }
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        if (!partitions.isEmpty() && committedByAnotherIncarnation(partitions)) {
+            return; // no shard is pumped; the loop ends after this poll
+        }
+        if (!partitions.isEmpty()) {
+            partitionListener.assigned(numbers(partitions));
+        }
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        LOG.warn("Lost intake partitions {} without a clean hand-over", partitions);
+        // no commit is possible now: drop what is on its way (stored once all the same) and read it again
+        loop.rewind();
+        committer.forget(partitions); // the new owner reads them again; stored once
+        if (!partitions.isEmpty()) {
+            partitionListener.revoked(numbers(partitions));
+        }
+    }
+
+    /** True (and the intake stopped) if a partition's offsets were committed over another store's data. */
+    private boolean committedByAnotherIncarnation(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        try {
+            committed = consumer.committed(new HashSet<>(partitions));
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.warn("Could not read the committed offsets of {} to check the store's incarnation: {}",
+                    partitions, SendFailures.describe(e));
+            return false;
+        }
+        String mismatch = IncarnationMarker.mismatch(committed, store.incarnation());
+        if (mismatch == null) {
+            return false;
+        }
+        loop.stopForDataLoss(mismatch);
+        return true;
+    }
+
+    private static List<Integer> numbers(Collection<TopicPartition> partitions) {
+        return partitions.stream().map(TopicPartition::partition).sorted().toList();
+    }
+}

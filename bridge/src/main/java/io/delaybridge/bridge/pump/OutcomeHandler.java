@@ -1,0 +1,206 @@
+package io.delaybridge.bridge.pump;
+
+import io.delaybridge.bridge.delivery.DeliveryRecords;
+import io.delaybridge.bridge.delivery.MissingTopicException;
+import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.faults.CrashPoint;
+import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.store.StoreException;
+import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.EnvelopeCodec;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the pump does with the outcomes of its sends, on the pump thread: acks delivered and deadlettered messages in
+ * batches ({@link AckBatcher}) without waiting for Redis, schedules failed ones for a retry with backoff, and sends
+ * exhausted ones (and those whose failure is permanent) to the deadletter topic before they are deleted.
+ */
+final class OutcomeHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OutcomeHandler.class);
+    /** Bounds one ack script: Redis runs it alone, so a long one delays every other client. */
+    private static final int MAX_ACKS_PER_CALL = 1_000;
+
+    private final DelayStore store;
+    private final TargetCatalog catalog;
+    private final RetryPolicy retryPolicy;
+    private final String deadletterTopic;
+    private final PumpMetrics metrics;
+    private final OutcomeQueue outcomes;
+    private final MessageSender sender;
+    private final InFlightPlaces places;
+    private final AckBatcher acks;
+    /** Redis' time now, as estimated. */
+    private final LongSupplier redisNow;
+
+    OutcomeHandler(DelayStore store, TargetCatalog catalog, RetryPolicy retryPolicy, String deadletterTopic,
+            PumpMetrics metrics, OutcomeQueue outcomes, MessageSender sender, InFlightPlaces places, AckBatcher acks,
+            LongSupplier redisNow) {
+        this.store = store;
+        this.catalog = catalog;
+        this.retryPolicy = retryPolicy;
+        this.deadletterTopic = deadletterTopic;
+        this.metrics = metrics;
+        this.outcomes = outcomes;
+        this.sender = sender;
+        this.places = places;
+        this.acks = acks;
+        this.redisNow = redisNow;
+    }
+
+    /** Acks, retries and deadletters what the producer reported, batching acks per shard. */
+    void process() {
+        Map<OwnedShard, List<Outcome>> finished = new HashMap<>();
+        for (Outcome outcome : outcomes.drain()) {
+            switch (outcome.kind()) {
+                case DELIVERED -> {
+                    metrics.delivered.mark();
+                    metrics.lateness.update(Math.max(0, outcome.deliveredAt() - outcome.message().dueAt()));
+                    finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>()).add(outcome);
+                }
+                case DEADLETTERED -> {
+                    metrics.deadlettered.mark(outcome.code());
+                    finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>()).add(outcome);
+                }
+                case FAILED -> handleFailure(outcome);
+                case DEADLETTER_FAILED -> {
+                    LOG.warn("Could not write message {} to the deadletter topic {}: {}",
+                            outcome.message().ref().id(), deadletterTopic, SendFailures.describe(outcome.error()));
+                    retryLater(outcome.shard(), outcome.message(), retryPolicy.backoffMillis(1));
+                }
+            }
+        }
+        if (!finished.isEmpty()) {
+            CrashPoint.AFTER_SEND_BEFORE_ACK.reach();
+            acks.add(finished, System.nanoTime());
+        }
+        flushAcks(false);
+    }
+
+    /** Acks what {@link AckBatcher} says is due, or everything with {@code all} (the pump stops). */
+    void flushAcks(boolean all) {
+        acks.takeDue(all, System.nanoTime()).forEach(this::ack);
+    }
+
+    /** The Redis time by which the pump must wake to flush gathered acks; MAX_VALUE if there are none. */
+    long ackFlushAt() {
+        long leftNanos = acks.nanosUntilDue(System.nanoTime());
+        if (leftNanos == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        return redisNow.getAsLong() + Math.max(0, TimeUnit.NANOSECONDS.toMillis(leftNanos) + 1);
+    }
+
+    private void handleFailure(Outcome failure) {
+        ClaimedMessage message = failure.message();
+        Exception error = failure.error();
+        if (error instanceof UnknownTopicOrPartitionException) {
+            catalog.forget(EnvelopeCodec.decode(message.envelope()).target());
+        }
+        if (error instanceof MissingTopicException missing) {
+            waitForMissingTopic(failure, missing);
+            return;
+        }
+        boolean permanent = SendFailures.isPermanent(error);
+        if (permanent || retryPolicy.exhausted(message.attempt())) {
+            Envelope envelope = EnvelopeCodec.decode(message.envelope());
+            String reason = "delivery to " + envelope.target() + " failed after " + message.attempt()
+                    + (message.attempt() == 1 ? " attempt" : " attempts")
+                    + (permanent ? " (not retriable)" : "") + ": " + SendFailures.describe(error);
+            LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
+            sender.sendToDeadletter(failure.shard(), message, DeliveryRecords.failedDelivery(
+                    deadletterTopic, envelope, message.ref().id(), message.dueAt(), message.attempt(),
+                    failure.code(), reason), failure.code());
+        } else {
+            metrics.retried.mark();
+            retryLater(failure.shard(), message, retryPolicy.backoffMillis(message.attempt()));
+        }
+    }
+
+    /**
+     * A message for a topic that does not exist (and that the broker does not create on first use) waits for it once,
+     * {@code pump.missingTopicWait} after its first attempt; then it goes to the deadletter topic, instead of through
+     * the whole retry schedule. A later attempt (after that wait, or after a retry or a crash) does not wait again: a
+     * retried message's due time is the time of its retry, so it cannot tell how long it has waited.
+     */
+    private void waitForMissingTopic(Outcome failure, MissingTopicException missing) {
+        ClaimedMessage message = failure.message();
+        long wait = catalog.missingTopics().waitMillis();
+        if (message.attempt() == 1 && wait > 0) {
+            metrics.retried.mark();
+            retryLater(failure.shard(), message, wait);
+            return;
+        }
+        Envelope envelope = EnvelopeCodec.decode(message.envelope());
+        String reason = "target topic " + missing.topic() + " does not exist (attempt " + message.attempt() + "; it "
+                + "waited " + wait + " ms for it after its first attempt, and the broker does not create topics on "
+                + "first use). Create the topic, then replay this record from the deadletter topic";
+        LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
+        sender.sendToDeadletter(failure.shard(), message, DeliveryRecords.failedDelivery(deadletterTopic, envelope,
+                message.ref().id(), message.dueAt(), message.attempt(), failure.code(), reason), failure.code());
+    }
+
+    private void retryLater(OwnedShard shard, ClaimedMessage message, long backoffMillis) {
+        try {
+            store.retry(shard.shard, shard.epoch, message.ref(), redisNow.getAsLong() + backoffMillis);
+        } catch (StoreFencedException e) {
+            LOG.warn("{}; message {} is returned by its lease", e.getMessage(), message.ref().id());
+        } catch (StoreException e) {
+            LOG.warn("Could not schedule a retry of message {}, its lease returns it: {}",
+                    message.ref().id(), e.getMessage());
+        }
+        places.finish(shard, 1);
+    }
+
+    /**
+     * Deletes delivered messages without waiting for Redis: the pump claims on while acks are on their way. An ack
+     * that fails leaves its messages in flight; their lease returns them and they are delivered again (at least
+     * once). Their in-flight places are freed when the answer comes.
+     */
+    private void ack(OwnedShard shard, List<Outcome> done) {
+        for (int from = 0; from < done.size(); from += MAX_ACKS_PER_CALL) {
+            List<Outcome> part = done.subList(from, Math.min(done.size(), from + MAX_ACKS_PER_CALL));
+            List<MessageRef> refs = new ArrayList<>(part.size());
+            for (Outcome outcome : part) {
+                refs.add(outcome.message().ref());
+            }
+            places.ackSent();
+            CompletableFuture<Integer> ack;
+            try {
+                ack = store.ackAsync(shard.shard, shard.epoch, refs);
+            } catch (RuntimeException e) {
+                ack = CompletableFuture.failedFuture(e);
+            }
+            ack.whenComplete((deleted, error) -> {
+                if (error != null) {
+                    Throwable cause = error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error;
+                    if (cause instanceof StoreFencedException) {
+                        metrics.acksFenced.mark(refs.size());
+                        LOG.warn("{}; its new owner delivers the {} messages acked here again", cause.getMessage(),
+                                refs.size());
+                    } else {
+                        LOG.warn("Could not acknowledge {} delivered messages in shard {}: {}", refs.size(),
+                                shard.shard, cause.getMessage());
+                    }
+                }
+                places.ackAnswered();
+                places.finish(shard, refs.size());
+            });
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package io.delaybridge.bridge.pump;
+
+import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.StoreFencedException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The shards this instance pumps: taken over when the consumer group assigns their intake partitions, let go when it
+ * revokes them (after their in-flight messages are finished) or when Redis says a newer owner fenced them. Assign and
+ * revoke run on the intake's thread, the rest on the pump's.
+ */
+final class ShardOwnership {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShardOwnership.class);
+
+    private final Map<Integer, OwnedShard> owned = new ConcurrentHashMap<>();
+    private final DelayStore store;
+    private final PumpSettings settings;
+    private final PumpMetrics metrics;
+    private final Wakeups wakeups;
+
+    ShardOwnership(DelayStore store, PumpSettings settings, PumpMetrics metrics, Wakeups wakeups) {
+        this.store = store;
+        this.settings = settings;
+        this.metrics = metrics;
+        this.wakeups = wakeups;
+    }
+
+    /** Takes over shards; their fencing epochs are taken later, on the pump's thread. */
+    void assign(Collection<Integer> shards) {
+        for (int shard : shards) {
+            if (shard >= store.shardCount()) {
+                LOG.warn("Intake partition {} has no shard (the store has {} shards): nothing to pump for it",
+                        shard, store.shardCount());
+                continue;
+            }
+            owned.put(shard, new OwnedShard(shard));
+        }
+        wakeups.signal();
+    }
+
+    /**
+     * Stops claiming in shards and waits, up to {@code drainNanos} (or while {@code running} holds), until their
+     * in-flight messages are finished; then lets them go.
+     */
+    void revoke(Collection<Integer> shards, long drainNanos, BooleanSupplier running) {
+        List<OwnedShard> leaving = new ArrayList<>();
+        for (int shard : shards) {
+            OwnedShard state = owned.get(shard);
+            if (state != null) {
+                state.revoked = true;
+                leaving.add(state);
+            }
+        }
+        wakeups.signal();
+        boolean drained = wakeups.awaitUntilTrue(
+                () -> !running.getAsBoolean() || leaving.stream().allMatch(s -> s.outstanding.get() == 0),
+                drainNanos);
+        if (!drained) {
+            LOG.warn("Shards {} still had messages in flight when revoked; their leases return them", shards);
+        }
+        for (OwnedShard state : leaving) {
+            owned.remove(state.shard, state);
+        }
+        if (!leaving.isEmpty()) {
+            LOG.info("Stopped pumping shards {}", shards);
+        }
+    }
+
+    /** A fenced shard has a newer owner: stop pumping it. */
+    void letGo(OwnedShard shard, StoreFencedException e) {
+        LOG.warn(e.getMessage());
+        shard.revoked = true;
+        owned.remove(shard.shard, shard);
+    }
+
+    /**
+     * Returns the shard's expired leases every half lease. Redis' clock decides which leases expired; the interval is
+     * timed on this host's monotonic clock, because the pump learns its clock's offset from Redis only with its first
+     * claim (a reclaim time computed before that, with a host clock an hour fast, lay an hour late).
+     */
+    void reclaimIfDue(OwnedShard shard) {
+        if (System.nanoTime() - shard.reclaimAtNanos < 0) {
+            return;
+        }
+        int returned = store.reclaim(shard.shard, shard.epoch, settings.batchSize());
+        if (returned > 0) {
+            metrics.reclaimed.mark(returned);
+            LOG.info("Returned {} messages with expired leases to shard {}", returned, shard.shard);
+            shard.nextDueAt = Long.MIN_VALUE;
+        }
+        shard.reclaimAtNanos = System.nanoTime()
+                + (returned == settings.batchSize() ? 0 : TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2));
+    }
+
+    /** A shard received a message due at {@code dueAt}, earlier than all it held: wake the pump if it is ours. */
+    void woken(int shard, long dueAt) {
+        OwnedShard state = owned.get(shard);
+        if (state != null) {
+            state.woken(dueAt);
+            wakeups.signal();
+        }
+    }
+
+    boolean isEmpty() {
+        return owned.isEmpty();
+    }
+
+    /** The shards held and not being revoked. */
+    List<OwnedShard> live() {
+        List<OwnedShard> live = new ArrayList<>(owned.size());
+        for (OwnedShard shard : owned.values()) {
+            if (!shard.revoked) {
+                live.add(shard);
+            }
+        }
+        return live;
+    }
+
+    /** The numbers of the shards held and not being revoked, in order. */
+    List<Integer> numbers() {
+        return owned.values().stream().filter(s -> !s.revoked).map(s -> s.shard).sorted().toList();
+    }
+}

@@ -1,0 +1,55 @@
+package io.delaybridge.bridge.intake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class ExpressCommitsTest {
+
+    private static final TopicPartition P0 = new TopicPartition("intake", 0);
+    private static final TopicPartition P1 = new TopicPartition("intake", 1);
+
+    @Test
+    void offsetsAreHandedOutInPollOrderOnlyOnceEachPollSettled() {
+        ExpressCommits commits = new ExpressCommits();
+        ExpressCommits.Poll first = commits.add(Map.of(P0, offset(10)), 2);
+        ExpressCommits.Poll second = commits.add(Map.of(P0, offset(20), P1, offset(5)), 1);
+
+        commits.settled(second);
+        assertEquals(Map.of(), commits.takeSettled(), "the younger poll settled first: it waits for the older");
+        commits.settled(first);
+        assertEquals(Map.of(), commits.takeSettled(), "one express record of the older poll is still on its way");
+        commits.settled(first);
+        assertEquals(Map.of(P0, offset(20), P1, offset(5)), commits.takeSettled());
+        assertEquals(0, commits.size());
+    }
+
+    @Test
+    void aPollWithoutExpressRecordsCommitsAsSoonAsThoseBeforeIt() {
+        ExpressCommits commits = new ExpressCommits();
+        commits.add(Map.of(P0, offset(3)), 0);
+        assertEquals(Map.of(P0, offset(3)), commits.takeSettled());
+        assertThrows(IllegalStateException.class, () -> commits.settled(commits.add(Map.of(), 0)));
+    }
+
+    @Test
+    void aHandOverWaitsForExpressRecordsSettledOnAnotherThread() throws InterruptedException {
+        ExpressCommits commits = new ExpressCommits();
+        ExpressCommits.Poll poll = commits.add(Map.of(P0, offset(1)), 1);
+        assertFalse(commits.awaitAllSettled(20));
+        new Thread(() -> commits.settled(poll)).start();
+        assertTrue(commits.awaitAllSettled(10_000));
+        commits.clear();
+        assertEquals(Map.of(), commits.takeSettled());
+    }
+
+    private static OffsetAndMetadata offset(long offset) {
+        return new OffsetAndMetadata(offset, "m");
+    }
+}

@@ -1,0 +1,84 @@
+package io.delaybridge.bridge.intake;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.schemas.DelayHeaders;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Test;
+
+class IntakePollTest {
+
+    private static final String INTAKE = "delay-intake";
+    private static final long NOW = 1_700_000_000_000L;
+    private static final RecordTranslator TRANSLATOR = new RecordTranslator(new IntakeSettings(INTAKE,
+            "delay-deadletter", Duration.ofDays(365).toMillis(), 1_048_576, List.of(), Duration.ofMillis(100),
+            Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofSeconds(10), Duration.ofHours(1).toMillis()));
+
+    @Test
+    void aPollBecomesItsOperationsRefusalsAndTheOffsetsItCommits() {
+        List<ConsumerRecord<byte[], byte[]>> records = List.of(
+                record(0, 10, until(NOW + 5_000)),
+                record(1, 7, until(NOW + 2_000)),
+                record(0, 11, null), // no delay-target: refused
+                record(0, 12, cancel("order-1")));
+
+        IntakePoll poll = IntakePoll.translate(records, TRANSLATOR, "marker");
+
+        assertEquals(4, poll.count());
+        assertEquals(3, poll.ops().size());
+        assertInstanceOf(WriteOp.Schedule.class, poll.ops().get(0));
+        assertInstanceOf(WriteOp.Cancel.class, poll.ops().get(2));
+        assertTrue(poll.refused());
+        assertEquals(11, poll.rejected().get(0).offset());
+        assertEquals(1, poll.reasons().size());
+        assertEquals(NOW + 2_000, poll.earliestDueAt());
+        TopicPartition p0 = new TopicPartition(INTAKE, 0);
+        TopicPartition p1 = new TopicPartition(INTAKE, 1);
+        assertEquals(new OffsetAndMetadata(13, "marker"), poll.commit().get(p0));
+        assertEquals(new OffsetAndMetadata(8, "marker"), poll.commit().get(p1));
+        assertEquals(10L, poll.first().get(p0));
+        assertEquals(7L, poll.first().get(p1));
+    }
+
+    @Test
+    void aPollOfCancelsOnlyHasNoDueTime() {
+        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, cancel("a"))), TRANSLATOR, "m");
+        assertEquals(Long.MAX_VALUE, poll.earliestDueAt());
+        assertFalse(poll.refused());
+    }
+
+    private static RecordHeaders until(long dueAt) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(DelayHeaders.TARGET, utf8("orders"));
+        headers.add(DelayHeaders.UNTIL, utf8(Long.toString(dueAt)));
+        return headers;
+    }
+
+    private static RecordHeaders cancel(String id) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(DelayHeaders.CANCEL, utf8(id));
+        return headers;
+    }
+
+    private static ConsumerRecord<byte[], byte[]> record(int partition, long offset, RecordHeaders headers) {
+        byte[] value = utf8("v");
+        return new ConsumerRecord<>(INTAKE, partition, offset, NOW, TimestampType.CREATE_TIME, 0, value.length,
+                null, value, headers == null ? new RecordHeaders() : headers, Optional.empty());
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,28 @@
+package io.delaybridge.bridge.pump;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class OutcomeQueueTest {
+
+    @Test
+    void outcomesAreDrainedInOrderAndTheFirstOfABurstSignals() {
+        Wakeups wakeups = new Wakeups();
+        OutcomeQueue queue = new OutcomeQueue(wakeups);
+        OwnedShard shard = new OwnedShard(0);
+        Outcome first = Outcome.delivered(shard, null, 1);
+        Outcome second = Outcome.delivered(shard, null, 2);
+        queue.report(first);
+        queue.report(second);
+
+        long start = System.nanoTime();
+        assertTrue(wakeups.sleep(TimeUnit.MINUTES.toNanos(1), () -> true));
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "the report signalled");
+        assertEquals(List.of(first, second), queue.drain());
+        assertEquals(List.of(), queue.drain());
+    }
+}
