@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.rules.RuleRecords;
+import io.delaybridge.testkit.ChildJvm;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,7 +68,7 @@ class DelayRulesCrashIT {
             String applicationId = names.group() + "-rules";
             KafkaClient.Collector delivered = kafka.collect(target);
             try (IntakeCount intake = new IntakeCount(servers.kafkaBootstrap(), names.intake());
-                    RulesProcess rules = new RulesProcess(jar, config, dir.resolve("rules.log"))) {
+                    RulesJvm rules = new RulesJvm(jar, config, dir.resolve("rules.log"))) {
                 rules.start();
                 Thread producer = new Thread(() -> {
                     for (int i = 0; i < RECORDS; i++) {
@@ -206,39 +206,33 @@ class DelayRulesCrashIT {
      * {@code java -jar delay-bridge.jar rules config.yml} as a child process, killed with SIGKILL. Deliberately
      * minimal and private to this test: the bridge-as-a-child-JVM launcher belongs in the testkit.
      */
-    private static final class RulesProcess implements AutoCloseable {
+    /** The rules part alone from the fat jar ({@code java -jar delay-bridge.jar rules config.yml}), restartable. */
+    private static final class RulesJvm implements AutoCloseable {
         private final Path jar;
         private final Path config;
         private final Path log;
-        private Process process;
+        private ChildJvm process;
 
-        RulesProcess(Path jar, Path config, Path log) {
+        RulesJvm(Path jar, Path config, Path log) {
             this.jar = jar;
             this.config = config;
             this.log = log;
         }
 
-        void start() throws IOException {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            process = new ProcessBuilder(java, "-Xmx256m", "-jar", jar.toString(), "rules", config.toString())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .start();
+        void start() {
+            process = ChildJvm.jar("rules", jar).jvmOptions(List.of("-Xmx256m")).args("rules", config.toString())
+                    .log(log).start();
         }
 
-        void kill() throws InterruptedException {
+        void kill() {
             assertTrue(process.isAlive(), "the rules process died on its own, see " + log);
-            process.destroyForcibly(); // SIGKILL
-            process.waitFor(30, TimeUnit.SECONDS);
+            process.kill(); // SIGKILL, returns once it is gone
         }
 
         @Override
-        public void close() throws InterruptedException {
-            if (process != null && process.isAlive()) {
-                process.destroy();
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor();
-                }
+        public void close() {
+            if (process != null) {
+                process.close();
             }
         }
     }
