@@ -3,63 +3,64 @@ package io.delaybridge.bench;
 import java.util.List;
 
 /**
- * Catch-up after an outage: {@code --catch-up-records} records (default 300,000, 200-byte values) wait in the intake,
- * all already due, and the service starts cold; measured from its start to the last delivery. The plain Kafka copy
- * drains its own preloaded topic the same way first, in this JVM, and the ratio is printed. Unlike "throughput" there
- * is no warm-up: the JIT's start-up is part of what an outage's catch-up costs.
+ * "catch-up", the outage's aftermath: {@code --catch-up-records} records (200-byte values) wait in the intake, all
+ * already due, and the service starts cold; measured from its start to the last delivery. The plain Kafka copy drains
+ * its own preloaded topic the same way first ({@link CopyDrain}), and the ratio is printed. Unlike "throughput" there
+ * is no warm-up: the JIT's start-up is part of what an outage's catch-up costs. A record already due may take the
+ * express path (delivered straight from the intake, never stored in Redis) or be parked (stored, claimed, acked); the
+ * bridge's meters {@code delay.intake.express} and {@code delay.intake.parked} say how many took each ("n/a" where the
+ * bridge has no such meter).
  */
-final class CatchUpScenario {
+final class CatchUpScenario implements Scenario {
 
     /** The Collector's phases: the plain copy's records, then the bridge's. */
     private static final int COPY_PHASE = 90;
     private static final int BRIDGE_PHASE = 91;
 
-    private final DelayBenchmark bench;
+    private final BenchRun run;
 
-    CatchUpScenario(DelayBenchmark bench) {
-        this.bench = bench;
+    CatchUpScenario(BenchRun run) {
+        this.run = run;
     }
 
-    void run() throws Exception {
-        int n = bench.options.intOf("catch-up-records", 300_000);
+    @Override
+    public void run() throws Exception {
+        int n = run.options.catchUpRecords;
+        CopyDrain copy = CopyDrain.measure(run, "catchcopy", n, COPY_PHASE);
+        run.put("catch-up: plain Kafka copy, started cold", "%,.0f records/s from start to last (%,.0f/s steady); "
+                + "%,d of %,d copied", copy.startToLast(), copy.steadyRate(), copy.stats().count(), n);
+        run.put("catch-up: plain Kafka copy, CPU", "%s", copy.cpu());
 
-        String[] copyTopics = bench.createTopics("catchcopy", 3);
-        Stats copy = bench.preloaded("catch-up plain copy", copyTopics, n, COPY_PHASE);
-        double copyRate;
-        try (Collector collector = new Collector(bench.bootstrap, List.of(copyTopics[1]))) {
-            collector.register(COPY_PHASE, copy);
-            long start = System.currentTimeMillis();
-            try (PlainCopy plainCopy = new PlainCopy(bench.bootstrap, copyTopics[0], "catchcopy" + bench.runId)) {
-                DelayBenchmark.awaitDelivered(copy, 300);
-            }
-            copyRate = drainRate(copy, start);
-        }
-        bench.put("catch-up: plain Kafka copy, started cold", "%,.0f records/s from start to last (%,.0f/s steady); "
-                + "%,d of %,d copied", copyRate, copy.steadyRate(), copy.count(), n);
-
-        String[] topics = bench.createTopics("catchup", 3);
-        Stats bridge = bench.preloaded("catch-up bridge", topics, n, BRIDGE_PHASE);
-        try (Collector collector = new Collector(bench.bootstrap, List.of(topics[1]))) {
+        String[] topics = run.createTopics("catchup", 3);
+        Stats bridge = run.preloaded("catch-up bridge", topics, n, BRIDGE_PHASE);
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]))) {
             collector.register(BRIDGE_PHASE, bridge);
             long start = System.currentTimeMillis();
-            try (BridgeProcess process = bench.startBridge("catchup", topics)) {
-                DelayBenchmark.awaitDelivered(bridge, 600);
-                double rate = drainRate(bridge, start);
-                bench.put("catch-up: bridge, started cold (JVM start included)", "%,.0f records/s from start to last "
-                        + "(%,.0f/s steady); %,d of %,d delivered, %d early, %d duplicates; bridge peak RSS %d MB, "
-                        + "peak heap %d MB", rate, bridge.steadyRate(), bridge.count(), n, bridge.early,
-                        bridge.duplicates, process.maxRssMb(), process.maxHeapMb());
-                bench.put("catch-up: bridge / plain copy", "%.2f (from start to last delivery)", rate / copyRate);
+            try (BridgeProcess process = run.startBridge("catchup", topics)) {
+                CpuMeter cpu = run.cpuMeter(process).start();
+                BenchRun.awaitDelivered(bridge, 600);
+                double rate = BenchRun.drainRate(bridge, start);
+                String cpuLine = cpu.perRecord(bridge.count());
+                run.put("catch-up: bridge, started cold (JVM start included)", "%,.0f records/s from start to last "
+                        + "(%,.0f/s steady); %,d of %,d delivered, %d duplicates; %s; %s, peak heap %d MB", rate,
+                        bridge.steadyRate(), bridge.count(), n, bridge.duplicates, Targets.early(bridge),
+                        Targets.rss(process), process.maxHeapMb());
+                run.put("catch-up: bridge, CPU (from its health check to the last delivery)", "%s", cpuLine);
+                run.put("catch-up: paths", "%s", paths(process));
+                run.put("catch-up: bridge / plain copy", "%s (from start to last delivery); %.2f steady",
+                        Targets.ratio(rate / copy.startToLast()), bridge.steadyRate() / copy.steadyRate());
             }
         }
     }
 
-    /** Records per second from {@code startMillis} to the last delivery (broker time). */
-    private static double drainRate(Stats stats, long startMillis) {
-        long lastMillis;
-        synchronized (stats) {
-            lastMillis = stats.lastDelivered;
-        }
-        return stats.count() * 1000.0 / Math.max(1, lastMillis - startMillis);
+    /** "express 290,000, parked 10,000 (the bridge's meters)", or n/a for a meter the bridge does not have. */
+    static String paths(BridgeProcess bridge) {
+        return "express " + count(bridge.meterCount("delay.intake.express")) + ", parked "
+                + count(bridge.meterCount("delay.intake.parked")) + " records (the bridge's meters "
+                + "delay.intake.express / delay.intake.parked)";
+    }
+
+    private static String count(long count) {
+        return count < 0 ? "n/a" : String.format("%,d", count);
     }
 }

@@ -98,7 +98,7 @@ final class StoreLayouts {
                 try {
                     admin.configSet(key, setting);
                 } catch (RuntimeException e) {
-                    DelayBenchmark.log("  could not restore %s %s: %s", key, setting, e);
+                    BenchRun.log("  could not restore %s %s: %s", key, setting, e);
                 }
             });
         }
@@ -114,7 +114,7 @@ final class StoreLayouts {
         long before = usedMemory();
         try (RedisDelayStore store = RedisDelayStore.connect(RedisStoreOptions.of(redisUri, topic, 1)
                 .withKeyPrefix(prefix + "s").withCommandTimeout(Duration.ofSeconds(60)))) {
-            DelayBenchmark.schedule(store, topic, 0, n, i -> due[i], envelope);
+            LimitsScenario.schedule(store, topic, 0, n, i -> due[i], envelope);
         }
         double perMessage = (usedMemory() - before) / (double) n;
         deleteKeys(prefix + "s:*");

@@ -1,0 +1,268 @@
+package io.delaybridge.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The benchmark's options, parsed and checked once: {@code --name value} pairs, each with a default ({@code --help}
+ * lists them). An unknown option, a missing value or a value of the wrong kind stops the run with a message naming
+ * the option. {@code --burst} and {@code --burst-intake-rate} are the older names of {@code --parked-records} and
+ * {@code --parked-intake-rate}; {@code --scenario burst} is the older name of {@code parked-drain}.
+ */
+final class BenchOptions {
+
+    /** The scenarios in the order a run takes them. */
+    static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "parked-drain", "steady",
+            "saturation", "backlog", "layouts", "rules");
+
+    private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
+    private static final Map<String, String> OPTION_ALIASES = Map.of("burst", "parked-records",
+            "burst-intake-rate", "parked-intake-rate");
+
+    private enum Kind { INT, TEXT, INT_LIST, BOOL }
+
+    private record Definition(String name, Kind kind, String fallback, String help) { }
+
+    private static final List<Definition> DEFINITIONS = List.of(
+            new Definition("scenario", Kind.TEXT, "all", "comma-separated, or all: " + String.join(", ", SCENARIOS)
+                    + " (burst = parked-drain)"),
+            new Definition("redis", Kind.TEXT, "single", "single, or single,cluster (throughput and steady once more "
+                    + "on a 3-master Redis Cluster)"),
+            new Definition("records", Kind.INT, "1000000", "limits: records the producer writes; throughput: records "
+                    + "of each measured window"),
+            new Definition("windows", Kind.INT, "3", "throughput: measured windows (the median counts)"),
+            new Definition("warmup", Kind.INT, "2000000", "throughput: warm-up records before the windows"),
+            new Definition("claim-records", Kind.INT, "200000", "limits: records through the store's claim path"),
+            new Definition("claim-backlog", Kind.INT, "1000000", "limits: not-due records beside the second claim "
+                    + "probe"),
+            new Definition("batch", Kind.INT, "500", "limits: claim batch size"),
+            new Definition("catch-up-records", Kind.INT, "300000", "catch-up: records preloaded, already due"),
+            new Definition("parked-records", Kind.INT, "1000000", "parked-drain: records parked, due at one instant "
+                    + "(old name --burst)"),
+            new Definition("parked-intake-rate", Kind.INT, "20000", "parked-drain: intake rate assumed to place the "
+                    + "due instant after the last record is stored (old name --burst-intake-rate)"),
+            new Definition("steady-rate", Kind.INT, "5000", "steady (and backlog): records due a second"),
+            new Definition("steady-second-rate", Kind.INT, "0", "steady: a second step at this rate, e.g. 20000; 0 "
+                    + "for none"),
+            new Definition("steady-seconds", Kind.INT, "60", "steady: measured window per step, seconds"),
+            new Definition("min-delay-s", Kind.INT, "1", "steady: shortest delay, seconds"),
+            new Definition("max-delay-s", Kind.INT, "120", "steady: longest delay, seconds"),
+            new Definition("steady-warmup-s", Kind.INT, "120", "steady, saturation: warm-up of a fresh bridge's "
+                    + "first step, seconds"),
+            new Definition("step-warmup-s", Kind.INT, "40", "warm-up of later steps on a running bridge, seconds"),
+            new Definition("rates", Kind.INT_LIST, "5000,10000,20000,30000,40000,60000", "saturation: due rates "
+                    + "of the steps"),
+            new Definition("step-seconds", Kind.INT, "20", "saturation: measured window per step, seconds"),
+            new Definition("backlog", Kind.INT, "1000000", "backlog: pending records"),
+            new Definition("layout-records", Kind.INT, "200000", "layouts: messages per layout"),
+            new Definition("layout-value-bytes", Kind.INT_LIST, "200,240,260", "layouts: value sizes"),
+            new Definition("rule-records", Kind.INT, "200000", "rules: records through the rule and the copy"),
+            new Definition("svg", Kind.TEXT, Path.of(System.getProperty("java.io.tmpdir"), "delay-bench-lateness.svg")
+                    .toString(), "saturation: where the lateness plot goes"),
+            new Definition("keep-work-dir", Kind.BOOL, "false", "keep the broker's and Redis' files"),
+            new Definition("bridge-jvm", Kind.TEXT, "-Xms128m -Xmx256m -XX:+UseParallelGC", "the bridge JVM's "
+                    + "options"),
+            new Definition("bridge-jar", Kind.TEXT, "bridge/target/delay-bridge.jar", "the bridge's fat jar"),
+            new Definition("bridge-config", Kind.TEXT, "bridge/config.yml", "the bridge's configuration"));
+
+    private final Map<String, String> values;
+
+    final List<String> scenarios;
+    final boolean cluster;
+    final int records;
+    final int windows;
+    final int warmup;
+    final int claimRecords;
+    final int claimBacklog;
+    final int batch;
+    final int catchUpRecords;
+    final int parkedRecords;
+    final int parkedIntakeRate;
+    final int steadyRate;
+    final int steadySecondRate;
+    final int steadySeconds;
+    final int minDelaySeconds;
+    final int maxDelaySeconds;
+    final int steadyWarmupSeconds;
+    final int stepWarmupSeconds;
+    final List<Integer> rates;
+    final int stepSeconds;
+    final int backlog;
+    final int layoutRecords;
+    final List<Integer> layoutValueBytes;
+    final int ruleRecords;
+    final Path svg;
+    final boolean keepWorkDir;
+    final List<String> bridgeJvm;
+    final Path bridgeJar;
+    final Path bridgeConfig;
+
+    private BenchOptions(Map<String, String> values) {
+        this.values = values;
+        scenarios = scenarios(text("scenario"));
+        String redis = text("redis");
+        if (!redis.equals("single") && !redis.equals("single,cluster")) {
+            throw bad("redis", redis, "use single (the default) or single,cluster");
+        }
+        cluster = redis.equals("single,cluster");
+        records = positive("records");
+        windows = positive("windows");
+        warmup = count("warmup");
+        claimRecords = positive("claim-records");
+        claimBacklog = count("claim-backlog");
+        batch = positive("batch");
+        catchUpRecords = positive("catch-up-records");
+        parkedRecords = positive("parked-records");
+        parkedIntakeRate = positive("parked-intake-rate");
+        steadyRate = positive("steady-rate");
+        steadySecondRate = count("steady-second-rate");
+        steadySeconds = positive("steady-seconds");
+        minDelaySeconds = count("min-delay-s");
+        maxDelaySeconds = positive("max-delay-s");
+        if (minDelaySeconds > maxDelaySeconds) {
+            throw bad("min-delay-s", values.get("min-delay-s"), "at most --max-delay-s (" + maxDelaySeconds + ")");
+        }
+        steadyWarmupSeconds = count("steady-warmup-s");
+        stepWarmupSeconds = count("step-warmup-s");
+        rates = intList("rates");
+        stepSeconds = positive("step-seconds");
+        backlog = positive("backlog");
+        layoutRecords = positive("layout-records");
+        layoutValueBytes = intList("layout-value-bytes");
+        ruleRecords = positive("rule-records");
+        svg = Path.of(text("svg"));
+        keepWorkDir = Boolean.parseBoolean(text("keep-work-dir"));
+        bridgeJvm = List.of(text("bridge-jvm").trim().split("\\s+"));
+        bridgeJar = Path.of(text("bridge-jar"));
+        bridgeConfig = Path.of(text("bridge-config"));
+    }
+
+    /** Parses {@code --name value} pairs; throws {@link IllegalArgumentException} naming a bad option. */
+    static BenchOptions parse(String... args) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("expected an option (--name value), got \"" + args[i]
+                        + "\"; --help lists them");
+            }
+            String name = OPTION_ALIASES.getOrDefault(args[i].substring(2), args[i].substring(2));
+            if (definition(name) == null) {
+                throw new IllegalArgumentException("unknown option " + args[i] + "; --help lists them");
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("option " + args[i] + " needs a value, e.g. " + args[i] + " "
+                        + definition(name).fallback());
+            }
+            values.put(name, args[++i]);
+        }
+        for (Definition d : DEFINITIONS) {
+            values.putIfAbsent(d.name(), d.fallback());
+        }
+        return new BenchOptions(values);
+    }
+
+    static boolean wantsHelp(String... args) {
+        return List.of(args).contains("--help") || List.of(args).contains("-h");
+    }
+
+    /** Every option with its default and what it sets. */
+    static String help() {
+        StringBuilder sb = new StringBuilder("usage: ./bench.sh [--name value]...\n\n");
+        for (Definition d : DEFINITIONS) {
+            sb.append(String.format("  --%-20s %s (default: %s)%n", d.name(), d.help(), d.fallback()));
+        }
+        sb.append("\nKAFKA_BOOTSTRAP_SERVERS / REDIS_URI point the run at running servers; otherwise it starts its own.\n");
+        return sb.toString();
+    }
+
+    boolean has(String scenario) {
+        return scenarios.contains(scenario);
+    }
+
+    /** These options with only {@code only} of the chosen scenarios (the cluster pass). */
+    BenchOptions withScenarios(List<String> only) {
+        Map<String, String> copy = new LinkedHashMap<>(values);
+        List<String> kept = scenarios.stream().filter(only::contains).toList();
+        copy.put("scenario", kept.isEmpty() ? "" : String.join(",", kept));
+        return new BenchOptions(copy);
+    }
+
+    @Override
+    public String toString() {
+        return values.entrySet().stream().filter(e -> !e.getValue().equals(definition(e.getKey()).fallback()))
+                .map(e -> "--" + e.getKey() + " " + e.getValue()).collect(Collectors.joining(" ", "[", "]"));
+    }
+
+    private static List<String> scenarios(String text) {
+        if (text.equals("all")) {
+            return SCENARIOS;
+        }
+        List<String> chosen = new ArrayList<>();
+        for (String s : text.split(",")) {
+            String name = SCENARIO_ALIASES.getOrDefault(s.trim(), s.trim());
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!SCENARIOS.contains(name)) {
+                throw new IllegalArgumentException("--scenario " + text + ": unknown scenario \"" + s.trim()
+                        + "\"; use all, or some of " + String.join(",", SCENARIOS) + " separated by commas");
+            }
+            chosen.add(name);
+        }
+        return SCENARIOS.stream().filter(chosen::contains).toList(); // the run's order
+    }
+
+    private static Definition definition(String name) {
+        return DEFINITIONS.stream().filter(d -> d.name().equals(name)).findFirst().orElse(null);
+    }
+
+    private String text(String name) {
+        return values.get(name);
+    }
+
+    private int count(String name) {
+        String raw = values.get(name);
+        try {
+            int value = Integer.parseInt(raw.replace("_", "").replace(",", ""));
+            if (value < 0) {
+                throw bad(name, raw, "a count of 0 or more");
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw bad(name, raw, "a whole number, e.g. " + definition(name).fallback());
+        }
+    }
+
+    private int positive(String name) {
+        int value = count(name);
+        if (value == 0) {
+            throw bad(name, values.get(name), "a number above 0");
+        }
+        return value;
+    }
+
+    private List<Integer> intList(String name) {
+        String raw = values.get(name);
+        List<Integer> list = new ArrayList<>();
+        for (String part : raw.split(",")) {
+            try {
+                int value = Integer.parseInt(part.trim().replace("_", ""));
+                if (value <= 0) {
+                    throw bad(name, raw, "numbers above 0");
+                }
+                list.add(value);
+            } catch (NumberFormatException e) {
+                throw bad(name, raw, "comma-separated whole numbers, e.g. " + definition(name).fallback());
+            }
+        }
+        return List.copyOf(list);
+    }
+
+    private static IllegalArgumentException bad(String name, String value, String expected) {
+        return new IllegalArgumentException("--" + name + " " + value + ": expected " + expected);
+    }
+}

@@ -1,0 +1,315 @@
+package io.delaybridge.bench;
+
+import io.delaybridge.testkit.FreePorts;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+
+/**
+ * One pass of the benchmark against one Redis (the single server, or the cluster): what every scenario shares. The
+ * broker and Redis it runs on, its topics and bridges, the readings of Redis and of the processes' CPU, and the
+ * result lines it collects ({@link #put}).
+ */
+final class BenchRun implements AutoCloseable {
+
+    static final int INTAKE_PARTITIONS = 16;
+    static final int TARGET_PARTITIONS = 8;
+
+    private static final Pattern COMMAND_STAT = Pattern.compile("cmdstat_(\\w+):calls=(\\d+),usec=(\\d+)");
+
+    final BenchOptions options;
+    final String bootstrap;
+    final BenchRedis target;
+    final Path workDir;
+    final String runId = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
+    private final long brokerPid;
+    private final Admin admin;
+    private final RedisClient redisClient;
+    /** One connection to each server that holds data (the masters of a cluster). */
+    private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+    private final List<RedisCommands<String, String>> servers = new ArrayList<>();
+    private final Map<String, String> summary = new LinkedHashMap<>();
+    /** The next record's sequence number: unique over the run, so the collector tells phases' records apart. */
+    private long seq;
+
+    BenchRun(BenchOptions options, String bootstrap, BenchRedis target, Path workDir, long brokerPid) {
+        this.options = options;
+        this.bootstrap = bootstrap;
+        this.target = target;
+        this.workDir = workDir;
+        this.brokerPid = brokerPid;
+        this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+        this.redisClient = RedisClient.create();
+        for (String server : target.servers()) {
+            StatefulRedisConnection<String, String> connection = redisClient.connect(RedisURI.create(server));
+            connections.add(connection);
+            servers.add(connection.sync());
+        }
+    }
+
+    /** The result lines so far, in order. */
+    Map<String, String> summary() {
+        return summary;
+    }
+
+    /** The first server that holds data (the single server). */
+    RedisCommands<String, String> redis() {
+        return servers.get(0);
+    }
+
+    String redisUri() {
+        return target.uri();
+    }
+
+    long redisPid() {
+        return target.pids().getOrDefault("redis", 0L);
+    }
+
+    /** Reserves {@code n} sequence numbers; returns the first. */
+    synchronized long nextSeq(long n) {
+        long first = seq;
+        seq += n;
+        return first;
+    }
+
+    /** A result line, prefixed with this pass' label, with the machine's load average. */
+    void put(String key, String format, Object... args) {
+        String value = String.format(format, args) + " [load " + loadAverage() + "]";
+        key = target.label() + key;
+        summary.put(key, value);
+        log("%s: %s", key, value);
+    }
+
+    /** A result line without the load average (e.g. a path's name). */
+    void putPlain(String key, String value) {
+        summary.put(target.label() + key, value);
+    }
+
+    /** intake (16 partitions), target (8), deadletter (1); intake and target stamp LogAppendTime. */
+    String[] createTopics(String name, int count) throws Exception {
+        String[] names = {name + "-intake-" + runId, name + "-target-" + runId, name + "-dead-" + runId};
+        List<NewTopic> topics = new ArrayList<>();
+        Map<String, String> logAppend = Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime");
+        topics.add(new NewTopic(names[0], INTAKE_PARTITIONS, (short) 1).configs(logAppend));
+        if (count > 1) {
+            topics.add(new NewTopic(names[1], TARGET_PARTITIONS, (short) 1).configs(logAppend));
+            topics.add(new NewTopic(names[2], 1, (short) 1));
+        }
+        admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
+        List<String> created = topics.stream().map(NewTopic::name).toList();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) { // producers fail over to retries while leaders are still elected
+            try {
+                boolean ready = admin.describeTopics(created).allTopicNames().get(10, TimeUnit.SECONDS).values()
+                        .stream().allMatch(t -> t.partitions().stream().allMatch(p -> p.leader() != null
+                                && !p.leader().isEmpty()));
+                if (ready) {
+                    break;
+                }
+            } catch (ExecutionException e) {
+                // not known yet
+            }
+            Thread.sleep(100);
+        }
+        Thread.sleep(1_000);
+        return names;
+    }
+
+    BridgeProcess startBridge(String name, String[] topics) throws Exception {
+        int adminPort = FreePorts.pick();
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+        env.put("REDIS_URI", target.uri());
+        env.put("DELAY_INTAKE_TOPIC", topics[0]);
+        env.put("DELAY_DEADLETTER_TOPIC", topics[2]);
+        env.put("DELAY_GROUP_ID", "bridge-" + name + "-" + runId);
+        env.put("DELAY_KEY_PREFIX", keyPrefix(name));
+        env.put("DELAY_HTTP_PORT", Integer.toString(FreePorts.pick()));
+        env.put("DELAY_ADMIN_PORT", Integer.toString(adminPort));
+        Path log = workDir.resolve("bridge-" + target.label().replace(' ', '-') + name + ".log");
+        BridgeProcess bridge = BridgeProcess.start(options.bridgeJar, options.bridgeConfig, log, options.bridgeJvm,
+                env, adminPort);
+        log("bridge for %s: pid %d, JVM %s, log %s", name, bridge.pid(), options.bridgeJvm, log);
+        return bridge;
+    }
+
+    String keyPrefix(String scenario) {
+        return "b" + scenario + runId;
+    }
+
+    /** Preloads {@code n} records, due now, into {@code topics[0]} for {@code topics[1]}: their Stats. */
+    Stats preloaded(String name, String[] topics, int n, int phase) {
+        Stats stats = new Stats(name, seq, n);
+        preload(topics[0], topics[1], n, phase);
+        return stats;
+    }
+
+    /** Writes n records, all due now, as fast as the producer goes; returns records/s. */
+    long preload(String intake, String target, int n, int phase) {
+        try (Load load = new Load(bootstrap)) {
+            long start = System.nanoTime();
+            long now = System.currentTimeMillis();
+            long first = nextSeq(n);
+            for (int i = 0; i < n; i++) {
+                load.send(intake, null, target, now, first + i, phase);
+            }
+            load.flush();
+            return (long) (n / seconds(start));
+        }
+    }
+
+    /** The bridge (if any), Redis and the broker when this run started them, and this JVM (load and collector). */
+    CpuMeter cpuMeter(long bridgePid) {
+        CpuMeter meter = new CpuMeter().process("bridge", bridgePid);
+        target.pids().forEach(meter::process);
+        return meter.process("broker", brokerPid).process("bench JVM", ProcessHandle.current().pid());
+    }
+
+    /** As {@link #cpuMeter(long)} for a bridge, with the rates of its intake's stored polls and offset commits. */
+    CpuMeter cpuMeter(BridgeProcess bridge) {
+        return cpuMeter(bridge.pid()).counter("intake polls stored", () -> bridge.meterCount("delay.intake.batches"))
+                .counter("intake commits", () -> bridge.meterCount("delay.intake.commits"));
+    }
+
+    /**
+     * Microseconds Redis spent in each command so far ({@code INFO commandstats}; commands a script runs count too),
+     * summed over the servers that hold data.
+     */
+    Map<String, Long> commandMicros() {
+        Map<String, Long> micros = new TreeMap<>();
+        for (RedisCommands<String, String> server : servers) {
+            Matcher m = COMMAND_STAT.matcher(server.info("commandstats"));
+            while (m.find()) {
+                micros.merge(m.group(1), Long.parseLong(m.group(3)), Long::sum);
+                micros.merge(m.group(1) + " calls", Long.parseLong(m.group(2)), Long::sum);
+            }
+        }
+        return micros;
+    }
+
+    /** "evalsha 14.2 (of it hmget 1.1, ...)": us per record of the costliest commands between two readings. */
+    static String commandCost(Map<String, Long> before, Map<String, Long> after, long records) {
+        ToLongFunction<String> delta = key -> after.getOrDefault(key, 0L) - before.getOrDefault(key, 0L);
+        return after.keySet().stream()
+                .filter(key -> !key.endsWith(" calls") && delta.applyAsLong(key) > 0)
+                .sorted(Comparator.comparingLong(delta).reversed())
+                .limit(10)
+                .map(key -> String.format("%s %.2f (%.1f records a call)", key,
+                        delta.applyAsLong(key) / (double) Math.max(1, records),
+                        records / (double) Math.max(1, delta.applyAsLong(key + " calls"))))
+                .collect(Collectors.joining(", ", "us per record, scripts include the commands they call: ", ""));
+    }
+
+    long usedMemory() {
+        return servers.stream().mapToLong(RedisInfo::usedMemory).sum();
+    }
+
+    /** The due sets' sizes, found on whichever server holds each shard. */
+    long pending(String prefix, String topic) {
+        long total = 0;
+        for (RedisCommands<String, String> server : servers) {
+            ScanCursor cursor = ScanCursor.INITIAL;
+            do {
+                KeyScanCursor<String> page = server.scan(cursor,
+                        ScanArgs.Builder.matches(prefix + ":{" + topic + ":*}:due").limit(1000));
+                for (String key : page.getKeys()) {
+                    total += server.zcard(key);
+                }
+                cursor = page;
+            } while (!cursor.isFinished());
+        }
+        return total;
+    }
+
+    /** Waits until every record of the phase arrived, or nothing arrived for {@code idleSeconds}. */
+    static void awaitDelivered(Stats stats, int idleSeconds) throws InterruptedException {
+        long last = -1;
+        long lastChange = System.nanoTime();
+        long lastLog = System.nanoTime();
+        while (stats.count() < stats.expected) {
+            long count = stats.count();
+            if (count != last) {
+                last = count;
+                lastChange = System.nanoTime();
+            } else if (System.nanoTime() - lastChange > TimeUnit.SECONDS.toNanos(idleSeconds)) {
+                log("  %s: gave up, %,d of %,d arrived and nothing for %d s", stats.name, count, stats.expected,
+                        idleSeconds);
+                return;
+            }
+            if (System.nanoTime() - lastLog > TimeUnit.SECONDS.toNanos(10)) {
+                log("  %s: %,d of %,d delivered", stats.name, count, stats.expected);
+                lastLog = System.nanoTime();
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** Records per second from {@code startMillis} to the last delivery (broker time). */
+    static double drainRate(Stats stats, long startMillis) {
+        long lastMillis;
+        synchronized (stats) {
+            lastMillis = stats.lastDelivered;
+        }
+        return stats.count() * 1000.0 / Math.max(1, lastMillis - startMillis);
+    }
+
+    static double seconds(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+
+    static void sleepUntil(long epochMillis) {
+        long wait = epochMillis - System.currentTimeMillis();
+        if (wait > 0) {
+            try {
+                Thread.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static void log(String format, Object... args) {
+        System.out.printf("[%s] %s%n", Instant.now().toString().substring(11, 23), String.format(format, args));
+        System.out.flush();
+    }
+
+    /** The machine is shared: the 1-minute load average says how much else ran. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    @Override
+    public void close() {
+        connections.forEach(StatefulRedisConnection::close);
+        redisClient.shutdown();
+        admin.close();
+    }
+}

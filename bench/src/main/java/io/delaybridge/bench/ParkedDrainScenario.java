@@ -1,0 +1,78 @@
+package io.delaybridge.bench;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * "parked-drain" (formerly "burst"): {@code --parked-records} records are written to the intake, all due at one
+ * instant in the future, so the bridge parks every one in Redis; at that instant all are due at once and the pump
+ * drains them. The drain rate (between 10 % and 90 % of the deliveries) is printed beside the plain Kafka copy's,
+ * measured cold in the same run ({@link CopyDrain}), with the CPU per record of every process (bridge, Redis, broker,
+ * this JVM) over the drain, and how many records were delivered out of their intake partition's order.
+ */
+final class ParkedDrainScenario implements Scenario {
+
+    private static final int COPY_PHASE = 39;
+    private static final int BRIDGE_PHASE = 40;
+
+    private final BenchRun run;
+
+    ParkedDrainScenario(BenchRun run) {
+        this.run = run;
+    }
+
+    @Override
+    public void run() throws Exception {
+        int n = run.options.parkedRecords;
+        CopyDrain copy = CopyDrain.measure(run, "parkcopy", n, COPY_PHASE);
+        run.put("parked drain: plain Kafka copy of " + n + " records, started cold", "%,.0f records/s steady "
+                + "(%,.0f/s from start to last); %,d of %,d copied", copy.steadyRate(), copy.startToLast(),
+                copy.stats().count(), n);
+        run.put("parked drain: plain Kafka copy, CPU", "%s", copy.cpu());
+
+        String[] topics = run.createTopics("burst", 3);
+        String prefix = run.keyPrefix("burst");
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]));
+                BridgeProcess bridge = run.startBridge("burst", topics);
+                Load load = new Load(run.bootstrap)) {
+            bridge.resetPeaks();
+            long dueAt = System.currentTimeMillis() + 10_000 + n * 1000L / run.options.parkedIntakeRate;
+            long first = run.nextSeq(n);
+            Stats stats = new Stats("parked drain", first, n).trackingOrder();
+            collector.register(BRIDGE_PHASE, stats);
+            long start = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                load.send(topics[0], i % BenchRun.INTAKE_PARTITIONS, topics[1], dueAt, first + i, BRIDGE_PHASE);
+            }
+            load.flush();
+            BenchRun.log("parked drain: %,d records written to the intake in %.1f s, due at %s", n,
+                    BenchRun.seconds(start), Instant.ofEpochMilli(dueAt));
+            long pending = 0;
+            while (System.currentTimeMillis() < dueAt - 200) {
+                pending = run.pending(prefix, topics[0]);
+                if (pending >= n) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            double intakeRate = n / BenchRun.seconds(start);
+            run.put("parked drain: intake of " + n + " records (produce + bridge stores them)",
+                    "%s stored before the due time (%,.0f records/s from the first send until stored)",
+                    pending >= n ? "all" : String.format("only %,d of %,d", pending, n), intakeRate);
+            // the meter starts at the due instant: what it measures is the drain alone
+            BenchRun.sleepUntil(dueAt);
+            CpuMeter cpu = run.cpuMeter(bridge).start();
+            BenchRun.awaitDelivered(stats, 600);
+            String cpuLine = cpu.perRecord(stats.count());
+            double drained = stats.steadyRate();
+            run.put("parked drain: " + n + " records due at one instant", "drained at %,.0f records/s steady; %s; "
+                    + "%s; out of intake order by > 100 ms: %,d; %s, peak heap %d MB", drained, stats.latenessLine(),
+                    Targets.early(stats), stats.orderInversions(BenchRun.INTAKE_PARTITIONS, 100), Targets.rss(bridge),
+                    bridge.maxHeapMb());
+            run.put("parked drain: bridge, CPU", "%s", cpuLine);
+            run.put("parked drain: paths", "%s", CatchUpScenario.paths(bridge));
+            run.put("parked drain: bridge / plain copy", "%s (steady rates)", Targets.ratio(drained
+                    / copy.steadyRate()));
+        }
+    }
+}

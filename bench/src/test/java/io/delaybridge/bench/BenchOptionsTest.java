@@ -1,0 +1,64 @@
+package io.delaybridge.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BenchOptionsTest {
+
+    @Test
+    void theDocumentedCommandLinesParse() {
+        BenchOptions steady = BenchOptions.parse("--scenario", "steady", "--steady-rate", "5000", "--steady-seconds",
+                "120");
+        assertEquals(List.of("steady"), steady.scenarios);
+        assertEquals(5000, steady.steadyRate);
+        assertEquals(120, steady.steadySeconds);
+        assertEquals(0, steady.steadySecondRate);
+
+        BenchOptions burst = BenchOptions.parse("--scenario", "throughput,burst", "--records", "2000000", "--burst",
+                "1000000", "--burst-intake-rate", "30000");
+        assertEquals(List.of("throughput", "parked-drain"), burst.scenarios);
+        assertEquals(1_000_000, burst.parkedRecords);
+        assertEquals(30_000, burst.parkedIntakeRate);
+
+        BenchOptions cluster = BenchOptions.parse("--redis", "single,cluster", "--scenario", "steady,throughput");
+        assertTrue(cluster.cluster);
+        assertEquals(List.of("throughput", "steady"), cluster.scenarios, "the run's order, not the command line's");
+        assertEquals(List.of("steady"), cluster.withScenarios(List.of("steady", "layouts")).scenarios);
+        assertEquals(BenchOptions.SCENARIOS, BenchOptions.parse().scenarios);
+    }
+
+    @Test
+    void aBadOptionIsNamed() {
+        assertMessage("unknown option --record", "--record", "5");
+        assertMessage("--steady-rate abc", "--steady-rate", "abc");
+        assertMessage("--steady-rate 0", "--steady-rate", "0");
+        assertMessage("\"foo\"", "--scenario", "steady,foo");
+        assertMessage("--redis cluster", "--redis", "cluster");
+        assertMessage("--min-delay-s 9", "--min-delay-s", "9", "--max-delay-s", "5");
+        assertMessage("--rates 5000,x", "--rates", "5000,x");
+        assertMessage("--records needs a value", "--records");
+    }
+
+    @Test
+    void helpListsEveryOptionWithItsDefault() {
+        String help = BenchOptions.help();
+        for (String option : List.of("--scenario", "--catch-up-records", "--parked-records", "--steady-second-rate",
+                "--bridge-jar")) {
+            assertTrue(help.contains(option), option);
+        }
+        assertTrue(help.contains("--steady-rate          steady (and backlog): records due a second (default: 5000)"),
+                help);
+        assertTrue(BenchOptions.wantsHelp("--scenario", "steady", "--help"));
+        assertFalse(BenchOptions.wantsHelp("--scenario", "steady"));
+    }
+
+    private static void assertMessage(String expected, String... args) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(args));
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+    }
+}
