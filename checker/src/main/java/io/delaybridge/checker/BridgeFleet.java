@@ -20,6 +20,7 @@ final class BridgeFleet {
     private final SplittableRandom random;
     private final List<BridgeProcess> running = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    private final DeliveryPaths paths = new DeliveryPaths();
     /** Static member ids of bridges that ended: a replacement takes one, as a restarted instance would. */
     private final java.util.ArrayDeque<String> freeInstanceIds = new java.util.ArrayDeque<>();
     private int started;
@@ -87,6 +88,7 @@ final class BridgeFleet {
     /** SIGTERM to every bridge; returns the exit statuses by name. */
     synchronized Map<String, Integer> stopAll(Duration grace) throws InterruptedException {
         Map<String, Integer> statuses = new java.util.LinkedHashMap<>();
+        running.forEach(this::readPaths);
         for (BridgeProcess bridge : running) {
             if (bridge.isAlive()) {
                 bridge.signal("TERM");
@@ -100,10 +102,34 @@ final class BridgeFleet {
     }
 
     synchronized void killAll() {
+        running.forEach(this::readPaths);
         for (BridgeProcess bridge : running) {
             bridge.kill();
         }
         running.clear();
+    }
+
+    /**
+     * Reads the path meters of one bridge ({@link DeliveryPaths}); called every second for all and just before a
+     * planned kill or stop. Not synchronized: a stopped (SIGSTOP) bridge answers late, and the fleet must not wait.
+     */
+    void readPaths(BridgeProcess bridge) {
+        if (bridge.isAlive()) {
+            bridge.metrics().ifPresent(json -> paths.record(bridge.name(), json));
+        }
+    }
+
+    /** Reads the path meters of every running bridge. */
+    void readPaths() {
+        List<BridgeProcess> snapshot;
+        synchronized (this) {
+            snapshot = List.copyOf(running);
+        }
+        snapshot.forEach(this::readPaths);
+    }
+
+    DeliveryPaths.Totals paths() {
+        return paths.totals();
     }
 
     synchronized List<String> notes() {

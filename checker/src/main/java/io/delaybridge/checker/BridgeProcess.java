@@ -3,6 +3,7 @@ package io.delaybridge.checker;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delaybridge.bridge.faults.CrashPoint;
+import io.delaybridge.testkit.AdminMetrics;
 import io.delaybridge.testkit.ChildJvm;
 import io.delaybridge.testkit.FreePorts;
 import java.io.IOException;
@@ -114,6 +115,11 @@ final class BridgeProcess {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** The body of the admin port's {@code /metrics}, if it answers within 2 s. */
+    java.util.Optional<String> metrics() {
+        return AdminMetrics.get(adminPort, "/metrics", Duration.ofSeconds(2));
     }
 
     /** Waits until healthy; throws with the log's tail if it ended or did not get there in time. */

@@ -78,6 +78,7 @@ final class Campaign {
         Thread watchThread = start(watch, "delivery-watch");
         Thread loadThread = start(load, "intake-load");
         Thread faultThread = start(faults, "fault-injector");
+        Thread pathsThread = start(() -> readPathsEverySecond(fleet), "delivery-paths");
         while (loadThread.isAlive() || faultThread.isAlive()) {
             loadThread.join(10_000);
             faultThread.join(1);
@@ -105,7 +106,9 @@ final class Campaign {
                 lastProgress = System.nanoTime();
             }
         }
-        Map<String, Integer> statuses = fleet.stopAll(Duration.ofSeconds(60));
+        pathsThread.interrupt();
+        pathsThread.join(10_000);
+        Map<String, Integer> statuses = fleet.stopAll(Duration.ofSeconds(60)); // reads the paths before SIGTERM
         long caughtUpDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!watch.caughtUp() && System.nanoTime() < caughtUpDeadline) {
             Thread.sleep(200);
@@ -115,12 +118,25 @@ final class Campaign {
         RedisLeftovers afterStop = RedisLeftovers.read(redis.masterUris(), KEY_PREFIX, INTAKE);
         notes.addAll(fleet.notes());
         notes.add("most repeated: " + watch.repeats.worst());
-        return report(plan, ledger, load, faults, afterDrain, afterStop, statuses, notes, spread.samples(), began);
+        return report(plan, ledger, load, faults, afterDrain, afterStop, statuses, notes, spread.samples(),
+                fleet.paths(), began);
+    }
+
+    /** Reads every bridge's path meters once a second until interrupted ({@link DeliveryPaths}). */
+    private static void readPathsEverySecond(BridgeFleet fleet) {
+        try {
+            while (!Thread.currentThread().isInterrupted()) {
+                fleet.readPaths();
+                Thread.sleep(1_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private CampaignReport report(RecordPlan plan, DeliveryLedger ledger, IntakeLoad load, FaultInjector faults,
             RedisLeftovers afterDrain, RedisLeftovers afterStop, Map<String, Integer> statuses, List<String> notes,
-            List<PendingSpread.Sample> spread, long began) {
+            List<PendingSpread.Sample> spread, DeliveryPaths.Totals paths, long began) {
         ledger.checkDelayIds();
         long lost = 0;
         long duplicates = 0;
@@ -169,7 +185,7 @@ final class Campaign {
                 ledger.wrongIds(), ledger.wrongIdExamples(),
                 CampaignReport.percentiles(java.util.Arrays.copyOf(lateness, measured)),
                 options.faults().isEmpty() ? Map.of() : injectedOrPlanned(injected), faults.log(), notes,
-                afterDrain, afterStop, statuses, options.redis(), spread, (System.nanoTime() - began) / 1e9);
+                afterDrain, afterStop, statuses, options.redis(), spread, paths, (System.nanoTime() - began) / 1e9);
     }
 
     private Map<Fault, Integer> injectedOrPlanned(Map<Fault, Integer> injected) {

@@ -34,6 +34,7 @@ record CampaignReport(
         Map<String, Integer> stopStatuses,
         CampaignOptions.RedisTopology redis,
         List<PendingSpread.Sample> pendingSamples,
+        DeliveryPaths.Totals paths,
         double seconds) {
 
     static final double[] PERCENTILES = {50, 99, 99.9, 100};
@@ -118,6 +119,9 @@ record CampaignReport(
         sb.append(String.format("lateness ms:    p50 %d, p99 %d, p99.9 %d, max %d (first arrival minus due, broker "
                 + "clock)%n", latenessPercentiles[0], latenessPercentiles[1], latenessPercentiles[2],
                 latenessPercentiles[3]));
+        sb.append("delivery paths: ").append(paths.render()).append('\n');
+        sb.append("                (each bridge's meters read every second and before each planned kill or stop; "
+                + "a bridge killed -9 or halted at a crash point loses what it counted since its last reading)\n");
         sb.append("redis:          ").append(redis == CampaignOptions.RedisTopology.CLUSTER
                 ? "cluster of 3 masters with a replica each" : "one redis-server").append('\n');
         sb.append("pending spread: share of the stored, undelivered messages (due and in flight) per master, sampled "

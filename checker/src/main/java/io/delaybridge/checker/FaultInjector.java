@@ -95,6 +95,7 @@ final class FaultInjector implements Runnable {
             }
             case KILL -> {
                 BridgeProcess victim = fleet.pickVictim();
+                fleet.readPaths(victim);
                 victim.kill();
                 fleet.remove(victim);
                 return "kill -9 " + victim;
@@ -110,6 +111,7 @@ final class FaultInjector implements Runnable {
             case REBALANCE -> {
                 BridgeProcess extra = fleet.startHealthy();
                 Thread.sleep(options.rebalanceHold().toMillis());
+                fleet.readPaths(extra);
                 int status = extra.terminate(Duration.ofSeconds(60));
                 fleet.remove(extra);
                 return "added " + extra + ", removed it with SIGTERM after " + options.rebalanceHold().toSeconds()
@@ -135,6 +137,7 @@ final class FaultInjector implements Runnable {
         boolean ended = armed.awaitExit(CRASH_POINT_TIMEOUT);
         fleet.remove(armed);
         if (!ended) {
+            fleet.readPaths(armed);
             armed.kill();
             return armed + " did not reach " + point.settingName() + " in " + CRASH_POINT_TIMEOUT.toSeconds()
                     + " s; killed -9 instead";

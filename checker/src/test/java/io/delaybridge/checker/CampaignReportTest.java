@@ -17,7 +17,8 @@ class CampaignReportTest {
             RedisLeftovers leftovers) {
         return new CampaignReport("--records 10", 10, 10, 10, 0, lost, duplicates, duplicates > 0 ? 1 : 0, 1500,
                 early, List.of(), 0, 0, List.of(), new long[] {1, 2, 3, 4}, faults, List.of(), List.of(), leftovers,
-                leftovers, Map.of(), CampaignOptions.RedisTopology.STANDALONE, List.of(), 1.0);
+                leftovers, Map.of(), CampaignOptions.RedisTopology.STANDALONE, List.of(),
+                new DeliveryPaths.Totals(1200, 8800, 3), 1.0);
     }
 
     @Test
@@ -35,6 +36,8 @@ class CampaignReportTest {
         assertTrue(report(0, 1, 0, Map.of(Fault.KILL, 1), EMPTY).passed());
         assertFalse(report(0, 1501, 0, Map.of(Fault.KILL, 1), EMPTY).passed());
         assertTrue(report(0, 0, 0, Map.of(), EMPTY).render().contains("RESULT: PASS"));
+        assertTrue(report(0, 0, 0, Map.of(), EMPTY).render()
+                .contains("delivery paths: express-path records: 1,200 (lower bound), parked: 8,800\n"));
     }
 
     @Test
