@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the bridge's fat jar and the benchmark, then runs it. Arguments go to DelayBenchmark, e.g.
-#   ./bench.sh                                  every scenario with default sizes (about 15 minutes)
+#   ./bench.sh --help                           every option with its default
+#   ./bench.sh                                  every scenario with default sizes (30 minutes or more)
 #   ./bench.sh --scenario steady --steady-rate 5000 --steady-seconds 120
 # KAFKA_BOOTSTRAP_SERVERS / REDIS_URI point it at running servers; otherwise it starts its own.
 set -euo pipefail

@@ -1,11 +1,8 @@
 package io.delaybridge.bench;
 
+import io.delaybridge.testkit.AdminMetrics;
 import io.delaybridge.testkit.ChildJvm;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,7 +19,6 @@ import java.util.regex.Pattern;
 final class BridgeProcess implements AutoCloseable {
 
     private static final Pattern HEAP_USED = Pattern.compile("\"jvm\\.memory\\.heap\\.used\"\\s*:\\s*\\{\\s*\"value\"\\s*:\\s*(\\d+)");
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final ChildJvm process;
     private final int adminPort;
@@ -51,7 +47,7 @@ final class BridgeProcess implements AutoCloseable {
                 .start();
         BridgeProcess bridge = new BridgeProcess(jvm, adminPort);
         try {
-            jvm.awaitReady(Duration.ofSeconds(60), () -> bridge.get("/healthcheck") != null);
+            jvm.awaitReady(Duration.ofSeconds(180), () -> bridge.get("/healthcheck") != null);
         } catch (IllegalStateException e) {
             bridge.close();
             throw e;
@@ -80,12 +76,7 @@ final class BridgeProcess implements AutoCloseable {
     /** The count of a meter of the bridge's {@code /metrics}, e.g. {@code delay.intake.commits}; -1 if unknown. */
     long meterCount(String name) {
         String metrics = get("/metrics");
-        if (metrics == null) {
-            return -1;
-        }
-        Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*\\{\\s*\"count\"\\s*:\\s*(\\d+)")
-                .matcher(metrics);
-        return m.find() ? Long.parseLong(m.group(1)) : -1;
+        return metrics == null ? -1 : AdminMetrics.count(metrics, name).orElse(-1);
     }
 
     private void sample() {
@@ -118,17 +109,7 @@ final class BridgeProcess implements AutoCloseable {
     }
 
     private String get(String path) {
-        try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + adminPort + path)).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 ? response.body() : null;
-        } catch (IOException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
+        return AdminMetrics.get(adminPort, path, Duration.ofSeconds(5)).orElse(null);
     }
 
     @Override
