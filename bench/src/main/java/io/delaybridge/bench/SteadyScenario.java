@@ -8,8 +8,15 @@ import java.util.List;
  * --max-delay-s}; lateness p50 / p99 / p99.9 / max and early records over a {@code --steady-seconds} window, each
  * beside its target. {@code --steady-second-rate} (e.g. 20,000) adds a second step on the same bridge. Also the Redis
  * memory per pending record at the end of the first window.
+ *
+ * <p>The baseline, measured first at each rate in the same run: the plain Kafka copy ({@link PlainCopy}) of records
+ * sent at their due time, so its "lateness" is the broker and the copier's latency at that rate: the floor under the
+ * bridge's. The bridge's lateness is printed beside it with the ratio of the p99s.
  */
 final class SteadyScenario implements Scenario {
+
+    /** The Collector's phases of the copy's steps (the bridge's are 10 and up). */
+    private static final int COPY_PHASE = 110;
 
     private final BenchRun run;
 
@@ -24,6 +31,17 @@ final class SteadyScenario implements Scenario {
         if (o.steadySecondRate > 0) {
             rates.add(o.steadySecondRate);
         }
+        List<SteadyRun> copies = new ArrayList<>();
+        int copyPhase = COPY_PHASE;
+        for (int rate : rates) {
+            SteadyRun copy = copyStep(rate, copyPhase);
+            copyPhase += 2;
+            copies.add(copy);
+            String name = "steady: plain Kafka copy at " + rate + " records/s (sent at their due time), "
+                    + o.steadySeconds + " s measured";
+            run.put(name, "%s", copy.stats().latenessLine());
+            run.put(name + ", CPU", "%s", copy.cpu());
+        }
         String[] topics = run.createTopics("steady", 3);
         try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]));
                 BridgeProcess bridge = run.startBridge("steady", topics)) {
@@ -31,7 +49,8 @@ final class SteadyScenario implements Scenario {
             long usedBefore = run.usedMemory();
             int phase = 10;
             int warmup = o.steadyWarmupSeconds; // a fresh bridge's first step; a second step finds it compiled
-            for (int rate : rates) {
+            for (int step = 0; step < rates.size(); step++) {
+                int rate = rates.get(step);
                 bridge.resetPeaks();
                 Runnable memoryAtWindowEnd = phase > 10 ? () -> { } : () -> {
                     long pending = run.pending(prefix, topics[0]);
@@ -40,18 +59,34 @@ final class SteadyScenario implements Scenario {
                             "%,d B (%,d pending, used_memory grew by %,d B)", pending == 0 ? 0 : (used - usedBefore)
                                     / pending, pending, used - usedBefore);
                 };
-                SteadyRun step = SteadyRun.measure(run, collector, topics, rate, o.minDelaySeconds,
+                SteadyRun measured = SteadyRun.measure(run, collector, topics, rate, o.minDelaySeconds,
                         o.maxDelaySeconds, o.steadySeconds, warmup, phase, run.cpuMeter(bridge), memoryAtWindowEnd);
                 warmup = o.stepWarmupSeconds;
                 phase += 2;
                 String name = "steady: " + rate + " records/s due, delays " + o.minDelaySeconds + "-"
                         + o.maxDelaySeconds + " s, " + o.steadySeconds + " s measured";
-                run.put(name, "%s; %s, peak heap %d MB", step.stats().latenessLine(), Targets.rss(bridge),
+                Stats bridgeStats = measured.stats();
+                run.put(name, "%s; %s, peak heap %d MB", bridgeStats.latenessLine(), Targets.rss(bridge),
                         bridge.maxHeapMb());
-                run.put(name + ", targets", "%s; %s", Targets.lateness(rate, step.stats()),
-                        Targets.early(step.stats()));
-                run.put(name + ", CPU", "%s", step.cpu());
+                run.put(name + ", targets", "%s; %s", Targets.lateness(rate, bridgeStats),
+                        Targets.early(bridgeStats));
+                run.put(name + ", CPU", "%s", measured.cpu());
+                Stats copy = copies.get(step).stats();
+                run.put(name + ", bridge / plain copy", "p50 %d / %d ms, p99 %d / %d ms, p99.9 %d / %d ms; p99 "
+                        + "ratio %.1f", bridgeStats.percentile(0.5), copy.percentile(0.5), bridgeStats.percentile(0.99),
+                        copy.percentile(0.99), bridgeStats.percentile(0.999), copy.percentile(0.999),
+                        bridgeStats.percentile(0.99) / (double) Math.max(1, copy.percentile(0.99)));
             }
+        }
+    }
+
+    /** The plain copy of records sent at their due time, at {@code rate}, after {@code --step-warmup-s}. */
+    private SteadyRun copyStep(int rate, int phase) throws Exception {
+        String[] topics = run.createTopics("steadycopy" + rate, 3);
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]));
+                PlainCopy copy = new PlainCopy(run.bootstrap, topics[0], "steadycopy" + rate + run.runId)) {
+            return SteadyRun.measure(run, collector, topics, rate, 0, 0, run.options.steadySeconds,
+                    run.options.stepWarmupSeconds, phase, run.cpuMeter(0), () -> { });
         }
     }
 }

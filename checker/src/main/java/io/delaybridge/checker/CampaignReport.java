@@ -120,8 +120,9 @@ record CampaignReport(
                 + "clock)%n", latenessPercentiles[0], latenessPercentiles[1], latenessPercentiles[2],
                 latenessPercentiles[3]));
         sb.append("delivery paths: ").append(paths.render()).append('\n');
-        sb.append("                (each bridge's meters read every second and before each planned kill or stop; "
-                + "a bridge killed -9 or halted at a crash point loses what it counted since its last reading)\n");
+        sb.append(String.format("                (the meters of %d bridges, read every second and before each "
+                + "planned kill or stop; a bridge killed -9 or halted at a crash point loses what it counted since "
+                + "its last reading)%n", paths.bridges()));
         sb.append("redis:          ").append(redis == CampaignOptions.RedisTopology.CLUSTER
                 ? "cluster of 3 masters with a replica each" : "one redis-server").append('\n');
         sb.append("pending spread: share of the stored, undelivered messages (due and in flight) per master, sampled "
