@@ -72,12 +72,27 @@ final class ClaimRounds {
         return due;
     }
 
-    /** How many messages each of {@code dueShards} claims: the free places shared, at least one, at most a batch. */
-    int perShard(int room, int dueShards) {
-        return Math.max(1, Math.min(batchSize, room / dueShards));
+    /**
+     * How many messages each of {@code dueShards} claims: the free places shared, at least one, at most a batch, and
+     * at most a shard's {@link OwnedShard#claimLimit}, which each claim doubles.
+     */
+    int[] perShard(List<OwnedShard> dueShards, int room) {
+        int[] want = new int[dueShards.size()];
+        int share = Math.max(1, Math.min(batchSize, room / dueShards.size()));
+        for (int i = 0; i < want.length; i++) {
+            OwnedShard shard = dueShards.get(i);
+            int limit = shard.claimLimit;
+            want[i] = Math.max(1, Math.min(share, limit));
+            if (limit != Integer.MAX_VALUE) {
+                shard.claimLimit = limit >= batchSize ? Integer.MAX_VALUE : limit * 2;
+            }
+        }
+        return want;
     }
 
+    /** The shard's earliest due time, known or announced, but not before the gate a rate cap set on it. */
     private static long nextDueAt(OwnedShard shard) {
-        return Math.min(shard.nextDueAt, shard.wokenAt.get());
+        long due = Math.min(shard.nextDueAt, shard.wokenAt.get());
+        return due == Long.MAX_VALUE ? due : Math.max(due, shard.claimGate);
     }
 }

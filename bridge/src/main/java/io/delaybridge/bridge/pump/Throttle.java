@@ -1,0 +1,267 @@
+package io.delaybridge.bridge.pump;
+
+import io.delaybridge.bridge.delivery.TargetRates.Target;
+import io.delaybridge.bridge.delivery.TokenBucket;
+import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.schemas.Envelope;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds deliveries to capped targets to their rate ({@code pump.rateLimits}), oldest due first, on a thread of its
+ * own; uncapped targets never come here.
+ *
+ * <p>A due message of a capped target goes at once if its target has a token and nothing of it waits. Otherwise it
+ * waits here, in its target's queue, if its token comes within {@link #maxWaitNanos} (a quarter of the lease, at most
+ * two seconds) and the queue has room; the thread sends it when its token comes. Else it is handed back: returned to
+ * the due set at its own due time, no attempt counted ({@link DelayStore#handBackAsync}), and the target refuses
+ * every further message until its queue has drained to half the wait; the shard it came from is not claimed before
+ * then ({@link OwnedShard#claimGate}) and its next claims are small ({@link OwnedShard#claimLimit}). So:
+ * <ul>
+ *   <li>a held message never outlives its lease (it waits at most a quarter of it; one still here after half a lease,
+ *       because this thread stalled, is handed back instead of sent);</li>
+ *   <li>a throttled backlog waits in Redis, not in the heap: what waits here is bounded per target by the wait and
+ *       by a quarter of {@code maxInFlight}, and in all by half of it, so capped targets never take every in-flight
+ *       place from the others;</li>
+ *   <li>no busy loop: a shard whose head is a throttled backlog is claimed again only when its target has tokens,
+ *       and then only a little;</li>
+ *   <li>oldest first: messages are admitted in due order, and once one is handed back, younger ones of its target
+ *       are too until the gate, so none overtakes it.</li>
+ * </ul>
+ * The delivered {@code delay-due-at} is the original due time; lateness is measured from it.
+ */
+final class Throttle {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Throttle.class);
+    private static final long MAX_WAIT_MILLIS = 2_000;
+
+    /** Sends a message that waited for its token; reports failures as outcomes, never throws. */
+    interface Sender {
+        void send(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target);
+    }
+
+    private record Held(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target, long since) {}
+
+    private final DelayStore store;
+    private final InFlightPlaces places;
+    private final LongSupplier redisNow;
+    private final long maxWaitNanos;
+    private final long leaseGuardNanos;
+    private final int maxPerTarget;
+    private final int maxInAll;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    /** Per capped target with messages waiting, in due order. */
+    private final Map<Target, ArrayDeque<Held>> waiting = new LinkedHashMap<>();
+    /** Per target refusing messages: until when (nanoTime). */
+    private final Map<Target, Long> refusing = new HashMap<>();
+    private final List<Held> toHandBack = new ArrayList<>();
+    private final List<CompletableFuture<?>> handBacks = new ArrayList<>();
+    private int waitingInAll;
+    private boolean stopping;
+    private Sender sender;
+    private Thread thread;
+
+    Throttle(DelayStore store, InFlightPlaces places, PumpSettings settings, LongSupplier redisNow) {
+        this.store = store;
+        this.places = places;
+        this.redisNow = redisNow;
+        this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(MAX_WAIT_MILLIS, settings.leaseMillis() / 4));
+        this.leaseGuardNanos = TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2);
+        this.maxPerTarget = Math.max(1, settings.maxInFlight() / 4);
+        this.maxInAll = Math.max(1, settings.maxInFlight() / 2);
+    }
+
+    void start(Sender sender) {
+        this.sender = sender;
+        thread = new Thread(this::run, "delay-throttle");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * Decides on a due message of a capped target, on the release thread: true to send it now (it took a token);
+     * false if it waits here or went back to the due set.
+     */
+    boolean admit(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target) {
+        TokenBucket bucket = target.bucket();
+        long now = System.nanoTime();
+        lock.lock();
+        try {
+            ArrayDeque<Held> queue = waiting.get(target);
+            int queued = queue == null ? 0 : queue.size();
+            Long refuseUntil = refusing.get(target);
+            if (refuseUntil != null && now - refuseUntil >= 0) {
+                refusing.remove(target);
+                refuseUntil = null;
+            }
+            if (refuseUntil == null && queued == 0 && !stopping && bucket.tryTake(now)) {
+                return true;
+            }
+            Held held = new Held(shard, message, envelope, target, now);
+            if (refuseUntil == null && !stopping && queued < maxPerTarget && waitingInAll < maxInAll
+                    && bucket.nanosUntil(now, queued + 1) <= maxWaitNanos) {
+                waiting.computeIfAbsent(target, t -> new ArrayDeque<>()).add(held);
+                waitingInAll++;
+                target.waiting.incrementAndGet();
+                target.heldBack();
+            } else {
+                if (refuseUntil == null) {
+                    // claim again when the queue has drained to half the wait: time to claim, none to starve
+                    long drained = Math.max(bucket.nanosUntil(now, queued + 1) - maxWaitNanos / 2,
+                            bucket.nanosUntil(now, 1));
+                    refuseUntil = now + drained;
+                    refusing.put(target, refuseUntil);
+                }
+                gate(shard, target, refuseUntil - now);
+                toHandBack.add(held);
+            }
+            changed.signal();
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Keeps the shard from being claimed until the target refuses no more, and its next claims small. */
+    private void gate(OwnedShard shard, Target target, long forNanos) {
+        long until = redisNow.getAsLong() + TimeUnit.NANOSECONDS.toMillis(forNanos) + 1;
+        if (until > shard.claimGate) {
+            shard.claimGate = until;
+        }
+        int fit = (int) Math.max(1, target.cap() * maxWaitNanos / 2 / 1e9);
+        shard.claimLimit = Math.min(shard.claimLimit, fit);
+    }
+
+    /** Hands back everything that waits, and ends the thread once the hand-backs are answered (or 5 s passed). */
+    void stop() throws InterruptedException {
+        if (thread == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            stopping = true;
+            changed.signal();
+        } finally {
+            lock.unlock();
+        }
+        thread.join(TimeUnit.SECONDS.toMillis(5));
+        List<CompletableFuture<?>> pending;
+        synchronized (handBacks) {
+            pending = new ArrayList<>(handBacks);
+        }
+        try {
+            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.warn("Not every held-back message was handed back at stop; their leases return them: {}",
+                    e.toString());
+        }
+    }
+
+    private void run() {
+        List<Held> send = new ArrayList<>();
+        List<Held> back = new ArrayList<>();
+        while (true) {
+            boolean last;
+            lock.lock();
+            try {
+                long now = System.nanoTime();
+                long wait = TimeUnit.SECONDS.toNanos(1);
+                for (Iterator<Map.Entry<Target, ArrayDeque<Held>>> it = waiting.entrySet().iterator();
+                        it.hasNext(); ) {
+                    Map.Entry<Target, ArrayDeque<Held>> entry = it.next();
+                    ArrayDeque<Held> queue = entry.getValue();
+                    TokenBucket bucket = entry.getKey().bucket();
+                    while (!queue.isEmpty() && (stopping || bucket.tryTake(now))) {
+                        Held held = queue.poll();
+                        (stopping || now - held.since > leaseGuardNanos ? back : send).add(held);
+                        waitingInAll--;
+                        entry.getKey().waiting.decrementAndGet();
+                    }
+                    if (queue.isEmpty()) {
+                        it.remove();
+                    } else {
+                        wait = Math.min(wait, Math.max(1, bucket.nanosUntil(now, 1)));
+                    }
+                }
+                back.addAll(toHandBack);
+                toHandBack.clear();
+                last = stopping;
+                if (send.isEmpty() && back.isEmpty() && !last) {
+                    changed.awaitNanos(wait);
+                    continue;
+                }
+            } catch (InterruptedException e) {
+                continue; // the flag is cleared; stop() ends the loop, not an interrupt
+            } finally {
+                lock.unlock();
+            }
+            for (Held held : send) {
+                try {
+                    sender.send(held.shard, held.message, held.envelope, held.target);
+                } catch (RuntimeException e) {
+                    LOG.error("Sending message {} failed; its lease returns it", held.message.ref().id(), e);
+                }
+            }
+            send.clear();
+            handBack(back);
+            back.clear();
+            if (last) {
+                return;
+            }
+        }
+    }
+
+    /** Returns messages to their shards' due sets, one script per shard; frees their places when answered. */
+    private void handBack(List<Held> back) {
+        if (back.isEmpty()) {
+            return;
+        }
+        Map<OwnedShard, List<Held>> byShard = new LinkedHashMap<>();
+        for (Held held : back) {
+            byShard.computeIfAbsent(held.shard, s -> new ArrayList<>()).add(held);
+        }
+        byShard.forEach((shard, held) -> {
+            List<ClaimedMessage> messages = new ArrayList<>(held.size());
+            long earliest = Long.MAX_VALUE;
+            for (Held h : held) {
+                messages.add(h.message);
+                earliest = Math.min(earliest, h.message.dueAt());
+                h.target.handedBack(1);
+            }
+            CompletableFuture<Integer> call;
+            try {
+                call = store.handBackAsync(shard.shard, shard.epoch, messages);
+            } catch (RuntimeException e) {
+                call = CompletableFuture.failedFuture(e);
+            }
+            long dueAt = earliest;
+            CompletableFuture<?> done = call.whenComplete((moved, error) -> {
+                if (error != null) {
+                    LOG.warn("Could not hand {} held-back messages back to shard {}; their leases return them: {}",
+                            messages.size(), shard.shard, error.toString());
+                } else {
+                    shard.woken(dueAt); // due again: claimed when the gate opens
+                }
+                places.finish(shard, messages.size());
+            });
+            synchronized (handBacks) {
+                handBacks.removeIf(CompletableFuture::isDone);
+                handBacks.add(done);
+            }
+        });
+    }
+}
