@@ -13,6 +13,8 @@ final class ClaimRounds {
     private final int batchSize;
     /** Redis' time of the last claim round: rounds come at most every half look-ahead. */
     private long lastRoundAt = Long.MIN_VALUE / 2;
+    /** Counts the rounds: a shard whose claim a rate cap limited is claimed once per round. */
+    private long round;
 
     ClaimRounds(long lookAheadMillis, int batchSize) {
         this.lookAheadMillis = lookAheadMillis;
@@ -38,9 +40,13 @@ final class ClaimRounds {
         return Math.max(dueAt - lookAheadMillis, Math.min(lastRoundAt + lookAheadMillis / 2, latest));
     }
 
-    /** When a shard needs its next claim round: at its earliest known or announced due time. */
+    /**
+     * When a shard needs its next claim round: at its earliest known or announced due time, and not before the gate a
+     * rate cap set on it (a claim before it would only be handed back again).
+     */
     long roundTime(OwnedShard shard) {
-        return roundTime(nextDueAt(shard));
+        long at = roundTime(nextDueAt(shard));
+        return at == Long.MAX_VALUE ? at : Math.max(at, shard.claimGate);
     }
 
     /**
@@ -58,6 +64,7 @@ final class ClaimRounds {
             return false;
         }
         lastRoundAt = now;
+        round++;
         return true;
     }
 
@@ -65,7 +72,8 @@ final class ClaimRounds {
     List<OwnedShard> dueShards(List<OwnedShard> shards, long now, int room) {
         List<OwnedShard> due = new ArrayList<>(shards.size());
         for (OwnedShard shard : shards) {
-            if (!shard.revoked && nextDueAt(shard) <= now + lookAheadMillis && due.size() < room) {
+            if (!shard.revoked && nextDueAt(shard) <= now + lookAheadMillis && due.size() < room
+                    && shard.claimGate <= now && shard.limitedInRound != round) {
                 due.add(shard);
             }
         }
@@ -84,15 +92,15 @@ final class ClaimRounds {
             int limit = shard.claimLimit;
             want[i] = Math.max(1, Math.min(share, limit));
             if (limit != Integer.MAX_VALUE) {
+                // not again in this round: the cap decides on this claim first (it may hand it back and gate the shard)
+                shard.limitedInRound = round;
                 shard.claimLimit = limit >= batchSize ? Integer.MAX_VALUE : limit * 2;
             }
         }
         return want;
     }
 
-    /** The shard's earliest due time, known or announced, but not before the gate a rate cap set on it. */
     private static long nextDueAt(OwnedShard shard) {
-        long due = Math.min(shard.nextDueAt, shard.wokenAt.get());
-        return due == Long.MAX_VALUE ? due : Math.max(due, shard.claimGate);
+        return Math.min(shard.nextDueAt, shard.wokenAt.get());
     }
 }

@@ -48,6 +48,9 @@ final class OwnedShard {
      */
     volatile int claimLimit = Integer.MAX_VALUE;
 
+    /** The claim round in which {@link #claimLimit} last limited a claim (pump thread only). */
+    long limitedInRound = -1;
+
     /** Set when the consumer group took the shard away: no more claims, only the in-flight ones are finished. */
     volatile boolean revoked;
 

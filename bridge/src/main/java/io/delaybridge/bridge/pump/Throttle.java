@@ -7,6 +7,8 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.schemas.Envelope;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -47,6 +49,8 @@ final class Throttle {
 
     private static final Logger LOG = LoggerFactory.getLogger(Throttle.class);
     private static final long MAX_WAIT_MILLIS = 2_000;
+    /** A target refuses messages at least this long: its hand-back reaches Redis before the shard is claimed again. */
+    private static final long MIN_REFUSAL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     /** Sends a message that waited for its token; reports failures as outcomes, never throws. */
     interface Sender {
@@ -54,6 +58,26 @@ final class Throttle {
     }
 
     private record Held(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target, long since) {}
+
+    /** A target's messages from one shard. */
+    private record Line(OwnedShard shard, Target target) {}
+
+    /**
+     * A line's messages handed back and not yet seen again, oldest and youngest in the due set's order: a younger
+     * message of the line (from a claim issued before the hand-back) must not overtake them. Forgotten at
+     * {@code expires} (one was cancelled meanwhile, so it never comes back).
+     */
+    private record Behind(ClaimedMessage oldest, ClaimedMessage youngest, long expires) {
+        Behind with(Behind other) {
+            return new Behind(IN_DUE_ORDER.compare(oldest, other.oldest) <= 0 ? oldest : other.oldest,
+                    IN_DUE_ORDER.compare(youngest, other.youngest) >= 0 ? youngest : other.youngest,
+                    Math.max(expires, other.expires));
+        }
+    }
+
+    /** The due set's order: due time, then member bytes (as Redis orders equal scores). */
+    private static final Comparator<ClaimedMessage> IN_DUE_ORDER = Comparator.comparingLong(ClaimedMessage::dueAt)
+            .thenComparing((a, b) -> Arrays.compareUnsigned(a.ref().member(), b.ref().member()));
 
     private final DelayStore store;
     private final InFlightPlaces places;
@@ -68,9 +92,12 @@ final class Throttle {
     private final Map<Target, ArrayDeque<Held>> waiting = new LinkedHashMap<>();
     /** Per target refusing messages: until when (nanoTime). */
     private final Map<Target, Long> refusing = new HashMap<>();
+    private final Map<Line, Behind> behind = new HashMap<>();
     private final List<Held> toHandBack = new ArrayList<>();
     private final List<CompletableFuture<?>> handBacks = new ArrayList<>();
     private int waitingInAll;
+    /** The thread is sending what it took from the queues: a message that goes at once would overtake them. */
+    private boolean sending;
     private boolean stopping;
     private Sender sender;
     private Thread thread;
@@ -108,7 +135,14 @@ final class Throttle {
                 refusing.remove(target);
                 refuseUntil = null;
             }
-            if (refuseUntil == null && queued == 0 && !stopping && bucket.tryTake(now)) {
+            Line line = new Line(shard, target);
+            boolean overtakes = overtakes(line, message, now);
+            if (overtakes) {
+                gate(shard, target, Math.max(MIN_REFUSAL_NANOS, refuseUntil == null ? 0 : refuseUntil - now));
+                handBack(line, new Held(shard, message, envelope, target, now), now);
+                return false;
+            }
+            if (refuseUntil == null && queued == 0 && !sending && !stopping && bucket.tryTake(now)) {
                 return true;
             }
             Held held = new Held(shard, message, envelope, target, now);
@@ -122,18 +156,50 @@ final class Throttle {
                 if (refuseUntil == null) {
                     // claim again when the queue has drained to half the wait: time to claim, none to starve
                     long drained = Math.max(bucket.nanosUntil(now, queued + 1) - maxWaitNanos / 2,
-                            bucket.nanosUntil(now, 1));
+                            Math.max(bucket.nanosUntil(now, 1), MIN_REFUSAL_NANOS));
                     refuseUntil = now + drained;
                     refusing.put(target, refuseUntil);
                 }
                 gate(shard, target, refuseUntil - now);
-                toHandBack.add(held);
+                handBack(line, held, now);
             }
             changed.signal();
             return false;
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Whether a message due at {@code dueAt} would overtake messages of its line that wait in Redis; a message that is
+     * one of them coming back moves the line on (claims return them oldest first).
+     */
+    private boolean overtakes(Line line, ClaimedMessage message, long now) {
+        Behind b = behind.get(line);
+        if (b == null) {
+            return false;
+        }
+        if (now - b.expires >= 0) {
+            behind.remove(line);
+            return false;
+        }
+        int vsYoungest = IN_DUE_ORDER.compare(message, b.youngest);
+        if (vsYoungest > 0) {
+            return true;
+        }
+        if (vsYoungest == 0) {
+            behind.remove(line); // the last of them is back
+        } else if (IN_DUE_ORDER.compare(message, b.oldest) >= 0) {
+            behind.put(line, new Behind(message, b.youngest, b.expires));
+        }
+        return false;
+    }
+
+    private void handBack(Line line, Held held, long now) {
+        Behind one = new Behind(held.message, held.message, now + leaseGuardNanos);
+        behind.merge(line, one, Behind::with);
+        toHandBack.add(held);
+        changed.signal();
     }
 
     /** Keeps the shard from being claimed until the target refuses no more, and its next claims small. */
@@ -200,6 +266,7 @@ final class Throttle {
                 back.addAll(toHandBack);
                 toHandBack.clear();
                 last = stopping;
+                sending = !send.isEmpty();
                 if (send.isEmpty() && back.isEmpty() && !last) {
                     changed.awaitNanos(wait);
                     continue;
@@ -216,7 +283,15 @@ final class Throttle {
                     LOG.error("Sending message {} failed; its lease returns it", held.message.ref().id(), e);
                 }
             }
-            send.clear();
+            if (!send.isEmpty()) {
+                lock.lock();
+                try {
+                    sending = false;
+                } finally {
+                    lock.unlock();
+                }
+                send.clear();
+            }
             handBack(back);
             back.clear();
             if (last) {
