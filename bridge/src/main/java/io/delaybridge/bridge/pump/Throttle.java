@@ -5,7 +5,6 @@ import io.delaybridge.bridge.delivery.TokenBucket;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.schemas.Envelope;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -14,6 +13,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -27,21 +27,22 @@ import org.slf4j.LoggerFactory;
  * own; uncapped targets never come here.
  *
  * <p>A due message of a capped target goes at once if its target has a token and nothing of it waits. Otherwise it
- * waits here, in its target's queue, if its token comes within {@link #maxWaitNanos} (a quarter of the lease, at most
- * two seconds) and the queue has room; the thread sends it when its token comes. Else it is handed back: returned to
- * the due set at its own due time, no attempt counted ({@link DelayStore#handBackAsync}), and the target refuses
- * every further message until its queue has drained to half the wait; the shard it came from is not claimed before
- * then ({@link OwnedShard#claimGate}) and its next claims are small ({@link OwnedShard#claimLimit}). So:
+ * waits here, in its target's queue (in due order), if its token comes within {@link #maxWaitNanos} (a quarter of the
+ * lease, at most two seconds) and the queue has room; the thread sends it when its token comes. A message older than
+ * the youngest waiting (from another shard) takes that one's place. What does not fit is handed back: returned to
+ * the due set at its own due time, no attempt counted ({@link DelayStore#handBackAsync}); the shard it came from is
+ * not claimed before the target's queue has drained to half the wait ({@link OwnedShard#claimGate}), and then in small
+ * claims ({@link OwnedShard#claimLimit}). So:
  * <ul>
  *   <li>a held message never outlives its lease (it waits at most a quarter of it; one still here after half a lease,
  *       because this thread stalled, is handed back instead of sent);</li>
  *   <li>a throttled backlog waits in Redis, not in the heap: what waits here is bounded per target by the wait and
  *       by a quarter of {@code maxInFlight}, and in all by half of it, so capped targets never take every in-flight
  *       place from the others;</li>
- *   <li>no busy loop: a shard whose head is a throttled backlog is claimed again only when its target has tokens,
- *       and then only a little;</li>
- *   <li>oldest first: messages are admitted in due order, and once one is handed back, younger ones of its target
- *       are too until the gate, so none overtakes it.</li>
+ *   <li>no busy loop: a shard whose head is a throttled backlog is claimed again only when its target has room, and
+ *       then only a little; every shard of the target opens at the same time, so their claims meet in one round;</li>
+ *   <li>oldest first: within a shard strictly (a message never overtakes an older one of its target and shard that
+ *       was handed back), across shards by due time among what was claimed.</li>
  * </ul>
  * The delivered {@code delay-due-at} is the original due time; lateness is measured from it.
  */
@@ -52,12 +53,21 @@ final class Throttle {
     /** A target refuses messages at least this long: its hand-back reaches Redis before the shard is claimed again. */
     private static final long MIN_REFUSAL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
+    /** The due set's order: due time, then member bytes (as Redis orders equal scores). */
+    private static final Comparator<ClaimedMessage> IN_DUE_ORDER = Comparator.comparingLong(ClaimedMessage::dueAt)
+            .thenComparing((a, b) -> Arrays.compareUnsigned(a.ref().member(), b.ref().member()));
+
     /** Sends a message that waited for its token; reports failures as outcomes, never throws. */
     interface Sender {
         void send(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target);
     }
 
-    private record Held(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target, long since) {}
+    private record Held(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target, long since,
+            long sequence) {}
+
+    /** The waiting messages' order: due order, then arrival. */
+    private static final Comparator<Held> HELD_ORDER = Comparator.<Held, ClaimedMessage>comparing(
+            Held::message, (a, b) -> IN_DUE_ORDER.compare(a, b)).thenComparingLong(Held::sequence);
 
     /** A target's messages from one shard. */
     private record Line(OwnedShard shard, Target target) {}
@@ -75,10 +85,6 @@ final class Throttle {
         }
     }
 
-    /** The due set's order: due time, then member bytes (as Redis orders equal scores). */
-    private static final Comparator<ClaimedMessage> IN_DUE_ORDER = Comparator.comparingLong(ClaimedMessage::dueAt)
-            .thenComparing((a, b) -> Arrays.compareUnsigned(a.ref().member(), b.ref().member()));
-
     private final DelayStore store;
     private final InFlightPlaces places;
     private final LongSupplier redisNow;
@@ -89,13 +95,14 @@ final class Throttle {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     /** Per capped target with messages waiting, in due order. */
-    private final Map<Target, ArrayDeque<Held>> waiting = new LinkedHashMap<>();
+    private final Map<Target, TreeSet<Held>> waiting = new LinkedHashMap<>();
     /** Per target refusing messages: until when (nanoTime). */
     private final Map<Target, Long> refusing = new HashMap<>();
     private final Map<Line, Behind> behind = new HashMap<>();
     private final List<Held> toHandBack = new ArrayList<>();
     private final List<CompletableFuture<?>> handBacks = new ArrayList<>();
     private int waitingInAll;
+    private long sequence;
     /** The thread is sending what it took from the queues: a message that goes at once would overtake them. */
     private boolean sending;
     private boolean stopping;
@@ -128,7 +135,7 @@ final class Throttle {
         long now = System.nanoTime();
         lock.lock();
         try {
-            ArrayDeque<Held> queue = waiting.get(target);
+            TreeSet<Held> queue = waiting.get(target);
             int queued = queue == null ? 0 : queue.size();
             Long refuseUntil = refusing.get(target);
             if (refuseUntil != null && now - refuseUntil >= 0) {
@@ -136,30 +143,34 @@ final class Throttle {
                 refuseUntil = null;
             }
             Line line = new Line(shard, target);
-            boolean overtakes = overtakes(line, message, now);
-            if (overtakes) {
+            if (overtakes(line, message, now)) {
                 gate(shard, target, Math.max(MIN_REFUSAL_NANOS, refuseUntil == null ? 0 : refuseUntil - now));
-                handBack(line, new Held(shard, message, envelope, target, now), now);
+                handBack(line, new Held(shard, message, envelope, target, now, sequence++), now);
                 return false;
             }
-            if (refuseUntil == null && queued == 0 && !sending && !stopping && bucket.tryTake(now)) {
+            if (queued == 0 && !sending && !stopping && bucket.tryTake(now)) {
                 return true;
             }
-            Held held = new Held(shard, message, envelope, target, now);
-            if (refuseUntil == null && !stopping && queued < maxPerTarget && waitingInAll < maxInAll
-                    && bucket.nanosUntil(now, queued + 1) <= maxWaitNanos) {
-                waiting.computeIfAbsent(target, t -> new ArrayDeque<>()).add(held);
+            Held held = new Held(shard, message, envelope, target, now, sequence++);
+            boolean fits = !stopping && queued < maxPerTarget && waitingInAll < maxInAll
+                    && bucket.nanosUntil(now, queued + 1) <= maxWaitNanos;
+            if (!fits && !stopping && queued > 0 && HELD_ORDER.compare(held, queue.last()) < 0) {
+                // older than the youngest waiting (it came from another shard's claim): it takes that one's place
+                Held youngest = queue.pollLast();
+                waitingInAll--;
+                target.waiting.decrementAndGet();
+                refuseUntil = refuseUntil(target, bucket, now, queued);
+                gate(youngest.shard, target, refuseUntil - now);
+                handBack(new Line(youngest.shard, target), youngest, now);
+                fits = true;
+            }
+            if (fits) {
+                waiting.computeIfAbsent(target, t -> new TreeSet<>(HELD_ORDER)).add(held);
                 waitingInAll++;
                 target.waiting.incrementAndGet();
                 target.heldBack();
             } else {
-                if (refuseUntil == null) {
-                    // claim again when the queue has drained to half the wait: time to claim, none to starve
-                    long drained = Math.max(bucket.nanosUntil(now, queued + 1) - maxWaitNanos / 2,
-                            Math.max(bucket.nanosUntil(now, 1), MIN_REFUSAL_NANOS));
-                    refuseUntil = now + drained;
-                    refusing.put(target, refuseUntil);
-                }
+                refuseUntil = refuseUntil(target, bucket, now, queued);
                 gate(shard, target, refuseUntil - now);
                 handBack(line, held, now);
             }
@@ -168,6 +179,21 @@ final class Throttle {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * When the target's shards may be claimed again: when its queue has drained to half the wait (time to claim, none
+     * to starve). Kept until then, so every shard handed back meanwhile opens at the same time and their claims meet
+     * in one round, where the oldest win.
+     */
+    private long refuseUntil(Target target, TokenBucket bucket, long now, int queued) {
+        Long until = refusing.get(target);
+        if (until == null) {
+            until = now + Math.max(bucket.nanosUntil(now, queued + 1) - maxWaitNanos / 2,
+                    Math.max(bucket.nanosUntil(now, 1), MIN_REFUSAL_NANOS));
+            refusing.put(target, until);
+        }
+        return until;
     }
 
     /**
@@ -246,13 +272,13 @@ final class Throttle {
             try {
                 long now = System.nanoTime();
                 long wait = TimeUnit.SECONDS.toNanos(1);
-                for (Iterator<Map.Entry<Target, ArrayDeque<Held>>> it = waiting.entrySet().iterator();
+                for (Iterator<Map.Entry<Target, TreeSet<Held>>> it = waiting.entrySet().iterator();
                         it.hasNext(); ) {
-                    Map.Entry<Target, ArrayDeque<Held>> entry = it.next();
-                    ArrayDeque<Held> queue = entry.getValue();
+                    Map.Entry<Target, TreeSet<Held>> entry = it.next();
+                    TreeSet<Held> queue = entry.getValue();
                     TokenBucket bucket = entry.getKey().bucket();
                     while (!queue.isEmpty() && (stopping || bucket.tryTake(now))) {
-                        Held held = queue.poll();
+                        Held held = queue.pollFirst();
                         (stopping || now - held.since > leaseGuardNanos ? back : send).add(held);
                         waitingInAll--;
                         entry.getKey().waiting.decrementAndGet();
