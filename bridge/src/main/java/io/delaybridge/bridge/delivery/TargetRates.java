@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.delivery;
 
 import com.codahale.metrics.Histogram;
+import com.codahale.metrics.LockFreeExponentiallyDecayingReservoir;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Snapshot;
@@ -20,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>One map lookup per message ({@link #target}) gives everything the pump needs of a target: its cap and bucket
  * (none for an uncapped one) and its meters. Meters are kept for at most {@link #MAX_TRACKED} targets, so the
- * metric names stay bounded; later targets share the meters of {@link #OTHERS} (their caps still hold).
+ * metric names stay bounded; later targets share the meters of {@link #OTHERS} (their caps still hold). The map of
+ * targets holds one small entry per target topic delivered to (bounded by the topics of the cluster).
  */
 public final class TargetRates {
 
@@ -85,7 +87,9 @@ public final class TargetRates {
     private record Meters(Meter delivered, Histogram lateness, Meter heldBack, Meter handedBack) {
         static Meters register(MetricRegistry registry, String name) {
             return new Meters(registry.meter(PREFIX + "delivered." + name),
-                    registry.histogram(PREFIX + "lateness-ms." + name),
+                    // lock-free: updated for every delivery, uncapped targets too
+                    registry.histogram(PREFIX + "lateness-ms." + name,
+                            () -> new Histogram(LockFreeExponentiallyDecayingReservoir.builder().build())),
                     registry.meter(PREFIX + "held-back." + name),
                     registry.meter(PREFIX + "handed-back." + name));
         }
