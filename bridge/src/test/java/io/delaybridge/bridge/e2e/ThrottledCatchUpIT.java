@@ -82,7 +82,10 @@ class ThrottledCatchUpIT {
                 int most = mostInOneSecond(toCapped);
                 System.out.printf("capped target: %d records in %d ms after start, at most %d in any 1 s window "
                         + "(cap %d + burst %d)%n", CAPPED, drained, most, CAP, BURST);
-                assertTrue(most <= CAP + BURST, "at most the cap plus the burst in any second: " + most);
+                // The bucket bounds its token takes exactly (TokenBucketTest); a record's timestamp is taken by the
+                // producer a moment after its token, and a thread preempted between the two (2 shared cores) shifts
+                // a send into the next window: every run so far showed 220, the bound itself, so allow 2 records.
+                assertTrue(most <= CAP + BURST + 2, "at most the cap plus the burst in any second: " + most);
                 assertTrue(most >= CAP * 3 / 4, "the backlog drained near the cap: " + most);
                 int freeMost = mostInOneSecond(toFree.subList(0, UNCAPPED_FIRST));
                 System.out.printf("uncapped target: at most %d in any 1 s window%n", freeMost);
