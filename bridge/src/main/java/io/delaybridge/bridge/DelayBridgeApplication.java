@@ -26,6 +26,7 @@ import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.TopicSetup;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.faults.ClockShift;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
@@ -108,10 +109,12 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
 
         DeadletterMeters deadletterMeters = new DeadletterMeters(metrics);
         PausableStore pumpStore = new PausableStore(store); // single shards can be paused (admin task)
+        TargetRates rates = config.getPump().rates(metrics); // delivery rate caps and per-target meters
         Pump pump = new Pump(
                 pumpStore,
                 producer,
                 new TargetCatalog(admin, clock, 60_000, 5_000, 5_000, config.getPump().missingTopics(admin, 5_000)),
+                rates,
                 config.getPump().retryPolicy(),
                 config.getPump().build(),
                 kafka.getDeadletterTopic(),
@@ -182,7 +185,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.jersey().register(deadletter[0]);
         RulesReport rules = RulesPart.wire(config, environment, admin, deadletterMeters, clock); // started last
         if (api.statusPage()) {
-            environment.jersey().register(new StatusResource(report, metrics, environment.healthChecks(), rules));
+            environment.jersey().register(new StatusResource(report, metrics, environment.healthChecks(), rules)
+                    .withTargets(rates::rows));
         }
     }
 

@@ -1,5 +1,9 @@
 package io.delaybridge.bridge.admin;
 
+import io.delaybridge.bridge.delivery.TargetRates;
+import io.prometheus.metrics.core.metrics.SummaryWithCallback;
+import io.prometheus.metrics.model.snapshots.Quantile;
+import io.prometheus.metrics.model.snapshots.Quantiles;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
@@ -30,7 +34,14 @@ import java.util.regex.Pattern;
  * delay.pending.shard-3                 -> delay_pending_by_shard{shard="3"}
  * delay.in-flight.shard-3               -> delay_in_flight_by_shard{shard="3"}
  * delay.deadlettered.DELIVERY_FAILED    -> delay_deadlettered_total{reason="DELIVERY_FAILED"}
+ * delay.target.delivered.orders         -> delay_target_delivered_total{target="orders"}
+ * delay.target.lateness-ms.orders       -> delay_target_lateness_seconds{target="orders",quantile="0.99"}
+ * delay.target.held-back.orders         -> delay_target_held_back_total{target="orders"}
+ * delay.target.handed-back.orders       -> delay_target_handed_back_total{target="orders"}
  * </pre>
+ *
+ * Per-target metrics exist for at most {@code TargetRates.MAX_TRACKED} target topics (later ones share the target
+ * {@code _others}), so the label's cardinality is bounded.
  *
  * The labelled ones are callback metrics of the Prometheus client over the Dropwizard meters and gauges (the bridge's
  * label mapper would emit one family per Dropwizard metric under the same name, which the exposition refuses).
@@ -56,6 +67,26 @@ public final class PrometheusExport {
                 .callback(callback -> metrics.getMeters((name, m) -> name.startsWith(DEADLETTERED)).forEach(
                         (name, meter) -> callback.call(meter.getCount(), name.substring(DEADLETTERED.length()))))
                 .register(registry);
+        perTargetCounter(registry, metrics, "delivered", "delay_target_delivered",
+                "records delivered, by target topic");
+        perTargetCounter(registry, metrics, "held-back", "delay_target_held_back",
+                "records that waited in memory for their target's rate cap, by target topic");
+        perTargetCounter(registry, metrics, "handed-back", "delay_target_handed_back",
+                "claimed records handed back to Redis to wait for their target's rate cap, by target topic");
+        String lateness = TargetRates.PREFIX + "lateness-ms.";
+        SummaryWithCallback.builder()
+                .name("delay_target_lateness_seconds")
+                .help("delivery time minus due time, by target topic (recent, weighted to the last five minutes)")
+                .labelNames("target")
+                .callback(callback -> metrics.getHistograms((name, m) -> name.startsWith(lateness)).forEach(
+                        (name, histogram) -> {
+                            Snapshot s = histogram.getSnapshot();
+                            callback.call(histogram.getCount(), s.getMean() * histogram.getCount() / 1000.0,
+                                    Quantiles.of(new Quantile(0.5, s.getMedian() / 1000.0),
+                                            new Quantile(0.99, s.get99thPercentile() / 1000.0)),
+                                    name.substring(lateness.length()));
+                        }))
+                .register(registry);
         perShard(registry, metrics, "delay.pending", "delay_pending_by_shard",
                 "pending (due, not in flight) messages per shard");
         perShard(registry, metrics, "delay.in-flight", "delay_in_flight_by_shard", "in-flight messages per shard");
@@ -70,7 +101,8 @@ public final class PrometheusExport {
         MetricRegistry view = new MetricRegistry();
         metrics.addListener(new MetricRegistryListener() {
             private void add(String name, Metric metric) {
-                if (!PER_SHARD.matcher(name).matches() && !name.startsWith(DEADLETTERED)) {
+                if (!PER_SHARD.matcher(name).matches() && !name.startsWith(DEADLETTERED)
+                        && !name.startsWith(TargetRates.PREFIX)) {
                     try {
                         view.register(prometheusName(name), inSeconds(name, metric));
                     } catch (IllegalArgumentException duplicate) {
@@ -226,6 +258,18 @@ public final class PrometheusExport {
                 }
             };
         }
+    }
+
+    private static void perTargetCounter(
+            PrometheusRegistry registry, MetricRegistry metrics, String what, String name, String help) {
+        String prefix = TargetRates.PREFIX + what + ".";
+        CounterWithCallback.builder()
+                .name(name)
+                .help(help)
+                .labelNames("target")
+                .callback(callback -> metrics.getMeters((n, m) -> n.startsWith(prefix)).forEach(
+                        (n, meter) -> callback.call(meter.getCount(), n.substring(prefix.length()))))
+                .register(registry);
     }
 
     private static void perShard(

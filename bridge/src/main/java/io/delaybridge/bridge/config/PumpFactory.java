@@ -1,7 +1,9 @@
 package io.delaybridge.bridge.config;
 
+import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.delaybridge.bridge.delivery.MissingTopics;
+import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.pump.ExponentialBackoff;
 import io.delaybridge.bridge.pump.PumpSettings;
 import io.delaybridge.bridge.pump.RetryPolicy;
@@ -38,6 +40,8 @@ import org.apache.kafka.clients.admin.Admin;
  *       use), {@code create} always sends, {@code deadletter} never creates one</td></tr>
  *   <tr><td>missingTopicWait</td><td>5s</td><td>where a missing target is not created, how long its message waits for
  *       it before the deadletter topic (DELIVERY_FAILED, "does not exist")</td></tr>
+ *   <tr><td>rateLimits</td><td>none</td><td>delivery rate caps, records per second per target topic and bridge
+ *       instance: {@code default} for all, {@code targets} per topic ({@link RateLimitsFactory})</td></tr>
  * </table>
  */
 @SettingsCheck
@@ -82,6 +86,9 @@ public class PumpFactory implements SettingsCheck.Checked {
             message = "is ${validatedValue}: use 0s to 10m, e.g. 5s (0s deadletters at the first attempt)")
     private Duration missingTopicWait = Duration.seconds(5);
 
+    @NotNull
+    private RateLimitsFactory rateLimits = new RateLimitsFactory();
+
     @Override
     public void check(SettingsCheck.Problems problems) {
         if (maxRetryBackoff.toMilliseconds() < retryBackoff.toMilliseconds()) {
@@ -92,6 +99,7 @@ public class PumpFactory implements SettingsCheck.Checked {
             problems.add("lookAhead", "is " + lookAhead + ", more than half of pump.lease (" + lease + "): a message "
                     + "held until its due time could outlive its lease. Lower pump.lookAhead or raise pump.lease");
         }
+        rateLimits.check("rateLimits", problems);
         if (maxInFlight < batchSize) {
             problems.add("maxInFlight", "is " + maxInFlight + ", below pump.batchSize (" + batchSize + "): a claim "
                     + "takes up to batchSize messages into flight. Raise pump.maxInFlight or lower pump.batchSize");
@@ -106,6 +114,11 @@ public class PumpFactory implements SettingsCheck.Checked {
     /** What a delivery to a missing target topic does; asks the broker through {@code admin} if so configured. */
     public MissingTopics missingTopics(Admin admin, long lookupTimeoutMillis) {
         return new MissingTopics(admin, missingTopics, missingTopicWait.toMilliseconds(), lookupTimeoutMillis);
+    }
+
+    /** The delivery rate caps per target, with their meters in {@code metrics}. */
+    public TargetRates rates(MetricRegistry metrics) {
+        return rateLimits.build(metrics);
     }
 
     public RetryPolicy retryPolicy() {
@@ -210,5 +223,15 @@ public class PumpFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setMissingTopicWait(Duration missingTopicWait) {
         this.missingTopicWait = missingTopicWait;
+    }
+
+    @JsonProperty
+    public RateLimitsFactory getRateLimits() {
+        return rateLimits;
+    }
+
+    @JsonProperty
+    public void setRateLimits(RateLimitsFactory rateLimits) {
+        this.rateLimits = rateLimits;
     }
 }

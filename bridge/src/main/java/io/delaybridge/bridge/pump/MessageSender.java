@@ -4,6 +4,7 @@ import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.delivery.MissingTopicException;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.schemas.CorruptEnvelopeException;
 import io.delaybridge.schemas.Envelope;
@@ -18,7 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends claimed messages to their target, or to the deadletter topic, and reports each send's {@link Outcome} to the
  * pump thread. Checks the target first ({@link TargetCatalog}): a topic that is missing (and that the broker does not
- * create on first use) or a {@code delay-partition} the topic does not have fails without a send.
+ * create on first use) or a {@code delay-partition} the topic does not have fails without a send. A capped target's
+ * messages pass its {@link Throttle} first ({@link TargetRates}: one lookup per message, nothing more for an uncapped
+ * one).
  */
 final class MessageSender {
 
@@ -28,13 +31,24 @@ final class MessageSender {
     private final TargetCatalog catalog;
     private final String deadletterTopic;
     private final OutcomeQueue outcomes;
+    private final TargetRates rates;
+    private final Throttle throttle;
 
     MessageSender(Producer<byte[], byte[]> producer, TargetCatalog catalog, String deadletterTopic,
-            OutcomeQueue outcomes) {
+            OutcomeQueue outcomes, TargetRates rates, Throttle throttle) {
         this.producer = producer;
         this.catalog = catalog;
         this.deadletterTopic = deadletterTopic;
         this.outcomes = outcomes;
+        this.rates = rates;
+        this.throttle = throttle;
+    }
+
+    /** Starts the throttle's thread, if any target can be capped. */
+    void start() {
+        if (rates.anyCap()) {
+            throttle.start(this::sendHeld);
+        }
     }
 
     /**
@@ -61,6 +75,24 @@ final class MessageSender {
                     ErrorCode.CORRUPT_ENVELOPE);
             return;
         }
+        TargetRates.Target target = rates.target(envelope.target());
+        if (target.capped() && !throttle.admit(shard, message, envelope, target)) {
+            return; // it waits for a token, or went back to the due set
+        }
+        sendNow(shard, message, envelope, target);
+    }
+
+    /** Sends a message that waited for its token, on the throttle's thread; failures come back as outcomes. */
+    private void sendHeld(OwnedShard shard, ClaimedMessage message, Envelope envelope, TargetRates.Target target) {
+        try {
+            sendNow(shard, message, envelope, target);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not send message {}: {}", message.ref().id(), SendFailures.describe(e));
+            outcomes.report(Outcome.failed(shard, message, e, ErrorCode.DELIVERY_FAILED));
+        }
+    }
+
+    private void sendNow(OwnedShard shard, ClaimedMessage message, Envelope envelope, TargetRates.Target rated) {
         TargetCatalog.TopicState target = catalog.lookup(envelope.target());
         if (target.missing() && !catalog.missingTopics().createdBySend()) {
             outcomes.report(Outcome.failed(shard, message, new MissingTopicException(envelope.target()),
@@ -80,7 +112,7 @@ final class MessageSender {
                 DeliveryRecords.toTarget(envelope, message.ref().id(), message.dueAt(), message.attempt());
         try {
             producer.send(record, (metadata, error) -> outcomes.report(error == null
-                    ? Outcome.delivered(shard, message, metadata.timestamp())
+                    ? Outcome.delivered(shard, message, rated, metadata.timestamp())
                     : Outcome.failed(shard, message, error, ErrorCode.DELIVERY_FAILED)));
         } catch (RuntimeException e) {
             outcomes.report(Outcome.failed(shard, message, e, ErrorCode.DELIVERY_FAILED));
@@ -99,8 +131,12 @@ final class MessageSender {
         }
     }
 
-    /** Waits until every send so far is answered. */
-    void flush() {
+    /**
+     * At stop, once the release thread has ended: hands back what waits for a cap (it goes back to the due set now
+     * instead of after its lease), then waits until every send so far is answered.
+     */
+    void flush() throws InterruptedException {
+        throttle.stop();
         producer.flush();
     }
 }

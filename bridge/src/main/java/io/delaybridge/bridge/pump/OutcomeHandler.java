@@ -69,7 +69,11 @@ final class OutcomeHandler {
             switch (outcome.kind()) {
                 case DELIVERED -> {
                     metrics.delivered.mark();
-                    metrics.lateness.update(Math.max(0, outcome.deliveredAt() - outcome.message().dueAt()));
+                    long lateness = Math.max(0, outcome.deliveredAt() - outcome.message().dueAt());
+                    metrics.lateness.update(lateness);
+                    if (outcome.target() != null) {
+                        outcome.target().delivered(lateness);
+                    }
                     finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>()).add(outcome);
                 }
                 case DEADLETTERED -> {

@@ -35,6 +35,22 @@ final class OwnedShard {
     /** Messages of this shard sent and not yet acknowledged, retried or deadlettered. */
     final AtomicInteger outstanding = new AtomicInteger();
 
+    /**
+     * Redis' time before which the shard is not claimed: a rate cap handed messages of it back to the due set, and
+     * claiming them again before their target has tokens would only hand them back again ({@link Throttle}).
+     */
+    volatile long claimGate = Long.MIN_VALUE;
+
+    /**
+     * The most the shard's next claim takes: lowered to what a capped target can take when its messages were handed
+     * back, doubled by each claim after that (so a shard with a throttled backlog at its head is not claimed a full
+     * batch at a time only to hand most of it back).
+     */
+    volatile int claimLimit = Integer.MAX_VALUE;
+
+    /** The claim round in which {@link #claimLimit} last limited a claim (pump thread only). */
+    long limitedInRound = -1;
+
     /** Set when the consumer group took the shard away: no more claims, only the in-flight ones are finished. */
     volatile boolean revoked;
 

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.store.ClaimBatch;
+import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.ShardStats;
@@ -114,6 +115,11 @@ public final class PausableStore implements DelayStore {
     @Override
     public boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis) {
         return delegate.retry(shard, epoch, message, retryAtMillis);
+    }
+
+    @Override
+    public CompletableFuture<Integer> handBackAsync(int shard, long epoch, List<ClaimedMessage> messages) {
+        return delegate.handBackAsync(shard, epoch, messages);
     }
 
     @Override

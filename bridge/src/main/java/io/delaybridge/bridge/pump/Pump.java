@@ -2,22 +2,20 @@ package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
-import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * for their answers; a message's in-flight place is freed when its ack is answered.
  *
  * <p>The parts: {@link ClaimRounds} times the claims and shares the in-flight places ({@link InFlightPlaces}) among
- * shards; {@link DueReleaser} holds claimed messages until their due time and {@link MessageSender} sends them;
+ * shards; {@link DueReleaser} holds claimed messages until their due time and {@link MessageSender} sends them
+ * (a capped target's through its {@link Throttle});
  * {@link OutcomeHandler} acks ({@link AckBatcher}), retries and deadletters; {@link RedisClockOffset} and
  * {@link Wakeups} tell the pump thread when to wake. This class owns the shards and runs the loop.
  */
@@ -84,6 +83,7 @@ public final class Pump implements Managed {
             DelayStore store,
             Producer<byte[], byte[]> producer,
             TargetCatalog catalog,
+            TargetRates rates,
             RetryPolicy retryPolicy,
             PumpSettings settings,
             String deadletterTopic,
@@ -98,7 +98,8 @@ public final class Pump implements Managed {
         this.redisClock = new RedisClockOffset(clock, CLOCK_CHECK_MILLIS, System.nanoTime());
         this.rounds = new ClaimRounds(settings.lookAheadMillis(), settings.batchSize());
         OutcomeQueue queue = new OutcomeQueue(wakeups);
-        this.sender = new MessageSender(producer, catalog, deadletterTopic, queue);
+        this.sender = new MessageSender(producer, catalog, deadletterTopic, queue, rates,
+                new Throttle(store, places, settings, redisClock::now));
         this.outcomes = new OutcomeHandler(store, catalog, retryPolicy, deadletterTopic, metrics, queue, sender,
                 places, new AckBatcher(settings.lookAheadMillis(), settings.batchSize()), redisClock::now);
         this.releaser = new DueReleaser(sender::release, settings.lookAheadMillis());
@@ -109,6 +110,7 @@ public final class Pump implements Managed {
     public void start() {
         running = true;
         releaser.start();
+        sender.start();
         thread = new Thread(this::run, "delay-pump");
         thread.start();
     }
@@ -306,17 +308,18 @@ public final class Pump implements Managed {
             if (due.isEmpty()) {
                 return;
             }
-            int want = rounds.perShard(room, due.size());
+            int[] want = rounds.perShard(due, room);
             long before = redisClock.hostMillis();
             List<CompletableFuture<ClaimBatch>> claims = new ArrayList<>(due.size());
-            for (OwnedShard shard : due) {
+            for (int i = 0; i < due.size(); i++) {
+                OwnedShard shard = due.get(i);
                 shard.wokenAt.set(Long.MAX_VALUE);
                 // reserved before the claim: revoke() waits for it, so a claim under way is sent and acked before
                 // the shard moves (a graceful rebalance delivers nothing twice)
-                places.reserve(shard, want);
+                places.reserve(shard, want[i]);
                 CompletableFuture<ClaimBatch> claim;
                 try {
-                    claim = store.claimAsync(shard.shard, shard.epoch, want, settings.leaseMillis(),
+                    claim = store.claimAsync(shard.shard, shard.epoch, want[i], settings.leaseMillis(),
                             settings.lookAheadMillis());
                 } catch (RuntimeException e) {
                     claim = CompletableFuture.failedFuture(e);
@@ -329,13 +332,13 @@ public final class Pump implements Managed {
                 OwnedShard shard = due.get(i);
                 ClaimBatch batch;
                 try {
-                    batch = awaitStore(claims.get(i), "claim on shard " + shard.shard);
+                    batch = StoreCalls.await(claims.get(i), settings.leaseMillis(), "claim on shard " + shard.shard);
                 } catch (StoreFencedException e) {
-                    places.unreserve(shard, want);
+                    places.unreserve(shard, want[i]);
                     owned.letGo(shard, e);
                     continue;
                 } catch (RuntimeException e) {
-                    places.unreserve(shard, want);
+                    places.unreserve(shard, want[i]);
                     shard.nextDueAt = Long.MIN_VALUE; // its wake-up was taken: claim again in the next cycle
                     failure = failure == null ? e : failure;
                     continue;
@@ -345,7 +348,7 @@ public final class Pump implements Managed {
                 } else {
                     releaser.observe(batch.redisNow(), System.nanoTime());
                 }
-                anyFull |= released(shard, batch, want);
+                anyFull |= released(shard, batch, want[i]);
             }
             if (failure != null) {
                 throw failure;
@@ -375,24 +378,6 @@ public final class Pump implements Managed {
             releaser.hold(shard, messages);
         }
         return full && !shard.revoked;
-    }
-
-    /** Waits for a store call; a failure comes out as the store's exception. */
-    private <T> T awaitStore(CompletableFuture<T> future, String operation) {
-        try {
-            return future.get(settings.leaseMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            throw new StoreUnavailableException(operation + " failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new StoreUnavailableException(operation + ": no answer within the lease ("
-                    + settings.leaseMillis() + " ms)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreUnavailableException(operation + " interrupted", e);
-        }
     }
 
     /** Sleeps {@code waitNanos}, or less: until signalled, and at most until the next look at leases and clocks. */

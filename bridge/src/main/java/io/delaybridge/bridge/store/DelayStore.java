@@ -66,6 +66,13 @@ public interface DelayStore extends AutoCloseable {
     /** Moves an in-flight message back to the due set, due at {@code retryAtMillis}, its attempt count plus one. */
     boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis);
 
+    /**
+     * Moves in-flight messages back to the due set, each at the due time it was claimed with, without counting an
+     * attempt (they were never sent): a rate cap held them back. Publishes no wake-up. Returns, without blocking, how
+     * many were still in flight; the future fails with a {@link StoreException}.
+     */
+    CompletableFuture<Integer> handBackAsync(int shard, long epoch, List<ClaimedMessage> messages);
+
     /** Returns up to {@code max} in-flight messages whose lease expired to the due set, due now. Returns how many. */
     int reclaim(int shard, long epoch, int max);
 

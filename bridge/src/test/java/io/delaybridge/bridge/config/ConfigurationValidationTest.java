@@ -49,6 +49,10 @@ class ConfigurationValidationTest {
         }
         assertEquals(365L * 24 * 3600 * 1000, config.getIntake().build("i", "d").maxDelayMillis());
         assertEquals(java.time.Duration.ofMillis(100), config.getIntake().build("i", "d").commitInterval());
+        String expectedCap = System.getenv().getOrDefault("DELAY_RATE_LIMIT", "0");
+        assertEquals(Double.parseDouble(expectedCap.isEmpty() ? "0" : expectedCap),
+                config.getPump().getRateLimits().getDefault(), "pump.rateLimits.default reads DELAY_RATE_LIMIT");
+        assertTrue(config.getPump().getRateLimits().getTargets().isEmpty());
     }
 
     static Stream<Arguments> badSettings() {
@@ -96,6 +100,14 @@ class ConfigurationValidationTest {
                 Arguments.of("pump: {lease: 1s, lookAhead: 600ms}",
                         "pump.lookAhead is 600 milliseconds, more than half of pump.lease (1 second)",
                         "Lower pump.lookAhead"),
+                Arguments.of("pump: {rateLimits: {default: -5}}", "pump.rateLimits.default is -5",
+                        "use records per second per target topic, 0 to 1000000 (0: no cap)"),
+                Arguments.of("pump: {rateLimits: {targets: {orders.timeout: 2000000}}}",
+                        "pump.rateLimits.targets.orders.timeout is 2000000",
+                        "(0 exempts orders.timeout from the default), e.g. orders.timeout: 500"),
+                Arguments.of("pump: {rateLimits: {targets: {'has space': 10}}}",
+                        "pump.rateLimits.targets names \"has space\", which is not a legal Kafka topic name",
+                        "write the target topic as it is"),
                 Arguments.of("pump: {batchSize: 600, maxInFlight: 500}",
                         "pump.maxInFlight is 500, below pump.batchSize (600)", "Raise pump.maxInFlight"));
     }
@@ -106,6 +118,42 @@ class ConfigurationValidationTest {
         String message = failure(yaml);
         assertTrue(message.contains(keyAndValue), () -> "expected <" + keyAndValue + "> in:\n" + message);
         assertTrue(message.contains(fix), () -> "expected the fix <" + fix + "> in:\n" + message);
+    }
+
+    @Test
+    void rateCapsParseAsRecordsPerSecondPerTargetAndZeroExemptsATopic() throws Exception {
+        Path file = dir.resolve("caps.yml");
+        Files.writeString(file, "pump:\n  rateLimits:\n    default: 50\n    targets:\n      orders.timeout: 500\n"
+                + "      audit: 0\n      slow: 0.5\n");
+        io.delaybridge.bridge.delivery.TargetRates rates = factory.build(new FileConfigurationSourceProvider(),
+                file.toString()).getPump().rates(new com.codahale.metrics.MetricRegistry());
+        assertEquals(500, rates.capOf("orders.timeout"));
+        assertEquals(0.5, rates.capOf("slow"));
+        assertFalse(rates.capped("audit"), "0 exempts a topic from the default");
+        assertEquals(50, rates.capOf("anything.else"), "the default for the rest");
+        assertTrue(rates.target("orders.timeout").capped());
+        assertEquals(500, rates.target("orders.timeout").bucket().perSecond());
+        assertEquals(50, rates.target("orders.timeout").bucket().burst());
+    }
+
+    @Test
+    void aCapThatIsNoNumberStopsStartUpNamingTheKey() throws Exception {
+        Path file = dir.resolve("fast.yml");
+        Files.writeString(file, "pump: {rateLimits: {targets: {orders: fast}}}");
+        String message = assertThrows(io.dropwizard.configuration.ConfigurationParsingException.class,
+                () -> factory.build(new FileConfigurationSourceProvider(), file.toString())).getMessage();
+        assertTrue(message.contains("pump.rateLimits.targets.orders") && message.contains("expected: Double"),
+                message);
+    }
+
+    @Test
+    void noRateCapsByDefault() throws Exception {
+        Path file = dir.resolve("none.yml");
+        Files.writeString(file, "pump: {}\n");
+        io.delaybridge.bridge.delivery.TargetRates rates = factory.build(new FileConfigurationSourceProvider(),
+                file.toString()).getPump().rates(new com.codahale.metrics.MetricRegistry());
+        assertFalse(rates.anyCap());
+        assertFalse(rates.target("orders").capped());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.pump;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,9 +49,46 @@ class ClaimRoundsTest {
     @Test
     void freePlacesAreSharedAtLeastOneAtMostABatch() {
         ClaimRounds rounds = new ClaimRounds(100, 500);
-        assertEquals(500, rounds.perShard(10_000, 2));
-        assertEquals(250, rounds.perShard(1_000, 4));
-        assertEquals(1, rounds.perShard(3, 4));
+        assertArrayEquals(new int[] {500, 500}, rounds.perShard(shards(2), 10_000));
+        assertArrayEquals(new int[] {250, 250, 250, 250}, rounds.perShard(shards(4), 1_000));
+        assertArrayEquals(new int[] {1, 1, 1, 1}, rounds.perShard(shards(4), 3));
+    }
+
+    @Test
+    void aShardARateCapHandedMessagesBackToClaimsLittleThenDoublesUpToABatch() {
+        ClaimRounds rounds = new ClaimRounds(100, 500);
+        OwnedShard throttled = shardDueAt(NOW);
+        OwnedShard other = shardDueAt(NOW);
+        throttled.claimLimit = 100;
+        assertArrayEquals(new int[] {100, 500}, rounds.perShard(List.of(throttled, other), 10_000));
+        assertArrayEquals(new int[] {200, 500}, rounds.perShard(List.of(throttled, other), 10_000));
+        assertArrayEquals(new int[] {400, 500}, rounds.perShard(List.of(throttled, other), 10_000));
+        assertArrayEquals(new int[] {500, 500}, rounds.perShard(List.of(throttled, other), 10_000));
+        assertEquals(Integer.MAX_VALUE, throttled.claimLimit, "back to normal");
+    }
+
+    @Test
+    void aGatedShardIsNotClaimedBeforeItsGateHowEverEarlyItsMessagesAreDue() {
+        ClaimRounds rounds = new ClaimRounds(0, 500);
+        OwnedShard gated = shardDueAt(Long.MIN_VALUE);
+        gated.woken(NOW - 10_000); // the handed-back messages are due since long
+        gated.claimGate = NOW + 300;
+        assertFalse(rounds.startRound(List.of(gated), NOW), "no claim round before the gate: no busy loop");
+        assertEquals(List.of(), rounds.dueShards(List.of(gated), NOW, 10));
+        assertEquals(NOW + 300, rounds.roundTime(gated));
+        assertTrue(rounds.startRound(List.of(gated), NOW + 300));
+        assertEquals(List.of(gated), rounds.dueShards(List.of(gated), NOW + 300, 10));
+        OwnedShard empty = shardDueAt(Long.MAX_VALUE);
+        empty.claimGate = NOW + 300;
+        assertEquals(Long.MAX_VALUE, rounds.roundTime(empty), "a gate does not make an empty shard due");
+    }
+
+    private static List<OwnedShard> shards(int count) {
+        List<OwnedShard> shards = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            shards.add(shardDueAt(NOW));
+        }
+        return shards;
     }
 
     private static OwnedShard shardDueAt(long dueAt) {

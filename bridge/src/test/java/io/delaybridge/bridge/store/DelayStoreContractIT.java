@@ -538,6 +538,33 @@ public abstract class DelayStoreContractIT {
         assertEquals(new ShardStats(3, 1, 0, now + 60_000), store.stats(3));
     }
 
+    // ------------------------------------------------------------------------------------------------ hand-back
+
+    @Test
+    void handBackReturnsMessagesAtTheirOwnDueTimeWithoutCountingAnAttempt() throws Exception {
+        long now = store.now();
+        writeOne(intakeRecord(3, 1, now - 500, "older"));
+        writeOne(intakeRecord(3, 2, now - 100, "younger"));
+        long epoch = store.acquire(3);
+        List<ClaimedMessage> claimed = store.claim(3, epoch, 10, LEASE).messages();
+        assertEquals(2, claimed.size());
+        assertEquals(2, store.handBackAsync(3, epoch, claimed).get(5, TimeUnit.SECONDS));
+        assertEquals(new ShardStats(3, 2, 0, now - 500), store.stats(3), "due again at the older one's due time");
+        List<ClaimedMessage> again = store.claim(3, epoch, 10, LEASE).messages();
+        assertEquals(List.of("older", "younger"), again.stream().map(m -> body(m)).toList(), "oldest first still");
+        assertEquals(List.of(1, 1), again.stream().map(ClaimedMessage::attempt).toList(), "no attempt counted");
+        assertEquals(List.of(now - 500, now - 100), again.stream().map(ClaimedMessage::dueAt).toList());
+
+        store.ack(3, epoch, List.of(again.get(0).ref()));
+        assertEquals(0, store.handBackAsync(3, epoch, List.of(again.get(0))).get(5, TimeUnit.SECONDS),
+                "an acked message is not handed back");
+        long newer = store.acquire(3);
+        java.util.concurrent.ExecutionException fenced = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> store.handBackAsync(3, epoch, List.of(again.get(1))).get(5, TimeUnit.SECONDS));
+        assertTrue(fenced.getCause() instanceof StoreFencedException, fenced.toString());
+        assertTrue(newer > epoch);
+    }
+
     // ------------------------------------------------------------------------------------------------ reclaim
 
     @Test

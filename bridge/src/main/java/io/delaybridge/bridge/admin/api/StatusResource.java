@@ -21,11 +21,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.function.Supplier;
 
 /**
  * The status page on the application port: {@code /status/} serves a static page (HTML, JS, CSS from the class path,
  * Chart.js from its WebJar) that polls {@code /status/summary} every few seconds. The summary gathers what an operator
- * looks at first: health, throughput, lateness percentiles, pending by due time, shards, deadletters by reason.
+ * looks at first: health, throughput, lateness percentiles, pending by due time, shards, deadletters by reason, and per
+ * target topic its rate cap, deliveries, lateness and what the cap held back.
  */
 @Path("/status")
 public final class StatusResource {
@@ -42,6 +44,8 @@ public final class StatusResource {
     private final HealthCheckRegistry health;
 
     private final RulesReport rules;
+    /** Per target topic: cap, delivered, lateness, held back ({@code TargetRates#rows}). */
+    private Supplier<List<Map<String, Object>>> targets = List::of;
 
     public StatusResource(ShardReport report, MetricRegistry metrics, HealthCheckRegistry health) {
         this(report, metrics, health, RulesReport.NONE);
@@ -52,6 +56,12 @@ public final class StatusResource {
         this.metrics = metrics;
         this.health = health;
         this.rules = rules;
+    }
+
+    /** Shows the per-target table (caps, delivered, lateness, held back) from {@code rows}. */
+    public StatusResource withTargets(Supplier<List<Map<String, Object>>> rows) {
+        this.targets = rows;
+        return this;
     }
 
     @GET
@@ -112,6 +122,7 @@ public final class StatusResource {
         out.put("intakeLag", report.group().totalLag());
         out.put("redisTime", report.redisNow());
         out.put("rules", rules.rows());
+        out.put("targets", targets.get());
         return out;
     }
 

@@ -314,6 +314,20 @@ public final class RedisDelayStore implements DelayStore {
     }
 
     @Override
+    public CompletableFuture<Integer> handBackAsync(int shard, long epoch, List<ClaimedMessage> messages) {
+        ShardKeys k = keys.shard(shard);
+        byte[][] args = new byte[messages.size() * 2 + 1][];
+        args[0] = bytes(Long.toString(epoch));
+        for (int i = 0; i < messages.size(); i++) {
+            args[2 * i + 1] = messages.get(i).ref().member();
+            args[2 * i + 2] = bytes(Long.toString(messages.get(i).dueAt()));
+        }
+        return RedisCalls.translated(scripts.<Long>run(commands(), Script.HANDBACK,
+                new byte[][] {k.due(), k.inflight(), k.epoch()}, args), "hand-back on shard " + shard + where(k))
+                .thenApply(moved -> (int) ScriptCodes.check(moved, "hand-back", shard, epoch));
+    }
+
+    @Override
     public int reclaim(int shard, long epoch, int max) {
         if (max < 1) {
             throw new IllegalArgumentException("reclaim of shard " + shard + ": max is " + max + ", must be >= 1");

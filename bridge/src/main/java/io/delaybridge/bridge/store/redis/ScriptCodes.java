@@ -19,7 +19,7 @@ import io.delaybridge.bridge.store.WriteResult;
  *   <tr><td>6</td><td>CANCELLED_IN_FLIGHT</td><td>cancel (was being delivered; reported as CANCELLED)</td></tr>
  *   <tr><td>9</td><td>ALREADY_CANCELLED</td><td>schedule (a cancel of the id from a newer record was read)</td></tr>
  *   <tr><td>10</td><td>SUPERSEDED</td><td>schedule (the id's stored version comes from a newer record)</td></tr>
- *   <tr><td>-1</td><td>FENCED</td><td>claim, ack, retry, reclaim: the caller's epoch is not the shard's</td></tr>
+ *   <tr><td>-1</td><td>FENCED</td><td>claim, ack, retry, reclaim, hand-back: the caller's epoch is not the shard's</td></tr>
  *   <tr><td>-2</td><td>INVALID_ARGUMENT</td><td>any: a number argument did not parse (a bug in the caller)</td></tr>
  *   <tr><td>-3</td><td>INCARNATION_MISMATCH</td><td>schedule, cancel: the shard lost the data this store wrote</td></tr>
  * </table>

@@ -94,6 +94,13 @@ function render(s) {
     [sh.shard, 'num'], [sh.owner || '(none)'], [fmt.format(sh.pending), 'num'], [fmt.format(sh.inFlight), 'num'],
     [sh.nextDueAt ? new Date(sh.nextDueAt).toISOString() : '–'], [ms(sh.oldestOverdueMillis), 'num'],
     [sh.paused ? 'paused' : (sh.pumpedHere ? 'pumped here' : 'running')]]);
+  // per target topic: its rate cap (pump.rateLimits), deliveries and lateness (recent), what the cap held back
+  rows('targets', s.targets || [], g => [[g.target], [g.cap > 0 ? fmt.format(g.cap) : 'none', 'num'],
+    [g.deliveredPerSecond === undefined ? '–' : g.deliveredPerSecond.toFixed(1), 'num'],
+    [ms(g.latenessP50), 'num'], [ms(g.latenessP99), 'num'], [ms(g.latenessMax), 'num'],
+    [g.waiting === undefined ? '–' : fmt.format(g.waiting), 'num'],
+    [g.heldBack === undefined ? '–' : fmt.format(g.heldBack), 'num'],
+    [g.handedBack === undefined ? '–' : fmt.format(g.handedBack), 'num']]);
   rows('deadletters', Object.entries(s.deadlettered), ([reason, count]) => [[reason], [fmt.format(count), 'num']]);
   rows('rules', s.rules || [], r => [[r.name], [r.source], [r.action], [fmt.format(r.scheduled), 'num'],
     [fmt.format(r.cancelled), 'num'], [fmt.format(r.rejected), 'num'], [r.lag < 0 ? '–' : fmt.format(r.lag), 'num']]);

@@ -126,7 +126,11 @@ class ClusterStoreIT {
                 assertEquals(2, again.messages().get(0).attempt());
                 Thread.sleep(5);
                 assertEquals(1, store.reclaim(shard, epoch, 10));
+                ClaimBatch handed = store.claim(shard, epoch, 10, 30_000);
+                assertEquals(1, store.handBackAsync(shard, epoch, handed.messages()).get(10, TimeUnit.SECONDS));
                 ClaimBatch third = store.claim(shard, epoch, 10, 30_000);
+                assertEquals(handed.messages().get(0).attempt(), third.messages().get(0).attempt(),
+                        "a hand-back counts no attempt");
                 assertEquals(1, store.ack(shard, epoch, List.of(third.messages().get(0).ref())));
             }
             for (int shard = 0; shard < SHARDS; shard++) {

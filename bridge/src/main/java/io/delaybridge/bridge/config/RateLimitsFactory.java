@@ -1,0 +1,91 @@
+package io.delaybridge.bridge.config;
+
+import com.codahale.metrics.MetricRegistry;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.delaybridge.bridge.delivery.TargetRates;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Delivery rate caps per target topic, so that draining a backlog (after an outage, or a bulk of messages due at one
+ * time) does not flood a consumer. Records per second, per bridge instance: instances own disjoint shards, so with N
+ * instances a target receives up to N times its cap.
+ *
+ * <table>
+ *   <caption>Settings under {@code pump.rateLimits:}</caption>
+ *   <tr><th>name</th><th>default</th><th>description</th></tr>
+ *   <tr><td>default</td><td>0 (none)</td><td>records per second for every target topic without a cap of its own
+ *       ({@code DELAY_RATE_LIMIT} in the shipped config.yml)</td></tr>
+ *   <tr><td>targets</td><td>{} (none)</td><td>records per second per target topic, e.g.
+ *       {@code orders.timeout: 500}; 0 exempts a topic from the default</td></tr>
+ * </table>
+ *
+ * <p>Messages are released oldest due first; a held-back message keeps its due time ({@code delay-due-at}), and
+ * lateness is measured from it.
+ */
+public class RateLimitsFactory {
+
+    /** The highest cap: above it a cap would not be one (a bridge delivers some 10^5 records per second). */
+    static final double MAX = 1_000_000;
+    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+
+    private double defaultLimit;
+    private Map<String, Double> targets = new LinkedHashMap<>();
+
+    /** Adds a problem, under {@code prefix}, for each cap that is wrong. */
+    void check(String prefix, SettingsCheck.Problems problems) {
+        if (!valid(defaultLimit)) {
+            problems.add(prefix + ".default", "is " + show(defaultLimit) + ": use records per second per target "
+                    + "topic, 0 to " + (long) MAX + " (0: no cap), e.g. 500, or set DELAY_RATE_LIMIT");
+        }
+        if (targets == null) {
+            problems.add(prefix + ".targets", "is empty (null): write {} or a map of topic: records per second, "
+                    + "e.g. {orders.timeout: 500}");
+            return;
+        }
+        targets.forEach((topic, cap) -> {
+            if (topic == null || !TOPIC.matcher(topic).matches()) {
+                problems.add(prefix + ".targets", "names \"" + topic + "\", which is not a legal Kafka topic name "
+                        + "(1 to 249 of a-z A-Z 0-9 . _ -): write the target topic as it is, e.g. orders.timeout: 500");
+            } else if (cap == null || !valid(cap)) {
+                problems.add(prefix + ".targets." + topic, "is " + (cap == null ? "empty" : show(cap)) + ": use "
+                        + "records per second, 0 to " + (long) MAX + " (0 exempts " + topic + " from the default), "
+                        + "e.g. " + topic + ": 500");
+            }
+        });
+    }
+
+    private static boolean valid(double cap) {
+        return cap >= 0 && cap <= MAX && !Double.isNaN(cap);
+    }
+
+    private static String show(double cap) {
+        return cap == Math.rint(cap) && !Double.isInfinite(cap) ? Long.toString((long) cap) : Double.toString(cap);
+    }
+
+    /** The caps, with per-target meters registered in {@code metrics}. */
+    public TargetRates build(MetricRegistry metrics) {
+        return new TargetRates(defaultLimit, targets, metrics);
+    }
+
+    @JsonProperty("default")
+    public double getDefault() {
+        return defaultLimit;
+    }
+
+    @JsonProperty("default")
+    public void setDefault(double defaultLimit) {
+        this.defaultLimit = defaultLimit;
+    }
+
+    @JsonProperty
+    public Map<String, Double> getTargets() {
+        return targets;
+    }
+
+    @JsonProperty
+    public void setTargets(Map<String, Double> targets) {
+        this.targets = targets;
+    }
+}
