@@ -7,6 +7,7 @@ import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.ShardStats;
 import io.delaybridge.bridge.store.StoreConfigurationException;
@@ -22,10 +23,12 @@ import io.lettuce.core.ScoredValue;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -197,6 +200,35 @@ public final class RedisDelayStore implements DelayStore {
     @Override
     public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops) {
         return writes.write(ops);
+    }
+
+    @Override
+    public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, List<PositionMark> marks) {
+        return writes.write(ops, marks);
+    }
+
+    @Override
+    public Map<Integer, Long> positions(Collection<Integer> partitions) {
+        Map<Integer, RedisFuture<byte[]>> reads = new TreeMap<>();
+        for (int partition : partitions) {
+            reads.put(partition, commands().hget(keys.shard(keys.homeShard(partition)).positions(),
+                    Decimal.ascii(partition)));
+        }
+        Map<Integer, Long> positions = new TreeMap<>();
+        for (Map.Entry<Integer, RedisFuture<byte[]>> read : reads.entrySet()) {
+            byte[] value = await(read.getValue(), "read the position of intake partition " + read.getKey());
+            if (value != null) {
+                try {
+                    positions.put(read.getKey(), Long.parseLong(string(value)));
+                } catch (NumberFormatException e) {
+                    throw new StoreConfigurationException("The position of intake partition " + read.getKey()
+                            + " in " + string(keys.shard(keys.homeShard(read.getKey())).positions()) + " is '"
+                            + string(value) + "', not a number: was it written outside the bridge? Delete the field.",
+                            e);
+                }
+            }
+        }
+        return positions;
     }
 
     private RedisClusterAsyncCommands<byte[], byte[]> commands() {

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.store.redis;
 
 import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
 
+import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
@@ -29,6 +30,9 @@ final class WritePlan {
      */
     record Call(List<WriteOp> ops, int[] positions, int shard, Script script, byte[][] keys, byte[][] args) {
         String describe() {
+            if (script == Script.MARK) {
+                return "position mark on shard " + shard;
+            }
             return (script == Script.SCHEDULE ? "schedule" : "cancel") + " of message '" + ops.get(0).id() + "'"
                     + (ops.size() > 1 ? " and " + (ops.size() - 1) + " more" : "") + " on shard " + shard;
         }
@@ -73,6 +77,23 @@ final class WritePlan {
         List<Call> calls = new ArrayList<>(order.size());
         for (Object call : order) {
             calls.add(call instanceof ScheduleCall s ? s.toCall() : (Call) call);
+        }
+        return calls;
+    }
+
+    /**
+     * One {@code mark.lua} call per mark, on its partition's home shard ({@link RedisKeys#homeShard}), in the order
+     * given: they go behind the batch's calls.
+     */
+    List<Call> marks(List<PositionMark> marks) {
+        List<Call> calls = new ArrayList<>(marks.size());
+        for (PositionMark mark : marks) {
+            int shard = keys.homeShard(mark.partition());
+            ShardKeys k = keys.shard(shard);
+            calls.add(new Call(List.of(), new int[0], shard, Script.MARK, new byte[][] {k.positions(), k.incarnation()},
+                    new byte[][] {incarnation, Decimal.ascii(mark.partition()),
+                        mark.expected() == PositionMark.UNKNOWN ? new byte[0] : Decimal.ascii(mark.expected()),
+                        Decimal.ascii(mark.next())}));
         }
         return calls;
     }
