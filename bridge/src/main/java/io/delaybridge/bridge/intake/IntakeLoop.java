@@ -64,6 +64,10 @@ import org.slf4j.LoggerFactory;
  * store's: a different one means Redis came back without the data those offsets promise. Then, and when a write
  * reports {@link StoreDataLostException}, the intake stops for good (its partitions, and so their shards, are
  * released), the health check turns unhealthy with the reason, and the log says what happened.
+ *
+ * <p>Each write batch also carries a position mark per partition ({@link StorePositions}); a store found to hold less
+ * than it acknowledged (a fail-over with asynchronous replication) is read again from where it holds everything
+ * ({@link StoreGapRepair}).
  */
 public final class IntakeLoop implements Managed {
 
