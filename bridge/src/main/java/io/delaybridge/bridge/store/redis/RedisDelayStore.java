@@ -209,22 +209,30 @@ public final class RedisDelayStore implements DelayStore {
 
     @Override
     public Map<Integer, Long> positions(Collection<Integer> partitions) {
-        Map<Integer, RedisFuture<byte[]>> reads = new TreeMap<>();
+        // on a cluster the marks go into every shard (WritePlan.marks): the lowest one tells
+        List<int[]> asked = new ArrayList<>();
+        List<RedisFuture<byte[]>> reads = new ArrayList<>();
         for (int partition : partitions) {
-            reads.put(partition, commands().hget(keys.shard(keys.homeShard(partition)).positions(),
-                    Decimal.ascii(partition)));
+            int from = connections.isCluster() ? 0 : keys.homeShard(partition);
+            int to = connections.isCluster() ? keys.shardCount() : from + 1;
+            for (int shard = from; shard < to; shard++) {
+                asked.add(new int[] {partition, shard});
+                reads.add(commands().hget(keys.shard(shard).positions(), Decimal.ascii(partition)));
+            }
         }
         Map<Integer, Long> positions = new TreeMap<>();
-        for (Map.Entry<Integer, RedisFuture<byte[]>> read : reads.entrySet()) {
-            byte[] value = await(read.getValue(), "read the position of intake partition " + read.getKey());
+        for (int i = 0; i < reads.size(); i++) {
+            int partition = asked.get(i)[0];
+            byte[] key = keys.shard(asked.get(i)[1]).positions();
+            byte[] value = await(reads.get(i), "read the position of intake partition " + partition + " in "
+                    + string(key));
             if (value != null) {
                 try {
-                    positions.put(read.getKey(), Long.parseLong(string(value)));
+                    positions.merge(partition, Long.parseLong(string(value)), Math::min);
                 } catch (NumberFormatException e) {
-                    throw new StoreConfigurationException("The position of intake partition " + read.getKey()
-                            + " in " + string(keys.shard(keys.homeShard(read.getKey())).positions()) + " is '"
-                            + string(value) + "', not a number: was it written outside the bridge? Delete the field.",
-                            e);
+                    throw new StoreConfigurationException("The position of intake partition " + partition + " in "
+                            + string(key) + " is '" + string(value) + "', not a number: was it written outside the"
+                            + " bridge? Delete the field.", e);
                 }
             }
         }

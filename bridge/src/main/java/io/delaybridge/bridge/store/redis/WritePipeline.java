@@ -10,9 +10,12 @@ import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.delaybridge.bridge.store.redis.WritePlan.Call;
 import io.lettuce.core.RedisFuture;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,8 +60,8 @@ final class WritePipeline {
             return CompletableFuture.completedFuture(List.of());
         }
         List<Call> calls = new ArrayList<>(plan.plan(ops));
-        MarkAnswers answers = new MarkAnswers(calls.size(), marks);
-        calls.addAll(plan.marks(marks));
+        MarkAnswers answers = new MarkAnswers(marks);
+        calls.addAll(plan.marks(marks, connections.isCluster()));
         CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
         try {
             runBatch(calls, 0, new WriteResult[ops.size()], -1, result, answers);
@@ -139,7 +142,7 @@ final class WritePipeline {
             }
             if (c.script() == Script.MARK) {
                 try {
-                    answers.answer(from + i, c.shard(), reply.join());
+                    answers.answer(from + i, c, reply.join());
                 } catch (StoreException e) {
                     result.completeExceptionally(e);
                     return;
@@ -247,40 +250,43 @@ final class WritePipeline {
     }
 
     /**
-     * The answers of a batch's {@code mark.lua} calls (placed from {@code first} on in the batch's calls), first answer
-     * kept: a mark that ran before a NOSCRIPT re-run is not asked again.
+     * The answers of a batch's {@code mark.lua} calls, first answer of each call kept (a mark that ran before a
+     * NOSCRIPT re-run is not asked again); per mark, the lowest position that a shard reported as a gap.
      */
     private static final class MarkAnswers {
-        private final int first;
         private final List<PositionMark> marks;
-        private final long[][] answers;
+        private final Set<Integer> answered = new HashSet<>();
+        private final long[] gapAt;
 
-        MarkAnswers(int first, List<PositionMark> marks) {
-            this.first = first;
+        MarkAnswers(List<PositionMark> marks) {
             this.marks = marks;
-            this.answers = new long[marks.size()][];
+            this.gapAt = new long[marks.size()];
+            Arrays.fill(gapAt, Long.MAX_VALUE);
         }
 
-        synchronized void answer(int call, int shard, Object reply) {
-            int i = call - first;
-            PositionMark mark = marks.get(i);
+        synchronized void answer(int call, Call c, Object reply) {
             List<?> codes = (List<?>) reply;
-            long code = (Long) codes.get(0);
-            if (code < 0 || codes.size() != 2) {
-                throw ScriptCodes.failure(code < 0 ? code : ScriptCodes.INVALID_ARGUMENT,
-                        "position mark of intake partition " + mark.partition(), shard, -1, null);
+            long head = codes.isEmpty() ? ScriptCodes.INVALID_ARGUMENT : (Long) codes.get(0);
+            if (head < 0 || codes.size() != 2 * c.positions().length) {
+                throw ScriptCodes.failure(head < 0 ? head : ScriptCodes.INVALID_ARGUMENT, "position mark of intake"
+                        + " partition " + marks.get(c.positions()[0]).partition(), c.shard(), -1, null);
             }
-            if (answers[i] == null) {
-                answers[i] = new long[] {code, (Long) codes.get(1)};
+            if (!answered.add(call)) {
+                return;
+            }
+            for (int j = 0; j < c.positions().length; j++) {
+                if ((Long) codes.get(2 * j) == ScriptCodes.GAP) {
+                    int mark = c.positions()[j];
+                    gapAt[mark] = Math.min(gapAt[mark], (Long) codes.get(2 * j + 1));
+                }
             }
         }
 
         synchronized List<StoreGapException.Gap> gaps() {
             List<StoreGapException.Gap> gaps = new ArrayList<>();
-            for (int i = 0; i < answers.length; i++) {
-                if (answers[i] != null && answers[i][0] == ScriptCodes.GAP) {
-                    gaps.add(new StoreGapException.Gap(marks.get(i).partition(), answers[i][1],
-                            marks.get(i).expected()));
+            for (int i = 0; i < gapAt.length; i++) {
+                if (gapAt[i] != Long.MAX_VALUE) {
+                    gaps.add(new StoreGapException.Gap(marks.get(i).partition(), gapAt[i], marks.get(i).expected()));
                 }
             }
             return gaps;

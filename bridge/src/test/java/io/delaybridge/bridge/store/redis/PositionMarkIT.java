@@ -11,11 +11,14 @@ import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.RedisCluster;
+import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TestServers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code mark.lua} on a real Redis: the position marks written behind write batches, and the gap a batch finds when the
@@ -133,6 +137,44 @@ class PositionMarkIT {
         assertEquals(List.of(new StoreGapException.Gap(3, 2, 7)),
                 assertInstanceOf(StoreGapException.class, failed.getCause()).gaps());
         assertEquals(Map.of(0, 12L, 3, 2L), store.positions(List.of(0, 3)));
+    }
+
+    /**
+     * On a cluster a batch's explicit ids live on other masters than the partition's own shard, so every mark goes into
+     * every shard: a master that lost the tail of what the batch wrote to it is found whichever it is.
+     */
+    @Test
+    void onAClusterAShardOnAnotherMasterThatLostItsTailIsAGapToo(@TempDir Path dir) throws Exception {
+        try (RedisCluster cluster = RedisCluster.start(dir, 3, 0);
+                RedisDelayStore clustered = RedisDelayStore.connect(
+                        RedisStoreOptions.of(cluster.uri(), TOPIC, 16).withKeyPrefix(servers.unique("cpos")))) {
+            String explicit = null;
+            for (int i = 0; explicit == null; i++) {
+                int shard = clustered.router().place("order-" + i).shard();
+                if (!clustered.nodeOf(shard).equals(clustered.nodeOf(0))) {
+                    explicit = "order-" + i;
+                }
+            }
+            int other = clustered.router().place(explicit).shard();
+            long due = clustered.now() + 3_600_000;
+            byte[] body = "m".getBytes(StandardCharsets.UTF_8);
+            clustered.write(List.of(new WriteOp.Schedule(TOPIC + "-0-0", due, TOPIC + "/0/0", body),
+                    new WriteOp.Schedule(explicit, due, TOPIC + "/0/1", body)),
+                    List.of(new PositionMark(0, UNKNOWN, 2))).get(10, TimeUnit.SECONDS);
+            assertEquals(Map.of(0, 2L), clustered.positions(List.of(0)), "every shard holds the mark");
+
+            // the other master "lost" its tail: the explicit id and the mark behind it
+            RedisServer node = cluster.masterOfKey(new String(clustered.keys().shard(other).positions(),
+                    StandardCharsets.UTF_8));
+            node.call("HSET", new String(clustered.keys().shard(other).positions(), StandardCharsets.UTF_8), "0",
+                    "1");
+            assertEquals(Map.of(0, 1L), clustered.positions(List.of(0)), "the lowest shard tells");
+            ExecutionException failed = assertThrows(ExecutionException.class, () -> clustered.write(
+                    List.of(new WriteOp.Schedule(TOPIC + "-0-2", due, TOPIC + "/0/2", body)),
+                    List.of(new PositionMark(0, 2, 3))).get(10, TimeUnit.SECONDS));
+            assertEquals(List.of(new StoreGapException.Gap(0, 1, 2)),
+                    assertInstanceOf(StoreGapException.class, failed.getCause()).gaps());
+        }
     }
 
     @Test
