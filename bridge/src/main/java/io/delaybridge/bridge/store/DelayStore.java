@@ -39,8 +39,8 @@ public interface DelayStore extends AutoCloseable {
 
     /**
      * As {@link #write(List)}, then writes the intake's position {@code marks} behind the operations, in the same
-     * pipeline (each on the node of its partition's home shard, so a replica that has a mark has every write of the
-     * batch before it). A mark whose stored position is below its {@link PositionMark#expected} is not advanced, and the
+     * pipeline, behind the batch's writes on every node they went to (on one server: the partition's home shard; on a
+     * cluster: every shard), so a replica that has a mark has every write of the batch on its node before it. A mark whose stored position is below its {@link PositionMark#expected} is not advanced, and the
      * future fails with {@link StoreGapException} naming every such partition, once the rest of the batch completed.
      * With no operations and no marks it completes at once.
      */

@@ -2,9 +2,9 @@ package io.delaybridge.bridge.store;
 
 /**
  * The intake's position in one partition, written to the store behind a write batch: the store holds every record of
- * intake partition {@code partition} below {@code next}. Written on the node of the partition's home shard, in the same
- * pipeline as the batch and after it, so Redis' replication stream carries it after the batch's writes: a replica that
- * has the mark has every write before it.
+ * intake partition {@code partition} below {@code next}. Written in the same pipeline as the batch and after it (into
+ * the partition's home shard, or on a Redis Cluster into every shard), so Redis' replication stream carries it after
+ * the batch's writes: a replica that has the mark has every write of the batch on its node before it.
  *
  * @param partition the intake partition
  * @param expected  the position the intake believes the store holds already (the end of the partition's previous batch
