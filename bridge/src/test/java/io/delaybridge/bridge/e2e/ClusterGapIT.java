@@ -57,7 +57,7 @@ class ClusterGapIT {
                     partition = kafka.send(names.intake(), "k", "v" + i, null, DelayHeaders.TARGET, target,
                             DelayHeaders.DELAY_MS, "0").partition();
                 }
-                await().atMost(Duration.ofSeconds(60)).until(() -> distinct(delivered).size() == BEFORE);
+                await().atMost(Duration.ofSeconds(60)).until(() -> delivered.values().size() == BEFORE);
 
                 RedisKeys keys = new RedisKeys(names.keyPrefix(), names.intake(), PARTITIONS);
                 ShardRouter router = new ShardRouter(names.intake(), PARTITIONS);
@@ -94,20 +94,20 @@ class ClusterGapIT {
                         Integer.toString(partition));
                 assertEquals(Long.toString(BEFORE), mark, "the promoted replica holds the mark from before the tail");
 
-                await().atMost(Duration.ofSeconds(60)).until(() -> meter(bridge, "delay.store.gaps") > 0);
+                await().atMost(Duration.ofSeconds(60)).until(() -> bridge.meter("delay.store.gaps") > 0);
                 long detectedMillis = (System.nanoTime() - promotedAt) / 1_000_000;
-                await().atMost(Duration.ofSeconds(90)).until(() -> distinct(delivered).size() == BEFORE + TAIL);
+                await().atMost(Duration.ofSeconds(90)).until(() -> delivered.values().size() == BEFORE + TAIL);
                 System.out.printf("Cluster fail-over with waitReplicas 0 lost the last %d records' writes on another"
                         + " master: replica promoted %d ms after SIGKILL; the bridge found %d gaps %d ms after, read %d"
                         + " records again; %d of %d records delivered (%d copies)%n", TAIL, promotedMillis,
-                        meter(bridge, "delay.store.gaps"), detectedMillis, meter(bridge, "delay.store.gap-records"),
-                        distinct(delivered).size(), BEFORE + TAIL, delivered.size());
+                        bridge.meter("delay.store.gaps"), detectedMillis, bridge.meter("delay.store.gap-records"),
+                        delivered.values().size(), BEFORE + TAIL, delivered.size());
                 Set<String> expected = new HashSet<>();
                 for (int i = 0; i < BEFORE + TAIL; i++) {
                     expected.add("v" + i);
                 }
-                assertEquals(expected, distinct(delivered), "every record delivered");
-                assertTrue(meter(bridge, "delay.store.gap-records") >= TAIL, "the tail was read again");
+                assertEquals(expected, delivered.values(), "every record delivered");
+                assertTrue(bridge.meter("delay.store.gap-records") >= TAIL, "the tail was read again");
             } finally {
                 bridge.stop();
             }
@@ -121,15 +121,5 @@ class ClusterGapIT {
 
     private static String key(byte[] key) {
         return new String(key, StandardCharsets.UTF_8);
-    }
-
-    private static Set<String> distinct(KafkaClient.Collector delivered) {
-        Set<String> values = new HashSet<>();
-        delivered.received().forEach(r -> values.add(r.value()));
-        return values;
-    }
-
-    private static long meter(TestBridge bridge, String name) {
-        return bridge.support().getEnvironment().metrics().meter(name).getCount();
     }
 }

@@ -65,7 +65,7 @@ class SentinelGapIT {
                     kafka.send(names.intake(), "k" + i, "v" + i, null, DelayHeaders.TARGET, target,
                             DelayHeaders.DELAY_MS, "0");
                 }
-                await().atMost(Duration.ofSeconds(60)).until(() -> distinct(delivered).size() == BEFORE);
+                await().atMost(Duration.ofSeconds(60)).until(() -> delivered.values().size() == BEFORE);
 
                 RedisServer replica = redis.replica();
                 replica.call("CLIENT", "PAUSE", "60000", "WRITE");
@@ -97,16 +97,16 @@ class SentinelGapIT {
                 long promotedMillis = (System.nanoTime() - killedAt) / 1_000_000;
                 long unpausedAt = System.nanoTime();
 
-                await().atMost(Duration.ofSeconds(60)).until(() -> meter(bridge, "delay.store.gaps") > 0);
+                await().atMost(Duration.ofSeconds(60)).until(() -> bridge.meter("delay.store.gaps") > 0);
                 long detectedMillis = (System.nanoTime() - unpausedAt) / 1_000_000;
-                await().atMost(Duration.ofSeconds(90)).until(() -> distinct(delivered).size() == BEFORE + TAIL);
+                await().atMost(Duration.ofSeconds(90)).until(() -> delivered.values().size() == BEFORE + TAIL);
 
-                long gaps = meter(bridge, "delay.store.gaps");
-                long reread = meter(bridge, "delay.store.gap-records");
+                long gaps = bridge.meter("delay.store.gaps");
+                long reread = bridge.meter("delay.store.gap-records");
                 System.out.printf("Sentinel fail-over with waitReplicas 0 lost the last %d records' writes: replica"
                         + " promoted %d ms after SIGKILL; the bridge found %d partition gaps %d ms after the replica was"
                         + " promoted, read %d records again; %d of %d records delivered (%d copies)%n",
-                        TAIL, promotedMillis, gaps, detectedMillis, reread, distinct(delivered).size(),
+                        TAIL, promotedMillis, gaps, detectedMillis, reread, delivered.values().size(),
                         BEFORE + TAIL, delivered.size());
                 assertEquals(TAIL, reread, "the records the store lost are read again, no more");
                 assertTrue(log.list.stream().anyMatch(e -> e.getLevel().toString().equals("WARN")
@@ -116,7 +116,7 @@ class SentinelGapIT {
                 for (int i = 0; i < BEFORE + TAIL; i++) {
                     expected.add("v" + i);
                 }
-                assertEquals(expected, distinct(delivered), "every record delivered");
+                assertEquals(expected, delivered.values(), "every record delivered");
                 HealthCheck.Result health = bridge.support().getEnvironment().healthChecks()
                         .runHealthCheck("pipeline");
                 assertTrue(health.isHealthy(), "Kafka still had the records: nothing is lost " + health);
@@ -127,15 +127,7 @@ class SentinelGapIT {
         }
     }
 
-    private static Set<String> distinct(KafkaClient.Collector delivered) {
-        Set<String> values = new HashSet<>();
-        delivered.received().forEach(r -> values.add(r.value()));
-        return values;
-    }
 
-    private static long meter(TestBridge bridge, String name) {
-        return bridge.support().getEnvironment().metrics().meter(name).getCount();
-    }
 
     /** The position marks a server holds, by intake partition. */
     private static Map<Integer, Long> positions(RedisServer server, TestNames names) {

@@ -73,8 +73,8 @@ class StoreGapLossIT {
                 String message = pipeline(bridge).getMessage();
                 assertTrue(message.contains("offsets [4, 10)") && message.contains("no longer has offsets [4, 7)"),
                         message);
-                assertEquals(1, meter(bridge, "delay.store.gaps"));
-                assertEquals(3, meter(bridge, "delay.store.gap-records"), "offsets 7, 8 and 9 are read again");
+                assertEquals(1, bridge.meter("delay.store.gaps"));
+                assertEquals(3, bridge.meter("delay.store.gap-records"), "offsets 7, 8 and 9 are read again");
                 await().atMost(Duration.ofSeconds(30)).until(() -> position(redis, keys, partition) == 10L);
 
                 kafka.send(names.intake(), "same-key", "after", null, DelayHeaders.TARGET, target,
@@ -98,9 +98,5 @@ class StoreGapLossIT {
 
     private static HealthCheck.Result pipeline(TestBridge bridge) {
         return bridge.support().getEnvironment().healthChecks().runHealthCheck("pipeline");
-    }
-
-    private static long meter(TestBridge bridge, String name) {
-        return bridge.support().getEnvironment().metrics().meter(name).getCount();
     }
 }
