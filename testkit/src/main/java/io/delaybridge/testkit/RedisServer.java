@@ -84,6 +84,15 @@ public final class RedisServer extends ChildServer {
         return startRetryingPorts(() -> new RedisServer(binary, dataDir, ports.getAsInt(), extraArgs), true);
     }
 
+    /**
+     * One command on a fresh connection, e.g. {@code call("CLIENT", "PAUSE", "5000", "WRITE")}: a status or bulk reply
+     * as a String (null for a nil), an integer as a Long, an array as a List; an error reply or a dead server throws
+     * IllegalStateException.
+     */
+    public Object call(String... args) {
+        return RedisProbes.call(this, args);
+    }
+
     /** {@code redis://127.0.0.1:port}. */
     public String uri() {
         return "redis://127.0.0.1:" + port;

@@ -27,6 +27,9 @@ public final class PipelineHealthCheck extends HealthCheck {
         if (intake.stopReason() != null) {
             return Result.unhealthy(intake.stopReason());
         }
+        if (intake.storeLoss() != null) {
+            return Result.unhealthy(intake.storeLoss());
+        }
         if (!intake.isRunning()) {
             return Result.unhealthy("the intake consumer has stopped; see the log for the error that stopped it");
         }

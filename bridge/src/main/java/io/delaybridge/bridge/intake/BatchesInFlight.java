@@ -3,8 +3,10 @@ package io.delaybridge.bridge.intake;
 import io.delaybridge.bridge.store.WriteResult;
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.TopicPartition;
 
@@ -46,6 +48,13 @@ final class BatchesInFlight {
     /** The oldest batch is complete: it leaves the queue. */
     void completeOldest() {
         batches.poll();
+    }
+
+    /** The partitions that a batch in flight read. */
+    Set<TopicPartition> partitions() {
+        Set<TopicPartition> partitions = new HashSet<>();
+        batches.forEach(b -> partitions.addAll(b.poll().first().keySet()));
+        return partitions;
     }
 
     /** The records of every batch in flight. */

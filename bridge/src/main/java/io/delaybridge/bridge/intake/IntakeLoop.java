@@ -4,6 +4,7 @@ import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreDataLostException;
+import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteResult;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
@@ -63,6 +64,10 @@ import org.slf4j.LoggerFactory;
  * store's: a different one means Redis came back without the data those offsets promise. Then, and when a write
  * reports {@link StoreDataLostException}, the intake stops for good (its partitions, and so their shards, are
  * released), the health check turns unhealthy with the reason, and the log says what happened.
+ *
+ * <p>Each write batch also carries a position mark per partition ({@link StorePositions}); a store found to hold less
+ * than it acknowledged (a fail-over with asynchronous replication) is read again from where it holds everything
+ * ({@link StoreGapRepair}).
  */
 public final class IntakeLoop implements Managed {
 
@@ -90,6 +95,10 @@ public final class IntakeLoop implements Managed {
     private OffsetCommitter committer;
     /** Batches written to the store and not yet completed, in poll order. Intake thread only. */
     private final BatchesInFlight inFlight = new BatchesInFlight();
+    /** What the store is expected to hold per partition (position marks). Intake thread only. */
+    private final StorePositions positions = new StorePositions();
+    /** Finds and repairs what a Redis fail-over lost. Intake thread only, once started. */
+    private StoreGapRepair gaps;
 
     public IntakeLoop(
             Properties consumerProperties,
@@ -112,6 +121,7 @@ public final class IntakeLoop implements Managed {
         running = true;
         consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         committer = new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout());
+        gaps = new StoreGapRepair(consumer, store, positions, committer, metrics);
         thread = new Thread(this::run, "delay-intake");
         thread.start();
     }
@@ -132,6 +142,12 @@ public final class IntakeLoop implements Managed {
         return stopReason;
     }
 
+    /** The last loss of acknowledged records that could not be repaired (Kafka no longer had them), or null. */
+    public String storeLoss() {
+        StoreGapRepair repair = gaps;
+        return repair == null ? null : repair.loss();
+    }
+
     /** True while the loop runs and holds a consumer. */
     public boolean isRunning() {
         return running && stopped.getCount() > 0;
@@ -140,7 +156,7 @@ public final class IntakeLoop implements Managed {
     private void run() {
         try {
             consumer.subscribe(List.of(settings.topic()),
-                    new IntakeRebalance(this, consumer, committer, partitionListener, store));
+                    new IntakeRebalance(this, consumer, committer, partitionListener, store, gaps));
             backoffMillis = settings.retryBackoff().toMillis();
             while (running) {
                 try {
@@ -154,6 +170,7 @@ public final class IntakeLoop implements Managed {
                         completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT, false, true);
                     }
                     committer.commitIfDue();
+                    gaps.checkIdle(inFlight.partitions());
                 } catch (WakeupException | FencedInstanceIdException e) {
                     throw e;
                 } catch (KafkaException e) {
@@ -193,7 +210,8 @@ public final class IntakeLoop implements Managed {
         IntakePoll poll = IntakePoll.translate(records, translator, IncarnationMarker.of(store.incarnation()));
         CompletableFuture<List<WriteResult>> write;
         try {
-            write = poll.ops().isEmpty() ? CompletableFuture.completedFuture(List.of()) : store.write(poll.ops());
+            // marks even for a poll of refused records only: its offsets are committed too
+            write = store.write(poll.ops(), positions.marksFor(poll));
         } catch (RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }
@@ -221,6 +239,7 @@ public final class IntakeLoop implements Managed {
                 refused.write(poll);
                 inFlight.completeOldest();
                 committer.stored(poll);
+                positions.stored(poll);
                 results.forEach(metrics::result);
                 poll.reasons().forEach(reason -> metrics.deadlettered.mark(reason.code()));
                 metrics.read.mark(poll.count());
@@ -238,6 +257,11 @@ public final class IntakeLoop implements Managed {
                 }
                 if (cause instanceof FencedInstanceIdException fenced) {
                     throw fenced;
+                }
+                if (cause instanceof StoreGapException gap) {
+                    rewind();
+                    gaps.repair(gap.gaps(), "by a write");
+                    break;
                 }
                 if (cause instanceof StoreDataLostException) {
                     inFlight.dropAll();
@@ -287,6 +311,7 @@ public final class IntakeLoop implements Managed {
      */
     void rewind() {
         Map<TopicPartition, Long> earliest = inFlight.dropAll();
+        positions.rewound();
         Set<TopicPartition> assigned = consumer.assignment();
         earliest.forEach((partition, offset) -> {
             if (assigned.contains(partition)) {

@@ -13,6 +13,9 @@ public final class IntakeMetrics {
     final Meter read;
     final Meter writeBatch;
     final Meter commits;
+    /** Partitions found behind in the store (a Redis fail-over lost acknowledged writes), and the records read again. */
+    final Meter storeGaps;
+    final Meter gapRecords;
     private final Map<WriteResult, Meter> results = new EnumMap<>(WriteResult.class);
     final DeadletterMeters deadlettered;
 
@@ -21,6 +24,8 @@ public final class IntakeMetrics {
         read = registry.meter("delay.intake.read");
         writeBatch = registry.meter("delay.intake.batches");
         commits = registry.meter("delay.intake.commits");
+        storeGaps = registry.meter("delay.store.gaps");
+        gapRecords = registry.meter("delay.store.gap-records");
         results.put(WriteResult.STORED, registry.meter("delay.scheduled"));
         results.put(WriteResult.REPLACED, registry.meter("delay.rescheduled"));
         results.put(WriteResult.DUPLICATE, registry.meter("delay.intake.duplicates"));

@@ -3,6 +3,7 @@ package io.delaybridge.bridge.intake;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.store.DelayStore;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,14 +29,16 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
     private final OffsetCommitter committer;
     private final PartitionListener partitionListener;
     private final DelayStore store;
+    private final StoreGapRepair gaps;
 
     IntakeRebalance(IntakeLoop loop, Consumer<byte[], byte[]> consumer, OffsetCommitter committer,
-            PartitionListener partitionListener, DelayStore store) {
+            PartitionListener partitionListener, DelayStore store, StoreGapRepair gaps) {
         this.loop = loop;
         this.consumer = consumer;
         this.committer = committer;
         this.partitionListener = partitionListener;
         this.store = store;
+        this.gaps = gaps;
     }
 
     @Override
@@ -43,6 +46,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         // what is on its way to Redis is committed before the partitions move, or read again by their next owner
         loop.completeAllBatches();
         committer.commitBeforeHandOver(partitions);
+        gaps.forget(partitions);
         if (!partitions.isEmpty()) {
             partitionListener.revoked(numbers(partitions));
         }
@@ -50,12 +54,16 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-        if (!partitions.isEmpty() && committedByAnotherIncarnation(partitions)) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed = committed(partitions);
+        if (committedByAnotherIncarnation(committed)) {
             return; // no shard is pumped; the loop ends after this poll
         }
-        if (!partitions.isEmpty()) {
-            partitionListener.assigned(numbers(partitions));
-        }
+        // a Redis fail-over may have lost records whose offsets were committed: read them again
+        gaps.assigned(partitions, committed);
+        partitionListener.assigned(numbers(partitions));
     }
 
     @Override
@@ -64,23 +72,34 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         // no commit is possible now: drop what is on its way (stored once all the same) and read it again
         loop.rewind();
         committer.forget(partitions); // the new owner reads them again; stored once
+        gaps.forget(partitions);
         if (!partitions.isEmpty()) {
             partitionListener.revoked(numbers(partitions));
         }
     }
 
-    /** True (and the intake stopped) if a partition's offsets were committed over another store's data. */
-    private boolean committedByAnotherIncarnation(Collection<TopicPartition> partitions) {
-        Map<TopicPartition, OffsetAndMetadata> committed;
+    /** The committed offsets of {@code partitions}; empty if they cannot be read now. */
+    private Map<TopicPartition, OffsetAndMetadata> committed(Collection<TopicPartition> partitions) {
         try {
-            committed = consumer.committed(new HashSet<>(partitions));
+            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
+            Map<TopicPartition, OffsetAndMetadata> found = new HashMap<>();
+            committed.forEach((partition, offset) -> {
+                if (offset != null) {
+                    found.put(partition, offset);
+                }
+            });
+            return found;
         } catch (WakeupException e) {
             throw e;
         } catch (RuntimeException e) {
-            LOG.warn("Could not read the committed offsets of {} to check the store's incarnation: {}",
+            LOG.warn("Could not read the committed offsets of {} to check the store's incarnation and positions: {}",
                     partitions, SendFailures.describe(e));
-            return false;
+            return Map.of();
         }
+    }
+
+    /** True (and the intake stopped) if a partition's offsets were committed over another store's data. */
+    private boolean committedByAnotherIncarnation(Map<TopicPartition, OffsetAndMetadata> committed) {
         String mismatch = IncarnationMarker.mismatch(committed, store.incarnation());
         if (mismatch == null) {
             return false;

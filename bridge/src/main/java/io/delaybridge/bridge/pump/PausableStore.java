@@ -4,11 +4,14 @@ import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardStats;
 import io.delaybridge.bridge.store.WakeListener;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
@@ -95,6 +98,16 @@ public final class PausableStore implements DelayStore {
     @Override
     public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops) {
         return delegate.write(ops);
+    }
+
+    @Override
+    public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, List<PositionMark> marks) {
+        return delegate.write(ops, marks);
+    }
+
+    @Override
+    public Map<Integer, Long> positions(Collection<Integer> partitions) {
+        return delegate.positions(partitions);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.delaybridge.bridge.store;
 
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
@@ -34,6 +36,22 @@ public interface DelayStore extends AutoCloseable {
      * Does not block; the future completes on a store I/O thread, so do not block in callbacks chained to it.
      */
     CompletableFuture<List<WriteResult>> write(List<WriteOp> ops);
+
+    /**
+     * As {@link #write(List)}, then writes the intake's position {@code marks} behind the operations, in the same
+     * pipeline, behind the batch's writes on every node they went to (on one server: the partition's home shard; on a
+     * cluster: every shard), so a replica that has a mark has every write of the batch on its node before it. A mark whose stored position is below its {@link PositionMark#expected} is not advanced, and the
+     * future fails with {@link StoreGapException} naming every such partition, once the rest of the batch completed.
+     * With no operations and no marks it completes at once.
+     */
+    CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, List<PositionMark> marks);
+
+    /**
+     * The stored positions of intake partitions (see {@link PositionMark}): every record below it is stored. A
+     * partition without a position (a new store, or written only by a bridge that did not mark positions) is absent.
+     * Blocks until Redis answers.
+     */
+    Map<Integer, Long> positions(Collection<Integer> partitions);
 
     /**
      * Takes ownership of a shard: returns a new fencing epoch; every older epoch is refused from now on. What older

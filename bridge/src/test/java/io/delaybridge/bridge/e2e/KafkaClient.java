@@ -235,6 +235,13 @@ final class KafkaClient implements AutoCloseable {
             return List.copyOf(received);
         }
 
+        /** The distinct values received (each record once, however many copies came). */
+        java.util.Set<String> values() {
+            java.util.Set<String> values = new java.util.HashSet<>();
+            received.forEach(r -> values.add(r.value()));
+            return values;
+        }
+
         List<Received> matching(Predicate<Received> filter) {
             return received.stream().filter(filter).toList();
         }

@@ -68,6 +68,11 @@ final class TestBridge implements AutoCloseable {
         }
     }
 
+    /** The count of one of the bridge's meters, e.g. {@code delay.store.gaps}. */
+    long meter(String name) {
+        return support.getEnvironment().metrics().meter(name).getCount();
+    }
+
     DropwizardTestSupport<DelayBridgeConfiguration> support() {
         return support;
     }

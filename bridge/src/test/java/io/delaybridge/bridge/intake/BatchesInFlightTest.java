@@ -42,7 +42,9 @@ class BatchesInFlightTest {
         batches.add(poll(Map.of(P0, 5L), 1), new CompletableFuture<>());
         batches.add(poll(Map.of(P0, 9L, P1, 4L), 1), new CompletableFuture<>());
 
+        assertEquals(java.util.Set.of(P0, P1), batches.partitions(), "the idle store check skips these");
         assertEquals(Map.of(P0, 5L, P1, 4L), batches.dropAll());
+        assertEquals(java.util.Set.of(), batches.partitions());
         assertTrue(batches.isEmpty());
         assertFalse(batches.oldestDone());
         assertEquals(Map.of(), batches.dropAll());

@@ -81,6 +81,25 @@ public abstract class DelayStoreContractIT {
         return write(op).get(0);
     }
 
+    @Test
+    void positionMarksAdvanceAndAPositionBelowTheExpectedOneIsAGap() throws Exception {
+        long due = store.now() + 3_600_000;
+        String explicit = explicitIdIn(3, "elsewhere");
+        store.write(List.of(intakeRecord(1, 0, due, "a"), schedule(explicit, due, TOPIC + "/1/1", "b")),
+                List.of(new PositionMark(1, PositionMark.UNKNOWN, 2), new PositionMark(2, PositionMark.UNKNOWN, 5)))
+                .get(10, TimeUnit.SECONDS);
+        assertEquals(java.util.Map.of(1, 2L, 2, 5L), store.positions(List.of(0, 1, 2)), "partition 0 has no mark");
+
+        // the intake believes the store holds partition 1 up to 9: it does not (as after a fail-over that lost it)
+        java.util.concurrent.ExecutionException gap = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> store.write(List.of(intakeRecord(1, 9, due, "c")), List.of(new PositionMark(1, 9, 10),
+                        new PositionMark(2, 5, 6))).get(10, TimeUnit.SECONDS));
+        assertEquals(List.of(new StoreGapException.Gap(1, 2, 9)), ((StoreGapException) gap.getCause()).gaps());
+        assertEquals(java.util.Map.of(1, 2L, 2, 6L), store.positions(List.of(1, 2)),
+                "the gap's partition stays where it was, the other one moves on");
+        assertEquals(List.of(), store.write(List.of(), List.of()).get(10, TimeUnit.SECONDS));
+    }
+
     /** An explicit id that the router places in {@code shard}. */
     protected String explicitIdIn(int shard, String base) {
         for (int i = 0; ; i++) {

@@ -7,6 +7,7 @@ import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.ShardStats;
 import io.delaybridge.bridge.store.StoreConfigurationException;
@@ -22,10 +23,12 @@ import io.lettuce.core.ScoredValue;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -197,6 +200,43 @@ public final class RedisDelayStore implements DelayStore {
     @Override
     public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops) {
         return writes.write(ops);
+    }
+
+    @Override
+    public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, List<PositionMark> marks) {
+        return writes.write(ops, marks);
+    }
+
+    @Override
+    public Map<Integer, Long> positions(Collection<Integer> partitions) {
+        // on a cluster the marks go into every shard (WritePlan.marks): the lowest one tells
+        List<int[]> asked = new ArrayList<>();
+        List<RedisFuture<byte[]>> reads = new ArrayList<>();
+        for (int partition : partitions) {
+            int from = connections.isCluster() ? 0 : keys.homeShard(partition);
+            int to = connections.isCluster() ? keys.shardCount() : from + 1;
+            for (int shard = from; shard < to; shard++) {
+                asked.add(new int[] {partition, shard});
+                reads.add(commands().hget(keys.shard(shard).positions(), Decimal.ascii(partition)));
+            }
+        }
+        Map<Integer, Long> positions = new TreeMap<>();
+        for (int i = 0; i < reads.size(); i++) {
+            int partition = asked.get(i)[0];
+            byte[] key = keys.shard(asked.get(i)[1]).positions();
+            byte[] value = await(reads.get(i), "read the position of intake partition " + partition + " in "
+                    + string(key));
+            if (value != null) {
+                try {
+                    positions.merge(partition, Long.parseLong(string(value)), Math::min);
+                } catch (NumberFormatException e) {
+                    throw new StoreConfigurationException("The position of intake partition " + partition + " in "
+                            + string(key) + " is '" + string(value) + "', not a number: was it written outside the"
+                            + " bridge? Delete the field.", e);
+                }
+            }
+        }
+        return positions;
     }
 
     private RedisClusterAsyncCommands<byte[], byte[]> commands() {

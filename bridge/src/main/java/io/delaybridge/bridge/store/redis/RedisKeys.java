@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
  * &lt;prefix&gt;:{delay-intake:7}:inc       string  the store's incarnation, copied into the shard (data-loss marker)
  * &lt;prefix&gt;:{delay-intake:7}:wake      pub/sub channel: the shard's earliest due time moved earlier
  * &lt;prefix&gt;:{delay-intake:7}:probe     string  the health check's last write on the shard's node (cluster)
+ * &lt;prefix&gt;:{delay-intake:7}:pos       hash  intake partition -&gt; position: every record below it is stored (mark.lua)
  * &lt;prefix&gt;:{delay-intake}:meta         hash  shards, incarnation, initialised (one per intake topic)
  * </pre>
  *
@@ -27,7 +28,7 @@ public final class RedisKeys {
     /** The keys and channel of one shard. */
     public record ShardKeys(
             int shard, byte[] due, byte[] msg, byte[] inflight, byte[] attempts, byte[] epoch, byte[] incarnation,
-            byte[] cancelled, String wakeChannel) {}
+            byte[] cancelled, String wakeChannel, byte[] positions) {}
 
     private final String prefix;
     private final String intakeTopic;
@@ -51,7 +52,8 @@ public final class RedisKeys {
                     bytes(base + "epoch"),
                     bytes(base + "inc"),
                     bytes(base + "cancelled"),
-                    base + "wake");
+                    base + "wake",
+                    bytes(base + "pos"));
         }
     }
 
@@ -81,6 +83,18 @@ public final class RedisKeys {
     public byte[] probe(int shard) {
         shard(shard);
         return bytes(prefix + ":{" + intakeTopic + ":" + shard + "}:probe");
+    }
+
+    /**
+     * The shard that holds intake partition {@code partition}'s position mark: the partition's own shard, or, for a
+     * partition the store has no shard for (it was created with fewer shards), {@code partition mod shards}. The hash
+     * field is the partition, so partitions sharing a shard do not collide.
+     */
+    public int homeShard(int partition) {
+        if (partition < 0) {
+            throw new IllegalArgumentException("intake partition " + partition + " does not exist");
+        }
+        return partition % shards.length;
     }
 
     /** The shard whose wake channel this is, or -1. */

@@ -19,9 +19,11 @@ import io.delaybridge.bridge.store.WriteResult;
  *   <tr><td>6</td><td>CANCELLED_IN_FLIGHT</td><td>cancel (was being delivered; reported as CANCELLED)</td></tr>
  *   <tr><td>9</td><td>ALREADY_CANCELLED</td><td>schedule (a cancel of the id from a newer record was read)</td></tr>
  *   <tr><td>10</td><td>SUPERSEDED</td><td>schedule (the id's stored version comes from a newer record)</td></tr>
+ *   <tr><td>11</td><td>MARKED</td><td>mark (the position is stored; with it)</td></tr>
+ *   <tr><td>12</td><td>GAP</td><td>mark (the stored position is below the expected one: writes were lost)</td></tr>
  *   <tr><td>-1</td><td>FENCED</td><td>claim, ack, retry, reclaim, hand-back: the caller's epoch is not the shard's</td></tr>
  *   <tr><td>-2</td><td>INVALID_ARGUMENT</td><td>any: a number argument did not parse (a bug in the caller)</td></tr>
- *   <tr><td>-3</td><td>INCARNATION_MISMATCH</td><td>schedule, cancel: the shard lost the data this store wrote</td></tr>
+ *   <tr><td>-3</td><td>INCARNATION_MISMATCH</td><td>schedule, cancel, mark: the shard lost the data this store wrote</td></tr>
  * </table>
  */
 public final class ScriptCodes {
@@ -34,6 +36,8 @@ public final class ScriptCodes {
     public static final long CANCELLED_IN_FLIGHT = 6;
     public static final long ALREADY_CANCELLED = 9;
     public static final long SUPERSEDED = 10;
+    public static final long MARKED = 11;
+    public static final long GAP = 12;
 
     public static final long FENCED = -1;
     public static final long INVALID_ARGUMENT = -2;

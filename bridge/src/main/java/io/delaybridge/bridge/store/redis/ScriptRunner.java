@@ -41,6 +41,7 @@ public final class ScriptRunner {
         RETRY("retry.lua", ScriptOutputType.INTEGER),
         RECLAIM("reclaim.lua", ScriptOutputType.INTEGER),
         HANDBACK("handback.lua", ScriptOutputType.INTEGER),
+        MARK("mark.lua", ScriptOutputType.MULTI),
         // admin API (RedisMessageAdmin)
         RESCHEDULE("reschedule.lua", ScriptOutputType.INTEGER);
 

@@ -1,6 +1,8 @@
 package io.delaybridge.bridge.store.redis;
 
+import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.StoreException;
+import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
@@ -8,9 +10,12 @@ import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.delaybridge.bridge.store.redis.WritePlan.Call;
 import io.lettuce.core.RedisFuture;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,13 +51,20 @@ final class WritePipeline {
     }
 
     CompletableFuture<List<WriteResult>> write(List<WriteOp> ops) {
-        if (ops.isEmpty()) {
+        return write(ops, List.of());
+    }
+
+    /** As {@link #write(List)}, with the intake's position marks behind the operations ({@code mark.lua}). */
+    CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, List<PositionMark> marks) {
+        if (ops.isEmpty() && marks.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
-        List<Call> calls = plan.plan(ops);
+        List<Call> calls = new ArrayList<>(plan.plan(ops));
+        MarkAnswers answers = new MarkAnswers(marks);
+        calls.addAll(plan.marks(marks, connections.isCluster()));
         CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
         try {
-            runBatch(calls, 0, new WriteResult[ops.size()], -1, result);
+            runBatch(calls, 0, new WriteResult[ops.size()], -1, result, answers);
         } catch (RuntimeException e) {
             result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
         }
@@ -70,7 +82,7 @@ final class WritePipeline {
      * it again, in order.
      */
     private void runBatch(List<Call> calls, int from, WriteResult[] results, long rerunOf,
-            CompletableFuture<List<WriteResult>> result) {
+            CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
         List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size() - from);
         CompletableFuture<Long> wait = null;
         long number;
@@ -102,7 +114,7 @@ final class WritePipeline {
         CompletableFuture.allOf(all.stream().map(f -> f.handle((v, e) -> null)).toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, never) -> {
                     try {
-                        completeBatch(calls, from, results, number, rerunOf < 0, result, replies, waits);
+                        completeBatch(calls, from, results, number, rerunOf < 0, result, replies, waits, answers);
                     } catch (RuntimeException e) {
                         result.completeExceptionally(e);
                     }
@@ -111,7 +123,7 @@ final class WritePipeline {
 
     private void completeBatch(List<Call> calls, int from, WriteResult[] results, long number, boolean mayReload,
             CompletableFuture<List<WriteResult>> result, List<CompletableFuture<Object>> replies,
-            Map<String, CompletableFuture<Long>> waits) {
+            Map<String, CompletableFuture<Long>> waits, MarkAnswers answers) {
         int firstNoScript = -1;
         for (int i = 0; i < replies.size(); i++) {
             Call c = calls.get(from + i);
@@ -128,6 +140,15 @@ final class WritePipeline {
                         + connections.nodeOf(keys.shard(c.shard()).due())));
                 return;
             }
+            if (c.script() == Script.MARK) {
+                try {
+                    answers.answer(from + i, c, reply.join());
+                } catch (StoreException e) {
+                    result.completeExceptionally(e);
+                    return;
+                }
+                continue;
+            }
             // an operation that ran after one that hit NOSCRIPT runs again below, in order: its first answer stays
             if (results[c.positions()[0]] == null) {
                 try {
@@ -139,18 +160,18 @@ final class WritePipeline {
             }
         }
         if (firstNoScript >= 0) {
-            reloadAndRerun(calls, firstNoScript, results, number, mayReload, result);
+            reloadAndRerun(calls, firstNoScript, results, number, mayReload, result, answers);
             return;
         }
         if (options.waitReplicas() > 0 && !connections.waitsInPipeline()) {
-            waitOnNodes(calls, results, result);
+            waitOnNodes(calls, results, result, answers);
             return;
         }
-        finish(results, waits, result);
+        finish(results, waits, result, answers);
     }
 
     private void reloadAndRerun(List<Call> calls, int restart, WriteResult[] results, long number, boolean mayReload,
-            CompletableFuture<List<WriteResult>> result) {
+            CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
         if (!mayReload) {
             result.completeExceptionally(new StoreUnavailableException("write of " + results.length
                     + " operations: Redis forgot the store's Lua scripts again right after they were loaded"
@@ -163,7 +184,7 @@ final class WritePipeline {
                 result.completeExceptionally(RedisErrors.translate(e, "SCRIPT LOAD after NOSCRIPT"));
             } else {
                 try {
-                    runBatch(calls, restart, results, number, result);
+                    runBatch(calls, restart, results, number, result, answers);
                 } catch (RuntimeException ex) {
                     result.completeExceptionally(RedisErrors.translate(ex, "write after SCRIPT LOAD"));
                 }
@@ -172,7 +193,8 @@ final class WritePipeline {
     }
 
     /** Cluster: one WAIT per master that took a write of this batch, on the pipeline's connection to it. */
-    private void waitOnNodes(List<Call> calls, WriteResult[] results, CompletableFuture<List<WriteResult>> result) {
+    private void waitOnNodes(List<Call> calls, WriteResult[] results, CompletableFuture<List<WriteResult>> result,
+            MarkAnswers answers) {
         Map<String, CompletableFuture<Long>> waits = new LinkedHashMap<>();
         for (Call c : calls) {
             byte[] key = keys.shard(c.shard()).due();
@@ -186,7 +208,7 @@ final class WritePipeline {
                 .toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, never) -> {
                     try {
-                        finish(results, waits, result);
+                        finish(results, waits, result, answers);
                     } catch (RuntimeException e) {
                         result.completeExceptionally(e);
                     }
@@ -194,7 +216,7 @@ final class WritePipeline {
     }
 
     private void finish(WriteResult[] results, Map<String, CompletableFuture<Long>> waits,
-            CompletableFuture<List<WriteResult>> result) {
+            CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
         for (Map.Entry<String, CompletableFuture<Long>> wait : waits.entrySet()) {
             String on = wait.getKey().isEmpty() ? "" : " on " + wait.getKey();
             Throwable error = RedisCalls.failureOf(wait.getValue());
@@ -219,7 +241,56 @@ final class WritePipeline {
                 return;
             }
         }
+        List<StoreGapException.Gap> gaps = answers.gaps();
+        if (!gaps.isEmpty()) {
+            result.completeExceptionally(new StoreGapException(gaps));
+            return;
+        }
         result.complete(List.of(results));
+    }
+
+    /**
+     * The answers of a batch's {@code mark.lua} calls, first answer of each call kept (a mark that ran before a
+     * NOSCRIPT re-run is not asked again); per mark, the lowest position that a shard reported as a gap.
+     */
+    private static final class MarkAnswers {
+        private final List<PositionMark> marks;
+        private final Set<Integer> answered = new HashSet<>();
+        private final long[] gapAt;
+
+        MarkAnswers(List<PositionMark> marks) {
+            this.marks = marks;
+            this.gapAt = new long[marks.size()];
+            Arrays.fill(gapAt, Long.MAX_VALUE);
+        }
+
+        synchronized void answer(int call, Call c, Object reply) {
+            List<?> codes = (List<?>) reply;
+            long head = codes.isEmpty() ? ScriptCodes.INVALID_ARGUMENT : (Long) codes.get(0);
+            if (head < 0 || codes.size() != 2 * c.positions().length) {
+                throw ScriptCodes.failure(head < 0 ? head : ScriptCodes.INVALID_ARGUMENT, "position mark of intake"
+                        + " partition " + marks.get(c.positions()[0]).partition(), c.shard(), -1, null);
+            }
+            if (!answered.add(call)) {
+                return;
+            }
+            for (int j = 0; j < c.positions().length; j++) {
+                if ((Long) codes.get(2 * j) == ScriptCodes.GAP) {
+                    int mark = c.positions()[j];
+                    gapAt[mark] = Math.min(gapAt[mark], (Long) codes.get(2 * j + 1));
+                }
+            }
+        }
+
+        synchronized List<StoreGapException.Gap> gaps() {
+            List<StoreGapException.Gap> gaps = new ArrayList<>();
+            for (int i = 0; i < gapAt.length; i++) {
+                if (gapAt[i] != Long.MAX_VALUE) {
+                    gaps.add(new StoreGapException.Gap(marks.get(i).partition(), gapAt[i], marks.get(i).expected()));
+                }
+            }
+            return gaps;
+        }
     }
 
     /** Files a call's reply under its operations' positions; a failure code throws. */

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.store.redis;
 
 import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
 
+import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Turns an intake write batch into script calls, without talking to Redis: the schedules of a shard go into one
@@ -29,6 +31,9 @@ final class WritePlan {
      */
     record Call(List<WriteOp> ops, int[] positions, int shard, Script script, byte[][] keys, byte[][] args) {
         String describe() {
+            if (script == Script.MARK) {
+                return "position mark on shard " + shard;
+            }
             return (script == Script.SCHEDULE ? "schedule" : "cancel") + " of message '" + ops.get(0).id() + "'"
                     + (ops.size() > 1 ? " and " + (ops.size() - 1) + " more" : "") + " on shard " + shard;
         }
@@ -74,6 +79,41 @@ final class WritePlan {
         for (Object call : order) {
             calls.add(call instanceof ScheduleCall s ? s.toCall() : (Call) call);
         }
+        return calls;
+    }
+
+    /**
+     * The {@code mark.lua} calls that go behind the batch's calls: each mark into its partition's home shard ({@link
+     * RedisKeys#homeShard}), one call per shard; with {@code everyShard} (a Redis Cluster, where the batch's explicit
+     * ids may live on other masters) every mark into every shard, one call per shard. A mark call's {@code positions}
+     * are the indexes of the marks it carries, in {@code marks}.
+     */
+    List<Call> marks(List<PositionMark> marks, boolean everyShard) {
+        Map<Integer, List<Integer>> byShard = new TreeMap<>();
+        for (int i = 0; i < marks.size(); i++) {
+            if (everyShard) {
+                for (int shard = 0; shard < keys.shardCount(); shard++) {
+                    byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(i);
+                }
+            } else {
+                byShard.computeIfAbsent(keys.homeShard(marks.get(i).partition()), s -> new ArrayList<>()).add(i);
+            }
+        }
+        List<Call> calls = new ArrayList<>(byShard.size());
+        byShard.forEach((shard, indexes) -> {
+            ShardKeys k = keys.shard(shard);
+            byte[][] args = new byte[1 + 3 * indexes.size()][];
+            args[0] = incarnation;
+            int a = 1;
+            for (int index : indexes) {
+                PositionMark mark = marks.get(index);
+                args[a++] = Decimal.ascii(mark.partition());
+                args[a++] = mark.expected() == PositionMark.UNKNOWN ? new byte[0] : Decimal.ascii(mark.expected());
+                args[a++] = Decimal.ascii(mark.next());
+            }
+            calls.add(new Call(List.of(), indexes.stream().mapToInt(Integer::intValue).toArray(), shard, Script.MARK,
+                    new byte[][] {k.positions(), k.incarnation()}, args));
+        });
         return calls;
     }
 

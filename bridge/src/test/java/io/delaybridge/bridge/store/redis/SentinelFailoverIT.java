@@ -43,7 +43,9 @@ class SentinelFailoverIT {
 
     /**
      * Without WAIT the store still follows the new master; what asynchronous replication had not yet carried over is
-     * lost, and nothing detects it (the incarnation copies were replicated long before). The figure is printed.
+     * lost from Redis. This writer writes no position marks, so nothing here detects it (the incarnation copies were
+     * replicated long before); {@code SentinelGapIT} shows the bridge finding such a loss and reading it again. The
+     * figure is printed.
      */
     @Test
     void withWaitReplicasZeroTheStoreFollowsTheNewMasterAndTheLossIsCounted() throws Exception {

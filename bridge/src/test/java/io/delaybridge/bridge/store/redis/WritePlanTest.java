@@ -3,6 +3,7 @@ package io.delaybridge.bridge.store.redis;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
@@ -25,6 +26,21 @@ class WritePlanTest {
 
     private static String text(byte[] b) {
         return new String(b, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void marksGoIntoTheirHomeShardOrOnAClusterIntoEveryShard() {
+        List<PositionMark> marks = List.of(new PositionMark(1, PositionMark.UNKNOWN, 10), new PositionMark(5, 40, 42),
+                new PositionMark(2, 7, 9));
+        List<WritePlan.Call> home = plan.marks(marks, false);
+        assertEquals(List.of(1, 2), home.stream().map(WritePlan.Call::shard).toList(), "partition 5 of 4 shards: 1");
+        assertArrayEquals(new int[] {0, 1}, home.get(0).positions());
+        assertEquals(List.of("inc-1", "1", "", "10", "5", "40", "42"),
+                java.util.Arrays.stream(home.get(0).args()).map(WritePlanTest::text).toList());
+        assertEquals("dq:{delay-intake:1}:pos", text(home.get(0).keys()[0]));
+        List<WritePlan.Call> every = plan.marks(marks, true);
+        assertEquals(List.of(0, 1, 2, 3), every.stream().map(WritePlan.Call::shard).toList());
+        every.forEach(c -> assertArrayEquals(new int[] {0, 1, 2}, c.positions()));
     }
 
     @Test
