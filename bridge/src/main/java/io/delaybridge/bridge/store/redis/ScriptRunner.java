@@ -40,6 +40,7 @@ public final class ScriptRunner {
         ACK("ack.lua", ScriptOutputType.INTEGER),
         RETRY("retry.lua", ScriptOutputType.INTEGER),
         RECLAIM("reclaim.lua", ScriptOutputType.INTEGER),
+        EXPRESS("express.lua", ScriptOutputType.MULTI),
         // admin API (RedisMessageAdmin)
         RESCHEDULE("reschedule.lua", ScriptOutputType.INTEGER);
 

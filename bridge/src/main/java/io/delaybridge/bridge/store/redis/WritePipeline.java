@@ -1,13 +1,17 @@
 package io.delaybridge.bridge.store.redis;
 
+import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.delaybridge.bridge.store.redis.WritePlan.Call;
+import io.delaybridge.bridge.store.redis.WritePlan.Check;
 import io.lettuce.core.RedisFuture;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * <p>With {@code waitReplicas > 0} the batch also waits for replicas: on one server a {@code WAIT} travels behind the
  * scripts; on a cluster, once the scripts answered, a {@code WAIT} goes to each master that took a write, on the
  * pipeline's own connection to that node (WAIT counts the writes of the connection it runs on).
+ *
+ * <p>A batch may carry express checks ({@code express.lua}, read-only): they are queued after the batch's writes on
+ * the same connection, so each sees every write queued before it on its shard (on a cluster the pipeline keeps one
+ * link per node, in order). A NOSCRIPT on a check runs the checks again after loading the scripts.
  */
 final class WritePipeline {
 
@@ -46,17 +54,56 @@ final class WritePipeline {
     }
 
     CompletableFuture<List<WriteResult>> write(List<WriteOp> ops) {
-        if (ops.isEmpty()) {
-            return CompletableFuture.completedFuture(List.of());
+        return write(ops, List.of()).thenApply(WrittenBatch::results);
+    }
+
+    /** The writes, then the express checks, in one pipelined batch. */
+    CompletableFuture<WrittenBatch> write(List<WriteOp> ops, List<ExpressCheck> checks) {
+        if (ops.isEmpty() && checks.isEmpty()) {
+            return CompletableFuture.completedFuture(WrittenBatch.parkAll(List.of()));
         }
         List<Call> calls = plan.plan(ops);
+        Checked checked = new Checked(plan.planChecks(checks));
         CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
         try {
-            runBatch(calls, 0, new WriteResult[ops.size()], -1, result);
+            runBatch(calls, checked, 0, new WriteResult[ops.size()], -1, result);
         } catch (RuntimeException e) {
             result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
         }
-        return result;
+        return result.thenApply(results -> new WrittenBatch(results, checked.passed, checked.redisNow,
+                checked.readAtNanos));
+    }
+
+    /** A batch's express checks and what they found; filled on the I/O thread before the batch completes. */
+    private static final class Checked {
+        final List<Check> checks;
+        final BitSet passed = new BitSet();
+        long redisNow = Long.MIN_VALUE;
+        long readAtNanos;
+
+        Checked(List<Check> checks) {
+            this.checks = checks;
+        }
+
+        /** Files one {@code express.lua} reply: {now, earliestDue, inflightCount, known...}. */
+        void fill(Check c, List<?> reply) {
+            long now = (Long) reply.get(0);
+            long earliest = (Long) reply.get(1);
+            long inFlight = (Long) reply.get(2);
+            if (reply.size() != c.checks().size() + 3) {
+                throw new StoreException(c.describe() + " returned " + reply.size() + " values for "
+                        + c.checks().size() + " members: the Lua scripts and the bridge do not match. This is a bug in"
+                        + " the bridge.");
+            }
+            redisNow = Math.max(redisNow, now);
+            readAtNanos = System.nanoTime();
+            for (int i = 0; i < c.checks().size(); i++) {
+                long due = c.checks().get(i).dueAt();
+                boolean unknown = (Long) reply.get(3 + i) == 0;
+                // equal due times keep their order: a stored message due at the same time goes first, so this parks
+                passed.set(c.positions()[i], unknown && inFlight == 0 && (earliest < 0 || earliest > due));
+            }
+        }
     }
 
     /**
@@ -69,9 +116,10 @@ final class WritePipeline {
      * rest must not overtake it. Then the write fails as unavailable, and the caller writes this batch and those after
      * it again, in order.
      */
-    private void runBatch(List<Call> calls, int from, WriteResult[] results, long rerunOf,
+    private void runBatch(List<Call> calls, Checked checked, int from, WriteResult[] results, long rerunOf,
             CompletableFuture<List<WriteResult>> result) {
         List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size() - from);
+        List<CompletableFuture<Object>> checkReplies = new ArrayList<>(checked.checks.size());
         CompletableFuture<Long> wait = null;
         long number;
         synchronized (lock) {
@@ -87,6 +135,11 @@ final class WritePipeline {
                 RedisFuture<Object> reply = scripts.dispatch(connections.pipeline(), c.script(), c.keys(), c.args());
                 replies.add(reply.toCompletableFuture());
             }
+            for (Check c : checked.checks) {
+                RedisFuture<Object> reply = scripts.dispatch(connections.pipeline(), Script.EXPRESS, c.keys(),
+                        c.args());
+                checkReplies.add(reply.toCompletableFuture());
+            }
             if (options.waitReplicas() > 0 && connections.waitsInPipeline()) {
                 wait = connections.pipeline().waitForReplication(options.waitReplicas(),
                         options.waitTimeout().toMillis()).toCompletableFuture();
@@ -95,6 +148,7 @@ final class WritePipeline {
             number = ++dispatched;
         }
         List<CompletableFuture<?>> all = new ArrayList<>(replies);
+        all.addAll(checkReplies);
         if (wait != null) {
             all.add(wait);
         }
@@ -102,16 +156,17 @@ final class WritePipeline {
         CompletableFuture.allOf(all.stream().map(f -> f.handle((v, e) -> null)).toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, never) -> {
                     try {
-                        completeBatch(calls, from, results, number, rerunOf < 0, result, replies, waits);
+                        completeBatch(calls, checked, from, results, number, rerunOf < 0, result, replies,
+                                checkReplies, waits);
                     } catch (RuntimeException e) {
                         result.completeExceptionally(e);
                     }
                 });
     }
 
-    private void completeBatch(List<Call> calls, int from, WriteResult[] results, long number, boolean mayReload,
-            CompletableFuture<List<WriteResult>> result, List<CompletableFuture<Object>> replies,
-            Map<String, CompletableFuture<Long>> waits) {
+    private void completeBatch(List<Call> calls, Checked checked, int from, WriteResult[] results, long number,
+            boolean mayReload, CompletableFuture<List<WriteResult>> result, List<CompletableFuture<Object>> replies,
+            List<CompletableFuture<Object>> checkReplies, Map<String, CompletableFuture<Long>> waits) {
         int firstNoScript = -1;
         for (int i = 0; i < replies.size(); i++) {
             Call c = calls.get(from + i);
@@ -138,8 +193,21 @@ final class WritePipeline {
                 }
             }
         }
+        for (int i = 0; firstNoScript < 0 && i < checkReplies.size(); i++) {
+            Check c = checked.checks.get(i);
+            Throwable error = RedisCalls.failureOf(checkReplies.get(i));
+            if (error != null && ScriptRunner.isNoScript(error)) {
+                firstNoScript = calls.size(); // the writes are in: run the checks again
+            } else if (error != null) {
+                result.completeExceptionally(RedisErrors.translate(error, c.describe() + " on Redis "
+                        + connections.nodeOf(keys.shard(c.shard()).due())));
+                return;
+            } else {
+                checked.fill(c, (List<?>) checkReplies.get(i).join());
+            }
+        }
         if (firstNoScript >= 0) {
-            reloadAndRerun(calls, firstNoScript, results, number, mayReload, result);
+            reloadAndRerun(calls, checked, firstNoScript, results, number, mayReload, result);
             return;
         }
         if (options.waitReplicas() > 0 && !connections.waitsInPipeline()) {
@@ -149,7 +217,7 @@ final class WritePipeline {
         finish(results, waits, result);
     }
 
-    private void reloadAndRerun(List<Call> calls, int restart, WriteResult[] results, long number, boolean mayReload,
+    private void reloadAndRerun(List<Call> calls, Checked checked, int restart, WriteResult[] results, long number, boolean mayReload,
             CompletableFuture<List<WriteResult>> result) {
         if (!mayReload) {
             result.completeExceptionally(new StoreUnavailableException("write of " + results.length
@@ -163,7 +231,7 @@ final class WritePipeline {
                 result.completeExceptionally(RedisErrors.translate(e, "SCRIPT LOAD after NOSCRIPT"));
             } else {
                 try {
-                    runBatch(calls, restart, results, number, result);
+                    runBatch(calls, checked, restart, results, number, result);
                 } catch (RuntimeException ex) {
                     result.completeExceptionally(RedisErrors.translate(ex, "write after SCRIPT LOAD"));
                 }
