@@ -108,10 +108,13 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
 
         DeadletterMeters deadletterMeters = new DeadletterMeters(metrics);
         PausableStore pumpStore = new PausableStore(store); // single shards can be paused (admin task)
+        // one catalog for both paths: the pump's and the intake's express sends check targets alike
+        TargetCatalog targets =
+                new TargetCatalog(admin, clock, 60_000, 5_000, 5_000, config.getPump().missingTopics(admin, 5_000));
         Pump pump = new Pump(
                 pumpStore,
                 producer,
-                new TargetCatalog(admin, clock, 60_000, 5_000, 5_000, config.getPump().missingTopics(admin, 5_000)),
+                targets,
                 config.getPump().retryPolicy(),
                 config.getPump().build(),
                 kafka.getDeadletterTopic(),
@@ -135,7 +138,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         pump.revoke(shards);
                     }
                 },
-                new IntakeMetrics(metrics, deadletterMeters));
+                new IntakeMetrics(metrics, deadletterMeters),
+                targets);
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page
