@@ -138,6 +138,9 @@ final class ExpressPath {
             pending.put(poll, new Pending(sequence, requested, written));
             return written.thenApply(WrittenBatch::results);
         } catch (RuntimeException e) {
+            if (!pending.containsKey(poll)) {
+                poll.express().forEach(record -> gate.released(record.bytes())); // dropped with the batch
+            }
             return CompletableFuture.failedFuture(e);
         }
     }
