@@ -26,8 +26,8 @@ public final class ExpressSender {
 
     /** What became of an express record; called on the release thread or a producer thread, never both. */
     public interface Settlement {
-        /** The target acknowledged the record. */
-        void delivered();
+        /** The target acknowledged the record; {@code timestamp}: the record's timestamp in the target topic. */
+        void delivered(long timestamp);
 
         /** The target check or the send failed: nothing reached the target. */
         void failed(Exception error);
@@ -90,7 +90,7 @@ public final class ExpressSender {
                     DeliveryRecords.toTarget(envelope, express.id(), express.dueAt(), 1);
             producer.send(record, (metadata, error) -> {
                 if (error == null) {
-                    express.settlement().delivered();
+                    express.settlement().delivered(metadata.timestamp());
                 } else {
                     if (error instanceof UnknownTopicOrPartitionException) {
                         catalog.forget(envelope.target());

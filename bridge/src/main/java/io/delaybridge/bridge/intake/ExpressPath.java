@@ -192,8 +192,10 @@ final class ExpressPath {
     private ExpressSender.Settlement settlement(IntakePoll.ExpressRecord record, ExpressCommits.Poll settling) {
         return new ExpressSender.Settlement() {
             @Override
-            public void delivered() {
+            public void delivered(long timestamp) {
                 metrics.express.mark();
+                metrics.delivered.mark();
+                metrics.lateness.update(Math.max(0, timestamp - record.op().dueAt()));
                 settle(record, settling);
             }
 

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
@@ -13,7 +14,8 @@ import java.util.function.IntSupplier;
  * The intake's meters: records read, stored, replaced, cancelled and refused; batches stored, offset commits; records
  * delivered by the express path ({@code delay.intake.express}), written to the store ({@code delay.intake.parked}),
  * and express candidates that parked after all ({@code delay.intake.express-fallback}: the store's check, or a failed
- * first send); the gauge {@code delay.intake.express-buffer} (express records held in memory).
+ * first send); the gauge {@code delay.intake.express-buffer} (express records held in memory). Express deliveries
+ * also count in the pump's {@code delay.delivered} and {@code delay.lateness-ms}: those cover both paths.
  */
 public final class IntakeMetrics {
 
@@ -23,6 +25,9 @@ public final class IntakeMetrics {
     final Meter express;
     final Meter parked;
     final Meter expressFallback;
+    /** Shared with the pump: {@code delay.delivered} and {@code delay.lateness-ms} count both paths. */
+    final Meter delivered;
+    final Histogram lateness;
     private final MetricRegistry registry;
     private final Map<WriteResult, Meter> results = new EnumMap<>(WriteResult.class);
     final DeadletterMeters deadlettered;
@@ -35,6 +40,8 @@ public final class IntakeMetrics {
         express = registry.meter("delay.intake.express");
         parked = registry.meter("delay.intake.parked");
         expressFallback = registry.meter("delay.intake.express-fallback");
+        delivered = registry.meter("delay.delivered");
+        lateness = registry.histogram("delay.lateness-ms");
         this.registry = registry;
         results.put(WriteResult.STORED, registry.meter("delay.scheduled"));
         results.put(WriteResult.REPLACED, registry.meter("delay.rescheduled"));

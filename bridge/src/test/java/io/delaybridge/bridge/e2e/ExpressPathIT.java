@@ -66,6 +66,34 @@ class ExpressPathIT {
         }
     }
 
+    /** Not an assertion of speed (the machine is shared): prints the lateness of both paths for the same load. */
+    @Test
+    void latenessOfRecordsDueAtOnceOnBothPaths(TestServers servers) {
+        for (String window : List.of("250ms", "off")) {
+            TestNames names = TestNames.unique(servers);
+            String target = names.target("out");
+            try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                    TestBridge bridge = bridge(servers, names, ConfigOverride.config("intake.expressWindow", window))) {
+                kafka.createTopics(1, target);
+                KafkaClient.Collector delivered = kafka.collect(target);
+                int records = 200;
+                for (int i = 0; i < records; i++) {
+                    kafka.send(names.intake(), "k" + i, "v", null, DelayHeaders.TARGET, target,
+                            DelayHeaders.DELAY_MS, "0");
+                }
+                await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= records);
+                List<Long> late = delivered.received().stream()
+                        .map(r -> r.record().timestamp() - Long.parseLong(r.header(DelayHeaders.DUE_AT)))
+                        .sorted().toList();
+                System.out.printf("[express] expressWindow %s: %d records due at once, lateness p50 %d ms, "
+                        + "p99 %d ms, max %d ms; express %d, parked %d%n", window, records, late.get(records / 2),
+                        late.get(records * 99 / 100), late.get(records - 1), meter(bridge, "delay.intake.express"),
+                        meter(bridge, "delay.intake.parked"));
+                assertEquals(window.equals("off") ? 0 : records, meter(bridge, "delay.intake.express"));
+            }
+        }
+    }
+
     @Test
     void aRecordDueWithinTheWindowIsNotDeliveredEarly(TestServers servers) {
         TestNames names = TestNames.unique(servers);
