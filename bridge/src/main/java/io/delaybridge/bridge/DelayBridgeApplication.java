@@ -139,7 +139,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                     }
                 },
                 new IntakeMetrics(metrics, deadletterMeters),
-                targets);
+                targets,
+                shard -> pump.paused() || pumpStore.isPaused(shard)); // a paused pump delivers nothing, either path
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
@@ -60,6 +61,7 @@ final class ExpressPath {
 
     private final ExpressGate gate;
     private final DelayStore store;
+    private final IntPredicate deliveryPaused;
     private final IntakeMetrics metrics;
     private final ExpressSender sender;
     private final ExpressCommits commits = new ExpressCommits();
@@ -71,9 +73,14 @@ final class ExpressPath {
     private volatile boolean stopped;
     private long submitted;
 
+    /**
+     * @param deliveryPaused whether deliveries from a shard are paused (the pump, or the shard, paused by an operator):
+     *                       then its express records park too
+     */
     ExpressPath(IntakeSettings settings, DelayStore store, Producer<byte[], byte[]> producer, TargetCatalog catalog,
-            IntakeMetrics metrics) {
+            IntPredicate deliveryPaused, IntakeMetrics metrics) {
         this.store = store;
+        this.deliveryPaused = deliveryPaused;
         this.metrics = metrics;
         boolean on = settings.expressWindowMillis() != ExpressGate.OFF && catalog != null;
         this.gate = on ? new ExpressGate(settings.expressWindowMillis(), settings.expressBufferRecords(),
@@ -172,6 +179,7 @@ final class ExpressPath {
         for (int i = 0; i < poll.express().size(); i++) {
             IntakePoll.ExpressRecord record = poll.express().get(i);
             boolean passed = batch.passed().get(i) && !fallen.contains(record.partition())
+                    && !deliveryPaused.test(record.partition()) // a default id lives in its partition's shard
                     && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence();
             if (passed) {
                 sends.add(new ExpressSender.Express(EnvelopeCodec.decode(record.op().envelope()), record.op().id(),

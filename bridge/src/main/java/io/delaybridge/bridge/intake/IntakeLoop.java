@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntPredicate;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -105,7 +106,8 @@ public final class IntakeLoop implements Managed {
             IntakeSettings settings,
             PartitionListener partitionListener,
             IntakeMetrics metrics,
-            TargetCatalog catalog) {
+            TargetCatalog catalog,
+            IntPredicate deliveryPaused) {
         this.consumerProperties = consumerProperties;
         this.store = store;
         this.translator = new RecordTranslator(settings);
@@ -113,7 +115,7 @@ public final class IntakeLoop implements Managed {
         this.partitionListener = partitionListener;
         this.metrics = metrics;
         this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
-        this.express = new ExpressPath(settings, store, producer, catalog, metrics);
+        this.express = new ExpressPath(settings, store, producer, catalog, deliveryPaused, metrics);
     }
 
     @Override

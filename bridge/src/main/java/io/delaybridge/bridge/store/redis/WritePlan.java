@@ -93,18 +93,19 @@ final class WritePlan {
     /** One {@code express.lua} call per shard, in order of each shard's first check. */
     List<Check> planChecks(List<ExpressCheck> checks) {
         Map<Integer, List<Integer>> byShard = new LinkedHashMap<>();
-        Map<Integer, List<byte[]>> members = new HashMap<>();
+        Map<Integer, List<byte[]>> members = new HashMap<>(); // each list starts with the incarnation argument
         for (int position = 0; position < checks.size(); position++) {
             ShardRouter.Placement placement = router.place(checks.get(position).id());
             byShard.computeIfAbsent(placement.shard(), s -> new ArrayList<>()).add(position);
-            members.computeIfAbsent(placement.shard(), s -> new ArrayList<>()).add(placement.member());
+            members.computeIfAbsent(placement.shard(), s -> new ArrayList<>(List.of(incarnation)))
+                    .add(placement.member());
         }
         List<Check> calls = new ArrayList<>(byShard.size());
         byShard.forEach((shard, positions) -> {
             ShardKeys k = keys.shard(shard);
             calls.add(new Check(positions.stream().map(checks::get).toList(),
                     positions.stream().mapToInt(Integer::intValue).toArray(), shard,
-                    new byte[][] {k.due(), k.msg(), k.inflight(), k.cancelled()},
+                    new byte[][] {k.due(), k.msg(), k.inflight(), k.cancelled(), k.incarnation()},
                     members.get(shard).toArray(byte[][]::new)));
         });
         return calls;
