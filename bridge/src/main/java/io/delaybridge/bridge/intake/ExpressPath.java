@@ -257,6 +257,14 @@ final class ExpressPath {
         commits.settled(settling);
     }
 
+    /**
+     * Whether settled offsets wait for their commit: the loop then completes the batch in flight first, so that the
+     * commit (a blocking round trip) does not hold back the sends of records already checked.
+     */
+    boolean settledWaiting() {
+        return commits.oldestSettled();
+    }
+
     /** Hands the offsets of the leading settled polls to the committer. */
     void commitSettled(OffsetCommitter committer) {
         Map<TopicPartition, OffsetAndMetadata> offsets = commits.takeSettled();

@@ -163,7 +163,8 @@ public final class IntakeLoop implements Managed {
                         submit(records);
                     }
                     if (!inFlight.isEmpty()) {
-                        completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT, false, true);
+                        completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT
+                                || express.settledWaiting(), false, true);
                     }
                     express.commitSettled(committer);
                     committer.commitIfDue();
