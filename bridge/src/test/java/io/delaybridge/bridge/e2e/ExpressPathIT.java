@@ -82,9 +82,10 @@ class ExpressPathIT {
                             DelayHeaders.DELAY_MS, "0");
                 }
                 await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= records);
-                List<Long> late = delivered.received().stream()
-                        .map(r -> r.record().timestamp() - Long.parseLong(r.header(DelayHeaders.DUE_AT)))
-                        .sorted().toList();
+                List<Long> inOrder = delivered.received().stream()
+                        .map(r -> r.record().timestamp() - Long.parseLong(r.header(DelayHeaders.DUE_AT))).toList();
+                List<Long> late = inOrder.stream().sorted().toList();
+                System.out.printf("[express] expressWindow %s: the first five %s%n", window, inOrder.subList(0, 5));
                 System.out.printf("[express] expressWindow %s: %d records due at once, lateness p50 %d ms, "
                         + "p99 %d ms, max %d ms; express %d, parked %d%n", window, records, late.get(records / 2),
                         late.get(records * 99 / 100), late.get(records - 1), meter(bridge, "delay.intake.express"),
