@@ -110,10 +110,13 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         DeadletterMeters deadletterMeters = new DeadletterMeters(metrics);
         PausableStore pumpStore = new PausableStore(store); // single shards can be paused (admin task)
         TargetRates rates = config.getPump().rates(metrics); // delivery rate caps and per-target meters
+        // one catalog for both paths: the pump's and the intake's express sends check targets alike
+        TargetCatalog targets =
+                new TargetCatalog(admin, clock, 60_000, 5_000, 5_000, config.getPump().missingTopics(admin, 5_000));
         Pump pump = new Pump(
                 pumpStore,
                 producer,
-                new TargetCatalog(admin, clock, 60_000, 5_000, 5_000, config.getPump().missingTopics(admin, 5_000)),
+                targets,
                 rates,
                 config.getPump().retryPolicy(),
                 config.getPump().build(),
@@ -138,7 +141,10 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         pump.revoke(shards);
                     }
                 },
-                new IntakeMetrics(metrics, deadletterMeters));
+                new IntakeMetrics(metrics, deadletterMeters),
+                targets,
+                rates,
+                shard -> pump.paused() || pumpStore.isPaused(shard)); // a paused pump delivers nothing, either path
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page

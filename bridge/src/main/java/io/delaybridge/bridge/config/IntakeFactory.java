@@ -8,6 +8,8 @@ import io.dropwizard.validation.MaxDataSize;
 import io.dropwizard.validation.MaxDuration;
 import io.dropwizard.validation.MinDataSize;
 import io.dropwizard.validation.MinDuration;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +37,13 @@ import java.util.regex.PatternSyntaxException;
  *       dropped. Costs about 100 bytes of Redis memory per cancel</td></tr>
  *   <tr><td>retryBackoff</td><td>100ms</td><td>first wait after Redis refused a batch; doubles</td></tr>
  *   <tr><td>maxRetryBackoff</td><td>30s</td><td>longest wait between tries of a batch</td></tr>
+ *   <tr><td>expressWindow</td><td>250ms</td><td>records (with their default id) due at most this long after Redis'
+ *       clock when read are delivered from the intake, never written to Redis (the express path); {@code off} (or a
+ *       negative value) parks every record in Redis</td></tr>
+ *   <tr><td>expressBufferRecords</td><td>10000</td><td>express records held in memory at once, at most; more
+ *       park</td></tr>
+ *   <tr><td>expressBufferBytes</td><td>32MiB</td><td>bytes of express records held in memory at once, at
+ *       most</td></tr>
  * </table>
  */
 @SettingsCheck
@@ -77,8 +86,43 @@ public class IntakeFactory implements SettingsCheck.Checked {
             message = "is ${validatedValue}: use at most 60s (the consumer must poll within max.poll.interval.ms)")
     private Duration maxRetryBackoff = Duration.seconds(30);
 
+    @NotNull
+    private String expressWindow = "250ms";
+
+    @Min(value = 1, message = "is ${validatedValue}: use 1 to 1000000, e.g. 10000")
+    @Max(value = 1_000_000, message = "is ${validatedValue}: use 1 to 1000000, e.g. 10000 (they are held in memory)")
+    private int expressBufferRecords = 10_000;
+
+    @NotNull
+    @MinDataSize(value = 1, unit = io.dropwizard.util.DataSizeUnit.KIBIBYTES,
+            message = "is ${validatedValue}: use 1KiB to 256MiB, e.g. 32MiB")
+    @MaxDataSize(value = 256, unit = io.dropwizard.util.DataSizeUnit.MEBIBYTES,
+            message = "is ${validatedValue}: use 1KiB to 256MiB, e.g. 32MiB (they are held in the heap)")
+    private DataSize expressBufferBytes = DataSize.mebibytes(32);
+
+    /** The express window in ms, {@link IntakeSettings#EXPRESS_OFF} if off; throws if it does not parse. */
+    private long expressWindowMillis() {
+        String window = expressWindow.trim();
+        if (window.equalsIgnoreCase("off") || window.startsWith("-")) {
+            return IntakeSettings.EXPRESS_OFF;
+        }
+        long millis = Duration.parse(window).toMilliseconds();
+        if (millis > 60_000) {
+            throw new IllegalArgumentException("longer than 1 minute");
+        }
+        return millis;
+    }
+
     @Override
     public void check(SettingsCheck.Problems problems) {
+        if (expressWindow != null) {
+            try {
+                expressWindowMillis();
+            } catch (IllegalArgumentException e) {
+                problems.add("expressWindow", "is \"" + expressWindow + "\", which is not a duration of 0 to 1 minute"
+                        + " or off: write e.g. 250ms, or off to write every record to Redis");
+            }
+        }
         for (String pattern : allowedTargets) {
             try {
                 java.util.regex.Pattern.compile(pattern);
@@ -105,7 +149,40 @@ public class IntakeFactory implements SettingsCheck.Checked {
                 commitInterval.toJavaDuration(),
                 retryBackoff.toJavaDuration(),
                 maxRetryBackoff.toJavaDuration(),
-                cancelMemory.toMilliseconds());
+                cancelMemory.toMilliseconds(),
+                expressWindowMillis(),
+                expressBufferRecords,
+                expressBufferBytes.toBytes());
+    }
+
+    @JsonProperty
+    public String getExpressWindow() {
+        return expressWindow;
+    }
+
+    @JsonProperty
+    public void setExpressWindow(String expressWindow) {
+        this.expressWindow = expressWindow;
+    }
+
+    @JsonProperty
+    public int getExpressBufferRecords() {
+        return expressBufferRecords;
+    }
+
+    @JsonProperty
+    public void setExpressBufferRecords(int expressBufferRecords) {
+        this.expressBufferRecords = expressBufferRecords;
+    }
+
+    @JsonProperty
+    public DataSize getExpressBufferBytes() {
+        return expressBufferBytes;
+    }
+
+    @JsonProperty
+    public void setExpressBufferBytes(DataSize expressBufferBytes) {
+        this.expressBufferBytes = expressBufferBytes;
     }
 
     @JsonProperty

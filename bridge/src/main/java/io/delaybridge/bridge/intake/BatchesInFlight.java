@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -18,7 +21,29 @@ import org.apache.kafka.common.TopicPartition;
 final class BatchesInFlight {
 
     /** One poll on its way to Redis: the write under way, and what to do once Redis holds it. */
-    record Batch(IntakePoll poll, CompletableFuture<List<WriteResult>> write) {}
+    record Batch(IntakePoll poll, CompletableFuture<List<WriteResult>> write) {
+
+        /**
+         * Waits for the write, at most {@code timeoutSeconds}; offsets that wait for their commit meanwhile are
+         * committed when due, so that a slow Redis does not hold them past the time they were promised for.
+         */
+        List<WriteResult> await(OffsetCommitter committer, long timeoutSeconds)
+                throws InterruptedException, ExecutionException, TimeoutException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            while (true) {
+                long now = System.nanoTime();
+                long untilCommit = committer.nanosUntilCommit(now);
+                try {
+                    return write.get(Math.max(0, Math.min(deadline - now, untilCommit)), TimeUnit.NANOSECONDS);
+                } catch (TimeoutException e) {
+                    if (System.nanoTime() - deadline >= 0) {
+                        throw e;
+                    }
+                    committer.commitIfDue();
+                }
+            }
+        }
+    }
 
     private final ArrayDeque<Batch> batches = new ArrayDeque<>();
 

@@ -57,6 +57,11 @@ final class ExpressCommits {
         return offsets;
     }
 
+    /** Whether the oldest poll has settled: {@link #takeSettled} would hand out offsets. */
+    synchronized boolean oldestSettled() {
+        return !polls.isEmpty() && polls.peek().unsettled == 0;
+    }
+
     /** Polls not yet taken. */
     synchronized int size() {
         return polls.size();

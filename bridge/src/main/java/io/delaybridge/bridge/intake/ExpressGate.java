@@ -6,7 +6,7 @@ import java.util.Set;
 
 /**
  * Which intake records may take the express path (delivered straight from the intake to their target, never written
- * to Redis) and which park in the store as before. Holds no connection; intake thread only.
+ * to Redis) and which park in the store as before. Holds no connection.
  *
  * <p>A record takes the express path only if all of these hold when it is read:
  * <ul>
@@ -20,7 +20,8 @@ import java.util.Set;
  *       grows with a backlog.
  * </ul>
  * A record admitted holds its place in the buffer until it is {@link #released} (delivered, parked after a failed
- * first send, or dropped to be read again).
+ * first send, or dropped to be read again). {@link #released} may be called on any thread (send callbacks), the rest on
+ * the intake thread.
  */
 final class ExpressGate {
 
@@ -54,7 +55,7 @@ final class ExpressGate {
      * @param redisNowAtMost the latest time Redis' clock can show now (epoch ms), MAX_VALUE if unknown
      * @return true for the express path, false to park
      */
-    boolean admit(int partition, WriteOp op, String defaultId, long bytes, long redisNowAtMost) {
+    synchronized boolean admit(int partition, WriteOp op, String defaultId, long bytes, long redisNowAtMost) {
         if (!(op instanceof WriteOp.Schedule schedule)) {
             return false; // a cancel: written to the store, in order with the partition's parked schedules
         }
@@ -74,17 +75,25 @@ final class ExpressGate {
         return true;
     }
 
+    /**
+     * The next record of {@code partition} parks for a reason the gate does not see (its id is named by a cancel or an
+     * explicit id in the same poll): the rest of the partition's poll parks too.
+     */
+    void park(int partition) {
+        parkedInPoll.add(partition);
+    }
+
     /** An admitted record left the buffer: delivered, parked after its first send failed, or dropped. */
-    void released(long bytes) {
+    synchronized void released(long bytes) {
         heldRecords--;
         heldBytes -= bytes;
     }
 
-    int heldRecords() {
+    synchronized int heldRecords() {
         return heldRecords;
     }
 
-    long heldBytes() {
+    synchronized long heldBytes() {
         return heldBytes;
     }
 }

@@ -1,6 +1,8 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreDataLostException;
@@ -12,11 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntPredicate;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -56,9 +58,13 @@ import org.slf4j.LoggerFactory;
  * the partition is revoked. Reading it again would store messages that were delivered and deleted meanwhile a second
  * time, and deliver them twice.
  *
+ * <p>Records already due (or due within {@code intake.expressWindow}) take the express path ({@link ExpressPath}):
+ * checked against the store in the poll's write batch, then delivered from here, never written to Redis; a poll's
+ * offsets are committed once its express records settled too.
+ *
  * <p>The parts: {@link IntakePoll} translates a poll, {@link BatchesInFlight} keeps the polls on their way to Redis,
- * {@link RefusedRecords} deadletters refused records, {@link OffsetCommitter} commits, {@link IntakeRebalance} hands
- * partitions over; this class runs the loop and handles failures.
+ * {@link RefusedRecords} deadletters refused records, {@link ExpressPath} delivers express records,
+ * {@link OffsetCommitter} commits, {@link IntakeRebalance} hands partitions over; this class runs the loop.
  *
  * <p>Each commit carries the store's incarnation in the offsets' metadata. On assignment the loop compares it with the
  * store's: a different one means Redis came back without the data those offsets promise. Then, and when a write
@@ -73,6 +79,8 @@ public final class IntakeLoop implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(IntakeLoop.class);
     private static final long WRITE_TIMEOUT_SECONDS = 60;
+    /** How long a hand-over or a stop waits for express records to settle. */
+    private static final long SETTLE_TIMEOUT_MILLIS = 30_000;
     /** Polls written to Redis and not yet completed, at most: bounds memory and what a failure reads again. */
     public static final int MAX_BATCHES_IN_FLIGHT = 2;
 
@@ -83,6 +91,7 @@ public final class IntakeLoop implements Managed {
     private final PartitionListener partitionListener;
     private final IntakeMetrics metrics;
     private final RefusedRecords refused;
+    private final ExpressPath express;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -106,7 +115,10 @@ public final class IntakeLoop implements Managed {
             DelayStore store,
             IntakeSettings settings,
             PartitionListener partitionListener,
-            IntakeMetrics metrics) {
+            IntakeMetrics metrics,
+            TargetCatalog catalog,
+            TargetRates rates,
+            IntPredicate deliveryPaused) {
         this.consumerProperties = consumerProperties;
         this.store = store;
         this.translator = new RecordTranslator(settings);
@@ -114,6 +126,7 @@ public final class IntakeLoop implements Managed {
         this.partitionListener = partitionListener;
         this.metrics = metrics;
         this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
+        this.express = new ExpressPath(settings, store, producer, catalog, rates, deliveryPaused, metrics);
     }
 
     @Override
@@ -122,6 +135,7 @@ public final class IntakeLoop implements Managed {
         consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         committer = new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout());
         gaps = new StoreGapRepair(consumer, store, positions, committer, metrics);
+        express.start();
         thread = new Thread(this::run, "delay-intake");
         thread.start();
     }
@@ -161,14 +175,16 @@ public final class IntakeLoop implements Managed {
             while (running) {
                 try {
                     // with batches in flight, take only what is already fetched: the oldest batch is waiting
-                    ConsumerRecords<byte[], byte[]> records =
-                            consumer.poll(inFlight.isEmpty() ? committer.pollTimeout() : Duration.ZERO);
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(
+                            inFlight.isEmpty() ? express.pollTimeout(committer.pollTimeout()) : Duration.ZERO);
                     if (!records.isEmpty()) {
                         submit(records);
                     }
                     if (!inFlight.isEmpty()) {
-                        completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT, false, true);
+                        completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT
+                                || express.settledWaiting(), false, true);
                     }
+                    express.commitSettled(committer);
                     committer.commitIfDue();
                     gaps.checkIdle(inFlight.partitions());
                 } catch (WakeupException | FencedInstanceIdException e) {
@@ -197,6 +213,11 @@ public final class IntakeLoop implements Managed {
             } catch (RuntimeException e) {
                 LOG.warn("Closing the intake consumer failed: {}", SendFailures.describe(e));
             }
+            try {
+                express.stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             running = false;
             stopped.countDown();
         }
@@ -207,20 +228,15 @@ public final class IntakeLoop implements Managed {
         if (stopReason != null) {
             return; // Redis lost its data: store nothing over it (the records stay uncommitted)
         }
-        IntakePoll poll = IntakePoll.translate(records, translator, IncarnationMarker.of(store.incarnation()));
-        CompletableFuture<List<WriteResult>> write;
-        try {
-            // marks even for a poll of refused records only: its offsets are committed too
-            write = store.write(poll.ops(), positions.marksFor(poll));
-        } catch (RuntimeException e) {
-            write = CompletableFuture.failedFuture(e);
-        }
-        inFlight.add(poll, write);
+        IntakePoll poll = express.translate(records, translator, IncarnationMarker.of(store.incarnation()));
+        // marks even for a poll of refused records only: its offsets are committed too
+        inFlight.add(poll, express.write(poll, positions.marksFor(poll)));
     }
 
-    /** Completes every batch in flight: before a rebalance hands partitions over. */
+    /** Completes every batch in flight and waits for its express records: before partitions are handed over. */
     void completeAllBatches() {
         completeBatches(true, true, false);
+        express.settleAll(committer, SETTLE_TIMEOUT_MILLIS);
     }
 
     /**
@@ -235,10 +251,10 @@ public final class IntakeLoop implements Managed {
             BatchesInFlight.Batch batch = inFlight.oldest();
             IntakePoll poll = batch.poll();
             try {
-                List<WriteResult> results = awaitWrite(batch);
+                List<WriteResult> results = batch.await(committer, WRITE_TIMEOUT_SECONDS);
                 refused.write(poll);
                 inFlight.completeOldest();
-                committer.stored(poll);
+                express.stored(poll, committer);
                 positions.stored(poll);
                 results.forEach(metrics::result);
                 poll.reasons().forEach(reason -> metrics.deadlettered.mark(reason.code()));
@@ -285,33 +301,13 @@ public final class IntakeLoop implements Managed {
     }
 
     /**
-     * Waits for a batch's write, at most {@link #WRITE_TIMEOUT_SECONDS}; offsets that wait for their commit meanwhile
-     * are committed when due, so that a slow Redis does not hold them past the time they were promised for.
-     */
-    private List<WriteResult> awaitWrite(BatchesInFlight.Batch batch)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WRITE_TIMEOUT_SECONDS);
-        while (true) {
-            long now = System.nanoTime();
-            long untilCommit = committer.nanosUntilCommit(now);
-            try {
-                return batch.write().get(Math.max(0, Math.min(deadline - now, untilCommit)), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                if (System.nanoTime() - deadline >= 0) {
-                    throw e;
-                }
-                committer.commitIfDue();
-            }
-        }
-    }
-
-    /**
      * Drops every batch in flight and seeks back to the earliest record among them. A rebalance may have taken
      * partitions away meanwhile: their new owner reads them from the last commit.
      */
     void rewind() {
         Map<TopicPartition, Long> earliest = inFlight.dropAll();
         positions.rewound();
+        express.dropInFlight();
         Set<TopicPartition> assigned = consumer.assignment();
         earliest.forEach((partition, offset) -> {
             if (assigned.contains(partition)) {

@@ -1,13 +1,22 @@
 package io.delaybridge.bridge.intake;
 
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.store.WriteResult;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.function.IntSupplier;
 
-/** The intake's meters: records read, stored, replaced, cancelled and refused; batches stored, offset commits. */
+/**
+ * The intake's meters: records read, stored, replaced, cancelled and refused; batches stored, offset commits; records
+ * delivered by the express path ({@code delay.intake.express}), written to the store ({@code delay.intake.parked}),
+ * and express candidates that parked after all ({@code delay.intake.express-fallback}: the store's check, or a failed
+ * first send); the gauge {@code delay.intake.express-buffer} (express records held in memory). Express deliveries
+ * also count in the pump's {@code delay.delivered} and {@code delay.lateness-ms}: those cover both paths.
+ */
 public final class IntakeMetrics {
 
     final Meter read;
@@ -16,6 +25,13 @@ public final class IntakeMetrics {
     /** Partitions found behind in the store (a Redis fail-over lost acknowledged writes), and the records read again. */
     final Meter storeGaps;
     final Meter gapRecords;
+    final Meter express;
+    final Meter parked;
+    final Meter expressFallback;
+    /** Shared with the pump: {@code delay.delivered} and {@code delay.lateness-ms} count both paths. */
+    final Meter delivered;
+    final Histogram lateness;
+    private final MetricRegistry registry;
     private final Map<WriteResult, Meter> results = new EnumMap<>(WriteResult.class);
     final DeadletterMeters deadlettered;
 
@@ -26,6 +42,12 @@ public final class IntakeMetrics {
         commits = registry.meter("delay.intake.commits");
         storeGaps = registry.meter("delay.store.gaps");
         gapRecords = registry.meter("delay.store.gap-records");
+        express = registry.meter("delay.intake.express");
+        parked = registry.meter("delay.intake.parked");
+        expressFallback = registry.meter("delay.intake.express-fallback");
+        delivered = registry.meter("delay.delivered");
+        lateness = registry.histogram("delay.lateness-ms");
+        this.registry = registry;
         results.put(WriteResult.STORED, registry.meter("delay.scheduled"));
         results.put(WriteResult.REPLACED, registry.meter("delay.rescheduled"));
         results.put(WriteResult.DUPLICATE, registry.meter("delay.intake.duplicates"));
@@ -33,6 +55,11 @@ public final class IntakeMetrics {
         results.put(WriteResult.NOT_FOUND, registry.meter("delay.cancel-not-found"));
         results.put(WriteResult.ALREADY_CANCELLED, registry.meter("delay.cancelled-before-scheduled"));
         results.put(WriteResult.SUPERSEDED, registry.meter("delay.superseded"));
+    }
+
+    /** Registers the gauge of the express records held in memory. */
+    void expressBuffer(IntSupplier held) {
+        registry.gauge("delay.intake.express-buffer", () -> (Gauge<Integer>) held::getAsInt);
     }
 
     void result(WriteResult result) {

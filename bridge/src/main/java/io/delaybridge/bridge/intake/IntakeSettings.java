@@ -19,6 +19,10 @@ import java.util.List;
  * @param maxRetryBackoff the longest wait between two tries of the same batch
  * @param cancelMemoryMillis how long (in record time) a cancel is remembered, so that a schedule of the same id from
  *                           an older record read later is dropped
+ * @param expressWindowMillis records due at most this long after Redis' clock when read are delivered from the intake
+ *                            (the express path); {@link ExpressGate#OFF} turns the path off
+ * @param expressBufferRecords at most this many express records are held in memory at once; more park in the store
+ * @param expressBufferBytes   at most this many bytes of express records are held in memory at once
  */
 public record IntakeSettings(
         String topic,
@@ -30,4 +34,19 @@ public record IntakeSettings(
         Duration commitInterval,
         Duration retryBackoff,
         Duration maxRetryBackoff,
-        long cancelMemoryMillis) {}
+        long cancelMemoryMillis,
+        long expressWindowMillis,
+        int expressBufferRecords,
+        long expressBufferBytes) {
+
+    /** {@code expressWindowMillis} set to this turns the express path off. */
+    public static final long EXPRESS_OFF = ExpressGate.OFF;
+
+    /** Settings with the express path off. */
+    public IntakeSettings(String topic, String deadletterTopic, long maxDelayMillis, int maxRecordBytes,
+            List<String> allowedTargets, Duration pollTimeout, Duration commitInterval, Duration retryBackoff,
+            Duration maxRetryBackoff, long cancelMemoryMillis) {
+        this(topic, deadletterTopic, maxDelayMillis, maxRecordBytes, allowedTargets, pollTimeout, commitInterval,
+                retryBackoff, maxRetryBackoff, cancelMemoryMillis, ExpressGate.OFF, 0, 0);
+    }
+}

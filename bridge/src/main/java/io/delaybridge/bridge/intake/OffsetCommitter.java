@@ -49,6 +49,15 @@ final class OffsetCommitter {
         pacer.stored(offsetsMayWait(poll), System.nanoTime());
     }
 
+    /**
+     * Offsets of polls whose express records settled (delivered, or parked after a failed first send) and whose
+     * parked records Redis holds: committed at once, as they hold records that were due.
+     */
+    void settled(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        uncommitted.putAll(offsets);
+        pacer.stored(false, System.nanoTime());
+    }
+
     /** Nanoseconds until the pending offsets are to be committed: 0 if now, MAX_VALUE if none wait. */
     long nanosUntilCommit(long nowNanos) {
         return uncommitted.isEmpty() ? Long.MAX_VALUE : pacer.nanosUntilDue(nowNanos);

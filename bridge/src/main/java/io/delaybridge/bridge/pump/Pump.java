@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.pump;
 
+import io.delaybridge.bridge.delivery.DueReleaser;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
@@ -34,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * deleting them. At most {@code maxInFlight} messages are outstanding: a slow target pauses claiming, never the heap.
  *
  * <p>Claims look ahead ({@code pump.lookAhead}): they also take messages due a little later, which the pump holds in
- * due order and sends, on a thread of their own ({@link DueReleaser}), when a lower bound of Redis' clock
- * ({@link RedisClockBound}) reaches their due time. The claim's round trip is then not part of the lateness, and
+ * due order and sends, on a thread of their own ({@link io.delaybridge.bridge.delivery.DueReleaser}), when a lower bound of Redis' clock
+ * ({@link io.delaybridge.bridge.delivery.RedisClockBound}) reaches their due time. The claim's round trip is then not part of the lateness, and
  * nothing is sent early whatever this host's clock says.
  *
  * <p>Round trips to Redis overlap instead of adding up: the claims of every due shard are issued together (pipelined
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * for their answers; a message's in-flight place is freed when its ack is answered.
  *
  * <p>The parts: {@link ClaimRounds} times the claims and shares the in-flight places ({@link InFlightPlaces}) among
- * shards; {@link DueReleaser} holds claimed messages until their due time and {@link MessageSender} sends them
+ * shards; {@code DueReleaser} holds claimed messages until their due time and {@link MessageSender} sends them
  * (a capped target's through its {@link Throttle});
  * {@link OutcomeHandler} acks ({@link AckBatcher}), retries and deadletters; {@link RedisClockOffset} and
  * {@link Wakeups} tell the pump thread when to wake. This class owns the shards and runs the loop.
@@ -73,7 +74,7 @@ public final class Pump implements Managed {
     /** Redis' clock as estimated from this host's: when to wake. */
     private final RedisClockOffset redisClock;
     /** Sends claimed messages at their due time. */
-    private final DueReleaser releaser;
+    private final DueReleaser<Claimed> releaser;
     private volatile boolean running;
     private volatile boolean paused;
     private Thread thread;
@@ -102,7 +103,8 @@ public final class Pump implements Managed {
                 new Throttle(store, places, settings, redisClock::now));
         this.outcomes = new OutcomeHandler(store, catalog, retryPolicy, deadletterTopic, metrics, queue, sender,
                 places, new AckBatcher(settings.lookAheadMillis(), settings.batchSize()), redisClock::now);
-        this.releaser = new DueReleaser(sender::release, settings.lookAheadMillis());
+        this.releaser = new DueReleaser<>(c -> sender.release(c.shard(), c.message()), c -> c.message().dueAt(),
+                settings.lookAheadMillis(), "delay-release");
         store.onWake(this::wake);
     }
 
@@ -375,7 +377,7 @@ public final class Pump implements Managed {
             metrics.claimBatch.update(messages.size());
             places.claimed(messages.size());
             CrashPoint.AFTER_CLAIM_BEFORE_SEND.reach();
-            releaser.hold(shard, messages);
+            releaser.hold(messages.stream().map(m -> new Claimed(shard, m)).toList());
         }
         return full && !shard.revoked;
     }

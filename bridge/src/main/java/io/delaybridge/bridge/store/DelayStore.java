@@ -54,6 +54,18 @@ public interface DelayStore extends AutoCloseable {
     Map<Integer, Long> positions(Collection<Integer> partitions);
 
     /**
+     * As {@link #write(List, List)}, and then, in the same pipeline and after the writes and marks (on a cluster over
+     * the same node links), the express checks: per record, whether the store knows nothing of its id (no stored
+     * value, no in-flight entry, no remembered cancel) and holds no message of its shard that the record could overtake
+     * (the shard's earliest due time is later than the record's, and nothing is in flight). Read-only. A store that
+     * cannot check parks every record (no check passes).
+     */
+    default CompletableFuture<WrittenBatch> write(List<WriteOp> ops, List<PositionMark> marks,
+            List<ExpressCheck> checks) {
+        return write(ops, marks).thenApply(WrittenBatch::parkAll);
+    }
+
+    /**
      * Takes ownership of a shard: returns a new fencing epoch; every older epoch is refused from now on. What older
      * owners left in flight can no longer be acked by them, so it is due again at once (its attempt counted), instead
      * of after its lease: a shard taken over after a crash delivers within seconds. A graceful hand-over leaves nothing

@@ -97,7 +97,9 @@ class IntakeCommitIT {
 
     private static TestBridge bridge(TestServers servers, TestNames names, String commitInterval) {
         return new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                ConfigOverride.config("intake.commitInterval", commitInterval)).start();
+                ConfigOverride.config("intake.commitInterval", commitInterval),
+                // the parked path's pacing: records delivered from the intake commit after their delivery instead
+                ConfigOverride.config("intake.expressWindow", "off")).start();
     }
 
     /** What a test checks once {@link #storeInRounds} stored its records. */

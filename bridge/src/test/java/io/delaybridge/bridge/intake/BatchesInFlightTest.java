@@ -51,6 +51,6 @@ class BatchesInFlightTest {
     }
 
     private static IntakePoll poll(Map<TopicPartition, Long> first, int count) {
-        return new IntakePoll(List.of(), List.of(), List.of(), Map.of(), first, Long.MAX_VALUE, count);
+        return new IntakePoll(List.of(), List.of(), List.of(), List.of(), Map.of(), first, Long.MAX_VALUE, count);
     }
 }

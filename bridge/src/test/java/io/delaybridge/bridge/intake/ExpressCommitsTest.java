@@ -22,10 +22,12 @@ class ExpressCommitsTest {
         ExpressCommits.Poll second = commits.add(Map.of(P0, offset(20), P1, offset(5)), 1);
 
         commits.settled(second);
+        assertFalse(commits.oldestSettled());
         assertEquals(Map.of(), commits.takeSettled(), "the younger poll settled first: it waits for the older");
         commits.settled(first);
         assertEquals(Map.of(), commits.takeSettled(), "one express record of the older poll is still on its way");
         commits.settled(first);
+        assertTrue(commits.oldestSettled());
         assertEquals(Map.of(P0, offset(20), P1, offset(5)), commits.takeSettled());
         assertEquals(0, commits.size());
     }

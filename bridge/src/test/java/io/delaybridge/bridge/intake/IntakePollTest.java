@@ -59,6 +59,35 @@ class IntakePollTest {
         assertFalse(poll.refused());
     }
 
+    @Test
+    void recordsDueWithinTheWindowGoExpressUnlessTheirIdIsNamedInThePoll() {
+        ExpressGate gate = new ExpressGate(250, 100, 1_000_000);
+        List<ConsumerRecord<byte[], byte[]>> records = List.of(
+                record(0, 1, until(NOW)),
+                record(0, 2, until(NOW + 10_000)), // beyond the window: parks, and so does the rest of partition 0
+                record(0, 3, until(NOW)),
+                record(1, 5, until(NOW + 100)),
+                record(2, 7, until(NOW)), // cancelled later in the poll, from another partition: parks
+                record(3, 1, cancel(INTAKE + "-2-7")));
+
+        IntakePoll poll = IntakePoll.translate(records, TRANSLATOR, "m", gate, NOW);
+
+        assertEquals(List.of(INTAKE + "-0-1", INTAKE + "-1-5"),
+                poll.express().stream().map(r -> r.op().id()).toList());
+        assertEquals(List.of(0, 1), poll.express().stream().map(IntakePoll.ExpressRecord::partition).toList());
+        assertEquals(4, poll.ops().size(), "the rest parks, the cancel included");
+        assertEquals(2, gate.heldRecords());
+        assertEquals(NOW, poll.earliestDueAt());
+    }
+
+    @Test
+    void withoutAReadingOfRedisClockEverythingParks() {
+        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, until(NOW))), TRANSLATOR, "m",
+                new ExpressGate(250, 100, 1_000_000), Long.MAX_VALUE);
+        assertEquals(List.of(), poll.express());
+        assertEquals(1, poll.ops().size());
+    }
+
     private static RecordHeaders until(long dueAt) {
         RecordHeaders headers = new RecordHeaders();
         headers.add(DelayHeaders.TARGET, utf8("orders"));

@@ -54,6 +54,37 @@ public abstract class DelayStoreContractIT {
         }
     }
 
+    @Test
+    void expressChecksPassOnlyWhatTheStoreDoesNotKnowAndNothingStoredCanBeOvertakenBy() throws Exception {
+        long now = store.now();
+        String cancelled = TOPIC + "-3-9";
+        // the writes and the checks in one batch: the checks see the writes before them
+        WrittenBatch batch = store.write(List.of(
+                intakeRecord(1, 5, now + 1_000, "parked later"),
+                intakeRecord(2, 3, now - 5, "parked due"),
+                new WriteOp.Cancel(cancelled, now, now - 3_600_000)), List.of(), List.of(
+                new ExpressCheck(TOPIC + "-0-10", now - 1),
+                new ExpressCheck(TOPIC + "-1-6", now),
+                new ExpressCheck(TOPIC + "-1-7", now + 1_000),
+                new ExpressCheck(TOPIC + "-2-3", now + 100_000),
+                new ExpressCheck(cancelled, now),
+                new ExpressCheck(TOPIC + "-3-10", now))).get(10, TimeUnit.SECONDS);
+        assertEquals(List.of(WriteResult.STORED, WriteResult.STORED, WriteResult.NOT_FOUND), batch.results());
+        assertTrue(batch.passed().get(0), "an empty shard");
+        assertTrue(batch.passed().get(1), "due before everything its shard holds");
+        assertFalse(batch.passed().get(2), "the same due time as a stored message: parks, keeping their order");
+        assertFalse(batch.passed().get(3), "the store holds the id (and the check comes after the write)");
+        assertFalse(batch.passed().get(4), "a remembered cancel of the id");
+        assertTrue(batch.passed().get(5), "a cancel of another id");
+        assertTrue(Math.abs(batch.redisNow() - now) < 5_000, "Redis' clock: " + batch.redisNow());
+
+        long epoch = store.acquire(2);
+        assertEquals(1, store.claim(2, epoch, 10, LEASE).messages().size());
+        WrittenBatch inFlight = store.write(List.of(), List.of(), List.of(new ExpressCheck(TOPIC + "-2-99", now - 100)))
+                .get(10, TimeUnit.SECONDS);
+        assertFalse(inFlight.passed().get(0), "a message of the shard is in flight");
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     protected static byte[] envelope(String text) {

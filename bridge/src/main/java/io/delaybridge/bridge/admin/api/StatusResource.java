@@ -98,7 +98,8 @@ public final class StatusResource {
         }
         out.put("health", checks);
         Map<String, Object> counts = new LinkedHashMap<>();
-        for (String name : List.of("scheduled", "delivered", "retried", "reclaimed", "cancelled", "rescheduled")) {
+        for (String name : List.of("scheduled", "delivered", "retried", "reclaimed", "cancelled", "rescheduled",
+                "intake.express", "intake.parked")) {
             Meter meter = metrics.getMeters().get("delay." + name);
             if (meter != null) {
                 counts.put(name, Map.of("count", meter.getCount(), "rate1m", meter.getOneMinuteRate()));

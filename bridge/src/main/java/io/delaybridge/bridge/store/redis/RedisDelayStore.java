@@ -6,6 +6,7 @@ import static io.delaybridge.bridge.store.redis.RedisCalls.string;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
@@ -16,6 +17,7 @@ import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WakeListener;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.lettuce.core.RedisFuture;
@@ -237,6 +239,12 @@ public final class RedisDelayStore implements DelayStore {
             }
         }
         return positions;
+    }
+
+    @Override
+    public CompletableFuture<WrittenBatch> write(List<WriteOp> ops, List<PositionMark> marks,
+            List<ExpressCheck> checks) {
+        return writes.write(ops, marks, checks);
     }
 
     private RedisClusterAsyncCommands<byte[], byte[]> commands() {

@@ -42,6 +42,7 @@ public final class ScriptRunner {
         RECLAIM("reclaim.lua", ScriptOutputType.INTEGER),
         HANDBACK("handback.lua", ScriptOutputType.INTEGER),
         MARK("mark.lua", ScriptOutputType.MULTI),
+        EXPRESS("express.lua", ScriptOutputType.MULTI),
         // admin API (RedisMessageAdmin)
         RESCHEDULE("reschedule.lua", ScriptOutputType.INTEGER);
 

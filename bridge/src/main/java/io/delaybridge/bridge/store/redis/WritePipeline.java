@@ -1,21 +1,21 @@
 package io.delaybridge.bridge.store.redis;
 
+import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.delaybridge.bridge.store.redis.WritePlan.Call;
+import io.delaybridge.bridge.store.redis.WritePlan.Check;
 import io.lettuce.core.RedisFuture;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * <p>With {@code waitReplicas > 0} the batch also waits for replicas: on one server a {@code WAIT} travels behind the
  * scripts; on a cluster, once the scripts answered, a {@code WAIT} goes to each master that took a write, on the
  * pipeline's own connection to that node (WAIT counts the writes of the connection it runs on).
+ *
+ * <p>Behind the writes go the intake's position marks ({@code mark.lua}), then the express checks ({@code
+ * express.lua}, read-only), on the same connection: each sees every write queued before it on its shard (on a cluster
+ * the pipeline keeps one link per node, in order). A NOSCRIPT on a check runs the checks again after loading the
+ * scripts.
  */
 final class WritePipeline {
 
@@ -56,19 +61,26 @@ final class WritePipeline {
 
     /** As {@link #write(List)}, with the intake's position marks behind the operations ({@code mark.lua}). */
     CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, List<PositionMark> marks) {
-        if (ops.isEmpty() && marks.isEmpty()) {
-            return CompletableFuture.completedFuture(List.of());
+        return write(ops, marks, List.of()).thenApply(WrittenBatch::results);
+    }
+
+    /** The writes, the position marks, then the express checks, in one pipelined batch. */
+    CompletableFuture<WrittenBatch> write(List<WriteOp> ops, List<PositionMark> marks, List<ExpressCheck> checks) {
+        if (ops.isEmpty() && marks.isEmpty() && checks.isEmpty()) {
+            return CompletableFuture.completedFuture(WrittenBatch.parkAll(List.of()));
         }
         List<Call> calls = new ArrayList<>(plan.plan(ops));
         MarkAnswers answers = new MarkAnswers(marks);
         calls.addAll(plan.marks(marks, connections.isCluster()));
+        ExpressAnswers checked = new ExpressAnswers(plan.planChecks(checks));
         CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
         try {
-            runBatch(calls, 0, new WriteResult[ops.size()], -1, result, answers);
+            runBatch(calls, checked, 0, new WriteResult[ops.size()], -1, result, answers);
         } catch (RuntimeException e) {
             result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
         }
-        return result;
+        return result.thenApply(results -> new WrittenBatch(results, checked.passed, checked.redisNow,
+                checked.readAtNanos));
     }
 
     /**
@@ -81,9 +93,10 @@ final class WritePipeline {
      * rest must not overtake it. Then the write fails as unavailable, and the caller writes this batch and those after
      * it again, in order.
      */
-    private void runBatch(List<Call> calls, int from, WriteResult[] results, long rerunOf,
+    private void runBatch(List<Call> calls, ExpressAnswers checked, int from, WriteResult[] results, long rerunOf,
             CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
         List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size() - from);
+        List<CompletableFuture<Object>> checkReplies = new ArrayList<>(checked.checks.size());
         CompletableFuture<Long> wait = null;
         long number;
         synchronized (lock) {
@@ -99,6 +112,11 @@ final class WritePipeline {
                 RedisFuture<Object> reply = scripts.dispatch(connections.pipeline(), c.script(), c.keys(), c.args());
                 replies.add(reply.toCompletableFuture());
             }
+            for (Check c : checked.checks) {
+                RedisFuture<Object> reply = scripts.dispatch(connections.pipeline(), Script.EXPRESS, c.keys(),
+                        c.args());
+                checkReplies.add(reply.toCompletableFuture());
+            }
             if (options.waitReplicas() > 0 && connections.waitsInPipeline()) {
                 wait = connections.pipeline().waitForReplication(options.waitReplicas(),
                         options.waitTimeout().toMillis()).toCompletableFuture();
@@ -107,6 +125,7 @@ final class WritePipeline {
             number = ++dispatched;
         }
         List<CompletableFuture<?>> all = new ArrayList<>(replies);
+        all.addAll(checkReplies);
         if (wait != null) {
             all.add(wait);
         }
@@ -114,16 +133,18 @@ final class WritePipeline {
         CompletableFuture.allOf(all.stream().map(f -> f.handle((v, e) -> null)).toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, never) -> {
                     try {
-                        completeBatch(calls, from, results, number, rerunOf < 0, result, replies, waits, answers);
+                        completeBatch(calls, checked, from, results, number, rerunOf < 0, result, replies,
+                                checkReplies, waits, answers);
                     } catch (RuntimeException e) {
                         result.completeExceptionally(e);
                     }
                 });
     }
 
-    private void completeBatch(List<Call> calls, int from, WriteResult[] results, long number, boolean mayReload,
-            CompletableFuture<List<WriteResult>> result, List<CompletableFuture<Object>> replies,
-            Map<String, CompletableFuture<Long>> waits, MarkAnswers answers) {
+    private void completeBatch(List<Call> calls, ExpressAnswers checked, int from, WriteResult[] results, long number,
+            boolean mayReload, CompletableFuture<List<WriteResult>> result, List<CompletableFuture<Object>> replies,
+            List<CompletableFuture<Object>> checkReplies, Map<String, CompletableFuture<Long>> waits,
+            MarkAnswers answers) {
         int firstNoScript = -1;
         for (int i = 0; i < replies.size(); i++) {
             Call c = calls.get(from + i);
@@ -159,8 +180,26 @@ final class WritePipeline {
                 }
             }
         }
+        for (int i = 0; firstNoScript < 0 && i < checkReplies.size(); i++) {
+            Check c = checked.checks.get(i);
+            Throwable error = RedisCalls.failureOf(checkReplies.get(i));
+            if (error != null && ScriptRunner.isNoScript(error)) {
+                firstNoScript = calls.size(); // the writes and marks are in: run the checks again
+            } else if (error != null) {
+                result.completeExceptionally(RedisErrors.translate(error, c.describe() + " on Redis "
+                        + connections.nodeOf(keys.shard(c.shard()).due())));
+                return;
+            } else {
+                try {
+                    checked.fill(c, (List<?>) checkReplies.get(i).join());
+                } catch (StoreException e) {
+                    result.completeExceptionally(e);
+                    return;
+                }
+            }
+        }
         if (firstNoScript >= 0) {
-            reloadAndRerun(calls, firstNoScript, results, number, mayReload, result, answers);
+            reloadAndRerun(calls, checked, firstNoScript, results, number, mayReload, result, answers);
             return;
         }
         if (options.waitReplicas() > 0 && !connections.waitsInPipeline()) {
@@ -170,8 +209,8 @@ final class WritePipeline {
         finish(results, waits, result, answers);
     }
 
-    private void reloadAndRerun(List<Call> calls, int restart, WriteResult[] results, long number, boolean mayReload,
-            CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
+    private void reloadAndRerun(List<Call> calls, ExpressAnswers checked, int restart, WriteResult[] results,
+            long number, boolean mayReload, CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
         if (!mayReload) {
             result.completeExceptionally(new StoreUnavailableException("write of " + results.length
                     + " operations: Redis forgot the store's Lua scripts again right after they were loaded"
@@ -184,7 +223,7 @@ final class WritePipeline {
                 result.completeExceptionally(RedisErrors.translate(e, "SCRIPT LOAD after NOSCRIPT"));
             } else {
                 try {
-                    runBatch(calls, restart, results, number, result, answers);
+                    runBatch(calls, checked, restart, results, number, result, answers);
                 } catch (RuntimeException ex) {
                     result.completeExceptionally(RedisErrors.translate(ex, "write after SCRIPT LOAD"));
                 }
@@ -247,50 +286,6 @@ final class WritePipeline {
             return;
         }
         result.complete(List.of(results));
-    }
-
-    /**
-     * The answers of a batch's {@code mark.lua} calls, first answer of each call kept (a mark that ran before a
-     * NOSCRIPT re-run is not asked again); per mark, the lowest position that a shard reported as a gap.
-     */
-    private static final class MarkAnswers {
-        private final List<PositionMark> marks;
-        private final Set<Integer> answered = new HashSet<>();
-        private final long[] gapAt;
-
-        MarkAnswers(List<PositionMark> marks) {
-            this.marks = marks;
-            this.gapAt = new long[marks.size()];
-            Arrays.fill(gapAt, Long.MAX_VALUE);
-        }
-
-        synchronized void answer(int call, Call c, Object reply) {
-            List<?> codes = (List<?>) reply;
-            long head = codes.isEmpty() ? ScriptCodes.INVALID_ARGUMENT : (Long) codes.get(0);
-            if (head < 0 || codes.size() != 2 * c.positions().length) {
-                throw ScriptCodes.failure(head < 0 ? head : ScriptCodes.INVALID_ARGUMENT, "position mark of intake"
-                        + " partition " + marks.get(c.positions()[0]).partition(), c.shard(), -1, null);
-            }
-            if (!answered.add(call)) {
-                return;
-            }
-            for (int j = 0; j < c.positions().length; j++) {
-                if ((Long) codes.get(2 * j) == ScriptCodes.GAP) {
-                    int mark = c.positions()[j];
-                    gapAt[mark] = Math.min(gapAt[mark], (Long) codes.get(2 * j + 1));
-                }
-            }
-        }
-
-        synchronized List<StoreGapException.Gap> gaps() {
-            List<StoreGapException.Gap> gaps = new ArrayList<>();
-            for (int i = 0; i < gapAt.length; i++) {
-                if (gapAt[i] != Long.MAX_VALUE) {
-                    gaps.add(new StoreGapException.Gap(marks.get(i).partition(), gapAt[i], marks.get(i).expected()));
-                }
-            }
-            return gaps;
-        }
     }
 
     /** Files a call's reply under its operations' positions; a failure code throws. */

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.store.redis;
 
 import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
 
+import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
@@ -9,6 +10,7 @@ import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -36,6 +38,17 @@ final class WritePlan {
             }
             return (script == Script.SCHEDULE ? "schedule" : "cancel") + " of message '" + ops.get(0).id() + "'"
                     + (ops.size() > 1 ? " and " + (ops.size() - 1) + " more" : "") + " on shard " + shard;
+        }
+    }
+
+    /**
+     * One {@code express.lua} call: the express checks of one shard ({@code checks}, at {@code positions} of the
+     * batch's checks).
+     */
+    record Check(List<ExpressCheck> checks, int[] positions, int shard, byte[][] keys, byte[][] args) {
+        String describe() {
+            return "express check of message '" + checks.get(0).id() + "'"
+                    + (checks.size() > 1 ? " and " + (checks.size() - 1) + " more" : "") + " on shard " + shard;
         }
     }
 
@@ -113,6 +126,27 @@ final class WritePlan {
             }
             calls.add(new Call(List.of(), indexes.stream().mapToInt(Integer::intValue).toArray(), shard, Script.MARK,
                     new byte[][] {k.positions(), k.incarnation()}, args));
+        });
+        return calls;
+    }
+
+    /** One {@code express.lua} call per shard, in order of each shard's first check. */
+    List<Check> planChecks(List<ExpressCheck> checks) {
+        Map<Integer, List<Integer>> byShard = new LinkedHashMap<>();
+        Map<Integer, List<byte[]>> members = new HashMap<>(); // each list starts with the incarnation argument
+        for (int position = 0; position < checks.size(); position++) {
+            ShardRouter.Placement placement = router.place(checks.get(position).id());
+            byShard.computeIfAbsent(placement.shard(), s -> new ArrayList<>()).add(position);
+            members.computeIfAbsent(placement.shard(), s -> new ArrayList<>(List.of(incarnation)))
+                    .add(placement.member());
+        }
+        List<Check> calls = new ArrayList<>(byShard.size());
+        byShard.forEach((shard, positions) -> {
+            ShardKeys k = keys.shard(shard);
+            calls.add(new Check(positions.stream().map(checks::get).toList(),
+                    positions.stream().mapToInt(Integer::intValue).toArray(), shard,
+                    new byte[][] {k.due(), k.msg(), k.inflight(), k.cancelled(), k.incarnation()},
+                    members.get(shard).toArray(byte[][]::new)));
         });
         return calls;
     }

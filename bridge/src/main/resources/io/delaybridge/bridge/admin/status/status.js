@@ -71,6 +71,8 @@ function render(s) {
   text('deliveredRate', t.delivered ? t.delivered.rate1m.toFixed(1) : '–');
   text('scheduledRate', t.scheduled ? t.scheduled.rate1m.toFixed(1) : '–');
   text('delivered', t.delivered ? fmt.format(t.delivered.count) : '–');
+  const express = t['intake.express'], parked = t['intake.parked'];
+  text('express', express && parked ? fmt.format(express.count) + ' / ' + fmt.format(parked.count) : '–');
   text('intakeLag', fmt.format(s.intakeLag));
 
   pendingChart.data.labels = s.pendingByDue.map(b => b.label);

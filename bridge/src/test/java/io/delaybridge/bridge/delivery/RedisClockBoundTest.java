@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.pump;
+package io.delaybridge.bridge.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.pump;
+package io.delaybridge.bridge.delivery;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,19 +19,20 @@ import org.junit.jupiter.api.Test;
 class DueReleaserTest {
 
     private static final long REDIS_NOW = 1_000_000;
-    private final OwnedShard shard = new OwnedShard(0);
 
     private record Sent(String id, long atNanos) {}
 
     @Test
     void sendsEachMessageOnceItsDueTimeIsCertainEarliestFirst() throws Exception {
         List<Sent> sent = new CopyOnWriteArrayList<>();
-        DueReleaser releaser = new DueReleaser((s, m) -> sent.add(new Sent(m.ref().id(), System.nanoTime())), 500);
+        DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
+                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500,
+                "test-release");
         releaser.start();
         try {
             long readAt = System.nanoTime();
             releaser.observe(REDIS_NOW, readAt);
-            releaser.hold(shard, List.of(message("c", REDIS_NOW + 120), message("a", REDIS_NOW - 5),
+            releaser.hold(List.of(message("c", REDIS_NOW + 120), message("a", REDIS_NOW - 5),
                     message("b", REDIS_NOW + 60)));
             await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 3);
 
@@ -46,17 +47,18 @@ class DueReleaserTest {
     @Test
     void aSenderThatThrowsDoesNotEndTheThread() throws Exception {
         List<String> sent = new CopyOnWriteArrayList<>();
-        DueReleaser releaser = new DueReleaser((s, m) -> {
+        DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
+                m -> {
             if (m.ref().id().equals("bad")) {
                 throw new IllegalStateException("injected");
             }
             sent.add(m.ref().id());
-        }, 500);
+        }, ClaimedMessage::dueAt, 500, "test-release");
         releaser.start();
         try {
             releaser.observe(REDIS_NOW, System.nanoTime());
-            releaser.hold(shard, List.of(message("bad", REDIS_NOW - 1)));
-            releaser.hold(shard, List.of(message("good", REDIS_NOW + 20)));
+            releaser.hold(List.of(message("bad", REDIS_NOW - 1)));
+            releaser.hold(List.of(message("good", REDIS_NOW + 20)));
             await().atMost(Duration.ofSeconds(5)).until(() -> sent.equals(List.of("good")));
         } finally {
             releaser.stop();
@@ -66,11 +68,13 @@ class DueReleaserTest {
     @Test
     void stopSendsWhatIsHeldAtItsDueTimeFirst() throws Exception {
         List<Sent> sent = new CopyOnWriteArrayList<>();
-        DueReleaser releaser = new DueReleaser((s, m) -> sent.add(new Sent(m.ref().id(), System.nanoTime())), 500);
+        DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
+                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500,
+                "test-release");
         releaser.start();
         long readAt = System.nanoTime();
         releaser.observe(REDIS_NOW, readAt);
-        releaser.hold(shard, List.of(message("held", REDIS_NOW + 200)));
+        releaser.hold(List.of(message("held", REDIS_NOW + 200)));
         releaser.stop();
 
         assertEquals(1, sent.size(), "sent before stop returned");
@@ -80,9 +84,10 @@ class DueReleaserTest {
     @Test
     void withoutAReadingOfRedisClockNothingNotYetKnownDueIsSent() throws Exception {
         List<String> sent = new CopyOnWriteArrayList<>();
-        DueReleaser releaser = new DueReleaser((s, m) -> sent.add(m.ref().id()), 100);
+        DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
+                m -> sent.add(m.ref().id()), ClaimedMessage::dueAt, 100, "test-release");
         releaser.start();
-        releaser.hold(shard, List.of(message("unknown", REDIS_NOW)));
+        releaser.hold(List.of(message("unknown", REDIS_NOW)));
         await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> true);
         assertTrue(sent.isEmpty(), "no reading, no proof that it is due");
         releaser.observe(REDIS_NOW, System.nanoTime());

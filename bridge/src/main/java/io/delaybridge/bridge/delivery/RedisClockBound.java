@@ -1,10 +1,11 @@
-package io.delaybridge.bridge.pump;
+package io.delaybridge.bridge.delivery;
 
 import java.util.concurrent.TimeUnit;
 
 /**
  * A lower bound of Redis' clock, on this host's monotonic clock: the pump sends a message claimed ahead of its due
- * time only once this bound has reached the due time, so look-ahead never makes a delivery early.
+ * time (and the intake an express record due within its window) only once this bound has reached the due time, so
+ * look-ahead never makes a delivery early.
  *
  * <p>A reading of Redis' {@code TIME} (ms, rounded down) that arrived at monotonic time {@code a} was taken before
  * {@code a}; so at any later monotonic time {@code t}, Redis' clock shows at least {@code reading + (t - a)}. No
