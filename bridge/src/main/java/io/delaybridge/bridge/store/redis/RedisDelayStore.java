@@ -19,7 +19,6 @@ import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
-import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -58,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * keys share one hash tag, so each script runs on the one node that owns the shard. The parts: {@link
  * RedisConnections} (client, connections, topology), {@link ServerChecks} (start-up checks of every master), {@link
  * StoreMeta} (incarnation markers), {@link WritePlan} and {@link WritePipeline} (the intake's writes), {@link
- * WakeSubscription} (wake-ups); this class holds the pump's shard operations and ties the parts together.
+ * ShardCalls} (the pump's shard operations), {@link WakeSubscription} (wake-ups); this class ties the parts together.
  *
  * <h2>Connections and threads</h2>
  *
@@ -93,11 +92,6 @@ import org.slf4j.LoggerFactory;
 public final class RedisDelayStore implements DelayStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisDelayStore.class);
-    /**
-     * The most in-flight messages one acquire hands back to the due set: Redis runs a script alone, and ~10,000
-     * members take it a few ms. More than that are left in flight by an owner only with pump.maxInFlight raised.
-     */
-    static final int HANDOVER_LIMIT = 10_000;
 
     private final RedisConnections connections;
     private final ScriptRunner scripts;
@@ -106,6 +100,7 @@ public final class RedisDelayStore implements DelayStore {
     private final String incarnation;
     private final byte[] publish;
     private final WritePipeline writes;
+    private final ShardCalls shardCalls;
     private final List<WakeListener> wakeListeners = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final long awaitMillis;
@@ -123,6 +118,7 @@ public final class RedisDelayStore implements DelayStore {
         this.writes = new WritePipeline(connections, scripts,
                 new WritePlan(keys, router, incarnation, facts.publishCommand()), keys);
         this.awaitMillis = connections.awaitMillis();
+        this.shardCalls = new ShardCalls(connections, scripts, keys, router, publish);
     }
 
     /**
@@ -251,141 +247,47 @@ public final class RedisDelayStore implements DelayStore {
         return connections.commands();
     }
 
-    /** " on 127.0.0.1:7001" on a cluster, where several nodes could be meant; nothing otherwise. */
-    private String where(ShardKeys k) {
-        if (!connections.isCluster()) {
-            return "";
-        }
-        try {
-            return " on Redis " + connections.nodeOf(k.due());
-        } catch (RuntimeException e) {
-            return "";
-        }
-    }
-
     // ----------------------------------------------------------------------------------------------- pump calls
 
     @Override
     public long acquire(int shard) {
-        ShardKeys k = keys.shard(shard);
-        List<Object> reply = await(scripts.<List<Object>>run(commands(), Script.ACQUIRE,
-                new byte[][] {k.epoch(), k.due(), k.inflight(), k.attempts()},
-                bytes(Integer.toString(HANDOVER_LIMIT)), bytes(k.wakeChannel()), publish),
-                "acquire of shard " + shard);
-        long epoch = ScriptCodes.check((Long) reply.get(0), "acquire", shard, -1);
-        long handedOver = (Long) reply.get(1);
-        if (handedOver > 0) {
-            LOG.info("Shard {} taken with epoch {}: {} messages that earlier owners left in flight are due again now"
-                    + "{}", shard, epoch, handedOver, (Long) reply.get(2) > 0
-                    ? " (" + reply.get(2) + " more return when their leases end)" : "");
-        }
-        return epoch;
+        return shardCalls.acquire(shard);
     }
 
     @Override
     public ClaimBatch claim(int shard, long epoch, int max, long leaseMillis) {
-        return await(claimAsync(shard, epoch, max, leaseMillis, 0), "claim on shard " + shard);
+        return shardCalls.claim(shard, epoch, max, leaseMillis);
     }
 
     @Override
     public CompletableFuture<ClaimBatch> claimAsync(
             int shard, long epoch, int max, long leaseMillis, long lookAheadMillis) {
-        if (max < 1) {
-            throw new IllegalArgumentException("claim of shard " + shard + ": max is " + max + ", must be >= 1");
-        }
-        if (leaseMillis < 1) {
-            throw new IllegalArgumentException("claim of shard " + shard + ": leaseMillis is " + leaseMillis
-                    + ", must be >= 1");
-        }
-        if (lookAheadMillis < 0) {
-            throw new IllegalArgumentException("claim of shard " + shard + ": lookAheadMillis is " + lookAheadMillis
-                    + ", must be >= 0");
-        }
-        ShardKeys k = keys.shard(shard);
-        String operation = "claim on shard " + shard + where(k);
-        return RedisCalls.translated(scripts.<List<Object>>run(commands(), Script.CLAIM,
-                new byte[][] {k.due(), k.msg(), k.inflight(), k.attempts(), k.epoch()},
-                bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(Long.toString(leaseMillis)),
-                bytes(Long.toString(lookAheadMillis))),
-                operation).thenApply(reply -> claimBatch(shard, epoch, reply));
-    }
-
-    private ClaimBatch claimBatch(int shard, long epoch, List<Object> reply) {
-        long head = (Long) reply.get(0);
-        if (reply.size() == 1) {
-            ScriptCodes.check(head, "claim", shard, epoch);
-        }
-        long nextDue = (Long) reply.get(1);
-        long dropped = (Long) reply.get(2);
-        if (dropped > 0) {
-            LOG.warn("claim on shard {} dropped {} due members without payload (the store was changed outside the"
-                    + " bridge's scripts?)", shard, dropped);
-        }
-        List<ClaimedMessage> messages = new ArrayList<>((reply.size() - 3) / 4);
-        for (int i = 3; i + 3 < reply.size(); i += 4) {
-            byte[] member = (byte[]) reply.get(i);
-            long dueAt = (Long) reply.get(i + 1);
-            long earlierAttempts = (Long) reply.get(i + 2);
-            byte[] value = (byte[]) reply.get(i + 3);
-            messages.add(new ClaimedMessage(new MessageRef(router.idOf(shard, member), member), dueAt,
-                    (int) earlierAttempts + 1, StoredValue.envelope(value, () -> router.naturalOrigin(shard, member))));
-        }
-        return new ClaimBatch(List.copyOf(messages), nextDue, head);
+        return shardCalls.claimAsync(shard, epoch, max, leaseMillis, lookAheadMillis);
     }
 
     @Override
     public int ack(int shard, long epoch, List<MessageRef> delivered) {
-        return await(ackAsync(shard, epoch, delivered), "ack on shard " + shard);
+        return shardCalls.ack(shard, epoch, delivered);
     }
 
     @Override
     public CompletableFuture<Integer> ackAsync(int shard, long epoch, List<MessageRef> delivered) {
-        ShardKeys k = keys.shard(shard);
-        byte[][] args = new byte[delivered.size() + 1][];
-        args[0] = bytes(Long.toString(epoch));
-        for (int i = 0; i < delivered.size(); i++) {
-            args[i + 1] = delivered.get(i).member();
-        }
-        return RedisCalls.translated(scripts.<Long>run(commands(), Script.ACK,
-                new byte[][] {k.inflight(), k.msg(), k.attempts(), k.epoch(), k.due()}, args), "ack on shard " + shard + where(k))
-                .thenApply(deleted -> (int) ScriptCodes.check(deleted, "ack", shard, epoch));
+        return shardCalls.ackAsync(shard, epoch, delivered);
     }
 
     @Override
     public boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis) {
-        ShardKeys k = keys.shard(shard);
-        Long moved = await(scripts.run(commands(), Script.RETRY,
-                new byte[][] {k.due(), k.inflight(), k.attempts(), k.epoch()},
-                bytes(Long.toString(epoch)), message.member(), bytes(Long.toString(retryAtMillis)),
-                bytes(k.wakeChannel()), publish), "retry of message '" + message.id() + "' on shard " + shard);
-        return ScriptCodes.check(moved, "retry", shard, epoch) == 1;
+        return shardCalls.retry(shard, epoch, message, retryAtMillis);
     }
 
     @Override
     public CompletableFuture<Integer> handBackAsync(int shard, long epoch, List<ClaimedMessage> messages) {
-        ShardKeys k = keys.shard(shard);
-        byte[][] args = new byte[messages.size() * 2 + 1][];
-        args[0] = bytes(Long.toString(epoch));
-        for (int i = 0; i < messages.size(); i++) {
-            args[2 * i + 1] = messages.get(i).ref().member();
-            args[2 * i + 2] = bytes(Long.toString(messages.get(i).dueAt()));
-        }
-        return RedisCalls.translated(scripts.<Long>run(commands(), Script.HANDBACK,
-                new byte[][] {k.due(), k.inflight(), k.epoch()}, args), "hand-back on shard " + shard + where(k))
-                .thenApply(moved -> (int) ScriptCodes.check(moved, "hand-back", shard, epoch));
+        return shardCalls.handBackAsync(shard, epoch, messages);
     }
 
     @Override
     public int reclaim(int shard, long epoch, int max) {
-        if (max < 1) {
-            throw new IllegalArgumentException("reclaim of shard " + shard + ": max is " + max + ", must be >= 1");
-        }
-        ShardKeys k = keys.shard(shard);
-        Long moved = await(scripts.run(commands(), Script.RECLAIM,
-                new byte[][] {k.due(), k.inflight(), k.attempts(), k.epoch()},
-                bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(k.wakeChannel()), publish),
-                "reclaim on shard " + shard);
-        return (int) ScriptCodes.check(moved, "reclaim", shard, epoch);
+        return shardCalls.reclaim(shard, epoch, max);
     }
 
     // ----------------------------------------------------------------------------------------------- inspection
