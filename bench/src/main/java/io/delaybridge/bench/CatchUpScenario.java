@@ -47,8 +47,9 @@ final class CatchUpScenario implements Scenario {
                         Targets.rss(process), process.maxHeapMb());
                 run.put("catch-up: bridge, CPU (from its health check to the last delivery)", "%s", cpuLine);
                 run.put("catch-up: paths", "%s", paths(process));
-                run.put("catch-up: bridge / plain copy", "%s (from start to last delivery); %.2f steady",
-                        Targets.ratio(rate / copy.startToLast()), bridge.steadyRate() / copy.steadyRate());
+                run.put("catch-up: bridge / plain copy", "%s (steady rates); %.2f from start to last delivery",
+                        Targets.ratio(bridge.steadyRate() / copy.steadyRate(), Targets.EXPRESS_RATIO),
+                        rate / copy.startToLast());
             }
         }
     }

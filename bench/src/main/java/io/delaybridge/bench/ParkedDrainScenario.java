@@ -72,7 +72,7 @@ final class ParkedDrainScenario implements Scenario {
             run.put("parked drain: bridge, CPU", "%s", cpuLine);
             run.put("parked drain: paths", "%s", CatchUpScenario.paths(bridge));
             run.put("parked drain: bridge / plain copy", "%s (steady rates)", Targets.ratio(drained
-                    / copy.steadyRate()));
+                    / copy.steadyRate(), Targets.PARKED_RATIO));
         }
     }
 }

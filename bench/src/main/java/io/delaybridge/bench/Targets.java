@@ -3,13 +3,17 @@ package io.delaybridge.bench;
 /**
  * The speed targets the benchmark's figures are held against, and how a figure is printed beside its own: "p99 18 ms
  * (target <= 25 ms: PASS)". The targets: lateness at 5,000 records/s due p50 <= 5 ms, p99 <= 25 ms, p99.9 <= 100 ms;
- * at 20,000/s p99 <= 50 ms; the bridge's resident set at most 512 MB in every scenario; end to end at least 0.5x the
- * plain Kafka copy.
+ * at 20,000/s p99 <= 50 ms; the bridge's resident set at most 512 MB in every scenario; a catch-up (records already due
+ * when read: the express path) at least 0.6x the plain Kafka copy, records parked in Redis (throughput, parked drain)
+ * at least 0.3x.
  */
 final class Targets {
 
     static final long RSS_MB = 512;
-    static final double COPY_RATIO = 0.5;
+    /** The express path's catch-up against the plain copy. */
+    static final double EXPRESS_RATIO = 0.6;
+    /** The parked path (stored in Redis, claimed, acked) against the plain copy. */
+    static final double PARKED_RATIO = 0.3;
 
     private Targets() {}
 
@@ -19,9 +23,9 @@ final class Targets {
                 value >= 0 && value <= target ? "PASS" : "MISS");
     }
 
-    /** "0.42 (target >= 0.5: MISS)". */
-    static String ratio(double ratio) {
-        return String.format("%.2f (target >= %.1f: %s)", ratio, COPY_RATIO, ratio >= COPY_RATIO ? "PASS" : "MISS");
+    /** "0.42 (target >= 0.6: MISS)". */
+    static String ratio(double ratio, double target) {
+        return String.format("%.2f (target >= %.1f: %s)", ratio, target, ratio >= target ? "PASS" : "MISS");
     }
 
     /** "bridge peak RSS 301 MB (target <= 512 MB: PASS)". */
