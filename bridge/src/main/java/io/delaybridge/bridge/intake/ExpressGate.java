@@ -1,6 +1,5 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.store.WriteOp;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -47,23 +46,23 @@ final class ExpressGate {
     }
 
     /**
-     * Decides for the next record of {@code partition} (records of a partition in offset order); a record admitted
-     * takes {@code bytes} of the buffer.
+     * Decides for the next schedule of {@code partition} (records of a partition in offset order); a record admitted
+     * takes {@code bytes} of the buffer. A cancel is not asked about: it is written to the store, so the checks that
+     * follow it in the poll's pipeline see it, and it does not stop the express path of its partition.
      *
-     * @param op             the record's store operation
+     * @param id             the schedule's id
      * @param defaultId      the record's default id ({@code IntakeParser.defaultId})
+     * @param dueAt          the schedule's due time (epoch ms on Redis' clock)
      * @param redisNowAtMost the latest time Redis' clock can show now (epoch ms), MAX_VALUE if unknown
      * @return true for the express path, false to park
      */
-    synchronized boolean admit(int partition, WriteOp op, String defaultId, long bytes, long redisNowAtMost) {
-        if (!(op instanceof WriteOp.Schedule schedule)) {
-            return false; // a cancel: written to the store, in order with the partition's parked schedules
-        }
+    synchronized boolean admit(int partition, String id, String defaultId, long dueAt, long bytes,
+            long redisNowAtMost) {
         boolean express = windowMillis != OFF
                 && !parkedInPoll.contains(partition)
-                && schedule.id().equals(defaultId)
+                && id.equals(defaultId)
                 && redisNowAtMost != Long.MAX_VALUE
-                && schedule.dueAt() <= redisNowAtMost + windowMillis
+                && dueAt <= redisNowAtMost + windowMillis
                 && heldRecords < maxRecords
                 && heldBytes + bytes <= maxBytes;
         if (!express) {

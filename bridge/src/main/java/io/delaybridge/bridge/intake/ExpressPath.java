@@ -10,7 +10,6 @@ import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.schemas.Envelope;
-import io.delaybridge.schemas.EnvelopeCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -149,7 +148,7 @@ final class ExpressPath {
                 return store.write(poll.ops(), marks);
             }
             List<ExpressCheck> checks = poll.express().stream()
-                    .map(r -> new ExpressCheck(r.op().id(), r.op().dueAt())).toList();
+                    .map(r -> new ExpressCheck(r.id(), r.dueAt())).toList();
             long requested = System.nanoTime();
             CompletableFuture<WrittenBatch> written = store.write(poll.ops(), marks, checks);
             pending.put(poll, new Pending(sequence, requested, written));
@@ -188,13 +187,13 @@ final class ExpressPath {
         List<IntakePoll.ExpressRecord> sent = new ArrayList<>();
         for (int i = 0; i < poll.express().size(); i++) {
             IntakePoll.ExpressRecord record = poll.express().get(i);
-            Envelope envelope = EnvelopeCodec.decode(record.op().envelope());
+            Envelope envelope = record.envelope();
             boolean passed = batch.passed().get(i) && !fallen.contains(record.partition())
                     && !deliveryPaused.test(record.partition()) // a default id lives in its partition's shard
                     && !rates.capped(envelope.target())
                     && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence();
             if (passed) {
-                sends.add(new ExpressSender.Express(envelope, record.op().id(), record.op().dueAt(),
+                sends.add(new ExpressSender.Express(envelope, record.id(), record.dueAt(),
                         settlement(record, envelope.target(), settling)));
                 sent.add(record);
             } else {
@@ -216,7 +215,7 @@ final class ExpressPath {
             public void delivered(long timestamp) {
                 metrics.express.mark();
                 metrics.delivered.mark();
-                long lateness = Math.max(0, timestamp - record.op().dueAt());
+                long lateness = Math.max(0, timestamp - record.dueAt());
                 metrics.lateness.update(lateness);
                 rates.target(target).delivered(lateness);
                 settle(record, settling);
@@ -225,13 +224,13 @@ final class ExpressPath {
             @Override
             public void failed(Exception error) {
                 LOG.info("First send of express record {} failed; parking it in the store for the pump's retries: {}",
-                        record.op().id(), SendFailures.describe(error));
+                        record.id(), SendFailures.describe(error));
                 metrics.expressFallback.mark();
                 try {
                     parker.execute(() -> park(record, settling, 0));
                 } catch (RuntimeException e) {
                     LOG.warn("Could not park express record {} (stopping): the intake reads it again",
-                            record.op().id());
+                            record.id());
                 }
             }
         };
@@ -252,16 +251,16 @@ final class ExpressPath {
                 settle(record, settling);
             } else if (stopped) {
                 LOG.warn("Could not park express record {} before the stop; the intake reads it again: {}",
-                        record.op().id(), SendFailures.describe(error));
+                        record.id(), SendFailures.describe(error));
             } else {
                 long backoff = Math.min(MAX_PARK_RETRY_MILLIS, PARK_RETRY_MILLIS << Math.min(failures, 5));
-                LOG.warn("Could not park express record {}; trying again in {} ms: {}", record.op().id(), backoff,
+                LOG.warn("Could not park express record {}; trying again in {} ms: {}", record.id(), backoff,
                         SendFailures.describe(error));
                 try {
                     parker.schedule(() -> park(record, settling, failures + 1), backoff, TimeUnit.MILLISECONDS);
                 } catch (RuntimeException e) {
                     LOG.warn("Could not park express record {} (stopping): the intake reads it again",
-                            record.op().id());
+                            record.id());
                 }
             }
         });

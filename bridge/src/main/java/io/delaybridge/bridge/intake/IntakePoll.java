@@ -2,7 +2,7 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
-import io.delaybridge.schemas.IntakeParser;
+import io.delaybridge.schemas.Envelope;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,6 +12,7 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 
 /**
  * One poll of the intake, translated: the store operations to write, the refused records with their reasons (for the
@@ -38,9 +39,27 @@ record IntakePoll(
         int count) {
 
     /**
-     * A schedule on the express path: its operation, intake partition, and the bytes it holds of the express buffer.
+     * A schedule on the express path: its translation (the envelope, not encoded), intake partition, and the bytes it
+     * holds of the express buffer.
      */
-    record ExpressRecord(WriteOp.Schedule op, int partition, long bytes) {}
+    record ExpressRecord(RecordTranslator.Translation translation, int partition, long bytes) {
+        String id() {
+            return translation.id();
+        }
+
+        long dueAt() {
+            return translation.dueAt();
+        }
+
+        Envelope envelope() {
+            return translation.envelope();
+        }
+
+        /** The store operation that parks it (its envelope encoded now): after a failed check or first send. */
+        WriteOp.Schedule op() {
+            return (WriteOp.Schedule) translation.op();
+        }
+    }
 
     /** Translates the records of a poll in order; {@code marker} goes into the committed offsets' metadata. */
     static IntakePoll translate(
@@ -61,9 +80,9 @@ record IntakePoll(
             RecordTranslator.Translation translation = translator.translate(record);
             read.add(record);
             translations.add(translation);
-            if (gate != null && !translation.rejected() && (translation.op() instanceof WriteOp.Cancel
-                    || !translation.op().id().equals(defaultId(record)))) {
-                named.add(translation.op().id());
+            if (gate != null && !translation.rejected()
+                    && (!translation.schedule() || !translation.id().equals(translation.defaultId()))) {
+                named.add(translation.id()); // a cancel names another record's id, an explicit id its own
             }
         }
         if (gate != null) {
@@ -76,50 +95,62 @@ record IntakePoll(
         Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
         Map<TopicPartition, Long> first = new HashMap<>();
         long earliestDueAt = Long.MAX_VALUE;
-        int count = 0;
+        TopicPartition partition = null; // the current run of records of one partition, and its last offset
+        long lastOffset = -1;
         for (int i = 0; i < read.size(); i++) {
             ConsumerRecord<byte[], byte[]> record = read.get(i);
-            count++;
-            TopicPartition partition = new TopicPartition(record.topic(), record.partition());
-            first.putIfAbsent(partition, record.offset());
-            commit.put(partition, new OffsetAndMetadata(record.offset() + 1, marker));
+            if (partition == null || partition.partition() != record.partition()
+                    || !partition.topic().equals(record.topic())) {
+                if (partition != null) {
+                    commit.put(partition, new OffsetAndMetadata(lastOffset + 1, marker));
+                }
+                partition = new TopicPartition(record.topic(), record.partition());
+                first.putIfAbsent(partition, record.offset());
+            }
+            lastOffset = record.offset();
             RecordTranslator.Translation translation = translations.get(i);
             if (translation.rejected()) {
                 rejected.add(record);
                 reasons.add(translation.rejection());
-            } else {
-                if (gate != null && admit(gate, record, translation.op(), named, redisNowAtMost)) {
-                    WriteOp.Schedule schedule = (WriteOp.Schedule) translation.op();
-                    express.add(new ExpressRecord(schedule, record.partition(), bytesOf(schedule)));
-                } else {
-                    ops.add(translation.op());
-                }
-                if (translation.op() instanceof WriteOp.Schedule schedule) {
-                    earliestDueAt = Math.min(earliestDueAt, schedule.dueAt());
-                }
+                continue;
             }
+            long bytes = gate != null && translation.schedule() ? bytesOf(translation) : 0;
+            if (gate != null && admit(gate, record.partition(), translation, bytes, named, redisNowAtMost)) {
+                express.add(new ExpressRecord(translation, record.partition(), bytes));
+            } else {
+                ops.add(translation.op());
+            }
+            earliestDueAt = Math.min(earliestDueAt, translation.dueAt());
         }
-        return new IntakePoll(ops, express, rejected, reasons, commit, first, earliestDueAt, count);
+        if (partition != null) {
+            commit.put(partition, new OffsetAndMetadata(lastOffset + 1, marker));
+        }
+        return new IntakePoll(ops, express, rejected, reasons, commit, first, earliestDueAt, read.size());
     }
 
-    private static boolean admit(ExpressGate gate, ConsumerRecord<byte[], byte[]> record, WriteOp op,
-            Set<String> named, long redisNowAtMost) {
-        String defaultId = defaultId(record);
-        if (op instanceof WriteOp.Schedule && named.contains(defaultId)) {
-            gate.park(record.partition());
+    private static boolean admit(ExpressGate gate, int partition, RecordTranslator.Translation translation,
+            long bytes, Set<String> named, long redisNowAtMost) {
+        if (!translation.schedule()) {
+            return false; // a cancel: written to the store, so the checks after it in the pipeline see it
+        }
+        if (named.contains(translation.defaultId())) {
+            gate.park(partition); // a cancel or an explicit id names this record's id: only the store decides
             return false;
         }
-        return gate.admit(record.partition(), op, defaultId,
-                op instanceof WriteOp.Schedule schedule ? bytesOf(schedule) : 0, redisNowAtMost);
+        return gate.admit(partition, translation.id(), translation.defaultId(), translation.dueAt(), bytes,
+                redisNowAtMost);
     }
 
-    private static String defaultId(ConsumerRecord<byte[], byte[]> record) {
-        return IntakeParser.defaultId(record.topic(), record.partition(), record.offset());
-    }
-
-    /** What an express record holds of the heap, roughly: its envelope, id and the objects around them. */
-    private static long bytesOf(WriteOp.Schedule schedule) {
-        return schedule.envelope().length + 2L * schedule.id().length() + 256;
+    /** What an express record holds of the heap, roughly: its key, value, headers, id and the objects around them. */
+    private static long bytesOf(RecordTranslator.Translation translation) {
+        Envelope envelope = translation.envelope();
+        long bytes = 2L * (translation.id().length() + envelope.origin().length() + envelope.target().length()) + 256;
+        bytes += envelope.key() == null ? 0 : envelope.key().length;
+        bytes += envelope.value() == null ? 0 : envelope.value().length;
+        for (Header header : envelope.headers()) {
+            bytes += 2L * header.key().length() + (header.value() == null ? 0 : header.value().length) + 32;
+        }
+        return bytes;
     }
 
     /** Whether the poll holds a refused record: its deadletter copy is written before the commit. */

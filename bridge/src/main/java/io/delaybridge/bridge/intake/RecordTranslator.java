@@ -17,10 +17,82 @@ import org.apache.kafka.common.header.Header;
 /** Turns an intake record into a store operation, or into the reason it is refused. Pure: no I/O. */
 public final class RecordTranslator {
 
-    /** Either a store operation or a rejection, never both. */
-    public record Translation(WriteOp op, ContractViolation rejection) {
+    /**
+     * Either a store operation or a rejection, never both. A schedule's envelope is encoded only when its operation is
+     * asked for ({@link #op}): a record on the express path is delivered from its parts and never encoded.
+     */
+    public static final class Translation {
+        private final String defaultId;
+        private final ContractViolation rejection;
+        private final String id;
+        private final long dueAt;
+        private final long timestamp;
+        private final Envelope envelope;
+        private WriteOp op;
+
+        private Translation(String defaultId, WriteOp op, ContractViolation rejection) {
+            this.defaultId = defaultId;
+            this.op = op;
+            this.rejection = rejection;
+            this.id = op == null ? null : op.id();
+            this.dueAt = Long.MAX_VALUE;
+            this.timestamp = WriteOp.NO_TIMESTAMP;
+            this.envelope = null;
+        }
+
+        private Translation(String defaultId, String id, long dueAt, long timestamp, Envelope envelope) {
+            this.defaultId = defaultId;
+            this.rejection = null;
+            this.id = id;
+            this.dueAt = dueAt;
+            this.timestamp = timestamp;
+            this.envelope = envelope;
+        }
+
         public boolean rejected() {
             return rejection != null;
+        }
+
+        public ContractViolation rejection() {
+            return rejection;
+        }
+
+        /** The store operation (a schedule's envelope encoded on the first call); null if rejected. */
+        public WriteOp op() {
+            if (op == null && envelope != null) {
+                op = new WriteOp.Schedule(id, dueAt, envelope.origin(), EnvelopeCodec.encode(envelope), timestamp);
+            }
+            return op;
+        }
+
+        /** Whether this is a schedule (not a cancel, not a rejection). */
+        public boolean schedule() {
+            return envelope != null;
+        }
+
+        /** The id the operation is about: a schedule's or a cancel's; null if rejected. */
+        public String id() {
+            return id;
+        }
+
+        /** A schedule's due time (epoch ms); MAX_VALUE for a cancel or a rejection. */
+        public long dueAt() {
+            return dueAt;
+        }
+
+        /** A schedule's intake record timestamp. */
+        public long timestamp() {
+            return timestamp;
+        }
+
+        /** A schedule's envelope, not encoded; null for a cancel or a rejection. */
+        public Envelope envelope() {
+            return envelope;
+        }
+
+        /** The record's default id ({@link IntakeParser#defaultId}). */
+        public String defaultId() {
+            return defaultId;
         }
     }
 
@@ -41,7 +113,7 @@ public final class RecordTranslator {
         try {
             IntakeCommand command = parser.parse(record.headers(), record.timestamp(), defaultId);
             if (command instanceof IntakeCommand.Cancel cancel) {
-                return new Translation(new WriteOp.Cancel(
+                return new Translation(defaultId, new WriteOp.Cancel(
                         cancel.id(), record.timestamp(), record.timestamp() - cancelMemoryMillis), null);
             }
             IntakeCommand.Schedule schedule = (IntakeCommand.Schedule) command;
@@ -58,12 +130,10 @@ public final class RecordTranslator {
                     userHeaders.add(header);
                 }
             }
-            byte[] envelope = EnvelopeCodec.encode(new Envelope(
+            return new Translation(defaultId, schedule.id(), schedule.dueAt(), record.timestamp(), new Envelope(
                     schedule.target(), schedule.partition(), origin, record.key(), record.value(), userHeaders));
-            return new Translation(
-                    new WriteOp.Schedule(schedule.id(), schedule.dueAt(), origin, envelope, record.timestamp()), null);
         } catch (ContractViolation violation) {
-            return new Translation(null, violation);
+            return new Translation(defaultId, null, violation);
         }
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.schemas.EnvelopeCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -73,11 +74,33 @@ class IntakePollTest {
         IntakePoll poll = IntakePoll.translate(records, TRANSLATOR, "m", gate, NOW);
 
         assertEquals(List.of(INTAKE + "-0-1", INTAKE + "-1-5"),
-                poll.express().stream().map(r -> r.op().id()).toList());
+                poll.express().stream().map(IntakePoll.ExpressRecord::id).toList());
         assertEquals(List.of(0, 1), poll.express().stream().map(IntakePoll.ExpressRecord::partition).toList());
         assertEquals(4, poll.ops().size(), "the rest parks, the cancel included");
         assertEquals(2, gate.heldRecords());
         assertEquals(NOW, poll.earliestDueAt());
+    }
+
+    @Test
+    void aCancelDoesNotStopTheExpressPathOfItsPartition() {
+        ExpressGate gate = new ExpressGate(250, 100, 1_000_000);
+        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, cancel("order-1")), record(0, 2, until(NOW))),
+                TRANSLATOR, "m", gate, NOW);
+        assertEquals(List.of(INTAKE + "-0-2"), poll.express().stream().map(IntakePoll.ExpressRecord::id).toList());
+        assertInstanceOf(WriteOp.Cancel.class, poll.ops().get(0), "the cancel is written, before the checks");
+        assertEquals(1, poll.ops().size());
+    }
+
+    @Test
+    void anExpressRecordIsEncodedOnlyWhenItParks() {
+        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, until(NOW))), TRANSLATOR, "m",
+                new ExpressGate(250, 100, 1_000_000), NOW);
+        IntakePoll.ExpressRecord express = poll.express().get(0);
+        WriteOp.Schedule parked = express.op();
+        assertEquals(express.id(), parked.id());
+        assertEquals(NOW, parked.dueAt());
+        assertEquals(express.envelope(), EnvelopeCodec.decode(parked.envelope()), "parks what it would deliver");
+        assertEquals(INTAKE + "/0/1", parked.origin());
     }
 
     @Test
