@@ -143,6 +143,7 @@ class DockerComposeFileTest {
         assertEquals("redis-server", tokens.isEmpty() ? null : tokens.get(0), "redis command: " + tokens);
         assertEquals("yes", options.get("--appendonly"), "redis command: " + tokens);
         assertEquals("always", options.get("--appendfsync"), "redis command: " + tokens);
+        assertEquals("1gb", options.get("--auto-aof-rewrite-min-size"), "redis command: " + tokens);
         assertEquals("noeviction", options.get("--maxmemory-policy"), "redis command: " + tokens);
         assertTrue(hasVolumeAt(services.path("redis"), "/data"), "redis data must be on a volume");
     }
@@ -172,6 +173,7 @@ class DockerComposeFileTest {
             assertEquals("yes", options.get("--cluster-enabled"), node);
             assertEquals("yes", options.get("--appendonly"), node);
             assertEquals("always", options.get("--appendfsync"), node);
+            assertEquals("1gb", options.get("--auto-aof-rewrite-min-size"), node);
             assertEquals("noeviction", options.get("--maxmemory-policy"), node);
             assertTrue(hasVolumeAt(service, "/data"), node + ": data must be on a volume");
             for (JsonNode v : service.path("volumes")) {
