@@ -184,7 +184,12 @@ final class BenchRun implements AutoCloseable {
 
     /** The bridge (if any), Redis and the broker when this run started them, and this JVM (load and collector). */
     CpuMeter cpuMeter(long bridgePid) {
-        CpuMeter meter = new CpuMeter().process("bridge", bridgePid);
+        return cpuMeter("bridge", bridgePid);
+    }
+
+    /** As {@link #cpuMeter(long)} with another child process in the bridge's place: {@code label} names it. */
+    CpuMeter cpuMeter(String label, long pid) {
+        CpuMeter meter = new CpuMeter().process(label, pid);
         target.pids().forEach(meter::process);
         return meter.process("broker", brokerPid).process("bench JVM", ProcessHandle.current().pid());
     }

@@ -1,10 +1,16 @@
 package io.delaybridge.bench;
 
+import io.delaybridge.testkit.ChildJvm;
 import java.util.List;
 
 /**
- * The baseline of catch-up and parked drain: the plain Kafka copy ({@link PlainCopy}, in this JVM) started cold on a
- * topic of its own holding {@code n} preloaded records, all due, in the same run as the bridge it is compared with.
+ * The baseline of catch-up and parked drain: the plain Kafka copy ({@link PlainCopy}) on a topic of its own holding
+ * {@code n} preloaded records, all due, in the same run as the bridge it is compared with.
+ *
+ * <p>{@link #cold} runs the copy as a fresh child JVM with the bridge's JVM options (start-up and JIT included, as for
+ * the bridge): the baseline the targets are judged against. {@link #warm} runs it on a thread of the benchmark's own
+ * JVM, whose Kafka clients are compiled already (it produced the preloaded records): the figure the runs before the
+ * cold copy compared with.
  *
  * @param stats what the collector saw of the copy
  * @param startToLast records per second from the copy's start to its last delivery (start-up included)
@@ -12,7 +18,28 @@ import java.util.List;
  */
 record CopyDrain(Stats stats, double startToLast, String cpu) {
 
-    static CopyDrain measure(BenchRun run, String name, int n, int phase) throws Exception {
+    /** The copy as a child JVM of its own, started cold. */
+    static CopyDrain cold(BenchRun run, String name, int n, int phase) throws Exception {
+        String[] topics = run.createTopics(name, 3);
+        Stats stats = run.preloaded(name + " plain copy", topics, n, phase);
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]))) {
+            collector.register(phase, stats);
+            long start = System.currentTimeMillis();
+            try (ChildJvm copy = ChildJvm.mainClass("bench-plain-copy", PlainCopy.class.getName(),
+                            System.getProperty("java.class.path"))
+                    .jvmOptions(run.options.bridgeJvm)
+                    .args(run.bootstrap, topics[0], name + run.runId)
+                    .log(run.workDir.resolve("copy-" + name + ".log"))
+                    .start()) {
+                CpuMeter cpu = run.cpuMeter("copy JVM", copy.pid()).start();
+                BenchRun.awaitDelivered(stats, 300);
+                return new CopyDrain(stats, BenchRun.drainRate(stats, start), cpu.perRecord(stats.count()));
+            }
+        }
+    }
+
+    /** The copy on a thread of the benchmark's JVM, its Kafka clients already compiled. */
+    static CopyDrain warm(BenchRun run, String name, int n, int phase) throws Exception {
         String[] topics = run.createTopics(name, 3);
         Stats stats = run.preloaded(name + " plain copy", topics, n, phase);
         try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]))) {

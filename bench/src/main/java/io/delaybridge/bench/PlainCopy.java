@@ -20,8 +20,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * The baseline: a plain Kafka copy. Consumes the intake with the bridge's consumer settings and produces each record,
  * key, value and headers, to the topic its {@code delay-target} names, with the bridge's producer settings. No Redis,
  * no waiting for the due time. Offsets are committed asynchronously after each poll, as a plain copy would.
+ *
+ * <p>{@link #main} runs it as a process of its own, started cold like the bridge it is compared with
+ * ({@link CopyDrain}); otherwise it runs on a thread of the benchmark's JVM.
  */
-final class PlainCopy implements AutoCloseable {
+public final class PlainCopy implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final KafkaProducer<byte[], byte[]> producer;
@@ -69,6 +72,19 @@ final class PlainCopy implements AutoCloseable {
             producer.close();
             consumer.close();
         }
+    }
+
+    /** Arguments: bootstrap servers, intake topic, group id. Copies until SIGTERM, then closes its clients. */
+    public static void main(String[] args) throws InterruptedException {
+        PlainCopy copy = new PlainCopy(args[0], args[1], args[2]);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                copy.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "bench-plain-copy-stop"));
+        copy.thread.join();
     }
 
     @Override
