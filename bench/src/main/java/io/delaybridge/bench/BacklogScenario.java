@@ -53,7 +53,7 @@ final class BacklogScenario implements Scenario {
             bridge.resetPeaks();
             int rate = run.options.steadyRate;
             // the bridge just stored the backlog: compiled by now
-            SteadyRun step = SteadyRun.measure(run, collector, topics, rate, 1, 5, 20, run.options.stepWarmupSeconds,
+            SteadyRun step = SteadyRun.measure(run, collector, topics, rate, 1_000, 5_000, 20, run.options.stepWarmupSeconds,
                     PHASE + 1, run.cpuMeter(bridge), () -> { });
             String name = "backlog: " + rate + " records/s due on top of " + n + " pending (delays 1-5 s, 20 s)";
             run.put(name, "%s; %s", step.stats().latenessLine(), Targets.rss(bridge));

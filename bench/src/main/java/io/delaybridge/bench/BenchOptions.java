@@ -51,6 +51,10 @@ final class BenchOptions {
             new Definition("steady-seconds", Kind.INT, "60", "steady: measured window per step, seconds"),
             new Definition("min-delay-s", Kind.INT, "1", "steady: shortest delay, seconds"),
             new Definition("max-delay-s", Kind.INT, "120", "steady: longest delay, seconds"),
+            new Definition("min-delay-ms", Kind.TEXT, "--min-delay-s", "steady: shortest delay in ms, e.g. 0 (in "
+                    + "place of --min-delay-s)"),
+            new Definition("max-delay-ms", Kind.TEXT, "--max-delay-s", "steady: longest delay in ms, e.g. 1000 (in "
+                    + "place of --max-delay-s)"),
             new Definition("steady-warmup-s", Kind.INT, "120", "steady, saturation: warm-up of a fresh bridge's "
                     + "first step, seconds"),
             new Definition("step-warmup-s", Kind.INT, "40", "warm-up of later steps on a running bridge, seconds"),
@@ -85,8 +89,9 @@ final class BenchOptions {
     final int steadyRate;
     final int steadySecondRate;
     final int steadySeconds;
-    final int minDelaySeconds;
-    final int maxDelaySeconds;
+    /** steady: the shortest and longest delay, from --min/max-delay-ms or else --min/max-delay-s. */
+    final long minDelayMillis;
+    final long maxDelayMillis;
     final int steadyWarmupSeconds;
     final int stepWarmupSeconds;
     final List<Integer> rates;
@@ -121,10 +126,13 @@ final class BenchOptions {
         steadyRate = positive("steady-rate");
         steadySecondRate = count("steady-second-rate");
         steadySeconds = positive("steady-seconds");
-        minDelaySeconds = count("min-delay-s");
-        maxDelaySeconds = positive("max-delay-s");
-        if (minDelaySeconds > maxDelaySeconds) {
-            throw bad("min-delay-s", values.get("min-delay-s"), "at most --max-delay-s (" + maxDelaySeconds + ")");
+        minDelayMillis = values.get("min-delay-ms").startsWith("--") ? count("min-delay-s") * 1000L
+                : count("min-delay-ms");
+        maxDelayMillis = values.get("max-delay-ms").startsWith("--") ? positive("max-delay-s") * 1000L
+                : positive("max-delay-ms");
+        if (minDelayMillis > maxDelayMillis) {
+            String name = values.get("min-delay-ms").startsWith("--") ? "min-delay-s" : "min-delay-ms";
+            throw bad(name, values.get(name), "at most the longest delay (" + delays() + ")");
         }
         steadyWarmupSeconds = count("steady-warmup-s");
         stepWarmupSeconds = count("step-warmup-s");
@@ -139,6 +147,13 @@ final class BenchOptions {
         bridgeJvm = List.of(text("bridge-jvm").trim().split("\\s+"));
         bridgeJar = Path.of(text("bridge-jar"));
         bridgeConfig = Path.of(text("bridge-config"));
+    }
+
+    /** "1-20 s", or "0-1000 ms" where a bound is not whole seconds. */
+    String delays() {
+        return minDelayMillis % 1000 == 0 && maxDelayMillis % 1000 == 0
+                ? minDelayMillis / 1000 + "-" + maxDelayMillis / 1000 + " s"
+                : minDelayMillis + "-" + maxDelayMillis + " ms";
     }
 
     /** Parses {@code --name value} pairs; throws {@link IllegalArgumentException} naming a bad option. */

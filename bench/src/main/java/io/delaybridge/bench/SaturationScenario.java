@@ -28,7 +28,7 @@ final class SaturationScenario implements Scenario {
             int warmup = run.options.steadyWarmupSeconds; // the bridge's first step; later steps find it compiled
             for (int rate : run.options.rates) {
                 bridge.resetPeaks();
-                SteadyRun step = SteadyRun.measure(run, collector, topics, rate, 1, 5, window, warmup, phase,
+                SteadyRun step = SteadyRun.measure(run, collector, topics, rate, 1_000, 5_000, window, warmup, phase,
                         run.cpuMeter(bridge), () -> { });
                 Stats stats = step.stats();
                 warmup = run.options.stepWarmupSeconds;

@@ -59,18 +59,24 @@ final class SteadyScenario implements Scenario {
                             "%,d B (%,d pending, used_memory grew by %,d B)", pending == 0 ? 0 : (used - usedBefore)
                                     / pending, pending, used - usedBefore);
                 };
-                SteadyRun measured = SteadyRun.measure(run, collector, topics, rate, o.minDelaySeconds,
-                        o.maxDelaySeconds, o.steadySeconds, warmup, phase, run.cpuMeter(bridge), memoryAtWindowEnd);
+                long expressBefore = bridge.meterCount("delay.intake.express");
+                long parkedBefore = bridge.meterCount("delay.intake.parked");
+                SteadyRun measured = SteadyRun.measure(run, collector, topics, rate, o.minDelayMillis,
+                        o.maxDelayMillis, o.steadySeconds, warmup, phase, run.cpuMeter(bridge), memoryAtWindowEnd);
                 warmup = o.stepWarmupSeconds;
                 phase += 2;
-                String name = "steady: " + rate + " records/s due, delays " + o.minDelaySeconds + "-"
-                        + o.maxDelaySeconds + " s, " + o.steadySeconds + " s measured";
+                String name = "steady: " + rate + " records/s due, delays " + o.delays() + ", " + o.steadySeconds
+                        + " s measured";
                 Stats bridgeStats = measured.stats();
                 run.put(name, "%s; %s, peak heap %d MB", bridgeStats.latenessLine(), Targets.rss(bridge),
                         bridge.maxHeapMb());
                 run.put(name + ", targets", "%s; %s", Targets.lateness(rate, bridgeStats),
                         Targets.early(bridgeStats));
                 run.put(name + ", CPU", "%s", measured.cpu());
+                run.put(name + ", paths (warm-up and window)", "express %,d, parked %,d records (the bridge's meters "
+                        + "delay.intake.express / delay.intake.parked)",
+                        bridge.meterCount("delay.intake.express") - expressBefore,
+                        bridge.meterCount("delay.intake.parked") - parkedBefore);
                 Stats copy = copies.get(step).stats();
                 run.put(name + ", bridge / plain copy", "p50 %d / %d ms, p99 %d / %d ms, p99.9 %d / %d ms; p99 "
                         + "ratio %.1f", bridgeStats.percentile(0.5), copy.percentile(0.5), bridgeStats.percentile(0.99),

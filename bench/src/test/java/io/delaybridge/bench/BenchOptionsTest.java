@@ -33,6 +33,21 @@ class BenchOptionsTest {
     }
 
     @Test
+    void delaysComeInSecondsOrInMilliseconds() {
+        BenchOptions seconds = BenchOptions.parse("--min-delay-s", "1", "--max-delay-s", "20");
+        assertEquals(1_000, seconds.minDelayMillis);
+        assertEquals(20_000, seconds.maxDelayMillis);
+        assertEquals("1-20 s", seconds.delays());
+
+        BenchOptions millis = BenchOptions.parse("--min-delay-ms", "0", "--max-delay-ms", "1000", "--max-delay-s", "9");
+        assertEquals(0, millis.minDelayMillis);
+        assertEquals(1_000, millis.maxDelayMillis, "the ms option wins");
+        assertEquals("0-1 s", millis.delays());
+        assertEquals("0-250 ms", BenchOptions.parse("--min-delay-ms", "0", "--max-delay-ms", "250").delays());
+        assertMessage("--min-delay-ms 900", "--min-delay-ms", "900", "--max-delay-ms", "500");
+    }
+
+    @Test
     void aBadOptionIsNamed() {
         assertMessage("unknown option --record", "--record", "5");
         assertMessage("--steady-rate abc", "--steady-rate", "abc");
