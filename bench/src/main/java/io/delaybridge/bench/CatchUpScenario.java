@@ -61,11 +61,16 @@ final class CatchUpScenario implements Scenario {
         }
     }
 
-    /** "express 290,000, parked 10,000 (the bridge's meters)", or n/a for a meter the bridge does not have. */
+    /**
+     * "express 290,000, parked 10,000 (1,200 of them after a failed check or first send) records (the bridge's
+     * meters)", or n/a for a meter the bridge does not have.
+     */
     static String paths(BridgeProcess bridge) {
         return "express " + count(bridge.meterCount("delay.intake.express")) + ", parked "
-                + count(bridge.meterCount("delay.intake.parked")) + " records (the bridge's meters "
-                + "delay.intake.express / delay.intake.parked)";
+                + count(bridge.meterCount("delay.intake.parked")) + " ("
+                + count(bridge.meterCount("delay.intake.express-fallback")) + " of them admitted to the express path, "
+                + "then parked after a failed check or first send) records (the bridge's meters delay.intake.express "
+                + "/ delay.intake.parked / delay.intake.express-fallback)";
     }
 
     private static String count(long count) {
