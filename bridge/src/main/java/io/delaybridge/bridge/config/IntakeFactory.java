@@ -103,7 +103,8 @@ public class IntakeFactory implements SettingsCheck.Checked {
     /** The express window in ms, {@link IntakeSettings#EXPRESS_OFF} if off; throws if it does not parse. */
     private long expressWindowMillis() {
         String window = expressWindow.trim();
-        if (window.equalsIgnoreCase("off") || window.startsWith("-")) {
+        // YAML reads a bare off (also DELAY_EXPRESS_WINDOW=off, substituted unquoted) as the boolean false
+        if (window.equalsIgnoreCase("off") || window.equalsIgnoreCase("false") || window.startsWith("-")) {
             return IntakeSettings.EXPRESS_OFF;
         }
         long millis = Duration.parse(window).toMilliseconds();

@@ -121,6 +121,21 @@ class ConfigurationValidationTest {
     }
 
     @Test
+    void anExpressWindowOfOffTurnsTheExpressPathOffQuotedOrNot() throws Exception {
+        for (String value : java.util.List.of("off", "'off'", "OFF", "-1ms")) {
+            Path file = dir.resolve("window.yml");
+            Files.writeString(file, "intake:\n  expressWindow: " + value + "\n"); // bare off is YAML's false
+            long window = factory.build(new FileConfigurationSourceProvider(), file.toString()).getIntake()
+                    .build("i", "d").expressWindowMillis();
+            assertEquals(-1, window, value);
+        }
+        Path file = dir.resolve("window.yml");
+        Files.writeString(file, "intake:\n  expressWindow: 1s\n");
+        assertEquals(1_000, factory.build(new FileConfigurationSourceProvider(), file.toString()).getIntake()
+                .build("i", "d").expressWindowMillis());
+    }
+
+    @Test
     void rateCapsParseAsRecordsPerSecondPerTargetAndZeroExemptsATopic() throws Exception {
         Path file = dir.resolve("caps.yml");
         Files.writeString(file, "pump:\n  rateLimits:\n    default: 50\n    targets:\n      orders.timeout: 500\n"
