@@ -309,6 +309,14 @@ final class ExpressPath {
         pending.clear();
     }
 
+    /**
+     * The partitions are lost without a hand-over (the group fenced this member): the offsets of express records
+     * still settling are never committed; the next owner reads those records again.
+     */
+    void forgetUnsettled() {
+        commits.clear();
+    }
+
     /** How long the next poll may wait: briefly while settled offsets may be waiting to be committed. */
     Duration pollTimeout(Duration timeout) {
         return commits.size() > 0 && timeout.compareTo(SETTLED_POLL) > 0 ? SETTLED_POLL : timeout;

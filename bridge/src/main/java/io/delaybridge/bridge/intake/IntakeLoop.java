@@ -49,14 +49,10 @@ import org.slf4j.LoggerFactory;
  * of all of them. A rebalance or a stop first waits for the batches in flight.
  *
  * <p>Offsets are committed at once for a batch that holds a record due soon (or a refused one), else at most
- * {@code intake.commitInterval} later, together with what was stored meanwhile ({@link CommitPacer}): at 5,000
- * records/s a commit per poll was 40-250 commits a second, against 9. A record whose commit waits is not due before
- * the commit, so a crash re-reads it while it is still pending, and it is stored once.
+ * {@code intake.commitInterval} later ({@link CommitPacer}); a batch that Redis holds is never read again because its
+ * commit failed: its offsets stay pending ({@link OffsetCommitter}).
  *
- * <p>A batch that Redis holds is never read again because its commit failed (a rebalance in progress, the group
- * coordinator briefly away): its offsets stay pending and are committed with the next batch, on an empty poll, or when
- * the partition is revoked. Reading it again would store messages that were delivered and deleted meanwhile a second
- * time, and deliver them twice.
+ * <p>A fence of the static member id rejoins once, and stops the intake if it comes again soon ({@link FencedMember}).
  *
  * <p>Records already due (or due within {@code intake.expressWindow}) take the express path ({@link ExpressPath}):
  * checked against the store in the poll's write batch, then delivered from here, never written to Redis; a poll's
@@ -108,6 +104,8 @@ public final class IntakeLoop implements Managed {
     private final StorePositions positions = new StorePositions();
     /** Finds and repairs what a Redis fail-over lost. Intake thread only, once started. */
     private StoreGapRepair gaps;
+    /** Whether a fence of the static member id rejoins or stops. Intake thread only. */
+    private final FencedMember fences = new FencedMember();
 
     public IntakeLoop(
             Properties consumerProperties,
@@ -132,9 +130,7 @@ public final class IntakeLoop implements Managed {
     @Override
     public void start() {
         running = true;
-        consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        committer = new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout());
-        gaps = new StoreGapRepair(consumer, store, positions, committer, metrics);
+        connect();
         express.start();
         thread = new Thread(this::run, "delay-intake");
         thread.start();
@@ -149,6 +145,13 @@ public final class IntakeLoop implements Managed {
             current.wakeup();
         }
         stopped.await(60, TimeUnit.SECONDS);
+    }
+
+    /** A new consumer, and what works on it: the offset committer and the gap repair. */
+    private void connect() {
+        consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        committer = new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout());
+        gaps = new StoreGapRepair(consumer, store, positions, committer, metrics);
     }
 
     /** Why the loop stopped by itself (Redis lost its data), or null. */
@@ -169,38 +172,19 @@ public final class IntakeLoop implements Managed {
 
     private void run() {
         try {
-            consumer.subscribe(List.of(settings.topic()),
-                    new IntakeRebalance(this, consumer, committer, partitionListener, store, gaps));
-            backoffMillis = settings.retryBackoff().toMillis();
             while (running) {
                 try {
-                    // with batches in flight, take only what is already fetched: the oldest batch is waiting
-                    ConsumerRecords<byte[], byte[]> records = consumer.poll(
-                            inFlight.isEmpty() ? express.pollTimeout(committer.pollTimeout()) : Duration.ZERO);
-                    if (!records.isEmpty()) {
-                        submit(records);
+                    read();
+                } catch (FencedInstanceIdException e) {
+                    if (!rejoinAfterFence()) {
+                        stopAsFenced();
                     }
-                    if (!inFlight.isEmpty()) {
-                        completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT
-                                || express.settledWaiting(), false, true);
-                    }
-                    express.commitSettled(committer);
-                    committer.commitIfDue();
-                    gaps.checkIdle(inFlight.partitions());
-                } catch (WakeupException | FencedInstanceIdException e) {
-                    throw e;
-                } catch (KafkaException e) {
-                    // e.g. the broker is gone for a while: nothing was committed past what Redis holds, so go on
-                    LOG.warn("Intake poll failed, retrying in {} ms: {}", backoffMillis, SendFailures.describe(e));
-                    sleepBackoff();
                 }
             }
         } catch (WakeupException e) {
             if (running) {
                 LOG.error("Intake consumer woken up unexpectedly", e);
             }
-        } catch (FencedInstanceIdException e) {
-            stopAsFenced();
         } catch (RuntimeException e) {
             LOG.error("Intake stopped by an unexpected error; offsets after the last stored batch are not committed",
                     e);
@@ -220,6 +204,36 @@ public final class IntakeLoop implements Managed {
             }
             running = false;
             stopped.countDown();
+        }
+    }
+
+    /** Subscribes the current consumer and reads until the loop stops or the group fences this member. */
+    private void read() {
+        consumer.subscribe(List.of(settings.topic()),
+                new IntakeRebalance(this, consumer, committer, partitionListener, store, gaps));
+        backoffMillis = settings.retryBackoff().toMillis();
+        while (running) {
+            try {
+                // with batches in flight, take only what is already fetched: the oldest batch is waiting
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(
+                        inFlight.isEmpty() ? express.pollTimeout(committer.pollTimeout()) : Duration.ZERO);
+                if (!records.isEmpty()) {
+                    submit(records);
+                }
+                if (!inFlight.isEmpty()) {
+                    completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT
+                            || express.settledWaiting(), false, true);
+                }
+                express.commitSettled(committer);
+                committer.commitIfDue();
+                gaps.checkIdle(inFlight.partitions());
+            } catch (WakeupException | FencedInstanceIdException e) {
+                throw e;
+            } catch (KafkaException e) {
+                // e.g. the broker is gone for a while: nothing was committed past what Redis holds, so go on
+                LOG.warn("Intake poll failed, retrying in {} ms: {}", backoffMillis, SendFailures.describe(e));
+                sleepBackoff();
+            }
         }
     }
 
@@ -317,20 +331,54 @@ public final class IntakeLoop implements Managed {
     }
 
     /**
+     * The group fenced this instance's {@code group.instance.id}: the first time ({@link FencedMember}), lets its
+     * partitions and shards go, and after {@link FencedMember#REJOIN_DELAY} joins again with a new consumer; returns
+     * false (nothing released) when this is the second fence in a short while and the intake must stop.
+     */
+    private boolean rejoinAfterFence() {
+        if (!fences.rejoin(System.nanoTime())) {
+            return false;
+        }
+        LOG.warn(FencedMember.rejoining(consumerProperties));
+        release();
+        try {
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5))); // no leave: the id is not this consumer's
+        } catch (RuntimeException e) {
+            LOG.debug("Closing the fenced consumer: {}", SendFailures.describe(e));
+        }
+        try {
+            stopRequested.await(FencedMember.REJOIN_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+        connect();
+        return true;
+    }
+
+    /**
      * Another instance joined the group with this instance's {@code group.instance.id} and Kafka handed it this
-     * instance's partitions: stop for good (the pump lets its shards go; their new owner fences it in Redis anyway).
+     * instance's partitions, twice in a short while: stop for good (the pump lets its shards go; their new owner fences
+     * it in Redis anyway).
      */
     private void stopAsFenced() {
-        stopReason = "Another bridge joined consumer group '" + consumerProperties.get(ConsumerConfig.GROUP_ID_CONFIG)
-                + "' with this instance's id '" + consumerProperties.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)
-                + "' and took over its partitions, so this instance stopped reading and pumping. Two running bridges "
-                + "need distinct ids: set kafka.instanceId (DELAY_INSTANCE_ID) to a name unique to each instance, "
-                + "then restart this one";
+        stopReason = FencedMember.stopping(consumerProperties);
         LOG.error(stopReason);
         running = false;
+        release();
+    }
+
+    /**
+     * Lets everything of the partitions go without committing: the batches in flight and the offsets waiting (read
+     * again by whoever owns the partitions next), and the shards, which the pump releases.
+     */
+    private void release() {
         Set<TopicPartition> owned = consumer.assignment();
         committer.clear();
         inFlight.dropAll();
+        positions.rewound();
+        express.dropInFlight();
+        express.forgetUnsettled();
         if (!owned.isEmpty()) {
             partitionListener.revoked(owned.stream().map(TopicPartition::partition).sorted().toList());
         }

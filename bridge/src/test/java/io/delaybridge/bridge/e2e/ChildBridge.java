@@ -133,6 +133,11 @@ final class ChildBridge implements AutoCloseable {
         return instanceId;
     }
 
+    /** Its log file. */
+    Path log() {
+        return jvm.log();
+    }
+
     ChildJvm jvm() {
         return jvm;
     }
