@@ -30,6 +30,8 @@ final class Campaign {
     static final String KEY_PREFIX = "dq";
     /** Pump and intake bounds written into the bridges' configuration; they bound the duplicates of one crash. */
     static final int MAX_IN_FLIGHT = 1000;
+    /** The bridges' intake.expressBufferRecords (the shipped default): express records uncommitted, at most. */
+    static final int EXPRESS_BUFFER_RECORDS = 50_000;
     static final int MAX_POLL_RECORDS = 500;
 
     private final CampaignOptions options;
@@ -175,7 +177,8 @@ final class Campaign {
         for (Map.Entry<Fault, Integer> e : injected.entrySet()) {
             int bridgesHit = e.getKey().killsABridge() ? 1
                     : (e.getKey() == Fault.REDIS || e.getKey() == Fault.BROKER) ? options.bridges() : 0;
-            bound += (long) e.getValue() * bridgesHit * (MAX_IN_FLIGHT + IntakeLoop.MAX_BATCHES_IN_FLIGHT * MAX_POLL_RECORDS);
+            bound += (long) e.getValue() * bridgesHit
+                    * (MAX_IN_FLIGHT + IntakeLoop.MAX_BATCHES_IN_FLIGHT * MAX_POLL_RECORDS + EXPRESS_BUFFER_RECORDS);
         }
         if (ledger.strangers() > 0) {
             notes.add(ledger.strangers() + " records in the target topics were not written by this campaign");
@@ -234,6 +237,8 @@ final class Campaign {
                   # a cluster's master acknowledges before its replica has the write: wait for the replica, so a
                   # killed master loses nothing whose offset was committed
                   waitReplicas: %d
+                intake:
+                  expressBufferRecords: %d
                 pump:
                   lease: %dms
                   maxInFlight: %d
@@ -260,8 +265,8 @@ final class Campaign {
                     org.eclipse.jetty: WARN
                     io.dropwizard: WARN
                 """.formatted(INTAKE, DEADLETTER, options.partitions(), MAX_POLL_RECORDS, KEY_PREFIX,
-                options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0, options.lease().toMillis(),
-                MAX_IN_FLIGHT);
+                options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0, EXPRESS_BUFFER_RECORDS,
+                options.lease().toMillis(), MAX_IN_FLIGHT);
         Path file = dir.resolve("bridge.yml");
         Files.writeString(file, yaml);
         return file;

@@ -40,7 +40,7 @@ import java.util.regex.PatternSyntaxException;
  *   <tr><td>expressWindow</td><td>250ms</td><td>records (with their default id) due at most this long after Redis'
  *       clock when read are delivered from the intake, never written to Redis (the express path); {@code off} (or a
  *       negative value) parks every record in Redis</td></tr>
- *   <tr><td>expressBufferRecords</td><td>10000</td><td>express records held in memory at once, at most; more
+ *   <tr><td>expressBufferRecords</td><td>50000</td><td>express records held in memory at once, at most; more
  *       park</td></tr>
  *   <tr><td>expressBufferBytes</td><td>32MiB</td><td>bytes of express records held in memory at once, at
  *       most</td></tr>
@@ -91,7 +91,7 @@ public class IntakeFactory implements SettingsCheck.Checked {
 
     @Min(value = 1, message = "is ${validatedValue}: use 1 to 1000000, e.g. 10000")
     @Max(value = 1_000_000, message = "is ${validatedValue}: use 1 to 1000000, e.g. 10000 (they are held in memory)")
-    private int expressBufferRecords = 10_000;
+    private int expressBufferRecords = 50_000;
 
     @NotNull
     @MinDataSize(value = 1, unit = io.dropwizard.util.DataSizeUnit.KIBIBYTES,
