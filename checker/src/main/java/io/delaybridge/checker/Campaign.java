@@ -148,6 +148,7 @@ final class Campaign {
         List<String> earlyExamples = new ArrayList<>();
         long[] lateness = new long[plan.records()];
         int measured = 0;
+        LatenessByFault byFault = new LatenessByFault(faults.windows());
         for (int n = 0; n < plan.records(); n++) {
             int copies = ledger.copies(n);
             if (copies > 1) {
@@ -171,6 +172,7 @@ final class Campaign {
                 }
             }
             lateness[measured++] = late;
+            byFault.record(ledger.dueAt(n), ledger.firstArrival(n));
         }
         Map<Fault, Integer> injected = faults.injected();
         long bound = 0;
@@ -186,8 +188,8 @@ final class Campaign {
         return new CampaignReport(options.commandLine(), plan.records(), load.sent.get(), load.acked.get(),
                 load.failed.get(), lost, duplicates, duplicatedRecords, bound, early, earlyExamples, deadlettered,
                 ledger.wrongIds(), ledger.wrongIdExamples(),
-                CampaignReport.percentiles(java.util.Arrays.copyOf(lateness, measured)),
-                options.faults().isEmpty() ? Map.of() : injectedOrPlanned(injected), faults.log(), notes,
+                CampaignReport.percentiles(java.util.Arrays.copyOf(lateness, measured)), byFault.byKind(),
+                options.faults().isEmpty() ? Map.of() : injectedOrPlanned(injected), byFault.faultLog(), notes,
                 afterDrain, afterStop, statuses, options.redis(), spread, paths, (System.nanoTime() - began) / 1e9);
     }
 

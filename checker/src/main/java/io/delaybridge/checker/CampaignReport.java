@@ -26,6 +26,7 @@ record CampaignReport(
         long wrongIds,
         List<String> wrongIdExamples,
         long[] latenessPercentiles,
+        List<String> lateByFault,
         Map<Fault, Integer> faults,
         List<String> faultLog,
         List<String> notes,
@@ -119,6 +120,8 @@ record CampaignReport(
         sb.append(String.format("lateness ms:    p50 %d, p99 %d, p99.9 %d, max %d (first arrival minus due, broker "
                 + "clock)%n", latenessPercentiles[0], latenessPercentiles[1], latenessPercentiles[2],
                 latenessPercentiles[3]));
+        sb.append("late by fault:  the first fault begun while a record waited, else the last begun before\n");
+        lateByFault.forEach(line -> sb.append("                ").append(line).append('\n'));
         sb.append("delivery paths: ").append(paths.render()).append('\n');
         sb.append(String.format("                (the meters of %d bridges, read every second and before each "
                 + "planned kill or stop; a bridge killed -9 or halted at a crash point loses what it counted since "

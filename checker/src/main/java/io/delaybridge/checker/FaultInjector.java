@@ -22,7 +22,7 @@ final class FaultInjector implements Runnable {
     private final CampaignRedis redis;
     private final SplittableRandom random;
     private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
-    private final List<String> log = new ArrayList<>();
+    private final List<LatenessByFault.Window> windows = new ArrayList<>();
     private volatile Throwable failure;
     private volatile boolean crashPointsDone;
 
@@ -68,12 +68,17 @@ final class FaultInjector implements Runnable {
         try {
             for (Fault fault : schedule) {
                 Thread.sleep(options.faultGap().toMillis());
-                long start = System.nanoTime();
+                long start = System.currentTimeMillis();
                 String what = inject(fault);
                 injected.merge(fault, 1, Integer::sum);
                 fleet.restore(options.bridges());
-                note(String.format("%-12s %s (%.1f s until every bridge was healthy again)", fault.optionName(), what,
-                        (System.nanoTime() - start) / 1e9));
+                LatenessByFault.Window window = new LatenessByFault.Window(fault, what, start,
+                        System.currentTimeMillis());
+                synchronized (this) {
+                    windows.add(window);
+                }
+                System.out.printf("[fault] %-12s %s (%.1f s until every bridge was healthy again)%n",
+                        fault.optionName(), what, (window.healthyMillis() - start) / 1e3);
                 if (fault.crashPoint() != null && --crashesLeft == 0) {
                     crashPointsDone = true;
                 }
@@ -82,7 +87,7 @@ final class FaultInjector implements Runnable {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             failure = e;
-            note("fault injection stopped: " + e);
+            System.out.println("[fault] fault injection stopped: " + e);
         } finally {
             crashPointsDone = true;
         }
@@ -149,13 +154,9 @@ final class FaultInjector implements Runnable {
         return armed + " halted at " + point.settingName() + " (time " + nth + ")";
     }
 
-    private synchronized void note(String line) {
-        log.add(line);
-        System.out.println("[fault] " + line);
-    }
-
-    synchronized List<String> log() {
-        return List.copyOf(log);
+    /** The faults injected so far, in the order they ran; wall-clock times, to set beside the broker's. */
+    synchronized List<LatenessByFault.Window> windows() {
+        return List.copyOf(windows);
     }
 
     synchronized Map<Fault, Integer> injected() {

@@ -16,7 +16,8 @@ class CampaignReportTest {
     private static CampaignReport report(long lost, long duplicates, long early, Map<Fault, Integer> faults,
             RedisLeftovers leftovers) {
         return new CampaignReport("--records 10", 10, 10, 10, 0, lost, duplicates, duplicates > 0 ? 1 : 0, 1500,
-                early, List.of(), 0, 0, List.of(), new long[] {1, 2, 3, 4}, faults, List.of(), List.of(), leftovers,
+                early, List.of(), 0, 0, List.of(), new long[] {1, 2, 3, 4},
+                List.of("kill         x1: 12 late > 1 s, max 9.0 s"), faults, List.of(), List.of(), leftovers,
                 leftovers, Map.of(), CampaignOptions.RedisTopology.STANDALONE, List.of(),
                 new DeliveryPaths.Totals(1200, 8800, 3), 1.0);
     }
@@ -38,6 +39,8 @@ class CampaignReportTest {
         assertTrue(report(0, 0, 0, Map.of(), EMPTY).render().contains("RESULT: PASS"));
         assertTrue(report(0, 0, 0, Map.of(), EMPTY).render()
                 .contains("delivery paths: express-path records: 1,200 (lower bound), parked: 8,800\n"));
+        assertTrue(report(0, 0, 0, Map.of(), EMPTY).render()
+                .contains("\n                kill         x1: 12 late > 1 s, max 9.0 s\n"));
     }
 
     @Test
