@@ -51,6 +51,13 @@ final class OwnedShard {
     /** The claim round in which {@link #claimLimit} last limited a claim (pump thread only). */
     long limitedInRound = -1;
 
+    /**
+     * Set when a claim failed otherwise than fenced (pump thread only): it may have run in Redis with its answer lost
+     * on the way back, leaving messages in flight that nobody sends. {@link ShardOwnership#returnLostClaims} returns
+     * them before the shard is claimed again, instead of leaving them to their lease.
+     */
+    boolean claimAnswerLost;
+
     /** Set when the consumer group took the shard away: no more claims, only the in-flight ones are finished. */
     volatile boolean revoked;
 

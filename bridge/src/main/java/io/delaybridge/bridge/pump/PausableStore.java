@@ -141,6 +141,11 @@ public final class PausableStore implements DelayStore {
     }
 
     @Override
+    public int reclaimAll(int shard, long epoch, int max) {
+        return delegate.reclaimAll(shard, epoch, max);
+    }
+
+    @Override
     public OptionalLong nextDueAt(int shard) {
         return delegate.nextDueAt(shard);
     }

@@ -248,6 +248,9 @@ public final class Pump implements Managed {
             }
             try {
                 owned.reclaimIfDue(shard);
+                if (!owned.returnLostClaims(shard)) {
+                    continue; // its sends finish first; each one finished wakes the pump
+                }
             } catch (StoreFencedException e) {
                 owned.letGo(shard, e);
                 continue;
@@ -342,6 +345,7 @@ public final class Pump implements Managed {
                 } catch (RuntimeException e) {
                     places.unreserve(shard, want[i]);
                     shard.nextDueAt = Long.MIN_VALUE; // its wake-up was taken: claim again in the next cycle
+                    shard.claimAnswerLost = true; // it may have run: what it took returns before the next claim
                     failure = failure == null ? e : failure;
                     continue;
                 }

@@ -101,6 +101,34 @@ final class ShardOwnership {
                 + (returned == settings.batchSize() ? 0 : TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2));
     }
 
+    /**
+     * Returns to the due set what a claim whose answer was lost left in flight ({@link OwnedShard#claimAnswerLost}),
+     * once nothing else of the shard is on its way from this instance (those messages are in flight too, and are being
+     * sent). Returns whether the shard may be claimed now; until then it is left out of the cycle.
+     */
+    boolean returnLostClaims(OwnedShard shard) {
+        if (!shard.claimAnswerLost) {
+            return true;
+        }
+        if (shard.outstanding.get() != 0) {
+            return false;
+        }
+        int returned = 0;
+        int moved;
+        do {
+            moved = store.reclaimAll(shard.shard, shard.epoch, settings.batchSize());
+            returned += moved;
+        } while (moved == settings.batchSize());
+        shard.claimAnswerLost = false;
+        if (returned > 0) {
+            metrics.reclaimed.mark(returned);
+            LOG.info("Returned {} messages to shard {} that a claim whose answer was lost had left in flight",
+                    returned, shard.shard);
+        }
+        shard.nextDueAt = Long.MIN_VALUE;
+        return true;
+    }
+
     /** A shard received a message due at {@code dueAt}, earlier than all it held: wake the pump if it is ours. */
     void woken(int shard, long dueAt) {
         OwnedShard state = owned.get(shard);

@@ -106,6 +106,14 @@ public interface DelayStore extends AutoCloseable {
     /** Returns up to {@code max} in-flight messages whose lease expired to the due set, due now. Returns how many. */
     int reclaim(int shard, long epoch, int max);
 
+    /**
+     * Returns up to {@code max} in-flight messages to the due set, due now, whatever their lease; returns how many. For
+     * an owner whose claim ran in Redis but whose answer was lost (the connection broke): nobody sends what that claim
+     * took, and waiting for its lease would hold the messages back for {@code pump.lease}. Only while the owner has no
+     * other message of the shard on its way: it returns those too.
+     */
+    int reclaimAll(int shard, long epoch, int max);
+
     /** The earliest due time in the shard, if it holds any due (not in-flight) message. */
     OptionalLong nextDueAt(int shard);
 

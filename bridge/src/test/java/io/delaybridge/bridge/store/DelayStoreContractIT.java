@@ -654,6 +654,29 @@ public abstract class DelayStoreContractIT {
         assertEquals(new ShardStats(1, 5, 0, store.nextDueAt(1).orElseThrow()), store.stats(1));
     }
 
+    @Test
+    void reclaimAllReturnsInFlightMessagesWhateverTheirLease() {
+        long now = store.now();
+        for (int i = 0; i < 3; i++) {
+            writeOne(intakeRecord(3, i, now - 1, "lost-" + i));
+        }
+        long epoch = store.acquire(3);
+        assertEquals(3, store.claim(3, epoch, 10, LEASE).messages().size(), "a claim whose answer never arrived");
+        assertEquals(0, store.reclaim(3, epoch, 10), "their leases run for another " + LEASE + " ms");
+
+        assertEquals(2, store.reclaimAll(3, epoch, 2));
+        assertEquals(1, store.reclaimAll(3, epoch, 10));
+        assertEquals(0, store.reclaimAll(3, epoch, 10));
+        assertEquals(new ShardStats(3, 3, 0, store.nextDueAt(3).orElseThrow()), store.stats(3));
+        List<ClaimedMessage> again = store.claim(3, epoch, 10, LEASE).messages();
+        assertEquals(List.of("lost-0", "lost-1", "lost-2"), again.stream().map(m -> body(m)).toList(),
+                "claimable at once, in their intake order");
+
+        long newer = store.acquire(3);
+        assertThrows(StoreFencedException.class, () -> store.reclaimAll(3, epoch, 10));
+        assertTrue(newer > epoch);
+    }
+
     // ------------------------------------------------------------------------------------------------ fencing
 
     @Test

@@ -287,7 +287,12 @@ public final class RedisDelayStore implements DelayStore {
 
     @Override
     public int reclaim(int shard, long epoch, int max) {
-        return shardCalls.reclaim(shard, epoch, max);
+        return shardCalls.reclaim(shard, epoch, max, false);
+    }
+
+    @Override
+    public int reclaimAll(int shard, long epoch, int max) {
+        return shardCalls.reclaim(shard, epoch, max, true);
     }
 
     // ----------------------------------------------------------------------------------------------- inspection

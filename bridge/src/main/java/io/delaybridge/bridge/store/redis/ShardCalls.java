@@ -170,15 +170,16 @@ final class ShardCalls {
                 .thenApply(moved -> (int) ScriptCodes.check(moved, "hand-back", shard, epoch));
     }
 
-    int reclaim(int shard, long epoch, int max) {
+    /** Reclaims expired leases, or with {@code all} every in-flight message whatever its lease. */
+    int reclaim(int shard, long epoch, int max, boolean all) {
         if (max < 1) {
             throw new IllegalArgumentException("reclaim of shard " + shard + ": max is " + max + ", must be >= 1");
         }
         ShardKeys k = keys.shard(shard);
         Long moved = await(scripts.run(commands(), Script.RECLAIM,
                 new byte[][] {k.due(), k.inflight(), k.attempts(), k.epoch()},
-                bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(k.wakeChannel()), publish),
-                "reclaim on shard " + shard);
+                bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(k.wakeChannel()), publish,
+                bytes(all ? "1" : "0")), "reclaim on shard " + shard);
         return (int) ScriptCodes.check(moved, "reclaim", shard, epoch);
     }
 }
