@@ -93,9 +93,7 @@ final class ShardOwnership {
         }
         int returned = store.reclaim(shard.shard, shard.epoch, settings.batchSize());
         if (returned > 0) {
-            metrics.reclaimed.mark(returned);
-            LOG.info("Returned {} messages with expired leases to shard {}", returned, shard.shard);
-            shard.nextDueAt = Long.MIN_VALUE;
+            returned(shard, returned, "their leases expired");
         }
         shard.reclaimAtNanos = System.nanoTime()
                 + (returned == settings.batchSize() ? 0 : TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2));
@@ -120,13 +118,17 @@ final class ShardOwnership {
             returned += moved;
         } while (moved == settings.batchSize());
         shard.claimAnswerLost = false;
-        if (returned > 0) {
-            metrics.reclaimed.mark(returned);
-            LOG.info("Returned {} messages to shard {} that a claim whose answer was lost had left in flight",
-                    returned, shard.shard);
+        returned(shard, returned, "a claim whose answer was lost had left them in flight");
+        return true;
+    }
+
+    /** {@code count} in-flight messages went back to the shard's due set: count them, say why, claim again. */
+    private void returned(OwnedShard shard, int count, String why) {
+        if (count > 0) {
+            metrics.reclaimed.mark(count);
+            LOG.info("Returned {} messages to shard {}: {}", count, shard.shard, why);
         }
         shard.nextDueAt = Long.MIN_VALUE;
-        return true;
     }
 
     /** A shard received a message due at {@code dueAt}, earlier than all it held: wake the pump if it is ours. */

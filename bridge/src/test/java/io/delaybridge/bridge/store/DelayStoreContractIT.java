@@ -1,43 +1,44 @@
 package io.delaybridge.bridge.store;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The behaviour every {@link DelayStore} must have, run against each implementation by a subclass that provides a
- * fresh, empty store for intake topic {@value #TOPIC} with {@value #SHARDS} shards.
+ * fresh, empty store for intake topic {@value #TOPIC} with {@value #SHARDS} shards. This class holds the intake's side
+ * (schedule, cancel, batches, express checks, position marks) and the inspections; {@link StorePumpContract} the pump's
+ * (claim, retry, hand-back, reclaim, fencing, wake-ups); {@link StoreContract} what both share.
  *
  * <p>Time: due times are taken relative to {@link DelayStore#now()}, the store's clock; waits have deadlines.
  */
-public abstract class DelayStoreContractIT {
-
-    protected static final String TOPIC = "delay-intake";
-    protected static final int SHARDS = 4;
-    protected static final long LEASE = 30_000;
-    protected static final Duration DEADLINE = Duration.ofSeconds(10);
+public abstract class DelayStoreContractIT implements StorePumpContract {
 
     protected final ShardRouter router = new ShardRouter(TOPIC, SHARDS);
     protected DelayStore store;
+
+    @Override
+    public DelayStore store() {
+        return store;
+    }
+
+    @Override
+    public ShardRouter router() {
+        return router;
+    }
 
     /** A new store over empty data: intake topic {@link #TOPIC}, {@link #SHARDS} shards. */
     protected abstract DelayStore newStore();
@@ -85,32 +86,7 @@ public abstract class DelayStoreContractIT {
         assertFalse(inFlight.passed().get(0), "a message of the shard is in flight");
     }
 
-    // ------------------------------------------------------------------------------------------------ helpers
-
-    protected static byte[] envelope(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
-    }
-
-    protected static WriteOp.Schedule schedule(String id, long dueAt, String origin, String body) {
-        return new WriteOp.Schedule(id, dueAt, origin, envelope(body));
-    }
-
-    /** A default-form id and its own origin, on intake partition {@code partition}. */
-    protected static WriteOp.Schedule intakeRecord(int partition, long offset, long dueAt, String body) {
-        return schedule(TOPIC + "-" + partition + "-" + offset, dueAt, TOPIC + "/" + partition + "/" + offset, body);
-    }
-
-    protected List<WriteResult> write(WriteOp... ops) {
-        try {
-            return store.write(List.of(ops)).get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("write failed", e);
-        }
-    }
-
-    protected WriteResult writeOne(WriteOp op) {
-        return write(op).get(0);
-    }
+    // ------------------------------------------------------------------------------------------- position marks
 
     @Test
     void positionMarksAdvanceAndAPositionBelowTheExpectedOneIsAGap() throws Exception {
@@ -129,24 +105,6 @@ public abstract class DelayStoreContractIT {
         assertEquals(java.util.Map.of(1, 2L, 2, 6L), store.positions(List.of(1, 2)),
                 "the gap's partition stays where it was, the other one moves on");
         assertEquals(List.of(), store.write(List.of(), List.of()).get(10, TimeUnit.SECONDS));
-    }
-
-    /** An explicit id that the router places in {@code shard}. */
-    protected String explicitIdIn(int shard, String base) {
-        for (int i = 0; ; i++) {
-            String id = base + "-" + i;
-            if (router.shardOf(id) == shard) {
-                return id;
-            }
-        }
-    }
-
-    private static List<String> ids(ClaimBatch batch) {
-        return batch.messages().stream().map(m -> m.ref().id()).toList();
-    }
-
-    private static String body(ClaimedMessage message) {
-        return new String(message.envelope(), StandardCharsets.UTF_8);
     }
 
     // ------------------------------------------------------------------------------------------------ schedule
@@ -244,7 +202,7 @@ public abstract class DelayStoreContractIT {
         assertEquals(1, fresh.attempt());
     }
 
-    private static WriteOp.Schedule schedule(String id, long dueAt, String origin, String body, long timestamp) {
+    private WriteOp.Schedule schedule(String id, long dueAt, String origin, String body, long timestamp) {
         return new WriteOp.Schedule(id, dueAt, origin, envelope(body), timestamp);
     }
 
@@ -463,341 +421,6 @@ public abstract class DelayStoreContractIT {
         long now = store.now();
         writeOne(new WriteOp.Cancel("plain"));
         assertEquals(WriteResult.STORED, writeOne(schedule("plain", now - 1, TOPIC + "/0/4", "z")));
-    }
-
-    // ------------------------------------------------------------------------------------------------ claim
-
-    @Test
-    void claimNeverTakesAMessageEarly() {
-        long due = store.now() + 1_000;
-        writeOne(intakeRecord(1, 1, due, "later"));
-        long epoch = store.acquire(1);
-
-        ClaimBatch early = store.claim(1, epoch, 10, LEASE);
-        assertTrue(early.messages().isEmpty(), "claimed at " + early.redisNow() + ", due " + due);
-        assertEquals(due, early.nextDueAt());
-        assertEquals(OptionalLong.of(due), store.nextDueAt(1));
-
-        AtomicReference<ClaimBatch> claimed = new AtomicReference<>();
-        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> {
-            ClaimBatch batch = store.claim(1, epoch, 10, LEASE);
-            assertTrue(batch.messages().isEmpty() || batch.redisNow() >= due,
-                    "claimed at " + batch.redisNow() + ", due " + due);
-            claimed.set(batch);
-            return !batch.messages().isEmpty();
-        });
-        assertEquals(due, claimed.get().messages().get(0).dueAt());
-    }
-
-    @Test
-    void aLookAheadClaimTakesWhatFallsDueWithinItAndNothingLater() throws Exception {
-        long now = store.now();
-        write(intakeRecord(1, 1, now + 2_000, "soon"), intakeRecord(1, 2, now + 60_000, "later"));
-        long epoch = store.acquire(1);
-        assertTrue(store.claim(1, epoch, 10, LEASE).messages().isEmpty(), "without look-ahead nothing is due");
-
-        ClaimBatch batch = store.claimAsync(1, epoch, 10, LEASE, 30_000).get(10, TimeUnit.SECONDS);
-        assertEquals(List.of(TOPIC + "-1-1"), ids(batch));
-        assertTrue(batch.redisNow() < batch.messages().get(0).dueAt(),
-                "the claim tells the caller that the message is not due yet");
-        assertEquals(now + 60_000, batch.nextDueAt());
-        assertEquals(1, store.stats(1).inFlight());
-    }
-
-    @Test
-    void claimTakesEarliestFirstThenIntakeOffset() {
-        long t = store.now() - 1_000;
-        String explicit = explicitIdIn(1, "explicit");
-        write(
-                intakeRecord(1, 500, t, "500"),
-                schedule(explicit, t, TOPIC + "/0/0", "explicit"),
-                intakeRecord(1, 30, t, "30"),
-                intakeRecord(1, 7_000_000_000L, t - 1, "early"),
-                intakeRecord(1, 256, t, "256"),
-                intakeRecord(1, 2, t + 500, "last"));
-        ClaimBatch batch = store.claim(1, store.acquire(1), 10, LEASE);
-        assertEquals(List.of(TOPIC + "-1-7000000000", TOPIC + "-1-30", TOPIC + "-1-256", TOPIC + "-1-500", explicit,
-                TOPIC + "-1-2"), ids(batch));
-    }
-
-    @Test
-    void claimIsBoundedAndReportsWhatIsLeft() {
-        long now = store.now();
-        List<WriteOp> ops = new ArrayList<>();
-        for (int i = 0; i < 7; i++) {
-            ops.add(intakeRecord(0, i, now - 100 + i, "m" + i));
-        }
-        ops.add(intakeRecord(0, 99, now + 60_000, "future"));
-        write(ops.toArray(WriteOp[]::new));
-        long epoch = store.acquire(0);
-
-        ClaimBatch first = store.claim(0, epoch, 3, LEASE);
-        assertEquals(List.of(TOPIC + "-0-0", TOPIC + "-0-1", TOPIC + "-0-2"), ids(first));
-        assertEquals(now - 100 + 3, first.nextDueAt());
-        assertEquals(3, store.claim(0, epoch, 3, LEASE).messages().size());
-        ClaimBatch last = store.claim(0, epoch, 3, LEASE);
-        assertEquals(List.of(TOPIC + "-0-6"), ids(last));
-        assertEquals(now + 60_000, last.nextDueAt());
-        assertEquals(new ShardStats(0, 1, 7, now + 60_000), store.stats(0));
-    }
-
-    @Test
-    void claimOfAnEmptyShardReportsNothingNext() {
-        ClaimBatch batch = store.claim(2, store.acquire(2), 10, LEASE);
-        assertTrue(batch.messages().isEmpty());
-        assertFalse(batch.hasNext());
-        assertEquals(-1, batch.nextDueAt());
-    }
-
-    // ------------------------------------------------------------------------------------------------ retry
-
-    @Test
-    void retryDelaysTheMessageAndCountsTheAttempt() {
-        long now = store.now();
-        writeOne(intakeRecord(3, 1, now - 1, "flaky"));
-        long epoch = store.acquire(3);
-        ClaimedMessage first = store.claim(3, epoch, 10, LEASE).messages().get(0);
-        assertEquals(1, first.attempt());
-
-        long retryAt = store.now() + 1_000;
-        assertTrue(store.retry(3, epoch, first.ref(), retryAt));
-        assertEquals(new ShardStats(3, 1, 0, retryAt), store.stats(3));
-        assertTrue(store.claim(3, epoch, 10, LEASE).messages().isEmpty(), "not before retryAt");
-
-        AtomicReference<ClaimedMessage> second = new AtomicReference<>();
-        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> {
-            List<ClaimedMessage> claimed = store.claim(3, epoch, 10, LEASE).messages();
-            claimed.stream().findFirst().ifPresent(second::set);
-            return !claimed.isEmpty();
-        });
-        assertEquals(2, second.get().attempt());
-        assertEquals(retryAt, second.get().dueAt());
-        assertEquals("flaky", body(second.get()));
-
-        assertTrue(store.retry(3, epoch, second.get().ref(), now - 1));
-        assertEquals(3, store.claim(3, epoch, 10, LEASE).messages().get(0).attempt());
-    }
-
-    @Test
-    void retryOfAMessageNotInFlightDoesNothing() {
-        long now = store.now();
-        writeOne(intakeRecord(3, 2, now + 60_000, "waiting"));
-        long epoch = store.acquire(3);
-        assertFalse(store.retry(3, epoch, router.ref(TOPIC + "-3-2"), now));
-        assertFalse(store.retry(3, epoch, router.ref(TOPIC + "-3-999"), now));
-        assertEquals(new ShardStats(3, 1, 0, now + 60_000), store.stats(3));
-    }
-
-    // ------------------------------------------------------------------------------------------------ hand-back
-
-    @Test
-    void handBackReturnsMessagesAtTheirOwnDueTimeWithoutCountingAnAttempt() throws Exception {
-        long now = store.now();
-        writeOne(intakeRecord(3, 1, now - 500, "older"));
-        writeOne(intakeRecord(3, 2, now - 100, "younger"));
-        long epoch = store.acquire(3);
-        List<ClaimedMessage> claimed = store.claim(3, epoch, 10, LEASE).messages();
-        assertEquals(2, claimed.size());
-        assertEquals(2, store.handBackAsync(3, epoch, claimed).get(5, TimeUnit.SECONDS));
-        assertEquals(new ShardStats(3, 2, 0, now - 500), store.stats(3), "due again at the older one's due time");
-        List<ClaimedMessage> again = store.claim(3, epoch, 10, LEASE).messages();
-        assertEquals(List.of("older", "younger"), again.stream().map(m -> body(m)).toList(), "oldest first still");
-        assertEquals(List.of(1, 1), again.stream().map(ClaimedMessage::attempt).toList(), "no attempt counted");
-        assertEquals(List.of(now - 500, now - 100), again.stream().map(ClaimedMessage::dueAt).toList());
-
-        store.ack(3, epoch, List.of(again.get(0).ref()));
-        assertEquals(0, store.handBackAsync(3, epoch, List.of(again.get(0))).get(5, TimeUnit.SECONDS),
-                "an acked message is not handed back");
-        long newer = store.acquire(3);
-        java.util.concurrent.ExecutionException fenced = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> store.handBackAsync(3, epoch, List.of(again.get(1))).get(5, TimeUnit.SECONDS));
-        assertTrue(fenced.getCause() instanceof StoreFencedException, fenced.toString());
-        assertTrue(newer > epoch);
-    }
-
-    // ------------------------------------------------------------------------------------------------ reclaim
-
-    @Test
-    void reclaimReturnsMessagesWhoseLeaseExpired() {
-        long now = store.now();
-        writeOne(intakeRecord(2, 1, now - 1, "orphan"));
-        writeOne(intakeRecord(2, 2, now - 1, "held"));
-        long epoch = store.acquire(2);
-        ClaimedMessage orphan = store.claim(2, epoch, 1, 1_000).messages().get(0);
-        assertEquals(TOPIC + "-2-1", orphan.ref().id());
-        store.claim(2, epoch, 1, LEASE);
-
-        assertEquals(0, store.reclaim(2, epoch, 10), "the lease has not expired yet");
-        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> store.reclaim(2, epoch, 10) == 1);
-        assertEquals(new ShardStats(2, 1, 1, store.nextDueAt(2).orElseThrow()), store.stats(2));
-
-        ClaimedMessage again = store.claim(2, epoch, 10, LEASE).messages().get(0);
-        assertEquals(TOPIC + "-2-1", again.ref().id());
-        assertEquals(2, again.attempt());
-        assertEquals("orphan", body(again));
-        assertEquals(0, store.reclaim(2, epoch, 10));
-    }
-
-    @Test
-    void reclaimIsBounded() {
-        long now = store.now();
-        for (int i = 0; i < 5; i++) {
-            writeOne(intakeRecord(1, i, now - 1, "m"));
-        }
-        long epoch = store.acquire(1);
-        ClaimBatch claimed = store.claim(1, epoch, 10, 50);
-        assertEquals(5, claimed.messages().size());
-        long leaseEnd = claimed.redisNow() + 50;
-        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> store.now() > leaseEnd);
-        assertEquals(2, store.reclaim(1, epoch, 2));
-        assertEquals(3, store.reclaim(1, epoch, 10));
-        assertEquals(new ShardStats(1, 5, 0, store.nextDueAt(1).orElseThrow()), store.stats(1));
-    }
-
-    @Test
-    void reclaimAllReturnsInFlightMessagesWhateverTheirLease() {
-        long now = store.now();
-        for (int i = 0; i < 3; i++) {
-            writeOne(intakeRecord(3, i, now - 1, "lost-" + i));
-        }
-        long epoch = store.acquire(3);
-        assertEquals(3, store.claim(3, epoch, 10, LEASE).messages().size(), "a claim whose answer never arrived");
-        assertEquals(0, store.reclaim(3, epoch, 10), "their leases run for another " + LEASE + " ms");
-
-        assertEquals(2, store.reclaimAll(3, epoch, 2));
-        assertEquals(1, store.reclaimAll(3, epoch, 10));
-        assertEquals(0, store.reclaimAll(3, epoch, 10));
-        assertEquals(new ShardStats(3, 3, 0, store.nextDueAt(3).orElseThrow()), store.stats(3));
-        List<ClaimedMessage> again = store.claim(3, epoch, 10, LEASE).messages();
-        assertEquals(List.of("lost-0", "lost-1", "lost-2"), again.stream().map(m -> body(m)).toList(),
-                "claimable at once, in their intake order");
-
-        long newer = store.acquire(3);
-        assertThrows(StoreFencedException.class, () -> store.reclaimAll(3, epoch, 10));
-        assertTrue(newer > epoch);
-    }
-
-    // ------------------------------------------------------------------------------------------------ fencing
-
-    @Test
-    void anOwnerWithAnOldEpochCanNoLongerChangeTheShard() {
-        long now = store.now();
-        writeOne(intakeRecord(0, 1, now - 1, "a"));
-        writeOne(intakeRecord(0, 2, now - 1, "b"));
-        long old = store.acquire(0);
-        ClaimBatch heldBatch = store.claim(0, old, 1, 50);
-        ClaimedMessage held = heldBatch.messages().get(0);
-        long leaseEnd = heldBatch.redisNow() + 50;
-        long current = store.acquire(0);
-        assertTrue(current > old);
-
-        ShardStats before = store.stats(0);
-        assertThrows(StoreFencedException.class, () -> store.claim(0, old, 10, LEASE));
-        assertThrows(StoreFencedException.class, () -> store.ack(0, old, List.of(held.ref())));
-        assertThrows(StoreFencedException.class, () -> store.retry(0, old, held.ref(), now));
-        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> store.now() > leaseEnd);
-        assertThrows(StoreFencedException.class, () -> store.reclaim(0, old, 10));
-        StoreFencedException fenced = assertThrows(StoreFencedException.class, () -> store.claim(0, old, 1, LEASE));
-        assertEquals(0, fenced.shard());
-        assertEquals(before, store.stats(0), "nothing changed");
-
-        assertEquals(0, store.reclaim(0, current, 10), "the new owner took the fenced owner's message at acquire");
-        assertEquals(2, store.claim(0, current, 10, LEASE).messages().size());
-    }
-
-    @Test
-    void aNewOwnerGetsWhatFencedOwnersLeftInFlightAtOnce() {
-        long now = store.now();
-        writeOne(intakeRecord(1, 1, now - 1, "a"));
-        writeOne(intakeRecord(1, 2, now - 1, "b"));
-        writeOne(intakeRecord(1, 3, now + 60_000, "later"));
-        long dead = store.acquire(1);
-        List<ClaimedMessage> held = store.claim(1, dead, 10, LEASE).messages(); // a 30 s lease the owner never ends
-        assertEquals(2, held.size());
-        List<Long> wakes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        store.onWake((shard, dueAt) -> {
-            if (shard == 1) {
-                wakes.add(dueAt);
-            }
-        });
-
-        long before = store.now();
-        long current = store.acquire(1);
-        long tookAt = store.now();
-        assertEquals(new ShardStats(1, 3, 0, store.nextDueAt(1).orElseThrow()), store.stats(1),
-                "nothing is left in flight");
-        long dueAgain = store.nextDueAt(1).orElseThrow();
-        assertTrue(dueAgain >= before && dueAgain <= tookAt, "due now, not when the lease ends: " + dueAgain);
-        // the schedules above woke the shard for now - 1; the hand-over wakes it for the time it took the shard
-        await().atMost(DEADLINE).until(() -> wakes.contains(dueAgain));
-
-        List<ClaimedMessage> again = store.claim(1, current, 10, LEASE).messages();
-        assertEquals(List.of(TOPIC + "-1-1", TOPIC + "-1-2"), again.stream().map(m -> m.ref().id()).toList());
-        assertTrue(again.stream().allMatch(m -> m.attempt() == 2), "the lost attempt is counted");
-        assertThrows(StoreFencedException.class, () -> store.ack(1, dead, List.of(held.get(0).ref())),
-                "the fenced owner cannot ack");
-        assertEquals(2, store.ack(1, current, again.stream().map(ClaimedMessage::ref).toList()));
-    }
-
-    @Test
-    void acquiringAShardWithNothingInFlightMovesNothing() {
-        long now = store.now();
-        writeOne(intakeRecord(3, 1, now + 60_000, "later"));
-        store.acquire(3);
-        long current = store.acquire(3);
-        assertEquals(new ShardStats(3, 1, 0, now + 60_000), store.stats(3));
-        assertTrue(store.claim(3, current, 10, LEASE).messages().isEmpty(), "nothing due early");
-    }
-
-    @Test
-    void epochsArePerShard() {
-        long zero = store.acquire(0);
-        store.acquire(1);
-        store.acquire(1);
-        store.claim(0, zero, 1, LEASE); // shard 1's owners do not fence shard 0's
-        assertThrows(StoreFencedException.class, () -> store.claim(1, zero + 1_000, 1, LEASE));
-    }
-
-    // ------------------------------------------------------------------------------------------------ wake-ups
-
-    @Test
-    void wakesWhenAnEarlierMessageArrivesAndNotForALaterOne() throws InterruptedException {
-        BlockingQueue<long[]> wakes = new LinkedBlockingQueue<>();
-        store.onWake((shard, dueAt) -> wakes.add(new long[] {shard, dueAt}));
-        long now = store.now();
-
-        writeOne(intakeRecord(2, 1, now + 50_000, "first"));
-        long[] first = wakes.poll(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-        assertArrayEquals(new long[] {2, now + 50_000}, first, "the first message is the earliest");
-
-        writeOne(intakeRecord(2, 2, now + 90_000, "later")); // must not wake
-        writeOne(intakeRecord(2, 3, now + 10_000, "earlier"));
-        long[] second = wakes.poll(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-        // wake-ups arrive in publish order: had the later message woken, its wake-up would come first
-        assertArrayEquals(new long[] {2, now + 10_000}, second);
-
-        writeOne(intakeRecord(1, 1, now + 70_000, "other shard"));
-        assertArrayEquals(new long[] {1, now + 70_000}, wakes.poll(DEADLINE.toMillis(), TimeUnit.MILLISECONDS));
-        assertTrue(wakes.isEmpty());
-    }
-
-    @Test
-    void retryToAnEarlierTimeWakes() {
-        long now = store.now();
-        writeOne(intakeRecord(3, 1, now - 1, "a"));
-        writeOne(intakeRecord(3, 2, now + 60_000, "b"));
-        long epoch = store.acquire(3);
-        ClaimedMessage message = store.claim(3, epoch, 1, LEASE).messages().get(0);
-        List<Long> wakes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        store.onWake((shard, dueAt) -> {
-            if (shard == 3) {
-                wakes.add(dueAt);
-            }
-        });
-
-        assertTrue(store.retry(3, epoch, message.ref(), now + 1_000));
-        // wake-ups of the schedules above may still arrive: wait for this one
-        await().atMost(DEADLINE).until(() -> wakes.contains(now + 1_000));
     }
 
     // ------------------------------------------------------------------------------------------------ batches
