@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.admin.api;
 
+import io.delaybridge.bridge.admin.Audit;
 import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.schemas.DelayText;
 import io.delaybridge.schemas.ErrorCode;
