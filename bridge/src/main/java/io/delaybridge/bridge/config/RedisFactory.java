@@ -1,7 +1,6 @@
 package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisMode;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
@@ -78,7 +77,7 @@ public class RedisFactory implements SettingsCheck.Checked {
     }
 
     /** Connects to Redis, checks that it is fit to hold messages, and returns the store. */
-    public DelayStore build(String intakeTopic, int shardCount) {
+    public RedisDelayStore build(String intakeTopic, int shardCount) {
         return RedisDelayStore.connect(new RedisStoreOptions(
                 uri,
                 keyPrefix,
