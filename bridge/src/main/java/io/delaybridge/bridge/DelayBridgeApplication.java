@@ -35,7 +35,6 @@ import io.delaybridge.bridge.intake.PartitionListener;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.pump.PumpMetrics;
-import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
@@ -63,6 +62,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * admin checks and gauges beside them.
  */
 public class DelayBridgeApplication extends Application<DelayBridgeConfiguration> {
+
+    /** How long one admin-client call (a topic lookup, a health probe, the group's offsets) may take. */
+    private static final long ADMIN_CALL_MILLIS = 5_000;
+    /** How long a target topic known to exist, and its partition count, are trusted before they are looked up again. */
+    private static final long TOPIC_KNOWN_MILLIS = 60_000;
+    /** How long a target topic found missing is believed missing; a topic created meanwhile is seen this late. */
+    private static final long TOPIC_MISSING_MILLIS = 5_000;
+    /** How long the group's view (members, committed offsets) is reused by the status page and gauges. */
+    private static final long GROUP_VIEW_MILLIS = 2_000;
 
     public static void main(String[] args) throws Exception {
         new DelayBridgeApplication().run(args);
@@ -92,12 +100,12 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         int partitions = new TopicSetup(admin).prepare(kafka.getIntakeTopic(), kafka.getDeadletterTopic(),
                 kafka.isCreateTopics(), kafka.getIntakePartitions(), kafka.getReplicationFactor());
         if (config.isRulesOnly()) {
-            environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, 5_000));
+            environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
             RulesPart.wire(config, environment, admin, new DeadletterMeters(metrics), clock);
             return;
         }
 
-        DelayStore store = config.getRedis().build(kafka.getIntakeTopic(), partitions);
+        RedisDelayStore store = config.getRedis().build(kafka.getIntakeTopic(), partitions);
         environment.lifecycle().manage(closing(store::close));
 
         IntakeSettings intakeSettings = config.getIntake().build(kafka.getIntakeTopic(), kafka.getDeadletterTopic());
@@ -111,8 +119,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         PausableStore pumpStore = new PausableStore(store); // single shards can be paused (admin task)
         TargetRates rates = config.getPump().rates(metrics); // delivery rate caps and per-target meters
         // one catalog for both paths: the pump's and the intake's express sends check targets alike
-        TargetCatalog targets =
-                new TargetCatalog(admin, clock, 60_000, 5_000, 5_000, config.getPump().missingTopics(admin, 5_000));
+        TargetCatalog targets = new TargetCatalog(admin, clock, TOPIC_KNOWN_MILLIS, TOPIC_MISSING_MILLIS,
+                ADMIN_CALL_MILLIS, config.getPump().missingTopics(admin, ADMIN_CALL_MILLIS));
         Pump pump = new Pump(
                 pumpStore,
                 producer,
@@ -149,11 +157,12 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page
         ApiSettings api = config.getApi().build();
-        MessageAdmin messages = new RedisMessageAdmin(redisStore(store));
-        GroupView group = new GroupView(admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, 2_000, 5_000);
+        MessageAdmin messages = new RedisMessageAdmin(store);
+        GroupView group = new GroupView(admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, GROUP_VIEW_MILLIS,
+                ADMIN_CALL_MILLIS);
         ShardReport report = new ShardReport(store, messages, pump, pumpStore, group);
 
-        environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, 5_000));
+        environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
         environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));
         environment.healthChecks().register("redis-incarnation", new IncarnationHealthCheck(messages));
         environment.healthChecks().register("clock-skew",
@@ -174,33 +183,20 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
 
         ExecutorService replayThread = environment.lifecycle().executorService("deadletter-replay")
                 .minThreads(1).maxThreads(1).build();
-        DeadletterResource[] deadletter = new DeadletterResource[1];
-        deadletter[0] = new DeadletterResource(filter -> new DeadletterReplay(deadletter[0].nextId(), filter,
+        DeadletterResource deadletter = new DeadletterResource((id, filter) -> new DeadletterReplay(id, filter,
                 kafka.consumerProperties(), producer, kafka.getDeadletterTopic(), kafka.getIntakeTopic(), clock),
                 replayThread, api.maxReplay());
-        environment.lifecycle().manage(new Managed() {
-            @Override
-            public void stop() {
-                deadletter[0].stopAll();
-            }
-        });
+        environment.lifecycle().manage(closing(deadletter::stopAll));
         environment.jersey().register(new StoreExceptionMapper());
         environment.jersey().register(new MessagesResource(store, messages, api,
                 config.getIntake().getMaxDelay().toMilliseconds(), metrics));
         environment.jersey().register(new ShardsResource(report));
-        environment.jersey().register(deadletter[0]);
+        environment.jersey().register(deadletter);
         RulesReport rules = RulesPart.wire(config, environment, admin, deadletterMeters, clock); // started last
         if (api.statusPage()) {
             environment.jersey().register(new StatusResource(report, metrics, environment.healthChecks(), rules)
                     .withTargets(rates::rows));
         }
-    }
-
-    private static RedisDelayStore redisStore(DelayStore store) {
-        if (store instanceof RedisDelayStore redis) {
-            return redis;
-        }
-        throw new IllegalStateException("the admin API needs the Redis store, got " + store.getClass().getName());
     }
 
     /** Closes a resource when the application stops; Dropwizard stops managed objects in reverse order. */

@@ -55,6 +55,7 @@ class DevModeIT {
                 "--http-port", Integer.toString(freePort()), "--admin-port", Integer.toString(adminPort));
         List<String> output = new CopyOnWriteArrayList<>();
         Thread reader = readLines(dev, output);
+        boolean exited;
         try {
             // A generous deadline: on two cores shared with other builds the broker alone has taken 60 s to start
             await().atMost(Duration.ofSeconds(180)).untilAsserted(() -> assertTrue(
@@ -88,23 +89,30 @@ class DevModeIT {
                 assertTrue(got.get(0).timestamp() >= sent + 1_000, "delivered after its delay, not before");
             }
         } finally {
-            long stopAt = System.nanoTime();
-            int linesBefore = output.size();
-            // SIGTERM, as a service manager would; Process.destroy() would also close our end of its output
-            dev.toHandle().destroy();
-            boolean exited = dev.waitFor(60, TimeUnit.SECONDS);
-            if (!exited) {
-                dev.destroyForcibly();
-            }
-            reader.join(10_000);
-            assertTrue(exited, () -> "dev mode did not stop within 60 s:\n" + String.join("\n", output));
-            System.out.println("[DevModeIT] exit code " + dev.exitValue() + " after "
-                    + (System.nanoTime() - stopAt) / 1_000_000 + " ms, lines " + linesBefore + " -> " + output.size());
+            // stopped whatever happened; asserted on below, so that a failure above is the one reported
+            exited = stop(dev, reader, output);
         }
+        assertTrue(exited, () -> "dev mode did not stop within 60 s:\n" + String.join("\n", output));
         assertTrue(output.stream().anyMatch(l -> l.contains("dev mode: stopped")),
                 () -> "stopped the broker and Redis:\n" + String.join("\n", output));
         assertFalse(listening(kafkaPort), "the broker is gone");
         assertFalse(listening(redisPort), "redis-server is gone");
+    }
+
+    /** Stops dev mode with SIGTERM, as a service manager would; whether it exited within 60 s (else it is killed). */
+    private static boolean stop(Process dev, Thread reader, List<String> output) throws InterruptedException {
+        long stopAt = System.nanoTime();
+        int linesBefore = output.size();
+        // Process.destroy() would also close our end of its output
+        dev.toHandle().destroy();
+        boolean exited = dev.waitFor(60, TimeUnit.SECONDS);
+        if (!exited) {
+            dev.destroyForcibly();
+        }
+        reader.join(10_000);
+        System.out.println("[DevModeIT] " + (exited ? "exit code " + dev.exitValue() : "killed") + " after "
+                + (System.nanoTime() - stopAt) / 1_000_000 + " ms, lines " + linesBefore + " -> " + output.size());
+        return exited;
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.delaybridge.bridge.admin;
 
-import io.delaybridge.bridge.admin.api.Audit;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.dropwizard.servlets.tasks.Task;

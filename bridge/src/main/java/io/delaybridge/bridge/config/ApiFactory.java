@@ -5,16 +5,10 @@ import io.delaybridge.bridge.admin.api.ApiSettings;
 import io.delaybridge.bridge.admin.api.Credentials;
 import io.dropwizard.util.DataSize;
 import io.dropwizard.util.Duration;
-import io.dropwizard.validation.MaxDataSize;
-import io.dropwizard.validation.MinDataSize;
-import io.dropwizard.validation.MinDuration;
 import io.dropwizard.validation.ValidationMethod;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Who may change things through the message API and the admin tasks, how much one request may do, and the thresholds
@@ -23,65 +17,49 @@ import java.util.concurrent.TimeUnit;
  * <p>There are no default credentials. Without any configured, every mutating route (API {@code POST}/{@code DELETE},
  * admin tasks) answers 403 with a message naming these settings, and changes nothing.
  *
- * <table>
- *   <caption>Settings under {@code api:}</caption>
- *   <tr><th>name</th><th>default</th><th>description</th></tr>
- *   <tr><td>token</td><td>(none)</td><td>one bearer token, principal {@code token}; convenient with
- *       {@code ${DELAY_API_TOKEN:-}}. Empty means none. At least 16 characters</td></tr>
- *   <tr><td>tokens</td><td>{}</td><td>principal name to bearer token ({@code Authorization: Bearer <token>}); at
- *       least 16 characters each</td></tr>
- *   <tr><td>users</td><td>{}</td><td>user name to password for basic auth; at least 12 characters each</td></tr>
- *   <tr><td>authenticateReads</td><td>false</td><td>also require credentials for read-only routes (GET), on both
- *       ports</td></tr>
- *   <tr><td>maxBodySize</td><td>64 KiB</td><td>larger request bodies are refused with 413</td></tr>
- *   <tr><td>maxBulkCancel</td><td>10000</td><td>the highest {@code limit} of one bulk cancel</td></tr>
- *   <tr><td>maxBulkScan</td><td>1000000</td><td>pending messages one bulk cancel examines at most</td></tr>
- *   <tr><td>maxReplay</td><td>100000</td><td>the highest {@code limit} of one deadletter replay</td></tr>
- *   <tr><td>maxPumpLag</td><td>30s</td><td>health: a message overdue longer than this makes {@code pump-lag}
- *       unhealthy</td></tr>
- *   <tr><td>maxClockSkew</td><td>2s</td><td>health: this host's clock further than this from Redis' TIME makes
- *       {@code clock-skew} unhealthy</td></tr>
- *   <tr><td>statusPage</td><td>true</td><td>serve the status page at {@code /status/} on the application
- *       port</td></tr>
- * </table>
+ * <p>Settings under {@code api:} (docs/configuration.md).
  */
+@SettingsCheck
 public class ApiFactory {
 
+    @Setting(value = "One bearer token, principal `token`; empty means none. At least 16 characters.",
+            defaultMeans = "none")
     private String token = "";
 
     @NotNull
+    @Setting("Principal name to bearer token (`Authorization: Bearer <token>`); at least 16 characters each.")
     private Map<String, String> tokens = new LinkedHashMap<>();
 
     @NotNull
+    @Setting("User name to password for basic auth; at least 12 characters each.")
     private Map<String, String> users = new LinkedHashMap<>();
 
+    @Setting("Also require credentials for read-only routes (`GET`), on both ports.")
     private boolean authenticateReads = false;
 
     @NotNull
-    @MinDataSize(256)
-    @MaxDataSize(value = 16, unit = io.dropwizard.util.DataSizeUnit.MEBIBYTES)
+    @Setting(value = "Larger request bodies are refused with 413.", min = "256B", max = "16MiB")
     private DataSize maxBodySize = DataSize.kibibytes(64);
 
-    @Min(1)
-    @Max(1_000_000)
+    @Setting(value = "The highest `limit` of one bulk cancel.", min = "1", max = "1000000")
     private int maxBulkCancel = 10_000;
 
-    @Min(1)
-    @Max(100_000_000)
+    @Setting(value = "Pending messages one bulk cancel examines at most.", min = "1", max = "100000000")
     private int maxBulkScan = 1_000_000;
 
-    @Min(1)
-    @Max(10_000_000)
+    @Setting(value = "The highest `limit` of one deadletter replay.", min = "1", max = "10000000")
     private int maxReplay = 100_000;
 
     @NotNull
-    @MinDuration(value = 1, unit = TimeUnit.SECONDS)
+    @Setting(value = "Health: a message overdue longer than this makes `pump-lag` unhealthy.", min = "1s")
     private Duration maxPumpLag = Duration.seconds(30);
 
     @NotNull
-    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS)
+    @Setting(value = "Health: this host's clock further than this from Redis' `TIME` makes `clock-skew` unhealthy.",
+            min = "1ms")
     private Duration maxClockSkew = Duration.seconds(2);
 
+    @Setting("Serve the status page at `/status/` on the application port.")
     private boolean statusPage = true;
 
     @ValidationMethod(message = "holds a token shorter than 16 characters: api.token and every value of api.tokens"

@@ -1,8 +1,6 @@
 package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -16,28 +14,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
-/**
- * The Kafka side: where the broker is, the topics, and the client settings.
- *
- * <table>
- *   <caption>Settings under {@code kafka:}</caption>
- *   <tr><th>name</th><th>default</th><th>description</th></tr>
- *   <tr><td>bootstrapServers</td><td>{@code ${KAFKA_BOOTSTRAP_SERVERS:-localhost:9092}} in config.yml</td>
- *       <td>the brokers to start from</td></tr>
- *   <tr><td>intakeTopic</td><td>delay-intake</td><td>the topic producers write delayed records to</td></tr>
- *   <tr><td>deadletterTopic</td><td>delay-deadletter</td><td>where refused and undeliverable records go</td></tr>
- *   <tr><td>groupId</td><td>delay-bridge</td><td>the consumer group of all bridge instances</td></tr>
- *   <tr><td>instanceId</td><td>{@code ${DELAY_INSTANCE_ID:-}} in config.yml; empty: the host name</td>
- *       <td>this instance's static member id in the group ({@code group.instance.id}): a restarted instance gets
- *       its partitions back at once, without a rebalance. Unique per running instance</td></tr>
- *   <tr><td>createTopics</td><td>true</td><td>create the intake and deadletter topics if they are missing</td></tr>
- *   <tr><td>intakePartitions</td><td>16</td><td>partitions of a created intake topic; one shard each</td></tr>
- *   <tr><td>replicationFactor</td><td>-1</td><td>of created topics; -1 takes the broker's default</td></tr>
- *   <tr><td>common</td><td>{}</td><td>client properties for every client (security.protocol, sasl.*, ssl.*)</td></tr>
- *   <tr><td>consumer</td><td>{}</td><td>extra properties of the intake consumer</td></tr>
- *   <tr><td>producer</td><td>{}</td><td>extra properties of the delivery producer</td></tr>
- * </table>
- */
+/** The Kafka side, where the broker is, the topics, the client settings: {@code kafka:} (docs/configuration.md). */
 @SettingsCheck
 public class KafkaFactory implements SettingsCheck.Checked {
 
@@ -65,46 +42,54 @@ public class KafkaFactory implements SettingsCheck.Checked {
     static final String SESSION_TIMEOUT_MS = "8000";
     static final String HEARTBEAT_INTERVAL_MS = "1000";
     private static final String INSTANCE_ID = "[a-zA-Z0-9._:-]{0,249}";
-    private static final String REPLICATION_MESSAGE =
-            "is ${validatedValue}: use -1 for the broker's default.replication.factor, or 1 to 32767";
     private static final String TOPIC_MESSAGE =
             "is \"${validatedValue}\": use a legal Kafka topic name (1 to 249 of the characters a-z A-Z 0-9 . _ -)";
 
     @NotEmpty(message = "is empty: set it to your brokers' host:port list (config.yml reads KAFKA_BOOTSTRAP_SERVERS)")
+    @Setting("The brokers to start from.")
     private String bootstrapServers = "localhost:9092";
 
     @NotNull
     @Pattern(regexp = TOPIC, message = TOPIC_MESSAGE)
+    @Setting("The topic producers write delayed records to.")
     private String intakeTopic = "delay-intake";
 
     @NotNull
     @Pattern(regexp = TOPIC, message = TOPIC_MESSAGE)
+    @Setting("Where refused and undeliverable records go; must differ from the intake.")
     private String deadletterTopic = "delay-deadletter";
 
     @NotEmpty(message = "is empty: name the consumer group all bridge instances share, e.g. delay-bridge")
+    @Setting("The consumer group of all bridge instances; shards follow its partition assignment.")
     private String groupId = "delay-bridge";
 
     @Pattern(regexp = INSTANCE_ID, message = "is \"${validatedValue}\": use up to 249 of the characters a-z A-Z 0-9 . _ "
             + ": - (e.g. the pod or host name), or leave it empty for the host name")
+    @Setting(value = "This instance's static member id in the group (`group.instance.id`): the same across restarts, "
+            + "unique among running instances.", defaultMeans = "the host name (`HOSTNAME`, else the resolver's)")
     private String instanceId = "";
 
+    @Setting("Create the intake and deadletter topics if missing; with `false` a missing intake stops start-up.")
     private boolean createTopics = true;
 
-    @Min(value = 1, message = "is ${validatedValue}: use 1 to 10000 partitions (one shard each)")
-    @Max(value = 10_000, message = "is ${validatedValue}: use 1 to 10000 partitions (one shard each)")
+    @Setting(value = "Partitions of a created intake topic; one shard each.", min = "1", max = "10000",
+            why = "partitions, one shard each")
     private int intakePartitions = 16;
 
-    @Min(value = -1, message = REPLICATION_MESSAGE)
-    @Max(value = Short.MAX_VALUE, message = REPLICATION_MESSAGE)
+    @Setting(value = "Replication of created topics; `-1` takes the broker's `default.replication.factor`.",
+            min = "-1", max = "32767", why = "-1 for the broker's default.replication.factor")
     private int replicationFactor = -1;
 
     @NotNull
+    @Setting("Client properties for every client: `security.protocol`, `sasl.*`, `ssl.*`.")
     private Map<String, String> common = new LinkedHashMap<>();
 
     @NotNull
+    @Setting("Extra intake consumer properties; those the bridge sets itself are refused.")
     private Map<String, String> consumer = new LinkedHashMap<>();
 
     @NotNull
+    @Setting("Extra delivery producer properties; those the bridge sets itself are refused.")
     private Map<String, String> producer = new LinkedHashMap<>();
 
     @Override

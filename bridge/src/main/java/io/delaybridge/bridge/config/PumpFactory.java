@@ -8,82 +8,54 @@ import io.delaybridge.bridge.pump.ExponentialBackoff;
 import io.delaybridge.bridge.pump.PumpSettings;
 import io.delaybridge.bridge.pump.RetryPolicy;
 import io.dropwizard.util.Duration;
-import io.dropwizard.validation.MaxDuration;
-import io.dropwizard.validation.MinDuration;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 
-/**
- * How due messages are released and retried.
- *
- * <table>
- *   <caption>Settings under {@code pump:}</caption>
- *   <tr><th>name</th><th>default</th><th>description</th></tr>
- *   <tr><td>batchSize</td><td>500</td><td>the most messages one claim takes from a shard</td></tr>
- *   <tr><td>lease</td><td>30s</td><td>a claimed message not acknowledged within it is delivered again by the
- *       shard's owner: longer than a send can take, short enough to recover from a crash quickly</td></tr>
- *   <tr><td>maxInFlight</td><td>10000</td><td>messages sent and not yet acknowledged, at most</td></tr>
- *   <tr><td>maxAttempts</td><td>10</td><td>delivery attempts before the deadletter topic</td></tr>
- *   <tr><td>retryBackoff</td><td>1s</td><td>wait before the second attempt; doubles each time</td></tr>
- *   <tr><td>maxRetryBackoff</td><td>5m</td><td>longest wait between attempts</td></tr>
- *   <tr><td>revokeDrain</td><td>10s</td><td>how long a shard leaving this instance waits for its in-flight
- *       sends</td></tr>
- *   <tr><td>lookAhead</td><td>100ms</td><td>claims also take messages due this much later and the pump sends each
- *       at its due time, so the claim's round trip is not part of the lateness; claim rounds come at most every half
- *       look-ahead, so a longer one means fewer, larger claims; 0 claims only what is due. A cancel or replacement
- *       that reaches Redis less than this before the due time may not stop the old version</td></tr>
- *   <tr><td>missingTopics</td><td>broker</td><td>a target topic that does not exist: {@code broker} follows the
- *       broker's auto.create.topics.enable (the first delivery creates it where the broker creates topics on first
- *       use), {@code create} always sends, {@code deadletter} never creates one</td></tr>
- *   <tr><td>missingTopicWait</td><td>5s</td><td>where a missing target is not created, how long its message waits for
- *       it before the deadletter topic (DELIVERY_FAILED, "does not exist")</td></tr>
- *   <tr><td>rateLimits</td><td>none</td><td>delivery rate caps, records per second per target topic and bridge
- *       instance: {@code default} for all, {@code targets} per topic ({@link RateLimitsFactory})</td></tr>
- * </table>
- */
+/** How due messages are released and retried: settings under {@code pump:} (docs/configuration.md). */
 @SettingsCheck
 public class PumpFactory implements SettingsCheck.Checked {
 
-    @Min(value = 1, message = "is ${validatedValue}: use 1 to 10000, e.g. 500")
-    @Max(value = 10_000, message = "is ${validatedValue}: use 1 to 10000, e.g. 500")
+    @Setting(value = "The most messages one claim takes from a shard.", min = "1", max = "10000")
     private int batchSize = 500;
 
     @NotNull
-    @MinDuration(value = 1, unit = TimeUnit.SECONDS,
-            message = "is ${validatedValue}: use at least 1s, longer than a send can take (default 30s)")
+    @Setting(value = "A claimed message not acknowledged within it is delivered again by the shard's owner.",
+            min = "1s", why = "longer than a send can take")
     private Duration lease = Duration.seconds(30);
 
-    @Min(value = 1, message = "is ${validatedValue}: use 1 to 1000000, e.g. 10000")
-    @Max(value = 1_000_000, message = "is ${validatedValue}: use 1 to 1000000, e.g. 10000")
+    @Setting(value = "Messages sent and not yet acknowledged, at most; at the limit the pump stops claiming.",
+            min = "1", max = "1000000")
     private int maxInFlight = 10_000;
 
-    @Min(value = 1, message = "is ${validatedValue}: use 1 to 1000 attempts, e.g. 10")
-    @Max(value = 1_000, message = "is ${validatedValue}: use 1 to 1000 attempts, e.g. 10")
+    @Setting(value = "Delivery attempts before the deadletter topic (`DELIVERY_FAILED`).", min = "1", max = "1000")
     private int maxAttempts = 10;
 
     @NotNull
+    @Setting("The wait before the second attempt; doubles each attempt.")
     private Duration retryBackoff = Duration.seconds(1);
 
     @NotNull
+    @Setting("The longest wait between attempts.")
     private Duration maxRetryBackoff = Duration.minutes(5);
 
     @NotNull
+    @Setting("How long a shard leaving this instance (rebalance, stop) waits for its in-flight sends.")
     private Duration revokeDrain = Duration.seconds(10);
 
     @NotNull
-    @MaxDuration(value = 1, unit = TimeUnit.SECONDS,
-            message = "is ${validatedValue}: use 0ms to 1s, a little more than a claim takes (default 20ms)")
+    @Setting(value = "Claims also take messages due this much later and send each at its due time, so the claim's "
+            + "round trip is not part of the lateness; `0ms` claims only what is due.", min = "0ms", max = "1s",
+            why = "a little more than a claim takes")
     private Duration lookAhead = Duration.milliseconds(100);
 
     @NotNull
+    @Setting("What a delivery to a target topic that does not exist does: `broker` (as the broker's "
+            + "`auto.create.topics.enable`), `create` or `deadletter`.")
     private MissingTopics.Mode missingTopics = MissingTopics.Mode.BROKER;
 
     @NotNull
-    @MaxDuration(value = 10, unit = TimeUnit.MINUTES,
-            message = "is ${validatedValue}: use 0s to 10m, e.g. 5s (0s deadletters at the first attempt)")
+    @Setting(value = "Where a missing target is not created: how long its message waits for it before the "
+            + "deadletter topic.", min = "0s", max = "10m", why = "0s deadletters at the first attempt")
     private Duration missingTopicWait = Duration.seconds(5);
 
     @NotNull

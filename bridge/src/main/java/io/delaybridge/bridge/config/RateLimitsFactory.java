@@ -9,19 +9,9 @@ import java.util.regex.Pattern;
 
 /**
  * Delivery rate caps per target topic, so that draining a backlog (after an outage, or a bulk of messages due at one
- * time) does not flood a consumer. Records per second, per bridge instance: instances own disjoint shards, so with N
- * instances a target receives up to N times its cap.
- *
- * <table>
- *   <caption>Settings under {@code pump.rateLimits:}</caption>
- *   <tr><th>name</th><th>default</th><th>description</th></tr>
- *   <tr><td>default</td><td>0 (none)</td><td>records per second for every target topic without a cap of its own
- *       ({@code DELAY_RATE_LIMIT} in the shipped config.yml)</td></tr>
- *   <tr><td>targets</td><td>{} (none)</td><td>records per second per target topic, e.g.
- *       {@code orders.timeout: 500}; 0 exempts a topic from the default</td></tr>
- * </table>
- *
- * <p>Messages are released oldest due first; a held-back message keeps its due time ({@code delay-due-at}), and
+ * time) does not flood a consumer: settings under {@code pump.rateLimits:} (docs/configuration.md). Records per
+ * second, per bridge instance: instances own disjoint shards, so with N instances a target receives up to N times its
+ * cap. Messages are released oldest due first; a held-back message keeps its due time ({@code delay-due-at}), and
  * lateness is measured from it.
  */
 public class RateLimitsFactory {
@@ -30,7 +20,11 @@ public class RateLimitsFactory {
     static final double MAX = 1_000_000;
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
+    @Setting(name = "default", value = "Records per second for every target topic without an entry in `targets`; "
+            + "`0`: no cap. A decimal is allowed (`0.5`: one every 2 s).")
     private double defaultLimit;
+
+    @Setting("Records per second per target topic; `0` exempts a topic from `default`.")
     private Map<String, Double> targets = new LinkedHashMap<>();
 
     /** Adds a problem, under {@code prefix}, for each cap that is wrong. */

@@ -1,64 +1,46 @@
 package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisMode;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.dropwizard.util.Duration;
-import io.dropwizard.validation.MinDuration;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.net.URI;
-import java.util.concurrent.TimeUnit;
 
-/**
- * The Redis side.
- *
- * <table>
- *   <caption>Settings under {@code redis:}</caption>
- *   <tr><th>name</th><th>default</th><th>description</th></tr>
- *   <tr><td>uri</td><td>{@code ${REDIS_URI:-redis://localhost:6379}} in config.yml</td>
- *       <td>a Lettuce URI: {@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS,
- *       {@code redis://host1:7000,host2:7001} for Redis Cluster seeds (any node will do),
- *       {@code redis-sentinel://host:26379,host2:26379#mymaster} for Sentinel</td></tr>
- *   <tr><td>mode</td><td>auto</td><td>{@code auto}, {@code standalone}, {@code sentinel} or {@code cluster};
- *       {@code auto} asks the server ({@code INFO cluster}) and takes a {@code redis-sentinel://} URI for
- *       Sentinel</td></tr>
- *   <tr><td>keyPrefix</td><td>dq</td><td>the first part of every key; an ACL can be limited to {@code dq:*}</td></tr>
- *   <tr><td>commandTimeout</td><td>5s</td><td>how long one Redis command may take</td></tr>
- *   <tr><td>waitReplicas</td><td>0</td><td>replicas that must acknowledge a batch (WAIT) before its offsets are
- *       committed; 0 relies on the primary's AOF ({@code appendfsync always})</td></tr>
- *   <tr><td>waitTimeout</td><td>1s</td><td>how long the WAIT may take before the batch is retried</td></tr>
- * </table>
- */
+/** The Redis side: settings under {@code redis:} (docs/configuration.md). */
 @SettingsCheck
 public class RedisFactory implements SettingsCheck.Checked {
 
     @NotEmpty(message = "is empty: set it to your Redis, e.g. redis://localhost:6379 (config.yml reads REDIS_URI)")
+    @Setting("A Lettuce URI: `redis://[user:password@]host:port[/db]`, `rediss://` for TLS, "
+            + "`redis://host1:7000,host2:7001` for Redis Cluster seeds, `redis-sentinel://host:26379#mymaster` for "
+            + "Sentinel.")
     private String uri = "redis://localhost:6379";
 
     @NotNull(message = "is empty: use auto, standalone, sentinel or cluster")
+    @Setting("`auto`, `standalone`, `sentinel` or `cluster`; `auto` takes a `redis-sentinel://` URI for Sentinel and "
+            + "asks the server whether it is a cluster node.")
     private RedisMode mode = RedisMode.AUTO;
 
     @NotNull
     @Pattern(regexp = "[A-Za-z0-9_.:-]{1,64}", message = "is \"${validatedValue}\": use 1 to 64 of the characters "
             + "A-Z a-z 0-9 _ . : - (no braces: the shard's hash tag follows the prefix)")
+    @Setting("The first part of every key (`dq:{delay-intake:7}:due`); an ACL can be limited to `dq:*`.")
     private String keyPrefix = "dq";
 
     @NotNull
-    @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use at least 10ms")
+    @Setting(value = "How long one Redis command may take.", min = "10ms")
     private Duration commandTimeout = Duration.seconds(5);
 
-    @Min(value = 0, message = "is ${validatedValue}: use 0 (rely on the primary's AOF) to 16 replicas")
-    @Max(value = 16, message = "is ${validatedValue}: use 0 (rely on the primary's AOF) to 16 replicas")
+    @Setting(value = "Replicas that must acknowledge a batch (`WAIT`) before its offsets are committed; `0` relies on "
+            + "the primary's AOF.", min = "0", max = "16", why = "0 relies on the primary's AOF")
     private int waitReplicas = 0;
 
     @NotNull
-    @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use at least 1ms")
+    @Setting(value = "How long the `WAIT` may take before the batch is retried.", min = "1ms")
     private Duration waitTimeout = Duration.seconds(1);
 
     @Override
@@ -95,7 +77,7 @@ public class RedisFactory implements SettingsCheck.Checked {
     }
 
     /** Connects to Redis, checks that it is fit to hold messages, and returns the store. */
-    public DelayStore build(String intakeTopic, int shardCount) {
+    public RedisDelayStore build(String intakeTopic, int shardCount) {
         return RedisDelayStore.connect(new RedisStoreOptions(
                 uri,
                 keyPrefix,

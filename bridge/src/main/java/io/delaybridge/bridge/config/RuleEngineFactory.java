@@ -2,10 +2,6 @@ package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.dropwizard.util.Duration;
-import io.dropwizard.validation.MaxDuration;
-import io.dropwizard.validation.MinDuration;
-import jakarta.validation.constraints.Max;
-import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.nio.file.Path;
@@ -14,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -22,23 +17,7 @@ import org.apache.kafka.streams.StreamsConfig;
  * How the delay rules run: one Kafka Streams application, exactly-once (v2) from the source topics to the intake
  * and deadletter topics. Only used when {@code rules:} holds a rule.
  *
- * <table>
- *   <caption>Settings under {@code ruleEngine:}</caption>
- *   <tr><th>name</th><th>default</th><th>description</th></tr>
- *   <tr><td>applicationId</td><td>{@code <kafka.groupId>-rules}</td><td>the Kafka Streams application id: its
- *       consumer group and transactional ids. Every instance running the same rules uses the same id</td></tr>
- *   <tr><td>startFrom</td><td>latest</td><td>where a source without committed offsets starts: {@code latest} (only
- *       records written from now on) or {@code earliest} (the whole topic: old records are scheduled too, and
- *       those already past their due time are delivered at once)</td></tr>
- *   <tr><td>threads</td><td>1</td><td>stream threads of this instance</td></tr>
- *   <tr><td>commitInterval</td><td>100ms</td><td>how often a transaction is committed; records reach the intake's
- *       read_committed consumer at the commit, so this adds to the lateness of short delays</td></tr>
- *   <tr><td>closeTimeout</td><td>30s</td><td>how long a stop waits for the stream threads to commit</td></tr>
- *   <tr><td>stateDir</td><td>{@code <java.io.tmpdir>/delay-bridge-rules}</td><td>Kafka Streams' state directory;
- *       stateless rules keep only a lock file there</td></tr>
- *   <tr><td>streams</td><td>{}</td><td>extra Kafka Streams properties ({@code consumer.session.timeout.ms}, ...);
- *       kafka.common applies too</td></tr>
- * </table>
+ * <p>Settings under {@code ruleEngine:} (docs/configuration.md).
  */
 @SettingsCheck
 public class RuleEngineFactory implements SettingsCheck.Checked {
@@ -50,28 +29,35 @@ public class RuleEngineFactory implements SettingsCheck.Checked {
             StreamsConfig.BOOTSTRAP_SERVERS_CONFIG);
 
     @Pattern(regexp = "[a-zA-Z0-9._-]{1,200}", message = "is \"${validatedValue}\": use 1 to 200 of a-z A-Z 0-9 . _ -")
+    @Setting(value = "The Kafka Streams application id (its consumer group and transactional ids); every instance "
+            + "with the same id shares the rules' work.", defaultMeans = "`<kafka.groupId>-rules`")
     private String applicationId;
 
     @NotNull
     @Pattern(regexp = "earliest|latest", message = "is \"${validatedValue}\": use latest (records from now on) or"
             + " earliest (the whole topic)")
+    @Setting("Where a source without committed offsets starts: `latest` (records from now on) or `earliest` (the "
+            + "whole topic; those past due are delivered at once).")
     private String startFrom = "latest";
 
-    @Min(value = 1, message = "is ${validatedValue}: use 1 to 64 stream threads")
-    @Max(value = 64, message = "is ${validatedValue}: use 1 to 64 stream threads")
+    @Setting(value = "Stream threads of this instance.", min = "1", max = "64")
     private int threads = 1;
 
     @NotNull
-    @MinDuration(value = 10, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use 10ms to 60s, e.g. 100ms")
-    @MaxDuration(value = 60, unit = TimeUnit.SECONDS, message = "is ${validatedValue}: use 10ms to 60s, e.g. 100ms")
+    @Setting(value = "The transaction commit interval: the intake sees a rule's records at the commit, so this adds "
+            + "to the lateness of very short delays.", min = "10ms", max = "60s")
     private Duration commitInterval = Duration.milliseconds(100);
 
     @NotNull
+    @Setting("How long a stop waits for the stream threads to commit and close.")
     private Duration closeTimeout = Duration.seconds(30);
 
+    @Setting(value = "Kafka Streams' state directory; stateless rules keep only a lock file there.",
+            defaultMeans = "`<java.io.tmpdir>/delay-bridge-rules`")
     private String stateDir;
 
     @NotNull
+    @Setting("Extra Kafka Streams properties; those the bridge sets itself are refused, `kafka.common` applies too.")
     private Map<String, String> streams = new LinkedHashMap<>();
 
     @Override

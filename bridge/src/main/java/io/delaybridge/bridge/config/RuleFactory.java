@@ -12,45 +12,57 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * One delay rule, an entry of the {@code rules:} list. A rule either schedules or cancels.
- *
- * <table>
- *   <caption>Settings of a rule</caption>
- *   <tr><th>name</th><th>default</th><th>description</th></tr>
- *   <tr><td>name</td><td>required</td><td>unique; a-z A-Z 0-9 . _ -; names the rule's metrics and health check</td></tr>
- *   <tr><td>source</td><td rowspan="2">one of the two</td><td>the topic the rule reads</td></tr>
- *   <tr><td>sourcePattern</td><td>a Java regular expression; the rule reads every topic it matches in full</td></tr>
- *   <tr><td>target</td><td>required to schedule</td><td>the topic the record is delivered to</td></tr>
- *   <tr><td>delay</td><td rowspan="3">one of the three, to schedule</td><td>a fixed delay, as {@code delay-ms}:
- *       {@code 30m}, {@code 1500}, {@code PT30M}</td></tr>
- *   <tr><td>delayHeader</td><td>a header of the source record holding the delay</td></tr>
- *   <tr><td>delayField</td><td>a field of the JSON value holding the delay (dotted path); a number is
- *       milliseconds</td></tr>
- *   <tr><td>delayFallback</td><td>none</td><td>the delay of a record without the header or field; without it such a
- *       record is deadlettered with MISSING_DELAY</td></tr>
- *   <tr><td>partition</td><td>none</td><td>the target partition; otherwise the target's partitioner on the key</td></tr>
- *   <tr><td>id</td><td>{@code {rule}:{topic}-{partition}-{offset}}</td><td>the message id, a template (see
- *       {@link IdTemplate}), e.g. {@code order-timeout:{key}}</td></tr>
- *   <tr><td>cancel</td><td>none</td><td>instead of scheduling: the id template of the message to cancel</td></tr>
- *   <tr><td>external</td><td>false</td><td>a cancel rule whose ids are scheduled by producers, not by a rule: skips the
- *       check that some rule's id can match</td></tr>
- * </table>
+ * Settings of one rule (docs/configuration.md).
  */
 public class RuleFactory {
 
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9._-]{1,100}");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
+    @Setting(value = "Unique; 1-100 of `a-z A-Z 0-9 . _ -`. Names the health check `rule-<name>`, the meters "
+            + "`delay.rules.<name>.*` and the `x-delay-rule` header.", defaultMeans = "required")
     private String name;
+
+    @Setting(value = "The topic the rule reads (must exist when the rules start).",
+            defaultMeans = "one of `source` / `sourcePattern`")
     private String source;
+
+    @Setting("A Java regular expression; the rule reads every topic it matches in full, including topics created later.")
     private String sourcePattern;
+
+    @Setting(value = "The topic the record is delivered to; checked against `intake.allowedTargets` at start-up.",
+            defaultMeans = "required to schedule")
     private String target;
+
+    @Setting(value = "A fixed delay in the grammar of `delay-ms`: `1500`, `30s`, `5m`, `PT30M`.",
+            defaultMeans = "one of `delay` / `delayHeader` / `delayField` to schedule")
     private String delay;
+
+    @Setting("The header of the source record holding the delay, same grammar.")
     private String delayHeader;
+
+    @Setting("The JSON field of the value holding the delay, dotted for nested objects; a JSON number is "
+            + "milliseconds, a string uses the grammar of `delay-ms`.")
     private String delayField;
+
+    @Setting(value = "The delay of a record without the header or field; without it such a record is deadlettered "
+            + "(`MISSING_DELAY`).", defaultMeans = "none")
     private String delayFallback;
+
+    @Setting(value = "The target partition (`delay-partition`); otherwise the target's partitioner on the key.",
+            defaultMeans = "none")
     private Integer partition;
+
+    @Setting(value = "The message id, a template over the source record: `{key}`, `{topic}`, `{partition}`, "
+            + "`{offset}`, `{rule}`, `{header:NAME}`, `{field:PATH}`.",
+            defaultMeans = "`{rule}:{topic}-{partition}-{offset}`")
     private String id;
+
+    @Setting(value = "Instead of scheduling: the template of the id to cancel, e.g. `order-timeout:{key}`.",
+            defaultMeans = "none")
     private String cancel;
+
+    @Setting("A cancel rule for ids that producers schedule themselves: skips the check that some rule's id can match.")
     private boolean external;
 
     /** Adds what is wrong with this rule alone; {@code key} is how messages name it, e.g. {@code order-timeout}. */

@@ -12,9 +12,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Checks that span several settings of one factory, with messages that carry the values found. Bean Validation's
- * field annotations cover single settings; {@code @ValidationMethod} can only return a fixed text, and a user
- * fixing a configuration needs to see the value that is wrong.
+ * Checks a factory's settings, with messages that carry the values found: first the bounds of each {@link Setting}
+ * (from its declaration, so a message never states a bound or a default that the code does not have), then the checks
+ * that span several settings of one factory ({@link Checked}). Bean Validation's {@code @ValidationMethod} can only
+ * return a fixed text, and a user fixing a configuration needs to see the value that is wrong.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -49,14 +50,17 @@ public @interface SettingsCheck {
         }
     }
 
-    final class Validator implements ConstraintValidator<SettingsCheck, Checked> {
+    final class Validator implements ConstraintValidator<SettingsCheck, Object> {
         @Override
-        public boolean isValid(Checked settings, ConstraintValidatorContext context) {
+        public boolean isValid(Object settings, ConstraintValidatorContext context) {
             if (settings == null) {
                 return true;
             }
             Problems problems = new Problems();
-            settings.check(problems);
+            Settings.checkBounds(settings, problems);
+            if (settings instanceof Checked checked) {
+                checked.check(problems);
+            }
             if (problems.found.isEmpty()) {
                 return true;
             }

@@ -354,7 +354,8 @@ public final class Pump implements Managed {
                 } else {
                     releaser.observe(batch.redisNow(), System.nanoTime());
                 }
-                anyFull |= released(shard, batch, want[i]);
+                handOver(shard, batch, want[i]);
+                anyFull |= filled(batch, want[i]) && !shard.revoked; // the shard may hold more that is due
             }
             if (failure != null) {
                 throw failure;
@@ -365,15 +366,18 @@ public final class Pump implements Managed {
         }
     }
 
+    /** Whether a claim that asked for {@code want} messages got them all. */
+    private static boolean filled(ClaimBatch batch, int want) {
+        return batch.messages().size() >= want;
+    }
+
     /**
      * Hands a claimed batch to the release thread, which sends each message at its due time, turning the claim's
-     * reservation of {@code want} places into its messages; returns whether it was full (the shard may hold more that
-     * is due).
+     * reservation of {@code want} places into its messages, and notes when the shard is next due.
      */
-    private boolean released(OwnedShard shard, ClaimBatch batch, int want) {
+    private void handOver(OwnedShard shard, ClaimBatch batch, int want) {
         List<ClaimedMessage> messages = batch.messages();
-        boolean full = messages.size() >= want;
-        shard.nextDueAt = full ? Long.MIN_VALUE : (batch.hasNext() ? batch.nextDueAt() : Long.MAX_VALUE);
+        shard.nextDueAt = filled(batch, want) ? Long.MIN_VALUE : (batch.hasNext() ? batch.nextDueAt() : Long.MAX_VALUE);
         if (messages.size() < want) {
             places.unreserve(shard, want - messages.size());
         }
@@ -383,7 +387,6 @@ public final class Pump implements Managed {
             CrashPoint.AFTER_CLAIM_BEFORE_SEND.reach();
             releaser.hold(messages.stream().map(m -> new Claimed(shard, m)).toList());
         }
-        return full && !shard.revoked;
     }
 
     /** Sleeps {@code waitNanos}, or less: until signalled, and at most until the next look at leases and clocks. */

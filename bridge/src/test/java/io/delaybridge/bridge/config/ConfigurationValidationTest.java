@@ -82,7 +82,7 @@ class ConfigurationValidationTest {
                 Arguments.of("redis: {uri: 'redis-sentinel://h:26379#m', mode: cluster}",
                         "redis.mode is cluster but uri names sentinels", "set mode to sentinel or auto"),
                 Arguments.of("redis: {keyPrefix: 'a{b}'}", "redis.keyPrefix is \"a{b}\"", "no braces"),
-                Arguments.of("redis: {waitReplicas: 20}", "redis.waitReplicas is 20", "0 (rely on the primary"),
+                Arguments.of("redis: {waitReplicas: 20}", "redis.waitReplicas is 20", "use 0 to 16, e.g. 0 (0 relies on the primary's AOF)"),
                 Arguments.of("intake: {maxRecordSize: 100MiB}", "intake.maxRecordSize is 100 mebibytes",
                         "use 1 byte to 64MiB"),
                 Arguments.of("intake: {allowedTargets: ['orders.(']}",

@@ -42,12 +42,12 @@ class ClusterGapIT {
 
     @Test
     void aTailLostOnAnotherMasterIsFoundReadAgainAndDelivered(TestServers servers) throws Exception {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+        try (DeliveryFixture fixture = new DeliveryFixture(servers);
                 RedisCluster cluster = RedisCluster.start(dir, 3, 1)) {
-            kafka.createTopics(1, target);
-            KafkaClient.Collector delivered = kafka.collect(target);
+            TestNames names = fixture.names;
+            String target = fixture.target;
+            KafkaClient kafka = fixture.kafka;
+            KafkaClient.Collector delivered = fixture.collectTarget();
             TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), cluster.uri(),
                     ConfigOverride.config("redis.waitReplicas", "0"),
                     ConfigOverride.config("redis.commandTimeout", "2s")).start();

@@ -22,10 +22,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -96,6 +98,9 @@ class DelayRulesCrashIT {
                 await().atMost(Duration.ofSeconds(180)).until(() -> intake.sources() == RECORDS);
                 // the rules have committed every source offset: nothing more can come
                 await().atMost(Duration.ofSeconds(60)).until(() -> lag(admin, applicationId, source) == 0);
+                // and the count has read the intake to its end: a duplicate written last is counted too
+                Map<TopicPartition, Long> ends = committedEnds(admin, intake.partitions());
+                await().atMost(Duration.ofSeconds(60)).until(() -> intake.reached(ends));
                 Map<String, Integer> counts = intake.counts();
                 List<String> twice = counts.entrySet().stream().filter(e -> e.getValue() != 1)
                         .map(e -> e.getKey() + " x" + e.getValue()).limit(10).toList();
@@ -116,6 +121,17 @@ class DelayRulesCrashIT {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         return Admin.create(p);
+    }
+
+    /** The end of each partition as a read_committed consumer sees it: the last stable offset. */
+    private static Map<TopicPartition, Long> committedEnds(Admin admin, List<TopicPartition> partitions)
+            throws Exception {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        partitions.forEach(p -> request.put(p, OffsetSpec.latest()));
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
+                .get(10, TimeUnit.SECONDS).forEach((p, info) -> ends.put(p, info.offset()));
+        return ends;
     }
 
     /** Records of {@code topic} after the offsets {@code group} committed; a partition never committed counts whole. */
@@ -145,6 +161,8 @@ class DelayRulesCrashIT {
     private static final class IntakeCount implements AutoCloseable {
         private final Map<String, Integer> bySource = new ConcurrentHashMap<>();
         private final AtomicInteger total = new AtomicInteger();
+        private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
+        private final List<TopicPartition> partitions = new ArrayList<>();
         private final KafkaConsumer<byte[], byte[]> consumer;
         private final Thread thread;
         private volatile boolean running = true;
@@ -156,7 +174,6 @@ class DelayRulesCrashIT {
             p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-            List<TopicPartition> partitions = new ArrayList<>();
             consumer.partitionsFor(intake).forEach(i -> partitions.add(new TopicPartition(intake, i.partition())));
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
@@ -174,6 +191,9 @@ class DelayRulesCrashIT {
                         bySource.merge(key, 1, Integer::sum);
                         total.incrementAndGet();
                     }
+                    for (TopicPartition p : partitions) {
+                        positions.put(p, consumer.position(p)); // after the records above are counted
+                    }
                 }
             } catch (org.apache.kafka.common.errors.WakeupException e) {
                 // closing
@@ -190,6 +210,15 @@ class DelayRulesCrashIT {
             return bySource.size();
         }
 
+        List<TopicPartition> partitions() {
+            return List.copyOf(partitions);
+        }
+
+        /** Whether every record before {@code ends} has been counted. */
+        boolean reached(Map<TopicPartition, Long> ends) {
+            return ends.entrySet().stream().allMatch(e -> positions.getOrDefault(e.getKey(), -1L) >= e.getValue());
+        }
+
         Map<String, Integer> counts() {
             return Map.copyOf(bySource);
         }
@@ -202,10 +231,6 @@ class DelayRulesCrashIT {
         }
     }
 
-    /**
-     * {@code java -jar delay-bridge.jar rules config.yml} as a child process, killed with SIGKILL. Deliberately
-     * minimal and private to this test: the bridge-as-a-child-JVM launcher belongs in the testkit.
-     */
     /** The rules part alone from the fat jar ({@code java -jar delay-bridge.jar rules config.yml}), restartable. */
     private static final class RulesJvm implements AutoCloseable {
         private final Path jar;

@@ -33,36 +33,31 @@ class ExpressPathIT {
 
     @Test
     void recordsAlreadyDueAreDeliveredWithoutTheStoreAndCommitted(TestServers servers) {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = bridge(servers, names)) {
-            kafka.createTopics(1, target);
-            KafkaClient.Collector delivered = kafka.collect(target);
+        try (Rig rig = new Rig(servers)) {
             Map<String, RecordMetadata> sent = new HashMap<>();
             int records = 40;
             for (int i = 0; i < records; i++) {
-                sent.put("k" + i, kafka.send(names.intake(), "k" + i, "v" + i, null, DelayHeaders.TARGET, target,
+                sent.put("k" + i, rig.kafka.send(rig.names.intake(), "k" + i, "v" + i, null, DelayHeaders.TARGET, rig.target,
                         DelayHeaders.DELAY_MS, "0", "trace-id", "t" + i));
             }
-            await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= records);
-            for (KafkaClient.Received got : delivered.received()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= records);
+            for (KafkaClient.Received got : rig.delivered.received()) {
                 RecordMetadata origin = sent.get(got.key());
                 assertEquals("v" + got.key().substring(1), got.value());
                 assertEquals("t" + got.key().substring(1), got.header("trace-id"), "user headers kept");
-                assertEquals(names.intake() + "-" + origin.partition() + "-" + origin.offset(),
+                assertEquals(rig.names.intake() + "-" + origin.partition() + "-" + origin.offset(),
                         got.header(DelayHeaders.ID), "the default id");
-                assertEquals(names.intake() + "/" + origin.partition() + "/" + origin.offset(),
+                assertEquals(rig.names.intake() + "/" + origin.partition() + "/" + origin.offset(),
                         got.header(DelayHeaders.ORIGIN));
                 assertEquals(Long.toString(origin.timestamp()), got.header(DelayHeaders.DUE_AT));
                 assertEquals("1", got.header(DelayHeaders.ATTEMPT));
             }
-            assertEquals(records, meter(bridge, "delay.intake.express"), "all by the express path");
-            assertEquals(0, meter(bridge, "delay.intake.parked"), "nothing written to the store");
-            assertEquals(0, meter(bridge, "delay.scheduled"), "the store never held them");
-            await().atMost(Duration.ofSeconds(10)).until(() -> committedCover(kafka, names, sent.values()));
+            assertEquals(records, meter(rig.bridge, "delay.intake.express"), "all by the express path");
+            assertEquals(0, meter(rig.bridge, "delay.intake.parked"), "nothing written to the store");
+            assertEquals(0, meter(rig.bridge, "delay.scheduled"), "the store never held them");
+            await().atMost(Duration.ofSeconds(10)).until(() -> committedCover(rig.kafka, rig.names, sent.values()));
             await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
-                    .until(() -> delivered.size() == records);
+                    .until(() -> rig.delivered.size() == records);
         }
     }
 
@@ -70,51 +65,41 @@ class ExpressPathIT {
     @Test
     void latenessOfRecordsDueAtOnceOnBothPaths(TestServers servers) {
         for (String window : List.of("250ms", "off")) {
-            TestNames names = TestNames.unique(servers);
-            String target = names.target("out");
-            try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                    TestBridge bridge = bridge(servers, names, ConfigOverride.config("intake.expressWindow", window))) {
-                kafka.createTopics(1, target);
-                KafkaClient.Collector delivered = kafka.collect(target);
+            try (Rig rig = new Rig(servers, ConfigOverride.config("intake.expressWindow", window))) {
                 int records = 200;
                 for (int i = 0; i < records; i++) {
-                    kafka.send(names.intake(), "k" + i, "v", null, DelayHeaders.TARGET, target,
+                    rig.kafka.send(rig.names.intake(), "k" + i, "v", null, DelayHeaders.TARGET, rig.target,
                             DelayHeaders.DELAY_MS, "0");
                 }
-                await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= records);
-                List<Long> inOrder = delivered.received().stream()
+                await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= records);
+                List<Long> inOrder = rig.delivered.received().stream()
                         .map(r -> r.record().timestamp() - Long.parseLong(r.header(DelayHeaders.DUE_AT))).toList();
                 List<Long> late = inOrder.stream().sorted().toList();
                 System.out.printf("[express] expressWindow %s: the first five %s%n", window, inOrder.subList(0, 5));
                 System.out.printf("[express] expressWindow %s: %d records due at once, lateness p50 %d ms, "
                         + "p99 %d ms, max %d ms; express %d, parked %d%n", window, records, late.get(records / 2),
-                        late.get(records * 99 / 100), late.get(records - 1), meter(bridge, "delay.intake.express"),
-                        meter(bridge, "delay.intake.parked"));
-                assertEquals(window.equals("off") ? 0 : records, meter(bridge, "delay.intake.express"));
+                        late.get(records * 99 / 100), late.get(records - 1), meter(rig.bridge, "delay.intake.express"),
+                        meter(rig.bridge, "delay.intake.parked"));
+                assertEquals(window.equals("off") ? 0 : records, meter(rig.bridge, "delay.intake.express"));
             }
         }
     }
 
     @Test
     void aRecordDueWithinTheWindowIsNotDeliveredEarly(TestServers servers) {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = bridge(servers, names, ConfigOverride.config("intake.expressWindow", "1s"))) {
-            kafka.createTopics(1, target);
-            KafkaClient.Collector delivered = kafka.collect(target);
+        try (Rig rig = new Rig(servers, ConfigOverride.config("intake.expressWindow", "1s"))) {
             int records = 10;
             for (int i = 0; i < records; i++) {
-                kafka.send(names.intake(), "soon-" + i, "v", null, DelayHeaders.TARGET, target,
+                rig.kafka.send(rig.names.intake(), "soon-" + i, "v", null, DelayHeaders.TARGET, rig.target,
                         DelayHeaders.DELAY_MS, Integer.toString(300 + 50 * i));
             }
-            await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= records);
-            for (KafkaClient.Received got : delivered.received()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= records);
+            for (KafkaClient.Received got : rig.delivered.received()) {
                 long due = Long.parseLong(got.header(DelayHeaders.DUE_AT));
-                assertTrue(got.record().timestamp() >= due, got.key() + " delivered "
+                assertTrue(got.record().timestamp() >= due, got.key() + " rig.delivered "
                         + (due - got.record().timestamp()) + " ms early");
             }
-            assertEquals(records, meter(bridge, "delay.intake.express"), "held until due, not parked");
+            assertEquals(records, meter(rig.bridge, "delay.intake.express"), "held until due, not parked");
         }
     }
 
@@ -148,46 +133,44 @@ class ExpressPathIT {
 
     @Test
     void equalDueTimesOfAPartitionKeepTheirOrderWhenAnEarlierOneIsParked(TestServers servers) {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = bridge(servers, names)) {
-            kafka.createTopics(1, target);
-            KafkaClient.Collector delivered = kafka.collect(target);
+        try (Rig rig = new Rig(servers)) {
             long due = System.currentTimeMillis() + 2_000;
             // first: due in 2 s, beyond the window: parked in shard 0
-            kafka.send(names.intake(), 0, bytes("first"), bytes("1"), null,
-                    headers(DelayHeaders.TARGET, target, DelayHeaders.UNTIL, Long.toString(due)));
-            await().atMost(Duration.ofSeconds(30)).until(() -> meter(bridge, "delay.scheduled") == 1);
+            rig.kafka.send(rig.names.intake(), 0, bytes("first"), bytes("1"), null,
+                    headers(DelayHeaders.TARGET, rig.target, DelayHeaders.UNTIL, Long.toString(due)));
+            await().atMost(Duration.ofSeconds(30)).until(() -> meter(rig.bridge, "delay.scheduled") == 1);
             await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() >= due - 150);
             // second: same partition, same due time, now within the window: the check sees the first and parks it
-            kafka.send(names.intake(), 0, bytes("second"), bytes("2"), null,
-                    headers(DelayHeaders.TARGET, target, DelayHeaders.UNTIL, Long.toString(due)));
-            await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 2);
+            rig.kafka.send(rig.names.intake(), 0, bytes("second"), bytes("2"), null,
+                    headers(DelayHeaders.TARGET, rig.target, DelayHeaders.UNTIL, Long.toString(due)));
+            await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= 2);
             assertEquals(List.of("first", "second"),
-                    delivered.received().stream().map(KafkaClient.Received::key).toList());
-            assertEquals(0, meter(bridge, "delay.intake.express"), "the second may not overtake the first");
+                    rig.delivered.received().stream().map(KafkaClient.Received::key).toList(),
+                    "the second may not overtake the first");
+            // The check parks the second while the first is stored or in flight. The pump claims the first up to
+            // pump.lookAhead (100 ms) before its due time and the intake may read the second only after the first
+            // was rig.delivered and acknowledged: then the second rightly goes express, still after the first.
+            long express = meter(rig.bridge, "delay.intake.express");
+            assertTrue(express <= 1, "only the second can go express: " + express);
+            assertEquals(2 - express, meter(rig.bridge, "delay.scheduled"), "the first parked, and the second unless "
+                    + "it went express");
         }
     }
 
     @Test
     void aFailedFirstSendEndsWhereTheParkedPathPutsItAndCommitsAfter(TestServers servers) {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = bridge(servers, names)) {
-            kafka.createTopics(1, target);
-            KafkaClient.Collector deadletters = kafka.collect(names.deadletter());
-            RecordMetadata bad = kafka.send(names.intake(), "no-such-partition", "v", null,
-                    DelayHeaders.TARGET, target, DelayHeaders.PARTITION, "7", DelayHeaders.DELAY_MS, "0");
+        try (Rig rig = new Rig(servers)) {
+            KafkaClient.Collector deadletters = rig.kafka.collect(rig.names.deadletter());
+            RecordMetadata bad = rig.kafka.send(rig.names.intake(), "no-such-partition", "v", null,
+                    DelayHeaders.TARGET, rig.target, DelayHeaders.PARTITION, "7", DelayHeaders.DELAY_MS, "0");
             await().atMost(Duration.ofSeconds(60)).until(() -> deadletters.size() >= 1);
             KafkaClient.Received dead = deadletters.received().get(0);
             assertEquals("no-such-partition", dead.key());
-            assertEquals(names.intake() + "-" + bad.partition() + "-" + bad.offset(), dead.header(DelayHeaders.ID));
-            assertTrue(meter(bridge, "delay.intake.express-fallback") >= 1, "parked after its first send failed");
-            assertEquals(0, meter(bridge, "delay.intake.express"));
-            assertTrue(meter(bridge, "delay.intake.parked") >= 1);
-            await().atMost(Duration.ofSeconds(10)).until(() -> committedCover(kafka, names, List.of(bad)));
+            assertEquals(rig.names.intake() + "-" + bad.partition() + "-" + bad.offset(), dead.header(DelayHeaders.ID));
+            assertTrue(meter(rig.bridge, "delay.intake.express-fallback") >= 1, "parked after its first send failed");
+            assertEquals(0, meter(rig.bridge, "delay.intake.express"));
+            assertTrue(meter(rig.bridge, "delay.intake.parked") >= 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> committedCover(rig.kafka, rig.names, List.of(bad)));
         }
     }
 
@@ -240,25 +223,60 @@ class ExpressPathIT {
 
     @Test
     void aFullBufferParks(TestServers servers) {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = bridge(servers, names, ConfigOverride.config("intake.expressBufferRecords", "1"),
-                        ConfigOverride.config("intake.expressWindow", "1s"))) {
-            kafka.createTopics(1, target);
-            KafkaClient.Collector delivered = kafka.collect(target);
+        try (Rig rig = new Rig(servers, ConfigOverride.config("intake.expressBufferRecords", "1"),
+                ConfigOverride.config("intake.expressWindow", "1s"))) {
             int records = 50;
             for (int i = 0; i < records; i++) {
-                kafka.sendAsync(names.intake(), "k" + i, "v", DelayHeaders.TARGET, target,
+                rig.kafka.sendAsync(rig.names.intake(), "k" + i, "v", DelayHeaders.TARGET, rig.target,
                         DelayHeaders.DELAY_MS, "500");
             }
-            kafka.flush();
-            await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= records);
-            long express = meter(bridge, "delay.intake.express");
-            long parked = meter(bridge, "delay.intake.parked");
+            rig.kafka.flush();
+            await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= records);
+            long express = meter(rig.bridge, "delay.intake.express");
+            long parked = meter(rig.bridge, "delay.intake.parked");
             System.out.printf("[express] buffer of 1 record: %d express, %d parked%n", express, parked);
             assertTrue(parked > 0, "a full buffer parks");
             assertEquals(records, express + parked);
+        }
+    }
+
+    /** What most tests stand on: the {@link DeliveryFixture}, a bridge on the shared Redis, then the target topic. */
+    private static final class Rig implements AutoCloseable {
+        final DeliveryFixture fixture;
+        final TestNames names;
+        final String target;
+        final KafkaClient kafka;
+        final TestBridge bridge;
+        final KafkaClient.Collector delivered;
+
+        Rig(TestServers servers, ConfigOverride... extra) {
+            fixture = new DeliveryFixture(servers);
+            names = fixture.names;
+            target = fixture.target;
+            kafka = fixture.kafka;
+            TestBridge started;
+            try {
+                started = bridge(servers, names, extra);
+            } catch (RuntimeException | Error e) {
+                fixture.close();
+                throw e;
+            }
+            bridge = started;
+            try {
+                delivered = fixture.collectTarget();
+            } catch (RuntimeException | Error e) {
+                close();
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                bridge.close();
+            } finally {
+                fixture.close();
+            }
         }
     }
 

@@ -29,10 +29,11 @@ class RedisDataLossIT {
 
     @Test
     void aBridgeStartingOnARedisThatCameBackEmptyStopsAndReportsIt(TestServers servers) throws Exception {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+        try (DeliveryFixture fixture = new DeliveryFixture(servers);
                 RedisServer redis = RedisServer.start(dir.resolve("redis"))) {
+            TestNames names = fixture.names;
+            String target = fixture.target;
+            KafkaClient kafka = fixture.kafka;
             kafka.createTopics(1, target);
             TestBridge first = new TestBridge(names, servers.kafkaBootstrap(), redis.uri()).start();
             kafka.send(names.intake(), "k", "pending for an hour", null,
@@ -59,12 +60,12 @@ class RedisDataLossIT {
 
     @Test
     void aRedisEmptiedUnderARunningBridgeStopsIntakeAndPump(TestServers servers) throws Exception {
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+        try (DeliveryFixture fixture = new DeliveryFixture(servers);
                 RedisServer redis = RedisServer.start(dir.resolve("redis"))) {
-            kafka.createTopics(1, target);
-            KafkaClient.Collector delivered = kafka.collect(target);
+            TestNames names = fixture.names;
+            String target = fixture.target;
+            KafkaClient kafka = fixture.kafka;
+            KafkaClient.Collector delivered = fixture.collectTarget();
             TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), redis.uri()).start();
             try {
                 kafka.send(names.intake(), "k1", "v1", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0");

@@ -13,14 +13,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.MockProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * With every in-flight place taken, the pump sends nothing more and waits for acknowledgements without spinning.
- * The producer is kafka-clients' MockProducer, whose sends complete only when the test says so; the store is a real
- * Redis.
+ * The producer sends to the real broker, and the pump sees each acknowledgement only when the test releases it; the
+ * store is a real Redis.
  */
 @ExtendWith(RealServersExtension.class)
 class PumpBackPressureIT {
@@ -37,7 +36,7 @@ class PumpBackPressureIT {
             }
             rig.store.write(due).get(10, TimeUnit.SECONDS);
 
-            MockProducer<byte[], byte[]> producer = rig.producer;
+            PumpRig.RecordingProducer producer = rig.producer;
             Pump pump = rig.pump(new PumpSettings(MAX_IN_FLIGHT, 30_000, MAX_IN_FLIGHT, 1_000, 0));
             pump.start();
             try {
@@ -64,9 +63,7 @@ class PumpBackPressureIT {
                 await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == 2 * MAX_IN_FLIGHT);
                 assertEquals(MAX_IN_FLIGHT, rig.metrics.meter("delay.delivered").getCount());
             } finally {
-                while (producer.completeNext()) {
-                    // let the last sends finish so stop() does not wait on them
-                }
+                producer.releaseAll(); // let the last sends finish so stop() does not wait on them
                 pump.stop();
             }
         }

@@ -15,6 +15,9 @@ import io.delaybridge.testkit.TestServers;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,28 +32,33 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.Callback;
-import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * What a pump IT stands on: a one-shard store on the real Redis, a one-partition target topic on the real broker
- * (the target catalog looks it up), and kafka-clients' MockProducer in place of the producer, so a test sees every
- * send and when it was made, and may hold their completion. Redis runs on this host: its clock is the host's. Pumps are wired as the application wires them.
+ * (the target catalog looks it up), and a real producer to that broker that records every send and when it was made,
+ * and may hold each send's acknowledgement from the pump until the test releases it ({@link RecordingProducer}).
+ * Redis runs on this host: its clock is the host's. Pumps are wired as the application wires them.
  */
 final class PumpRig implements AutoCloseable {
 
     final String topic;
     final String target;
     final RedisDelayStore store;
-    final MockProducer<byte[], byte[]> producer;
+    final RecordingProducer producer;
     /** When each send was made (host clock, ms), in the order of {@code producer.history()}. */
-    final List<Long> sentAtMillis = new CopyOnWriteArrayList<>();
+    final List<Long> sentAtMillis;
     final MetricRegistry metrics = new MetricRegistry();
     private final Admin admin;
 
-    /** With {@code autoComplete}, sends succeed at once; without, the test completes them. */
+    /**
+     * With {@code autoComplete}, the pump sees each acknowledgement as the broker gives it; without, the test releases
+     * them ({@link RecordingProducer#completeNext()}).
+     */
     PumpRig(TestServers servers, String name, boolean autoComplete) throws Exception {
         topic = servers.unique(name);
         target = topic + "-out";
@@ -58,13 +66,8 @@ final class PumpRig implements AutoCloseable {
         store = RedisDelayStore.connect(RedisStoreOptions.of(servers.redisUri(), topic, 1).withKeyPrefix(topic));
         admin.createTopics(List.of(new NewTopic(target, Optional.of(1), Optional.empty())))
                 .all().get(30, TimeUnit.SECONDS);
-        producer = new MockProducer<>(autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer()) {
-            @Override
-            public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
-                sentAtMillis.add(System.currentTimeMillis());
-                return super.send(record, callback);
-            }
-        };
+        producer = new RecordingProducer(servers.kafkaBootstrap(), !autoComplete);
+        sentAtMillis = producer.sentAtMillis;
     }
 
     Pump pump(PumpSettings settings) {
@@ -132,7 +135,82 @@ final class PumpRig implements AutoCloseable {
 
     @Override
     public void close() {
+        producer.releaseAll();
+        producer.close(Duration.ofSeconds(10));
         store.close();
         admin.close();
+    }
+
+    /**
+     * A real producer (acks=all, as the bridge's) that records each send and the host time it was made, and, while
+     * {@code holding}, keeps each acknowledgement the broker gives from the sender until the test releases it: the
+     * sender then sees a window of sends in flight for as long as the test needs.
+     */
+    static final class RecordingProducer extends KafkaProducer<byte[], byte[]> {
+
+        private final List<ProducerRecord<byte[], byte[]>> history = new CopyOnWriteArrayList<>();
+        final List<Long> sentAtMillis = new CopyOnWriteArrayList<>();
+        private final Deque<Runnable> held = new ArrayDeque<>();
+        private boolean holding;
+
+        RecordingProducer(String bootstrap, boolean holding) {
+            super(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all",
+                    ProducerConfig.LINGER_MS_CONFIG, 0), new ByteArraySerializer(), new ByteArraySerializer());
+            this.holding = holding;
+        }
+
+        @Override
+        public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
+            sentAtMillis.add(System.currentTimeMillis());
+            history.add(record);
+            return super.send(record, (metadata, error) -> acknowledge(() -> {
+                if (callback != null) {
+                    callback.onCompletion(metadata, error);
+                }
+            }));
+        }
+
+        /** The records sent so far, in the order they were sent. */
+        List<ProducerRecord<byte[], byte[]>> history() {
+            return List.copyOf(history);
+        }
+
+        private void acknowledge(Runnable completion) {
+            synchronized (held) {
+                if (holding) {
+                    held.addLast(completion);
+                    held.notifyAll();
+                    return;
+                }
+            }
+            completion.run();
+        }
+
+        /** Releases the oldest held acknowledgement, waiting up to 10 s for the broker to give one. */
+        boolean completeNext() throws InterruptedException {
+            Runnable next;
+            synchronized (held) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (held.isEmpty() && System.nanoTime() < deadline) {
+                    held.wait(100);
+                }
+                next = held.pollFirst();
+            }
+            if (next != null) {
+                next.run();
+            }
+            return next != null;
+        }
+
+        /** Stops holding: releases every held acknowledgement, and passes later ones on as they come. */
+        void releaseAll() {
+            List<Runnable> release;
+            synchronized (held) {
+                holding = false;
+                release = List.copyOf(held);
+                held.clear();
+            }
+            release.forEach(Runnable::run);
+        }
     }
 }

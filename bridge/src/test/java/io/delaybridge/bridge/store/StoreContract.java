@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.store;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -62,5 +64,18 @@ public interface StoreContract {
 
     default String body(ClaimedMessage message) {
         return new String(message.envelope(), StandardCharsets.UTF_8);
+    }
+
+    /** A schedule of a record with a timestamp (record time), which orders versions of an id. */
+    default WriteOp.Schedule schedule(String id, long dueAt, String origin, String body, long timestamp) {
+        return new WriteOp.Schedule(id, dueAt, origin, envelope(body), timestamp);
+    }
+
+    /** The body of the one pending version of {@code id}, claimed to see it. */
+    default String pendingBody(String id) {
+        int shard = router().shardOf(id);
+        List<ClaimedMessage> messages = store().claim(shard, store().acquire(shard), 10, LEASE).messages();
+        assertEquals(1, messages.size(), "pending versions of " + id);
+        return body(messages.get(0));
     }
 }

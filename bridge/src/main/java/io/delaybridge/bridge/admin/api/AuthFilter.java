@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.admin.api;
 
+import io.delaybridge.bridge.admin.Audit;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;

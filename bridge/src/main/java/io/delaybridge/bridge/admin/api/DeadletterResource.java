@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.admin.api;
 
+import io.delaybridge.bridge.admin.Audit;
 import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.schemas.DelayText;
 import io.delaybridge.schemas.ErrorCode;
@@ -18,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * Deadletter replay: {@code POST /deadletter/replay} starts one (202, with the URL to follow it), {@code GET
@@ -35,23 +36,21 @@ public final class DeadletterResource {
 
     private static final int KEEP_JOBS = 20;
 
-    private final Function<DeadletterReplay.Filter, DeadletterReplay> replays;
+    private final BiFunction<String, DeadletterReplay.Filter, DeadletterReplay> replays;
     private final ExecutorService executor;
     private final int maxReplay;
     private final Map<String, DeadletterReplay> jobs = new LinkedHashMap<>();
     private final AtomicLong sequence = new AtomicLong();
 
-    /**
-     * @param replays makes the replay for a filter, given the job id via {@link #nextId()}
-     */
-    public DeadletterResource(
-            Function<DeadletterReplay.Filter, DeadletterReplay> replays, ExecutorService executor, int maxReplay) {
+    /** @param replays makes the replay of a job id and a filter */
+    public DeadletterResource(BiFunction<String, DeadletterReplay.Filter, DeadletterReplay> replays,
+            ExecutorService executor, int maxReplay) {
         this.replays = replays;
         this.executor = executor;
         this.maxReplay = maxReplay;
     }
 
-    public String nextId() {
+    private String nextId() {
         return "replay-" + sequence.incrementAndGet();
     }
 
@@ -79,7 +78,7 @@ public final class DeadletterResource {
             if (jobs.values().stream().anyMatch(DeadletterReplay::isRunning)) {
                 throw ApiException.status(409, "a replay is already running; follow it at GET /deadletter/replay");
             }
-            replay = replays.apply(new DeadletterReplay.Filter(
+            replay = replays.apply(nextId(), new DeadletterReplay.Filter(
                     blankToNull(body.errorCode()), blankToNull(body.target()), from, to, body.limit()));
             jobs.put(replay.id(), replay);
             while (jobs.size() > KEEP_JOBS) {

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.admin.api;
 
 import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.admin.Audit;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.MessageAdmin.RescheduleResult;

@@ -13,10 +13,8 @@ import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -33,12 +31,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(RealServersExtension.class)
 class NaturalOriginIT {
 
-    private static final String TOPIC = "delay-intake";
-    private static final int SHARDS = 4;
+    private static final String TOPIC = RawAccessStore.TOPIC;
 
     private final TestServers servers;
+    private RawAccessStore redis;
     private RedisDelayStore store;
-    private RedisClient client;
     private StatefulRedisConnection<byte[], byte[]> raw;
 
     NaturalOriginIT(TestServers servers) {
@@ -47,17 +44,14 @@ class NaturalOriginIT {
 
     @BeforeEach
     void open() {
-        store = RedisDelayStore.connect(
-                RedisStoreOptions.of(servers.redisUri(), TOPIC, SHARDS).withKeyPrefix(servers.unique("origin")));
-        client = RedisClient.create(servers.redisUri());
-        raw = client.connect(ByteArrayCodec.INSTANCE);
+        redis = new RawAccessStore(servers, "origin");
+        store = redis.store;
+        raw = redis.raw;
     }
 
     @AfterEach
     void close() {
-        raw.close();
-        client.shutdown();
-        store.close();
+        redis.close();
     }
 
     private static byte[] envelope(String origin) {

@@ -14,9 +14,7 @@ import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.RedisCluster;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TestServers;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,13 +36,12 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(RealServersExtension.class)
 class PositionMarkIT {
 
-    private static final String TOPIC = "delay-intake";
-    private static final int SHARDS = 4;
+    private static final String TOPIC = RawAccessStore.TOPIC;
     private static final long UNKNOWN = PositionMark.UNKNOWN;
 
     private final TestServers servers;
+    private RawAccessStore redis;
     private RedisDelayStore store;
-    private RedisClient client;
     private StatefulRedisConnection<byte[], byte[]> raw;
 
     PositionMarkIT(TestServers servers) {
@@ -53,17 +50,14 @@ class PositionMarkIT {
 
     @BeforeEach
     void open() {
-        store = RedisDelayStore.connect(
-                RedisStoreOptions.of(servers.redisUri(), TOPIC, SHARDS).withKeyPrefix(servers.unique("pos")));
-        client = RedisClient.create(servers.redisUri());
-        raw = client.connect(ByteArrayCodec.INSTANCE);
+        redis = new RawAccessStore(servers, "pos");
+        store = redis.store;
+        raw = redis.raw;
     }
 
     @AfterEach
     void close() {
-        raw.close();
-        client.shutdown();
-        store.close();
+        redis.close();
     }
 
     /** Schedules of intake partition {@code partition}'s offsets [from, to), due in an hour. */

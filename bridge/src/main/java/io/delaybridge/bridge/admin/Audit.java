@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.admin.api;
+package io.delaybridge.bridge.admin;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,12 +15,13 @@ public final class Audit {
 
     private Audit() {}
 
-    /** The principal {@link AuthFilter} authenticated for the request this thread serves, or null. */
+    /** The principal the API's authentication filter authenticated for the request this thread serves, or null. */
     public static String principal() {
         return PRINCIPAL.get();
     }
 
-    static void principal(String principal) {
+    /** Set by the API's authentication filter for the request this thread serves; null clears it. */
+    public static void principal(String principal) {
         if (principal == null) {
             PRINCIPAL.remove();
         } else {
