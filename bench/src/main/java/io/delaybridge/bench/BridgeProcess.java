@@ -59,6 +59,11 @@ final class BridgeProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /** Its log file (its output since this start). */
+    Path log() {
+        return process.log();
+    }
+
     /** Forgets the maxima so far: each scenario reports its own. */
     void resetPeaks() {
         maxRssKb = lastRssKb;
