@@ -16,8 +16,8 @@ import java.util.stream.Collectors;
 final class BenchOptions {
 
     /** The scenarios in the order a run takes them. */
-    static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "startup", "parked-drain", "steady",
-            "saturation", "backlog", "layouts", "rules");
+    static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "startup", "parked-drain",
+            "steady", "saturation", "backlog", "layouts", "rules");
 
     private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
     private static final Map<String, String> OPTION_ALIASES = Map.of("burst", "parked-records",
@@ -46,6 +46,8 @@ final class BenchOptions {
                     + "before each start"),
             new Definition("startup-baseline-jar", Kind.TEXT, "none", "startup: another build of the bridge's fat jar "
                     + "to start in each round too (e.g. of the previous release), or none"),
+            new Definition("startup-baseline-cds", Kind.TEXT, "none", "startup: the baseline jar's CDS archive, or "
+                    + "none"),
             new Definition("bridge-cds", Kind.TEXT, "bridge/target/delay-bridge.jsa", "startup: the bridge's "
                     + "class-data-sharing archive, made with the jar; the bridge is started with and without it"),
             new Definition("parked-records", Kind.INT, "1000000", "parked-drain: records parked, due at one instant "
@@ -96,6 +98,7 @@ final class BenchOptions {
     final int startupRecords;
     /** startup: another jar to start beside the bridge's, or null. */
     final Path startupBaselineJar;
+    final Path startupBaselineCds;
     final Path bridgeCds;
     final int parkedIntakeRate;
     final int steadyRate;
@@ -136,7 +139,10 @@ final class BenchOptions {
         parkedRecords = positive("parked-records");
         startups = positive("startups");
         startupRecords = positive("startup-records");
-        startupBaselineJar = text("startup-baseline-jar").equals("none") ? null : Path.of(text("startup-baseline-jar"));
+        startupBaselineJar = text("startup-baseline-jar").equals("none") ? null
+                : Path.of(text("startup-baseline-jar"));
+        startupBaselineCds = text("startup-baseline-cds").equals("none") ? null
+                : Path.of(text("startup-baseline-cds"));
         bridgeCds = Path.of(text("bridge-cds"));
         parkedIntakeRate = positive("parked-intake-rate");
         steadyRate = positive("steady-rate");

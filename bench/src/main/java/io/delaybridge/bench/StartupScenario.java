@@ -18,10 +18,11 @@ import java.util.regex.Pattern;
  * first delivery, then stopped by SIGTERM once it delivered them all. Every round starts each variant once, one after
  * the other, so they share the machine's load: the plain Kafka copy ({@link PlainCopy}, a fresh JVM with the bridge's
  * JVM options), the bridge, the bridge with its class-data-sharing archive ({@code --bridge-cds}, when the file
- * exists) and, with {@code --startup-baseline-jar}, another build of the bridge (e.g. the previous release) for a
- * before-and-after in one run. Each variant keeps its group and key prefix over the rounds: a restart, not a first
- * start (the first round is the first start). Reported per variant: the median and the worst of the rounds, and for
- * the bridge the median of each phase of its start-up line ("Started in ... ms from JVM start: ...").
+ * exists) and, with {@code --startup-baseline-jar}, another build of the bridge (e.g. the previous release; with
+ * {@code --startup-baseline-cds}, its archive) for a before-and-after in one run. Each variant keeps its group and key
+ * prefix over the rounds: a restart, not a first start (the first round is the first start). Reported per variant: the
+ * median and the worst of the rounds, and for the bridge the median of each phase of its start-up line ("Started in
+ * ... ms from JVM start: ...").
  */
 final class StartupScenario implements Scenario {
 
@@ -50,8 +51,11 @@ final class StartupScenario implements Scenario {
         List<Variant> variants = new ArrayList<>();
         variants.add(new Variant("plain Kafka copy", "startcopy", null, List.of()));
         if (run.options.startupBaselineJar != null) {
-            variants.add(new Variant("bridge, baseline jar " + run.options.startupBaselineJar, "startbase",
-                    run.options.startupBaselineJar, List.of()));
+            Path archive = run.options.startupBaselineCds;
+            variants.add(new Variant("bridge, baseline jar " + run.options.startupBaselineJar
+                    + (archive == null ? "" : " with the archive " + archive), "startbase",
+                    run.options.startupBaselineJar,
+                    archive == null ? List.of() : List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath())));
         }
         variants.add(new Variant("bridge", "startplain", run.options.bridgeJar, List.of()));
         if (Files.isRegularFile(run.options.bridgeCds)) {
