@@ -16,8 +16,8 @@ import java.util.stream.Collectors;
 final class BenchOptions {
 
     /** The scenarios in the order a run takes them. */
-    static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "startup", "parked-drain",
-            "steady", "saturation", "backlog", "layouts", "rules");
+    static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "startup", "restart",
+            "parked-drain", "steady", "saturation", "backlog", "layouts", "rules");
 
     private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
     private static final Map<String, String> OPTION_ALIASES = Map.of("burst", "parked-records",
@@ -48,8 +48,9 @@ final class BenchOptions {
                     + "to start in each round too (e.g. of the previous release), or none"),
             new Definition("startup-baseline-cds", Kind.TEXT, "none", "startup: the baseline jar's CDS archive, or "
                     + "none"),
-            new Definition("bridge-cds", Kind.TEXT, "bridge/target/delay-bridge.jsa", "startup: the bridge's "
-                    + "class-data-sharing archive, made with the jar; the bridge is started with and without it"),
+            new Definition("bridge-cds", Kind.TEXT, "bridge/target/delay-bridge.jsa", "the bridge's class-data-"
+                    + "sharing archive, made with the jar: every bridge starts with it, as shipped, where the file "
+                    + "exists (startup also starts one without it)"),
             new Definition("parked-records", Kind.INT, "1000000", "parked-drain: records parked, due at one instant "
                     + "(old name --burst)"),
             new Definition("parked-intake-rate", Kind.INT, "20000", "parked-drain: intake rate assumed to place the "

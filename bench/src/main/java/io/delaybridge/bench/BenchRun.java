@@ -139,8 +139,10 @@ final class BenchRun implements AutoCloseable {
         return names;
     }
 
+    /** The bridge as shipped: its fat jar, with its CDS archive ({@code --bridge-cds}) where there is one. */
     BridgeProcess startBridge(String name, String[] topics) throws Exception {
-        return startBridge(name, topics, options.bridgeJar, List.of());
+        return startBridge(name, topics, options.bridgeJar, Files.isRegularFile(options.bridgeCds)
+                ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath()) : List.of());
     }
 
     /** As {@link #startBridge(String, String[])} from {@code jar}, with {@code extraJvm} after the bridge's options. */

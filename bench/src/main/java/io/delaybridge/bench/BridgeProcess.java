@@ -117,6 +117,12 @@ final class BridgeProcess implements AutoCloseable {
         return AdminMetrics.get(adminPort, path, Duration.ofSeconds(5)).orElse(null);
     }
 
+    /** kill -9; returns once it is gone. */
+    void kill() {
+        sampling = false;
+        process.kill();
+    }
+
     @Override
     public void close() throws InterruptedException {
         sampling = false;

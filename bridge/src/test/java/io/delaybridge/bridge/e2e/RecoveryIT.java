@@ -88,7 +88,8 @@ class RecoveryIT {
                         runningAt - killedAt, assignedAt - runningAt, claimedAtKill, handedOverAt - assignedAt,
                         RECORDS, beforeKill, delivered.size() - RECORDS, lateness);
                 assertTrue(assignedAt - runningAt <= 6_000, "the restarted member got its partitions "
-                        + (assignedAt - runningAt) + " ms after its pipeline ran: it waited for the old session (8 s)?");
+                        + (assignedAt - runningAt) + " ms after its pipeline ran: it waited for the old session"
+                        + " (8 s)?");
                 assertTrue(handedOverAt - assignedAt <= 10_000, "the " + claimedAtKill + " messages claimed at the "
                         + "kill were delivered again " + (handedOverAt - assignedAt) + " ms after the restarted "
                         + "bridge got its partitions: it waited for their lease (30 s)?");
