@@ -16,8 +16,8 @@ import java.util.stream.Collectors;
 final class BenchOptions {
 
     /** The scenarios in the order a run takes them. */
-    static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "parked-drain", "steady",
-            "saturation", "backlog", "layouts", "rules");
+    static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "startup", "restart",
+            "parked-drain", "steady", "saturation", "backlog", "layouts", "rules");
 
     private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
     private static final Map<String, String> OPTION_ALIASES = Map.of("burst", "parked-records",
@@ -41,6 +41,16 @@ final class BenchOptions {
                     + "probe"),
             new Definition("batch", Kind.INT, "500", "limits: claim batch size"),
             new Definition("catch-up-records", Kind.INT, "300000", "catch-up: records preloaded, already due"),
+            new Definition("startups", Kind.INT, "10", "startup: rounds; each starts every variant once, cold"),
+            new Definition("startup-records", Kind.INT, "1000", "startup: records due now that wait in the intake "
+                    + "before each start"),
+            new Definition("startup-baseline-jar", Kind.TEXT, "none", "startup: another build of the bridge's fat jar "
+                    + "to start in each round too (e.g. of the previous release), or none"),
+            new Definition("startup-baseline-cds", Kind.TEXT, "none", "startup: the baseline jar's CDS archive, or "
+                    + "none"),
+            new Definition("bridge-cds", Kind.TEXT, "bridge/target/delay-bridge.jsa", "the bridge's class-data-"
+                    + "sharing archive, made with the jar: every bridge starts with it, as shipped, where the file "
+                    + "exists (startup also starts one without it)"),
             new Definition("parked-records", Kind.INT, "1000000", "parked-drain: records parked, due at one instant "
                     + "(old name --burst)"),
             new Definition("parked-intake-rate", Kind.INT, "20000", "parked-drain: intake rate assumed to place the "
@@ -85,6 +95,12 @@ final class BenchOptions {
     final int batch;
     final int catchUpRecords;
     final int parkedRecords;
+    final int startups;
+    final int startupRecords;
+    /** startup: another jar to start beside the bridge's, or null. */
+    final Path startupBaselineJar;
+    final Path startupBaselineCds;
+    final Path bridgeCds;
     final int parkedIntakeRate;
     final int steadyRate;
     final int steadySecondRate;
@@ -122,6 +138,13 @@ final class BenchOptions {
         batch = positive("batch");
         catchUpRecords = positive("catch-up-records");
         parkedRecords = positive("parked-records");
+        startups = positive("startups");
+        startupRecords = positive("startup-records");
+        startupBaselineJar = text("startup-baseline-jar").equals("none") ? null
+                : Path.of(text("startup-baseline-jar"));
+        startupBaselineCds = text("startup-baseline-cds").equals("none") ? null
+                : Path.of(text("startup-baseline-cds"));
+        bridgeCds = Path.of(text("bridge-cds"));
         parkedIntakeRate = positive("parked-intake-rate");
         steadyRate = positive("steady-rate");
         steadySecondRate = count("steady-second-rate");

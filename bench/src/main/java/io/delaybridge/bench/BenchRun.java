@@ -139,7 +139,14 @@ final class BenchRun implements AutoCloseable {
         return names;
     }
 
+    /** The bridge as shipped: its fat jar, with its CDS archive ({@code --bridge-cds}) where there is one. */
     BridgeProcess startBridge(String name, String[] topics) throws Exception {
+        return startBridge(name, topics, options.bridgeJar, Files.isRegularFile(options.bridgeCds)
+                ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath()) : List.of());
+    }
+
+    /** As {@link #startBridge(String, String[])} from {@code jar}, with {@code extraJvm} after the bridge's options. */
+    BridgeProcess startBridge(String name, String[] topics, Path jar, List<String> extraJvm) throws Exception {
         int adminPort = FreePorts.pick();
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
@@ -151,9 +158,10 @@ final class BenchRun implements AutoCloseable {
         env.put("DELAY_HTTP_PORT", Integer.toString(FreePorts.pick()));
         env.put("DELAY_ADMIN_PORT", Integer.toString(adminPort));
         Path log = workDir.resolve("bridge-" + target.label().replace(' ', '-') + name + ".log");
-        BridgeProcess bridge = BridgeProcess.start(options.bridgeJar, options.bridgeConfig, log, options.bridgeJvm,
-                env, adminPort);
-        log("bridge for %s: pid %d, JVM %s, log %s", name, bridge.pid(), options.bridgeJvm, log);
+        List<String> jvm = new ArrayList<>(options.bridgeJvm);
+        jvm.addAll(extraJvm);
+        BridgeProcess bridge = BridgeProcess.start(jar, options.bridgeConfig, log, jvm, env, adminPort);
+        log("bridge for %s: pid %d, JVM %s, log %s", name, bridge.pid(), jvm, log);
         return bridge;
     }
 

@@ -59,6 +59,11 @@ final class BridgeProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /** Its log file (its output since this start). */
+    Path log() {
+        return process.log();
+    }
+
     /** Forgets the maxima so far: each scenario reports its own. */
     void resetPeaks() {
         maxRssKb = lastRssKb;
@@ -110,6 +115,12 @@ final class BridgeProcess implements AutoCloseable {
 
     private String get(String path) {
         return AdminMetrics.get(adminPort, path, Duration.ofSeconds(5)).orElse(null);
+    }
+
+    /** kill -9; returns once it is gone. */
+    void kill() {
+        sampling = false;
+        process.kill();
     }
 
     @Override

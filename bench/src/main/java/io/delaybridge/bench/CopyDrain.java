@@ -25,17 +25,24 @@ record CopyDrain(Stats stats, double startToLast, String cpu) {
         try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]))) {
             collector.register(phase, stats);
             long start = System.currentTimeMillis();
-            try (ChildJvm copy = ChildJvm.mainClass("bench-plain-copy", PlainCopy.class.getName(),
-                            System.getProperty("java.class.path"))
-                    .jvmOptions(run.options.bridgeJvm)
-                    .args(run.bootstrap, topics[0], name + run.runId)
-                    .log(run.workDir.resolve("copy-" + name + ".log"))
-                    .start()) {
+            try (ChildJvm copy = startCold(run, topics[0], name)) {
                 CpuMeter cpu = run.cpuMeter("copy JVM", copy.pid()).start();
                 BenchRun.awaitDelivered(stats, 300);
                 return new CopyDrain(stats, BenchRun.drainRate(stats, start), cpu.perRecord(stats.count()));
             }
         }
+    }
+
+    /**
+     * Starts the copy of {@code intake} as a child JVM with the bridge's JVM options; its group is named after
+     * {@code name} and the run, so a second start with the same name goes on where the first stopped.
+     */
+    static ChildJvm startCold(BenchRun run, String intake, String name) {
+        return ChildJvm.mainClass("bench-plain-copy", PlainCopy.class.getName(), System.getProperty("java.class.path"))
+                .jvmOptions(run.options.bridgeJvm)
+                .args(run.bootstrap, intake, name + run.runId)
+                .log(run.workDir.resolve("copy-" + name + ".log"))
+                .start();
     }
 
     /** The copy on a thread of the benchmark's JVM, its Kafka clients already compiled. */

@@ -40,6 +40,8 @@ public final class DelayBenchmark {
         s.put("limits", LimitsScenario::new);
         s.put("throughput", ThroughputScenario::new);
         s.put("catch-up", CatchUpScenario::new);
+        s.put("startup", StartupScenario::new);
+        s.put("restart", RestartScenario::new);
         s.put("parked-drain", ParkedDrainScenario::new);
         s.put("steady", SteadyScenario::new);
         s.put("saturation", SaturationScenario::new);

@@ -37,6 +37,11 @@ final class Stats {
         this.expected = expected;
     }
 
+    /** The sequence number of this phase's first record. */
+    long seqBase() {
+        return seqBase;
+    }
+
     synchronized void record(long seq, long dueAt, long deliveredAt) {
         int index = (int) (seq - seqBase);
         if (index >= 0) {

@@ -48,7 +48,9 @@ import jakarta.servlet.DispatcherType;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -73,6 +75,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
     private static final long GROUP_VIEW_MILLIS = 2_000;
 
     public static void main(String[] args) throws Exception {
+        StartupTimeline.mainEntered();
         new DelayBridgeApplication().run(args);
     }
 
@@ -91,22 +94,47 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
 
     @Override
     public void run(DelayBridgeConfiguration config, Environment environment) {
+        StartupTimeline timeline = StartupTimeline.ofThisJvm();
+        environment.lifecycle().addServerLifecycleListener(server -> timeline.httpStarted());
         Clock clock = ClockShift.apply(Clock.systemUTC()); // unshifted unless a fault test sets one
         KafkaFactory kafka = config.getKafka();
         MetricRegistry metrics = environment.metrics();
 
+        // the topics and Redis side by side: each is mostly a cold client's first round trips
+        long checks = timeline.now();
         Admin admin = Admin.create(kafka.adminProperties());
         environment.lifecycle().manage(closing(admin::close));
-        int partitions = new TopicSetup(admin).prepare(kafka.getIntakeTopic(), kafka.getDeadletterTopic(),
-                kafka.isCreateTopics(), kafka.getIntakePartitions(), kafka.getReplicationFactor());
+        CompletableFuture<Integer> partitions = StartupSteps.inBackground("delay-startup-topics", () -> {
+            long since = timeline.now();
+            int count = new TopicSetup(admin).prepare(kafka.getIntakeTopic(), kafka.getDeadletterTopic(),
+                    kafka.isCreateTopics(), kafka.getIntakePartitions(), kafka.getReplicationFactor());
+            timeline.took("topics", since);
+            return count;
+        });
         if (config.isRulesOnly()) {
+            StartupSteps.await(partitions);
             environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
             RulesPart.wire(config, environment, admin, new DeadletterMeters(metrics), clock);
             return;
         }
 
-        RedisDelayStore store = config.getRedis().build(kafka.getIntakeTopic(), partitions);
+        long redisSince = timeline.now();
+        AtomicLong waitedForTopics = new AtomicLong(); // the store asks for the shard count once Redis is checked
+        RedisDelayStore store;
+        try {
+            store = config.getRedis().build(kafka.getIntakeTopic(), () -> {
+                long waiting = timeline.now();
+                int count = StartupSteps.await(partitions);
+                waitedForTopics.set(timeline.now() - waiting);
+                return count;
+            });
+        } catch (RuntimeException e) {
+            StartupSteps.await(partitions); // a topic problem is reported first: Redis may have failed only for it
+            throw e;
+        }
+        timeline.took("redis", redisSince + waitedForTopics.get());
         environment.lifecycle().manage(closing(store::close));
+        timeline.checksDone(checks);
 
         IntakeSettings intakeSettings = config.getIntake().build(kafka.getIntakeTopic(), kafka.getDeadletterTopic());
         Producer<byte[], byte[]> producer = new KafkaProducer<>(
@@ -142,6 +170,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                     @Override
                     public void assigned(Collection<Integer> shards) {
                         pump.assign(shards);
+                        timeline.firstPoll();
                     }
 
                     @Override
@@ -154,6 +183,12 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 rates,
                 shard -> pump.paused() || pumpStore.isPaused(shard)); // a paused pump delivers nothing, either path
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
+        environment.lifecycle().manage(new Managed() { // started right after the intake
+            @Override
+            public void start() {
+                timeline.pipelineRunning();
+            }
+        });
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page
         ApiSettings api = config.getApi().build();

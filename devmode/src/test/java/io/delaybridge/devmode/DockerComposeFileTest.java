@@ -333,6 +333,19 @@ class DockerComposeFileTest {
         assertTrue(instructions.contains("COPY bridge/config.yml " + configPath),
                 "the configuration the ENTRYPOINT names is copied from bridge/config.yml: " + configPath);
 
+        // the class-data-sharing archive the ENTRYPOINT maps is made in the image, by its JVM, for that jar's path
+        String archive = command.stream().filter(t -> t.startsWith("-XX:SharedArchiveFile=")).findFirst()
+                .orElseThrow(() -> new AssertionError("the ENTRYPOINT maps no CDS archive: " + entrypoint));
+        assertTrue(command.indexOf(archive) < jar, entrypoint);
+        String dump = instructions.stream().filter(i -> i.startsWith("RUN ") && i.contains("-Xshare:dump"))
+                .findFirst().orElseThrow(() -> new AssertionError("the runtime stage makes no CDS archive"));
+        assertTrue(dump.contains(archive) && dump.contains("-cp " + command.get(jar + 1)), dump);
+        assertTrue(instructions.indexOf(dump) > instructions.indexOf(from.get(1)),
+                "made in the runtime stage: " + dump);
+        assertTrue(instructions.stream()
+                        .anyMatch(i -> i.startsWith("COPY bridge/src/main/cds/delay-bridge.classlist ")),
+                "the archive is made from the training run's class list");
+
         assertTrue(instructions.stream().anyMatch(i -> i.matches("ENV DELAY_BIND_HOST=0\\.0\\.0\\.0")),
                 "inside a container loopback is unreachable; the image must bind 0.0.0.0");
         String user = instructions.stream().filter(i -> i.startsWith("USER ")).reduce((a, b) -> b)

@@ -9,6 +9,9 @@ import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.net.URI;
+import java.time.Clock;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 /** The Redis side: settings under {@code redis:} (docs/configuration.md). */
 @SettingsCheck
@@ -78,15 +81,23 @@ public class RedisFactory implements SettingsCheck.Checked {
 
     /** Connects to Redis, checks that it is fit to hold messages, and returns the store. */
     public RedisDelayStore build(String intakeTopic, int shardCount) {
+        return build(intakeTopic, () -> shardCount);
+    }
+
+    /**
+     * As {@link #build(String, int)}, with the shard count asked once Redis is connected and checked: start-up counts
+     * the intake's partitions meanwhile.
+     */
+    public RedisDelayStore build(String intakeTopic, IntSupplier shardCount) {
         return RedisDelayStore.connect(new RedisStoreOptions(
                 uri,
                 keyPrefix,
                 intakeTopic,
-                shardCount,
+                1, // a placeholder: the store takes its count from shardCount
                 waitReplicas,
                 waitTimeout.toJavaDuration(),
                 commandTimeout.toJavaDuration(),
-                mode));
+                mode), Clock.systemUTC(), shardCount);
     }
 
     @JsonProperty

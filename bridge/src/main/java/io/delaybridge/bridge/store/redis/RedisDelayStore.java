@@ -34,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -135,13 +136,22 @@ public final class RedisDelayStore implements DelayStore {
 
     /** As {@link #connect(RedisStoreOptions)}; {@code clock} only stamps the creation time of a new store. */
     public static RedisDelayStore connect(RedisStoreOptions options, Clock clock) {
+        return connect(options, clock, options::shardCount);
+    }
+
+    /**
+     * As {@link #connect(RedisStoreOptions, Clock)}, with the shard count asked only once the connection, the server
+     * checks and the scripts are done: the bridge connects while it still counts the intake's partitions. An
+     * exception of {@code shardCount} closes the connection and is thrown as it is.
+     */
+    public static RedisDelayStore connect(RedisStoreOptions options, Clock clock, IntSupplier shardCount) {
         RedisConnections c = RedisConnections.open(options);
         try {
             ServerChecks.Facts facts = ServerChecks.check(c);
             ScriptRunner scripts = new ScriptRunner();
             RedisCalls.await(scripts.loadAll(c.commands()), "SCRIPT LOAD at " + options.redactedUri(),
                     c.awaitMillis());
-            StoreMeta.Meta meta = StoreMeta.initialise(c, scripts, clock);
+            StoreMeta.Meta meta = StoreMeta.initialise(c, scripts, clock, shardCount.getAsInt());
             RedisKeys keys = new RedisKeys(options.keyPrefix(), options.intakeTopic(), meta.shards());
             StoreMeta.prepareShards(c, keys, meta);
             RedisDelayStore store = new RedisDelayStore(c, scripts, keys, meta.incarnation(), facts);

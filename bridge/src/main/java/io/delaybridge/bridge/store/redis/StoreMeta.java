@@ -34,12 +34,12 @@ final class StoreMeta {
 
     private StoreMeta() {}
 
-    /** Creates the meta hash on first start (shard count, a fresh incarnation) and reads it. */
-    static Meta initialise(RedisConnections c, ScriptRunner scripts, Clock clock) {
+    /** Creates the meta hash on first start ({@code shardCount}, a fresh incarnation) and reads it. */
+    static Meta initialise(RedisConnections c, ScriptRunner scripts, Clock clock, int shardCount) {
         RedisStoreOptions options = c.options();
         byte[] metaKey = RedisKeys.metaKey(options.keyPrefix(), options.intakeTopic());
         List<Object> reply = RedisCalls.await(scripts.run(c.commands(), Script.INIT, new byte[][] {metaKey},
-                bytes(Integer.toString(options.shardCount())), bytes(UUID.randomUUID().toString()),
+                bytes(Integer.toString(shardCount)), bytes(UUID.randomUUID().toString()),
                 bytes(clock.millis())), "initialise store meta " + string(metaKey) + " on " + c.nodeOf(metaKey),
                 c.awaitMillis());
         int shards;
@@ -52,11 +52,11 @@ final class StoreMeta {
         }
         String incarnation = string((byte[]) reply.get(1));
         boolean initialised = reply.size() > 2 && reply.get(2) != null;
-        if (shards != options.shardCount()) {
+        if (shards != shardCount) {
             LOG.warn("The store {} was created with {} shards; the configured shard count (intake partitions) is {}."
                     + " Keeping {}: default ids of intake partitions >= {} are hashed over the shards, and every"
                     + " shard must be pumped by some instance. To change the count, drain the store and delete {}.",
-                    string(metaKey), shards, options.shardCount(), shards, shards, string(metaKey));
+                    string(metaKey), shards, shardCount, shards, shards, string(metaKey));
         }
         return new Meta(shards, incarnation, initialised);
     }

@@ -1,0 +1,112 @@
+package io.delaybridge.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * "restart", what a crash and a deploy cost: one bridge (with its CDS archive when there is one, as shipped) while
+ * a record falls due every 100 ms (each sent 300 ms before it is due). Two parts of 15 s each: in the first the bridge
+ * is killed with SIGKILL 4 s in and started again at once; in the second it is stopped with SIGTERM 4 s in (a deploy)
+ * and started again at once. Reported per part: the worst and p99 lateness of its records, none early, none lost.
+ * With {@code --startup-baseline-jar} (and {@code --startup-baseline-cds}) that jar first, the same way, for a
+ * before-and-after in one run.
+ */
+final class RestartScenario implements Scenario {
+
+    static final long KILL_TARGET_MS = 3_000;
+    static final long DEPLOY_TARGET_MS = 2_000;
+    private static final int PER_SECOND = 10;
+    private static final int PART_SECONDS = 15;
+    private static final long LEAD_MS = 300;
+    private static final long EVENT_AT_MS = 4_000;
+
+    private final BenchRun run;
+
+    RestartScenario(BenchRun run) {
+        this.run = run;
+    }
+
+    @Override
+    public void run() throws Exception {
+        if (run.options.startupBaselineJar != null) {
+            Path archive = run.options.startupBaselineCds;
+            measure("baseline jar " + run.options.startupBaselineJar.getFileName() + (archive == null
+                    ? ", no CDS archive" : ", with its CDS archive"), "restartbase", run.options.startupBaselineJar,
+                    archive == null ? List.of() : List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath()));
+        }
+        boolean cds = Files.isRegularFile(run.options.bridgeCds);
+        measure(cds ? "with the CDS archive" : "no CDS archive", "restart", run.options.bridgeJar,
+                cds ? List.of("-XX:SharedArchiveFile=" + run.options.bridgeCds.toAbsolutePath()) : List.of());
+    }
+
+    /** Both parts for one jar; {@code name} names its topics, group and key prefix. */
+    private void measure(String label, String name, Path jar, List<String> jvm) throws Exception {
+        String[] topics = run.createTopics(name, 3);
+        int n = PER_SECOND * PART_SECONDS;
+        Stats killed = new Stats("restart after kill -9", run.nextSeq(0), n);
+        run.nextSeq(n);
+        Stats deployed = new Stats("restart after SIGTERM", run.nextSeq(0), n);
+        run.nextSeq(n);
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]));
+                Load load = new Load(run.bootstrap)) {
+            collector.register(1, killed);
+            collector.register(2, deployed);
+            List<BridgeProcess> bridges = new ArrayList<>();
+            bridges.add(run.startBridge(name, topics, jar, jvm));
+            try {
+                part(load, topics, killed, 1, () -> {
+                    bridges.get(bridges.size() - 1).kill();
+                    bridges.add(run.startBridge(name, topics, jar, jvm));
+                });
+                part(load, topics, deployed, 2, () -> {
+                    bridges.get(bridges.size() - 1).close();
+                    bridges.add(run.startBridge(name, topics, jar, jvm));
+                });
+                BenchRun.awaitDelivered(killed, 60);
+                BenchRun.awaitDelivered(deployed, 60);
+            } finally {
+                for (BridgeProcess bridge : bridges) {
+                    bridge.close();
+                }
+            }
+        }
+        report("kill -9 of the only bridge, restarted at once (" + label + ")", killed, KILL_TARGET_MS);
+        report("SIGTERM of the only bridge (a deploy), started again at once (" + label + ")", deployed,
+                DEPLOY_TARGET_MS);
+    }
+
+    /** A step that may throw. */
+    private interface Event {
+        void run() throws Exception;
+    }
+
+    /** Sends a part's records, one due every 100 ms, and runs {@code event} 4 s in, on another thread. */
+    private void part(Load load, String[] topics, Stats stats, int phase, Event event) throws Exception {
+        long start = System.currentTimeMillis();
+        Thread trigger = new Thread(() -> {
+            BenchRun.sleepUntil(start + EVENT_AT_MS);
+            try {
+                event.run();
+            } catch (Exception e) {
+                BenchRun.log("restart: %s", e);
+            }
+        }, "bench-restart-event");
+        trigger.start();
+        long first = stats.seqBase();
+        for (int i = 0; i < stats.expected; i++) {
+            long sendAt = start + i * 1000L / PER_SECOND;
+            BenchRun.sleepUntil(sendAt);
+            load.send(topics[0], null, topics[1], sendAt + LEAD_MS, first + i, phase);
+        }
+        load.flush();
+        trigger.join();
+    }
+
+    private void report(String what, Stats stats, long target) {
+        run.put("restart: " + what, "worst %s, p99 %,d ms; %,d of %,d delivered, %s, %d duplicates",
+                Targets.atMost(stats.maxLateness, target, "ms late"), stats.percentile(0.99), stats.count(),
+                stats.expected, Targets.early(stats), stats.duplicates);
+    }
+}
