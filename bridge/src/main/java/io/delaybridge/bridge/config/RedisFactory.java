@@ -7,6 +7,7 @@ import io.delaybridge.bridge.store.redis.RedisMode;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.dropwizard.util.Duration;
 import io.dropwizard.validation.MinDuration;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotEmpty;
@@ -24,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>uri</td><td>{@code ${REDIS_URI:-redis://localhost:6379}} in config.yml</td>
  *       <td>a Lettuce URI: {@code redis://[user:password@]host:port[/db]}, {@code rediss://} for TLS,
  *       {@code redis://host1:7000,host2:7001} for Redis Cluster seeds (any node will do),
- *       {@code redis-sentinel://host:26379,host2:26379#mymaster} for Sentinel</td></tr>
+ *       {@code redis-sentinel://host:26379,host2:26379#mymaster} for Sentinel ({@code rediss-sentinel://} with
+ *       TLS to the sentinels and the master)</td></tr>
  *   <tr><td>mode</td><td>auto</td><td>{@code auto}, {@code standalone}, {@code sentinel} or {@code cluster};
  *       {@code auto} asks the server ({@code INFO cluster}) and takes a {@code redis-sentinel://} URI for
  *       Sentinel</td></tr>
@@ -33,6 +35,8 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>waitReplicas</td><td>0</td><td>replicas that must acknowledge a batch (WAIT) before its offsets are
  *       committed; 0 relies on the primary's AOF ({@code appendfsync always})</td></tr>
  *   <tr><td>waitTimeout</td><td>1s</td><td>how long the WAIT may take before the batch is retried</td></tr>
+ *   <tr><td>tls</td><td>none</td><td>trust material, client certificate and peer verification for a
+ *       {@code rediss://} URI: see {@link RedisTlsFactory}</td></tr>
  * </table>
  */
 @SettingsCheck
@@ -61,13 +65,17 @@ public class RedisFactory implements SettingsCheck.Checked {
     @MinDuration(value = 1, unit = TimeUnit.MILLISECONDS, message = "is ${validatedValue}: use at least 1ms")
     private Duration waitTimeout = Duration.seconds(1);
 
+    @Valid
+    @NotNull
+    private RedisTlsFactory tls = new RedisTlsFactory();
+
     @Override
     public void check(SettingsCheck.Problems problems) {
         if (uri != null && !uri.isEmpty() && !isRedisUri(uri)) {
             problems.add("uri", "is \"" + withoutPassword(uri) + "\": not a Redis URI. Use redis://host:6379, "
                     + "rediss://host:6380 (TLS) or redis-sentinel://host:26379/0#mymaster");
         } else if (uri != null && mode != null) {
-            boolean sentinelUri = uri.startsWith("redis-sentinel");
+            boolean sentinelUri = uri.startsWith("redis-sentinel") || uri.startsWith("rediss-sentinel");
             if (mode == RedisMode.SENTINEL && !sentinelUri) {
                 problems.add("mode", "is sentinel but uri is not a Sentinel URI: use "
                         + "redis-sentinel://host:26379,host2:26379#mymaster, or set mode to auto");
@@ -75,6 +83,10 @@ public class RedisFactory implements SettingsCheck.Checked {
                 problems.add("mode", "is " + mode.setting() + " but uri names sentinels: set mode to sentinel or "
                         + "auto");
             }
+        }
+        if (uri != null && tls != null && tls.configured() && !uri.startsWith("rediss")) {
+            problems.add("tls", "names certificate files but uri is \"" + withoutPassword(uri) + "\", which is"
+                    + " not TLS: use rediss://host:port (rediss-sentinel:// for Sentinel), or leave redis.tls empty");
         }
     }
 
@@ -104,7 +116,8 @@ public class RedisFactory implements SettingsCheck.Checked {
                 waitReplicas,
                 waitTimeout.toJavaDuration(),
                 commandTimeout.toJavaDuration(),
-                mode));
+                mode,
+                tls.build()));
     }
 
     @JsonProperty
@@ -155,6 +168,16 @@ public class RedisFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setWaitReplicas(int waitReplicas) {
         this.waitReplicas = waitReplicas;
+    }
+
+    @JsonProperty
+    public RedisTlsFactory getTls() {
+        return tls;
+    }
+
+    @JsonProperty
+    public void setTls(RedisTlsFactory tls) {
+        this.tls = tls;
     }
 
     @JsonProperty
