@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.RedisServer;
+import io.delaybridge.testkit.TestCertificates;
 import io.delaybridge.testkit.TestServers;
 import io.dropwizard.testing.ConfigOverride;
 import io.lettuce.core.RedisClient;
@@ -21,26 +23,29 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The least-privilege Redis ACL of docs/security.md, taken from that file as written, is enough to run the bridge:
- * it connects, stores, delivers, answers the API and is healthy, as a user that can touch nothing but its prefix.
+ * it connects, stores, delivers, answers the API and is healthy, as a user that can touch nothing but its prefix;
+ * on a plain port and over TLS with a client certificate, as production runs.
  */
 @ExtendWith(RealServersExtension.class)
 class RedisAclIT {
 
     private static final Path SECURITY_MD = Path.of("..", "docs", "security.md");
+    private static final String PASSWORD = "acl-test-password-42";
 
     @Test
     void theDocumentedAclIsEnoughToRunTheBridge(TestServers servers) throws IOException {
         TestNames names = TestNames.unique(servers);
         String user = names.keyPrefix() + "-bridge";
-        String password = "acl-test-password-42";
-        List<String> rules = documentedAcl(names.keyPrefix(), password);
+        List<String> rules = documentedAcl(names.keyPrefix(), PASSWORD);
 
         RedisURI admin = RedisURI.create(servers.redisUri());
         RedisClient client = RedisClient.create(admin);
@@ -52,12 +57,39 @@ class RedisAclIT {
             client.shutdown();
         }
         assertTrue(servers.redisUri().startsWith("redis://"), servers.redisUri());
-        String asUser = servers.redisUri().replace("redis://", "redis://" + user + ":" + password + "@");
+        runsAs(servers, names, servers.redisUri().replace("redis://", "redis://" + user + ":" + PASSWORD + "@"));
+    }
 
+    /**
+     * As production runs: a redis-server that speaks TLS only and wants client certificates, the bridge given its
+     * CA, certificate and key through redis.tls.* (PEM files), as the ACL user of the document.
+     */
+    @Test
+    void theDocumentedAclIsEnoughOverTlsWithAClientCertificate(TestServers servers, @TempDir Path dir)
+            throws IOException {
+        TestNames names = TestNames.unique(servers);
+        String user = names.keyPrefix() + "-bridge";
+        TestCertificates certs = TestCertificates.create(dir.resolve("certs"));
+        try (RedisServer redis = RedisServer.startTls(dir.resolve("redis"), certs, List.of())) {
+            List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", user));
+            command.addAll(documentedAcl(names.keyPrefix(), PASSWORD));
+            assertEquals("OK", redis.call(command.toArray(String[]::new)));
+            assertTrue(redis.uri().startsWith("rediss://"), redis.uri());
+            runsAs(servers, names, redis.uri().replace("rediss://", "rediss://" + user + ":" + PASSWORD + "@"),
+                    ConfigOverride.config("redis.tls.caFile", certs.caFile().toString()),
+                    ConfigOverride.config("redis.tls.certificateFile", certs.clientCertificate().toString()),
+                    ConfigOverride.config("redis.tls.keyFile", certs.clientKey().toString()));
+        }
+    }
+
+    /** A bridge on {@code redisUri} stores, delivers, answers the API and is healthy. */
+    private static void runsAs(TestServers servers, TestNames names, String redisUri, ConfigOverride... tls) {
         String target = names.target("acl");
+        List<ConfigOverride> overrides = new ArrayList<>(List.of(tls));
+        overrides.add(ConfigOverride.config("redis.uri", redisUri));
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
                 TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                        ConfigOverride.config("redis.uri", asUser)).start()) {
+                        overrides.toArray(ConfigOverride[]::new)).start()) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
             kafka.send(names.intake(), "acl-1", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "500",
