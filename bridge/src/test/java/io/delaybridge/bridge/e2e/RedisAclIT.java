@@ -3,11 +3,13 @@ package io.delaybridge.bridge.e2e;
 import static io.delaybridge.bridge.e2e.Http.get;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.RedisCluster;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TestCertificates;
 import io.delaybridge.testkit.TestServers;
@@ -79,6 +81,56 @@ class RedisAclIT {
                     ConfigOverride.config("redis.tls.caFile", certs.caFile().toString()),
                     ConfigOverride.config("redis.tls.certificateFile", certs.clientCertificate().toString()),
                     ConfigOverride.config("redis.tls.keyFile", certs.clientKey().toString()));
+
+            assertEquals(List.of(), redis.call("ACL", "LOG"), "commands the ACL refused the bridge");
+            List<List<String>> checks = documentedChecks(names.keyPrefix());
+            assertTrue(checks.size() >= 5, "the document's check lines: " + checks);
+            List<String> cli = List.of(RedisCli.binary(), "--tls", "--cacert", certs.caFile().toString(),
+                    "-h", "127.0.0.1", "-p", Integer.toString(redis.port()));
+            List<String> asUser = new ArrayList<>(cli);
+            asUser.addAll(List.of("--cert", certs.clientCertificate().toString(), "--key",
+                    certs.clientKey().toString(), "--user", user, "--pass", PASSWORD, "--no-auth-warning"));
+            for (List<String> check : checks) {
+                List<String> line = new ArrayList<>(asUser);
+                line.addAll(check.subList(0, check.size() - 1));
+                String answer = RedisCli.run(line);
+                String expected = check.get(check.size() - 1);
+                assertTrue(answer.startsWith(expected), String.join(" ", check) + " answered " + answer);
+            }
+            List<String> noCertificate = new ArrayList<>(cli);
+            noCertificate.add("ping");
+            String refused = RedisCli.run(noCertificate);
+            assertFalse(refused.contains("PONG"), "without a client certificate: " + refused);
+        }
+    }
+
+    /**
+     * A three-master Redis Cluster with TLS on clients, bus and replication, the user made on every node from the
+     * document's two lines (one server, and what a cluster adds).
+     */
+    @Test
+    void theDocumentedAclIsEnoughOnAClusterWithTls(TestServers servers, @TempDir Path dir) throws IOException {
+        TestNames names = TestNames.unique(servers);
+        String user = names.keyPrefix() + "-bridge";
+        TestCertificates certs = TestCertificates.create(dir.resolve("certs"));
+        try (RedisCluster cluster = RedisCluster.startTls(dir.resolve("cluster"), 3, 0, certs)) {
+            for (RedisServer node : cluster.nodes()) {
+                for (int line = 0; line < 2; line++) {
+                    List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", user));
+                    command.addAll(documentedAcl(names.keyPrefix(), PASSWORD, line));
+                    assertEquals("OK", node.call(command.toArray(String[]::new)));
+                }
+            }
+            assertTrue(cluster.uri().startsWith("rediss://"), cluster.uri());
+            runsAs(servers, names, cluster.uri().replace("rediss://", "rediss://" + user + ":" + PASSWORD + "@"),
+                    ConfigOverride.config("redis.mode", "cluster"),
+                    ConfigOverride.config("redis.tls.caFile", certs.caFile().toString()),
+                    ConfigOverride.config("redis.tls.certificateFile", certs.clientCertificate().toString()),
+                    ConfigOverride.config("redis.tls.keyFile", certs.clientKey().toString()));
+            for (RedisServer node : cluster.nodes()) {
+                Object denied = node.call("ACL", "LOG");
+                assertEquals(List.of(), denied, "commands the ACL refused on " + node.port() + ": " + denied);
+            }
         }
     }
 
@@ -107,16 +159,41 @@ class RedisAclIT {
         }
     }
 
-    /** The ACL SETUSER line of docs/security.md, its rules only, for this test's prefix and password. */
+    /** The first ACL SETUSER line of docs/security.md (one server), its rules only, for this prefix and password. */
     private static List<String> documentedAcl(String prefix, String password) throws IOException {
+        return documentedAcl(prefix, password, 0);
+    }
+
+    /**
+     * The {@code n}th {@code ACL SETUSER delay-bridge} line of docs/security.md (0: one server, 1: what a cluster
+     * adds), its rules only, for this test's prefix and password.
+     */
+    private static List<String> documentedAcl(String prefix, String password, int n) throws IOException {
         String text = Files.readString(SECURITY_MD);
-        int start = text.indexOf("ACL SETUSER delay-bridge ");
-        assertTrue(start >= 0, "docs/security.md has no ACL SETUSER line");
+        int start = -1;
+        for (int i = 0; i <= n; i++) {
+            start = text.indexOf("ACL SETUSER delay-bridge ", start + 1);
+            assertTrue(start >= 0, "docs/security.md has no ACL SETUSER line number " + (n + 1));
+        }
         int end = text.indexOf("```", start);
         String command = text.substring(start, end).replace("\\\n", " ").strip();
         List<String> words = Arrays.asList(command.split("\\s+"));
         return words.subList(3, words.size()).stream()
                 .map(w -> w.replace("dq:*", prefix + ":*").replace(">a-long-secret", ">" + password))
                 .toList();
+    }
+
+    /** The {@code r ...  # ANSWER} lines of the document's least-privilege check: arguments and expected answer. */
+    private static List<List<String>> documentedChecks(String prefix) throws IOException {
+        List<List<String>> checks = new ArrayList<>();
+        for (String line : Files.readAllLines(SECURITY_MD)) {
+            if (line.startsWith("r ") && line.contains("#")) {
+                List<String> words = new ArrayList<>(Arrays.asList(line.substring(2, line.indexOf('#')).strip()
+                        .replace("dq:", prefix + ":").split("\\s+")));
+                words.add(line.substring(line.indexOf('#') + 1).strip().split("\\s+")[0]);
+                checks.add(words);
+            }
+        }
+        return checks;
     }
 }
