@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
+import io.delaybridge.testkit.RedisSentinels;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TestCertificates;
 import java.nio.file.Path;
@@ -141,6 +142,22 @@ class RedisTlsIT {
         RedisTls caOnly = new RedisTls(certs.caFile(), null, null, null, certs.clientCertificate(),
                 certs.clientKey(), null, null, null, null, RedisTls.Verify.CA);
         connects(elsewhere.uri(), caOnly);
+    }
+
+    /** Sentinel with TLS everywhere: the sentinels, the master they name and its replication. */
+    @Test
+    void sentinelsAndTheirMasterOverTls() {
+        try (RedisSentinels sentinels = RedisSentinels.startTls(dir.resolve("sentinels"), "tls-master", certs)) {
+            assertTrue(sentinels.uri().startsWith("rediss-sentinel://"), sentinels.uri());
+            try (RedisDelayStore store = RedisDelayStore.connect(options(sentinels.uri(), pem()))) {
+                assertEquals(RedisMode.SENTINEL, store.mode());
+                assertFalse(store.incarnation().isEmpty());
+            }
+            RedisTls noCertificate = new RedisTls(certs.caFile(), null, null, null, null, null, null, null, null,
+                    null, RedisTls.Verify.FULL);
+            String message = refused(sentinels.uri(), noCertificate);
+            assertTrue(message.contains("requires a client certificate"), message);
+        }
     }
 
     @Test
