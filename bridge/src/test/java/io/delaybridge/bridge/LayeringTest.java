@@ -46,7 +46,7 @@ class LayeringTest {
     /** Each package of the service (relative to {@value #BASE}) and what it may use beyond {@link #EVERYWHERE}. */
     private static final List<Layer> LAYERS = List.of(
             layer("store", ours()),
-            layer("store.redis", ours("store"), "io.lettuce..", "reactor.core.."),
+            layer("store.redis", ours("store"), "io.lettuce..", "reactor.core..", "javax.net.ssl..", "javax.crypto.."),
             layer("faults", ours()),
             layer("delivery", ours(), KAFKA),
             layer("intake", ours("store", "delivery", "faults"), MANAGED, KAFKA),

@@ -148,20 +148,48 @@ class DockerComposeFileTest {
         assertTrue(hasVolumeAt(services.path("redis"), "/data"), "redis data must be on a volume");
     }
 
-    /** Plain {@code up} starts what it always did; {@code --profile cluster} adds the cluster and nothing else. */
+    /**
+     * Plain {@code up} starts what it always did; {@code --profile cluster} adds the cluster and {@code --profile
+     * monitoring} Prometheus, redis_exporter and Grafana, and nothing else.
+     */
     @Test
-    void onlyTheClusterProfilesServicesHaveAProfile() {
+    void onlyTheClusterAndMonitoringProfilesServicesHaveAProfile() {
         Set<String> cluster = new LinkedHashSet<>();
+        Set<String> monitoring = new LinkedHashSet<>();
         for (Map.Entry<String, JsonNode> service : fields(services)) {
             List<String> profiles = new ArrayList<>();
             service.getValue().path("profiles").forEach(p -> profiles.add(p.asText()));
-            if (!profiles.isEmpty()) {
-                assertEquals(List.of("cluster"), profiles, service.getKey());
+            if (profiles.equals(List.of("cluster"))) {
                 cluster.add(service.getKey());
+            } else if (profiles.equals(List.of("monitoring"))) {
+                monitoring.add(service.getKey());
+            } else {
+                assertEquals(List.of(), profiles, service.getKey());
             }
         }
         assertEquals(Set.of("redis-node-1", "redis-node-2", "redis-node-3", "redis-node-4", "redis-node-5",
                 "redis-node-6", "redis-cluster-create"), cluster);
+        assertEquals(Set.of("prometheus", "redis-exporter", "grafana"), monitoring);
+    }
+
+    /** The monitoring profile mounts the shipped rules and dashboard, and scrapes the bridge where it serves. */
+    @Test
+    void theMonitoringProfileMountsTheShippedRulesAndDashboard() throws IOException {
+        for (String service : List.of("prometheus", "grafana")) {
+            for (JsonNode volume : services.path(service).path("volumes")) {
+                Path source = repo.resolve("docker").resolve(volume.asText().split(":")[0]).normalize();
+                assertTrue(Files.isRegularFile(source), service + " mounts " + source + ", which does not exist");
+            }
+        }
+        String volumes = services.path("prometheus").path("volumes").toString()
+                + services.path("grafana").path("volumes").toString();
+        assertTrue(volumes.contains("../monitoring/prometheus/delay-bridge-rules.yml"), volumes);
+        assertTrue(volumes.contains("../monitoring/grafana/delay-bridge-dashboard.json"), volumes);
+        JsonNode prometheus = YAML.readTree(repo.resolve("docker/monitoring/prometheus.yml").toFile());
+        JsonNode bridgeJob = prometheus.path("scrape_configs").get(0);
+        assertEquals("/prometheus", bridgeJob.path("metrics_path").asText());
+        assertEquals("bridge:8081", bridgeJob.path("static_configs").get(0).path("targets").get(0).asText());
+        assertTrue(services.has("bridge"));
     }
 
     @Test

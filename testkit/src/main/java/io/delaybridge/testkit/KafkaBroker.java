@@ -67,12 +67,54 @@ public final class KafkaBroker extends ChildServer {
     private final int port;
     private final int controllerPort;
     private final Set<Option> options;
+    private final int saslPort;
+    private final TestCertificates tls;
 
     private KafkaBroker(Path dataDir, int port, int controllerPort, Set<Option> options) {
+        this(dataDir, port, controllerPort, options, 0, null);
+    }
+
+    private KafkaBroker(Path dataDir, int port, int controllerPort, Set<Option> options, int saslPort,
+            TestCertificates tls) {
         super(dataDir);
         this.port = port;
         this.controllerPort = controllerPort;
         this.options = options;
+        this.saslPort = saslPort;
+        this.tls = tls;
+    }
+
+    /**
+     * A broker as production secures one: beside the kit's own {@code PLAINTEXT} listener a {@code SASL_SSL} listener
+     * ({@link #saslBootstrapServers()}) with SCRAM-SHA-512 and the server certificate of {@code tls}, and the
+     * authorizer on ({@code StandardAuthorizer}, no ACL = denied). The {@code PLAINTEXT} listener (loopback, principal
+     * {@code User:ANONYMOUS}, a super user) is the test's administrator: it creates topics, SCRAM users ({@link
+     * #addScramUser}) and ACLs, and inter-broker and controller traffic use it. Clients under test use only the
+     * {@code SASL_SSL} one, where every request is checked against the ACLs.
+     */
+    public static KafkaBroker startSecured(Path dataDir, TestCertificates tls) {
+        return startRetryingPorts(() -> new KafkaBroker(dataDir, FreePorts.pick(), FreePorts.pick(),
+                EnumSet.noneOf(Option.class), FreePorts.pick(), tls), true);
+    }
+
+    /** {@code 127.0.0.1:port} of the {@code SASL_SSL} listener of a {@link #startSecured} broker. */
+    public String saslBootstrapServers() {
+        if (saslPort == 0) {
+            throw new IllegalStateException("this broker has no SASL_SSL listener: start it with startSecured");
+        }
+        return "127.0.0.1:" + saslPort;
+    }
+
+    /** Creates (or replaces) a SCRAM-SHA-512 user, through the administrator's listener. */
+    public void addScramUser(String user, String password) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+            admin.alterUserScramCredentials(List.of(new org.apache.kafka.clients.admin.UserScramCredentialUpsertion(
+                    user, new org.apache.kafka.clients.admin.ScramCredentialInfo(
+                            org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512, 4096), password)))
+                    .all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot create the SCRAM user " + user, e);
+        }
     }
 
     /** Starts a broker on free ports with its data in {@code dataDir}; returns once it answers. */
@@ -178,6 +220,23 @@ public final class KafkaBroker extends ChildServer {
         p.setProperty("controller.listener.names", "CONTROLLER");
         p.setProperty("inter.broker.listener.name", "PLAINTEXT");
         p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        if (tls != null) {
+            p.setProperty("listeners", p.getProperty("listeners") + ",SASL_SSL://127.0.0.1:" + saslPort);
+            p.setProperty("advertised.listeners", p.getProperty("advertised.listeners") + ",SASL_SSL://127.0.0.1:"
+                    + saslPort);
+            p.setProperty("listener.security.protocol.map", p.getProperty("listener.security.protocol.map")
+                    + ",SASL_SSL:SASL_SSL");
+            p.setProperty("sasl.enabled.mechanisms", "SCRAM-SHA-512");
+            p.setProperty("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+            p.setProperty("listener.name.sasl_ssl.ssl.keystore.location", tls.serverKeyStore().toString());
+            p.setProperty("listener.name.sasl_ssl.ssl.keystore.type", "PKCS12");
+            p.setProperty("listener.name.sasl_ssl.ssl.keystore.password", tls.password());
+            p.setProperty("listener.name.sasl_ssl.ssl.key.password", tls.password());
+            p.setProperty("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            p.setProperty("super.users", "User:ANONYMOUS");
+            p.setProperty("allow.everyone.if.no.acl.found", "false");
+        }
         p.setProperty("log.dirs", logDir.toString());
         p.setProperty("num.partitions", "1");
         p.setProperty("default.replication.factor", "1");

@@ -51,9 +51,12 @@ public final class RedisCluster implements AutoCloseable {
     private final Map<String, List<Integer>> killedMasters = new LinkedHashMap<>();
     private Duration formDuration = Duration.ZERO;
 
-    private RedisCluster(List<RedisServer> nodes, int masters) {
+    private final TestCertificates tls;
+
+    private RedisCluster(List<RedisServer> nodes, int masters, TestCertificates tls) {
         this.nodes = List.copyOf(nodes);
         this.initialMasters = List.copyOf(nodes.subList(0, masters));
+        this.tls = tls;
     }
 
     /** Three masters, no replicas. */
@@ -67,6 +70,18 @@ public final class RedisCluster implements AutoCloseable {
      * replica is in sync with its master. A fail-over needs a majority of masters alive: at least three masters.
      */
     public static RedisCluster start(Path dir, int masters, int replicasPerMaster) {
+        return start(dir, masters, replicasPerMaster, null);
+    }
+
+    /**
+     * As {@link #start(Path, int, int)}, every node speaking TLS only ({@link RedisServer#startTls}): clients, the
+     * cluster bus and replication, client certificates required. {@link #uri()} is then {@code rediss://}.
+     */
+    public static RedisCluster startTls(Path dir, int masters, int replicasPerMaster, TestCertificates tls) {
+        return start(dir, masters, replicasPerMaster, tls);
+    }
+
+    private static RedisCluster start(Path dir, int masters, int replicasPerMaster, TestCertificates tls) {
         if (masters < 1 || replicasPerMaster < 0) {
             throw new IllegalArgumentException("A cluster needs at least one master and no negative replica count: "
                     + masters + " masters, " + replicasPerMaster + " replicas per master");
@@ -76,7 +91,7 @@ public final class RedisCluster implements AutoCloseable {
         List<CompletableFuture<RedisServer>> starting = new ArrayList<>();
         for (int i = 0; i < total; i++) {
             Path nodeDir = dir.resolve("node-" + (i + 1));
-            starting.add(CompletableFuture.supplyAsync(() -> startNode(nodeDir)));
+            starting.add(CompletableFuture.supplyAsync(() -> startNode(nodeDir, tls)));
         }
         List<RedisServer> nodes = new ArrayList<>();
         try {
@@ -87,7 +102,7 @@ public final class RedisCluster implements AutoCloseable {
             starting.forEach(f -> f.thenAccept(RedisServer::kill));
             throw e;
         }
-        RedisCluster cluster = new RedisCluster(nodes, masters);
+        RedisCluster cluster = new RedisCluster(nodes, masters, tls);
         try {
             cluster.form(masters, replicasPerMaster);
         } catch (RuntimeException e) {
@@ -100,13 +115,17 @@ public final class RedisCluster implements AutoCloseable {
         return cluster;
     }
 
-    private static RedisServer startNode(Path nodeDir) {
+    private static RedisServer startNode(Path nodeDir, TestCertificates tls) {
         List<String> args = List.of(
                 "--cluster-enabled", "yes",
                 "--cluster-config-file", nodeDir.toAbsolutePath().resolve("nodes.conf").toString(),
                 "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS),
                 // Redis 7 waits 5 s by default for more replicas before a diskless full sync.
                 "--repl-diskless-sync-delay", "0");
+        if (tls != null) {
+            // the bus port is the TLS port + 10000 (tls-cluster yes, no plain port)
+            return RedisServer.startTls(nodeDir, tls, () -> FreePorts.pickWithPartner(BUS_PORT_OFFSET), args);
+        }
         return RedisServer.start(nodeDir, () -> FreePorts.pickWithPartner(BUS_PORT_OFFSET), args);
     }
 
@@ -186,9 +205,12 @@ public final class RedisCluster implements AutoCloseable {
         return null;
     }
 
-    /** The seed list of the masters the cluster started with: {@code redis://127.0.0.1:p1,127.0.0.1:p2,...}. */
+    /**
+     * The seed list of the masters the cluster started with: {@code redis://127.0.0.1:p1,127.0.0.1:p2,...}
+     * ({@code rediss://} for a TLS cluster).
+     */
     public String uri() {
-        return "redis://" + initialMasters.stream().map(n -> "127.0.0.1:" + n.port()).collect(Collectors.joining(","));
+        return (tls == null ? "redis://" : "rediss://") + initialMasters.stream().map(n -> "127.0.0.1:" + n.port()).collect(Collectors.joining(","));
     }
 
     /** Every node, killed ones included: the masters first (in slot order), then the replicas, as started. */

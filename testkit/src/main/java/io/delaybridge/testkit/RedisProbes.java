@@ -11,7 +11,7 @@ final class RedisProbes {
 
     /** One command on a fresh connection; an error reply or a dead server becomes an IllegalStateException. */
     static Object call(RedisServer node, String... args) {
-        try (Resp resp = Resp.connect(node.port(), 2000)) {
+        try (Resp resp = node.connect(2000)) {
             return resp.call(args);
         } catch (IOException e) {
             throw new IllegalStateException(args[0] + " " + (args.length > 1 ? args[1] : "") + " on " + node.port()

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
 
 /**
  * One Redis Sentinel as a child process: {@code redis-server <dir>/sentinel.conf --sentinel}, watching one master.
@@ -21,19 +22,24 @@ final class RedisSentinel extends ChildServer {
     private final int port;
     private final String masterName;
     private final int masterPort;
+    private final TestCertificates tls;
+    private final SSLContext tlsContext;
 
-    private RedisSentinel(Path binary, Path dir, int port, String masterName, int masterPort) {
+    private RedisSentinel(Path binary, Path dir, int port, String masterName, int masterPort, TestCertificates tls) {
         super(dir);
         this.binary = binary;
         this.port = port;
         this.masterName = masterName;
         this.masterPort = masterPort;
+        this.tls = tls;
+        this.tlsContext = tls == null ? null : tls.clientContext();
     }
 
-    static RedisSentinel start(Path dir, String masterName, int masterPort) {
+    /** A sentinel of the master on {@code masterPort}; with {@code tls} not null, TLS only, to clients and Redis. */
+    static RedisSentinel start(Path dir, String masterName, int masterPort, TestCertificates tls) {
         Path binary = RedisBinary.locate();
-        return startRetryingPorts(() -> new RedisSentinel(binary, dir, FreePorts.pick(), masterName, masterPort),
-                true);
+        return startRetryingPorts(
+                () -> new RedisSentinel(binary, dir, FreePorts.pick(), masterName, masterPort, tls), true);
     }
 
     int port() {
@@ -63,8 +69,10 @@ final class RedisSentinel extends ChildServer {
     protected List<String> command() throws IOException {
         if (!Files.exists(configFile())) {
             String host = FreePorts.LOOPBACK.getHostAddress();
-            Files.writeString(configFile(), String.join("\n",
-                    "port " + port,
+            List<String> ports = tls == null ? List.of("port " + port) : List.of("port 0", "tls-port " + port,
+                    "tls-cert-file " + tls.serverCertificate(), "tls-key-file " + tls.serverKey(),
+                    "tls-ca-cert-file " + tls.caFile(), "tls-auth-clients yes", "tls-replication yes");
+            Files.writeString(configFile(), String.join("\n", ports) + "\n" + String.join("\n",
                     "bind " + host,
                     "daemonize no",
                     "dir " + dataDir,
@@ -85,7 +93,7 @@ final class RedisSentinel extends ChildServer {
     @Override
     protected ReadinessProbe readinessProbe() {
         return () -> {
-            try (Resp resp = Resp.connect(port, 1000)) {
+            try (Resp resp = Resp.connect(port, 1000, tlsContext)) {
                 Object pong = resp.call("PING");
                 return "PONG".equals(pong) ? null : "PING answered " + pong;
             }
@@ -109,7 +117,7 @@ final class RedisSentinel extends ChildServer {
     }
 
     Object call(String... args) {
-        try (Resp resp = Resp.connect(port, 2000)) {
+        try (Resp resp = Resp.connect(port, 2000, tlsContext)) {
             return resp.call(args);
         } catch (IOException e) {
             throw new IllegalStateException(String.join(" ", args) + " on sentinel " + port + " failed: "

@@ -40,10 +40,23 @@ public final class RedisSentinels implements AutoCloseable {
     private RedisServer killedMaster;
     private Duration startDuration = Duration.ZERO;
 
-    private RedisSentinels(String masterName, List<RedisServer> servers, List<RedisSentinel> sentinels) {
+    private final TestCertificates tls;
+
+    private RedisSentinels(String masterName, List<RedisServer> servers, List<RedisSentinel> sentinels,
+            TestCertificates tls) {
         this.masterName = masterName;
         this.servers = List.copyOf(servers);
         this.sentinels = List.copyOf(sentinels);
+        this.tls = tls;
+    }
+
+    /**
+     * As {@link #start(Path, String)}, everything speaking TLS only with client certificates required: master and
+     * replica ({@link RedisServer#startTls}, replication over TLS) and the sentinels. {@link #uri()} is then {@code
+     * rediss-sentinel://}.
+     */
+    public static RedisSentinels startTls(Path dir, String masterName, TestCertificates tls) {
+        return start(dir, masterName, tls);
     }
 
     /**
@@ -51,6 +64,10 @@ public final class RedisSentinels implements AutoCloseable {
      * replica is in sync and every sentinel knows the replica and the two other sentinels (a fail-over needs both).
      */
     public static RedisSentinels start(Path dir, String masterName) {
+        return start(dir, masterName, null);
+    }
+
+    private static RedisSentinels start(Path dir, String masterName, TestCertificates tls) {
         if (!masterName.matches("[A-Za-z0-9._-]+")) {
             throw new IllegalArgumentException("A sentinel master name of letters, digits, '.', '_' or '-', not '"
                     + masterName + "'");
@@ -61,11 +78,13 @@ public final class RedisSentinels implements AutoCloseable {
         try {
             // Redis 7 waits 5 s by default for more replicas before a diskless full sync.
             List<String> noSyncDelay = List.of("--repl-diskless-sync-delay", "0");
-            RedisServer master = RedisServer.start(dir.resolve("redis-1"), 0, noSyncDelay);
+            RedisServer master = tls == null ? RedisServer.start(dir.resolve("redis-1"), 0, noSyncDelay)
+                    : RedisServer.startTls(dir.resolve("redis-1"), tls, noSyncDelay);
             servers.add(master);
-            RedisServer replica = RedisServer.start(dir.resolve("redis-2"), 0,
-                    List.of("--replicaof", FreePorts.LOOPBACK.getHostAddress(), Integer.toString(master.port()),
-                            "--repl-diskless-sync-delay", "0"));
+            List<String> replicaArgs = List.of("--replicaof", FreePorts.LOOPBACK.getHostAddress(),
+                    Integer.toString(master.port()), "--repl-diskless-sync-delay", "0");
+            RedisServer replica = tls == null ? RedisServer.start(dir.resolve("redis-2"), 0, replicaArgs)
+                    : RedisServer.startTls(dir.resolve("redis-2"), tls, replicaArgs);
             servers.add(replica);
             long deadline = started + START_TIMEOUT.toNanos();
             // Sentinels find replicas in the master's INFO, asked at once and then every 10 s: sync first.
@@ -74,12 +93,12 @@ public final class RedisSentinels implements AutoCloseable {
             for (int i = 1; i <= 3; i++) {
                 Path sentinelDir = dir.resolve("sentinel-" + i);
                 starting.add(CompletableFuture.supplyAsync(
-                        () -> RedisSentinel.start(sentinelDir, masterName, master.port())));
+                        () -> RedisSentinel.start(sentinelDir, masterName, master.port(), tls)));
             }
             for (CompletableFuture<RedisSentinel> f : starting) {
                 sentinels.add(f.join());
             }
-            RedisSentinels set = new RedisSentinels(masterName, servers, sentinels);
+            RedisSentinels set = new RedisSentinels(masterName, servers, sentinels, tls);
             RedisProbes.await(deadline, "every sentinel to know the replica and the other sentinels",
                     set::sentinelProblem);
             set.startDuration = Duration.ofNanos(System.nanoTime() - started);
@@ -106,9 +125,12 @@ public final class RedisSentinels implements AutoCloseable {
         return null;
     }
 
-    /** {@code redis-sentinel://127.0.0.1:s1,127.0.0.1:s2,127.0.0.1:s3#<master name>}. */
+    /**
+     * {@code redis-sentinel://127.0.0.1:s1,127.0.0.1:s2,127.0.0.1:s3#<master name>} ({@code rediss-sentinel://} with
+     * TLS).
+     */
     public String uri() {
-        return "redis-sentinel://" + sentinels.stream().map(s -> "127.0.0.1:" + s.port())
+        return (tls == null ? "redis-sentinel://" : "rediss-sentinel://") + sentinels.stream().map(s -> "127.0.0.1:" + s.port())
                 .collect(Collectors.joining(",")) + "#" + masterName;
     }
 

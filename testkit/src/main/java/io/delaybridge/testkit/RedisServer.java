@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntSupplier;
+import javax.net.ssl.SSLContext;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,14 +45,18 @@ public final class RedisServer extends ChildServer {
     private final int port;
     private final List<String> extraArgs;
     private final String password;
+    private final TestCertificates tls;
+    private final SSLContext tlsContext;
     private String version;
 
-    private RedisServer(Path binary, Path dataDir, int port, List<String> extraArgs) {
+    private RedisServer(Path binary, Path dataDir, int port, List<String> extraArgs, TestCertificates tls) {
         super(dataDir);
         this.binary = binary;
         this.port = port;
         this.extraArgs = List.copyOf(extraArgs);
         this.password = passwordFrom(this.extraArgs);
+        this.tls = tls;
+        this.tlsContext = tls == null ? null : tls.clientContext();
     }
 
     /** Starts a durable redis-server on a free port with its files in {@code dataDir}. */
@@ -75,13 +80,30 @@ public final class RedisServer extends ChildServer {
 
     static RedisServer start(Path binary, Path dataDir, int port, List<String> extraArgs) {
         return startRetryingPorts(
-                () -> new RedisServer(binary, dataDir, port == 0 ? FreePorts.pick() : port, extraArgs), port == 0);
+                () -> new RedisServer(binary, dataDir, port == 0 ? FreePorts.pick() : port, extraArgs, null),
+                port == 0);
+    }
+
+    /**
+     * Starts a redis-server that speaks TLS only, on a free port: no plain port, certificates from {@code tls}, client
+     * certificates required ({@code tls-auth-clients yes}), TLS for replication and the cluster bus too. Its {@link
+     * #uri()} is {@code rediss://}; the kit's own calls show the client certificate of {@code tls}.
+     */
+    public static RedisServer startTls(Path dataDir, TestCertificates tls, List<String> extraArgs) {
+        Path binary = RedisBinary.locate();
+        return startRetryingPorts(() -> new RedisServer(binary, dataDir, FreePorts.pick(), extraArgs, tls), true);
+    }
+
+    /** As {@link #startTls(Path, TestCertificates, List)} with the ports from {@code ports}. */
+    static RedisServer startTls(Path dataDir, TestCertificates tls, IntSupplier ports, List<String> extraArgs) {
+        Path binary = RedisBinary.locate();
+        return startRetryingPorts(() -> new RedisServer(binary, dataDir, ports.getAsInt(), extraArgs, tls), true);
     }
 
     /** Starts on a port from {@code ports}, asking it again when the port was taken meanwhile. */
     static RedisServer start(Path dataDir, IntSupplier ports, List<String> extraArgs) {
         Path binary = RedisBinary.locate();
-        return startRetryingPorts(() -> new RedisServer(binary, dataDir, ports.getAsInt(), extraArgs), true);
+        return startRetryingPorts(() -> new RedisServer(binary, dataDir, ports.getAsInt(), extraArgs, null), true);
     }
 
     /**
@@ -93,9 +115,19 @@ public final class RedisServer extends ChildServer {
         return RedisProbes.call(this, args);
     }
 
-    /** {@code redis://127.0.0.1:port}. */
+    /** {@code redis://127.0.0.1:port}, or {@code rediss://127.0.0.1:port} for a TLS server. */
     public String uri() {
-        return "redis://127.0.0.1:" + port;
+        return (tls == null ? "redis://" : "rediss://") + "127.0.0.1:" + port;
+    }
+
+    /** The certificates of a TLS server, or null. */
+    public TestCertificates tls() {
+        return tls;
+    }
+
+    /** A fresh connection of the kit's own client, over TLS for a TLS server. */
+    Resp connect(int timeoutMillis) throws IOException {
+        return Resp.connect(port, timeoutMillis, tlsContext);
     }
 
     public int port() {
@@ -150,6 +182,9 @@ public final class RedisServer extends ChildServer {
                 // the setting docs/operations.md recommends: at the default 64mb a full-speed bridge made Redis
                 // rewrite its AOF every few seconds, each rewrite a fork and disk writes beside the fsyncs
                 "--auto-aof-rewrite-min-size", "1gb"));
+        if (tls != null) {
+            cmd.addAll(tls.redisServerArgs(port));
+        }
         cmd.addAll(extraArgs);
         return cmd;
     }
@@ -185,7 +220,7 @@ public final class RedisServer extends ChildServer {
     @Override
     protected ReadinessProbe readinessProbe() {
         return () -> {
-            try (Resp resp = Resp.connect(port, 1000)) {
+            try (Resp resp = connect(1000)) {
                 if (password != null) {
                     resp.call("AUTH", password);
                 }
@@ -205,7 +240,7 @@ public final class RedisServer extends ChildServer {
     }
 
     private <T> T withConnection(RespCall<T> call) {
-        try (Resp resp = Resp.connect(port, 5000)) {
+        try (Resp resp = connect(5000)) {
             if (password != null) {
                 resp.call("AUTH", password);
             }

@@ -13,6 +13,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 
 /**
  * A minimal blocking RESP2 client over a plain socket: enough for readiness checks, INFO and the testkit's own
@@ -50,6 +52,25 @@ final class Resp implements Closeable {
             return new Resp(socket);
         } catch (IOException e) {
             socket.close();
+            throw e;
+        }
+    }
+
+    /** Over TLS when {@code tls} is not null (host name not checked: the kit's own probes). */
+    static Resp connect(int port, int timeoutMillis, SSLContext tls) throws IOException {
+        if (tls == null) {
+            return connect(port, timeoutMillis);
+        }
+        Socket plain = new Socket();
+        try {
+            plain.connect(new InetSocketAddress(FreePorts.LOOPBACK, port), timeoutMillis);
+            plain.setSoTimeout(timeoutMillis);
+            plain.setTcpNoDelay(true);
+            SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(plain, FreePorts.LOOPBACK.getHostAddress(), port, true);
+            socket.startHandshake();
+            return new Resp(socket);
+        } catch (IOException e) {
+            plain.close();
             throw e;
         }
     }

@@ -5,6 +5,7 @@ import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisMode;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.dropwizard.util.Duration;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -46,13 +47,17 @@ public class RedisFactory implements SettingsCheck.Checked {
     @Setting(value = "How long the `WAIT` may take before the batch is retried.", min = "1ms")
     private Duration waitTimeout = Duration.seconds(1);
 
+    @Valid
+    @NotNull
+    private RedisTlsFactory tls = new RedisTlsFactory();
+
     @Override
     public void check(SettingsCheck.Problems problems) {
         if (uri != null && !uri.isEmpty() && !isRedisUri(uri)) {
             problems.add("uri", "is \"" + withoutPassword(uri) + "\": not a Redis URI. Use redis://host:6379, "
                     + "rediss://host:6380 (TLS) or redis-sentinel://host:26379/0#mymaster");
         } else if (uri != null && mode != null) {
-            boolean sentinelUri = uri.startsWith("redis-sentinel");
+            boolean sentinelUri = uri.startsWith("redis-sentinel") || uri.startsWith("rediss-sentinel");
             if (mode == RedisMode.SENTINEL && !sentinelUri) {
                 problems.add("mode", "is sentinel but uri is not a Sentinel URI: use "
                         + "redis-sentinel://host:26379,host2:26379#mymaster, or set mode to auto");
@@ -60,6 +65,10 @@ public class RedisFactory implements SettingsCheck.Checked {
                 problems.add("mode", "is " + mode.setting() + " but uri names sentinels: set mode to sentinel or "
                         + "auto");
             }
+        }
+        if (uri != null && tls != null && tls.configured() && !uri.startsWith("rediss")) {
+            problems.add("tls", "names certificate files but uri is \"" + withoutPassword(uri) + "\", which is"
+                    + " not TLS: use rediss://host:port (rediss-sentinel:// for Sentinel), or leave redis.tls empty");
         }
     }
 
@@ -97,7 +106,8 @@ public class RedisFactory implements SettingsCheck.Checked {
                 waitReplicas,
                 waitTimeout.toJavaDuration(),
                 commandTimeout.toJavaDuration(),
-                mode), Clock.systemUTC(), shardCount);
+                mode,
+                tls.build()), Clock.systemUTC(), shardCount);
     }
 
     @JsonProperty
@@ -148,6 +158,16 @@ public class RedisFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setWaitReplicas(int waitReplicas) {
         this.waitReplicas = waitReplicas;
+    }
+
+    @JsonProperty
+    public RedisTlsFactory getTls() {
+        return tls;
+    }
+
+    @JsonProperty
+    public void setTls(RedisTlsFactory tls) {
+        this.tls = tls;
     }
 
     @JsonProperty

@@ -53,6 +53,11 @@ class ConfigurationValidationTest {
         assertEquals(Double.parseDouble(expectedCap.isEmpty() ? "0" : expectedCap),
                 config.getPump().getRateLimits().getDefault(), "pump.rateLimits.default reads DELAY_RATE_LIMIT");
         assertTrue(config.getPump().getRateLimits().getTargets().isEmpty());
+        if (System.getenv("REDIS_TLS_CA_FILE") == null && System.getenv("REDIS_TLS_VERIFY_PEER") == null) {
+            io.delaybridge.bridge.store.redis.RedisTls tls = config.getRedis().getTls().build();
+            assertFalse(tls.configured(), "no TLS files unless REDIS_TLS_* say so");
+            assertEquals(io.delaybridge.bridge.store.redis.RedisTls.Verify.FULL, tls.verify());
+        }
     }
 
     static Stream<Arguments> badSettings() {
@@ -82,6 +87,14 @@ class ConfigurationValidationTest {
                 Arguments.of("redis: {uri: 'redis-sentinel://h:26379#m', mode: cluster}",
                         "redis.mode is cluster but uri names sentinels", "set mode to sentinel or auto"),
                 Arguments.of("redis: {keyPrefix: 'a{b}'}", "redis.keyPrefix is \"a{b}\"", "no braces"),
+                Arguments.of("redis: {uri: 'rediss://h:6380', tls: {caFile: /no/such/ca.pem}}",
+                        "redis.tls.caFile is \"/no/such/ca.pem\": no readable file", "Check the path"),
+                Arguments.of("redis: {uri: 'rediss://h:6380', tls: {certificateFile: config.yml}}",
+                        "redis.tls.keyFile is empty but certificateFile is set", "REDIS_TLS_KEY_FILE"),
+                Arguments.of("redis: {uri: 'rediss://h:6380', tls: {caFile: config.yml, trustStore: config.yml}}",
+                        "redis.tls.trustStore is set beside caFile", "not both"),
+                Arguments.of("redis: {uri: 'redis://:pw@h:6379', tls: {caFile: config.yml}}",
+                        "redis.tls names certificate files but uri is \"redis://***@h:6379\"", "use rediss://"),
                 Arguments.of("redis: {waitReplicas: 20}", "redis.waitReplicas is 20", "use 0 to 16, e.g. 0 (0 relies on the primary's AOF)"),
                 Arguments.of("intake: {maxRecordSize: 100MiB}", "intake.maxRecordSize is 100 mebibytes",
                         "use 1 byte to 64MiB"),

@@ -48,6 +48,7 @@ class SettingsDocsTest {
     private static final List<Section> SECTIONS = List.of(
             new Section("kafka", KafkaFactory.class, DelayBridgeConfiguration::getKafka),
             new Section("redis", RedisFactory.class, DelayBridgeConfiguration::getRedis),
+            new Section("redis.tls", RedisTlsFactory.class, c -> c.getRedis().getTls()),
             new Section("intake", IntakeFactory.class, DelayBridgeConfiguration::getIntake),
             new Section("pump", PumpFactory.class, DelayBridgeConfiguration::getPump),
             new Section("pump.rateLimits", RateLimitsFactory.class, c -> c.getPump().getRateLimits()),
@@ -56,7 +57,7 @@ class SettingsDocsTest {
             new Section("api", ApiFactory.class, DelayBridgeConfiguration::getApi));
 
     /** Properties that are not settings of their own: a nested section has its own table. */
-    private static final Set<String> NESTED = Set.of("pump.rateLimits");
+    private static final Set<String> NESTED = Set.of("pump.rateLimits", "redis.tls");
 
     @Test
     void theDocsTablesAreTheDeclarations() throws IOException {

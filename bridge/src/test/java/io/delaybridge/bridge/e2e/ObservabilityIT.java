@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.schemas.DelayHeaders;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delaybridge.testkit.PrometheusServer;
 import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.RedisExporter;
 import io.delaybridge.testkit.TempDirs;
 import io.delaybridge.testkit.TestServers;
 import java.io.IOException;
@@ -17,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -33,12 +38,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ObservabilityIT {
 
     private static final int DELIVERED = 30;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Path DASHBOARD = Path.of("..", "monitoring", "grafana", "delay-bridge-dashboard.json");
+    private static TestServers servers;
     private static TestNames names;
     private static KafkaClient kafka;
     private static TestBridge bridge;
 
     @BeforeAll
-    static void start(TestServers servers) {
+    static void start(TestServers testServers) {
+        servers = testServers;
         names = TestNames.unique(servers);
         String target = names.target("seen");
         kafka = new KafkaClient(servers.kafkaBootstrap());
@@ -88,6 +97,79 @@ class ObservabilityIT {
         String out = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         System.out.println("promtool check metrics " + file + ": exit " + check.exitValue() + " " + out);
         assertEquals(0, check.exitValue(), "promtool check metrics rejected " + file + ":\n" + out);
+    }
+
+    /**
+     * The shipped Grafana dashboard and alert rules against a real Prometheus that scrapes this bridge (under a
+     * stream of records) and redis_exporter: every panel's query returns series, every metric an alert rule names is
+     * exported, and Prometheus loads the rules file.
+     */
+    @Test
+    void everyDashboardQueryAndAlertMetricReturnsSeriesFromARealPrometheus() throws Exception {
+        ExternalTool.require("the dashboard test", "apt-get install -y prometheus", "prometheus");
+        ExternalTool.require("the dashboard test", "apt-get install -y prometheus-redis-exporter",
+                "prometheus-redis-exporter");
+        Path dir = Files.createTempDirectory("prometheus-it");
+        Path rules = AlertRulesTest.RULES_DIR.resolve("delay-bridge-rules.yml");
+        String target = names.target("load");
+        kafka.createTopics(1, target);
+        AtomicBoolean loading = new AtomicBoolean(true);
+        Thread load = new Thread(() -> {
+            for (int i = 0; loading.get(); i++) {
+                kafka.send(names.intake(), "load" + i, "v", null, DelayHeaders.TARGET, target,
+                        DelayHeaders.DELAY_MS, Integer.toString(i % 2000));
+            }
+        }, "load");
+        load.start();
+        try (RedisExporter exporter = RedisExporter.start(dir.resolve("exporter"), servers.redisUri());
+                PrometheusServer prometheus = PrometheusServer.start(dir.resolve("prometheus"), List.of(
+                        new PrometheusServer.Job("delay-bridge", "/prometheus", "127.0.0.1:" + bridge.adminPort()),
+                        new PrometheusServer.Job("redis", "/metrics", exporter.target())), List.of(rules))) {
+            // rate() over a window needs two scrapes of each target; wait for a few
+            await().atMost(Duration.ofSeconds(60)).until(() -> seriesOf(prometheus,
+                    "count_over_time(up{job=\"delay-bridge\"}[1m]) >= 4 and on() count_over_time(up{job=\"redis\"}[1m]) >= 4") > 0);
+            JsonNode ruleGroups = JSON.readTree(prometheus.get("/api/v1/rules")).get("data").get("groups");
+            assertEquals(1, ruleGroups.size(), "Prometheus loaded the rules file: " + ruleGroups);
+
+            List<String> empty = new ArrayList<>();
+            JsonNode dashboard = JSON.readTree(Files.readString(DASHBOARD));
+            int queries = 0;
+            for (JsonNode panel : dashboard.get("panels")) {
+                for (JsonNode query : panel.get("targets")) {
+                    String expr = query.get("expr").asText().replace("$__rate_interval", "30s");
+                    queries++;
+                    if (seriesOf(prometheus, expr) == 0) {
+                        empty.add(panel.get("title").asText() + ": " + expr);
+                    }
+                }
+            }
+            assertTrue(queries >= 10, "the dashboard has its panels: " + queries);
+            Matcher metric = Pattern.compile("\\b(delay_[a-z_]+|redis_memory_[a-z_]+)\\b")
+                    .matcher(Files.readString(rules));
+            java.util.Set<String> metrics = new java.util.TreeSet<>();
+            while (metric.find()) {
+                metrics.add(metric.group(1));
+            }
+            assertTrue(metrics.size() >= 10, "metrics named by the rules: " + metrics);
+            for (String name : metrics) {
+                if (seriesOf(prometheus, name) == 0) {
+                    empty.add("alert rules: " + name);
+                }
+            }
+            assertTrue(empty.isEmpty(), "queries without series: " + empty);
+            System.out.println("Prometheus: " + queries + " dashboard queries and " + metrics.size()
+                    + " alert metrics all returned series");
+        } finally {
+            loading.set(false);
+            load.join(10_000);
+            TempDirs.deleteRecursively(dir);
+        }
+    }
+
+    private static int seriesOf(PrometheusServer prometheus, String expr) throws IOException {
+        JsonNode answer = JSON.readTree(prometheus.query(expr));
+        assertEquals("success", answer.get("status").asText(), expr + ": " + answer);
+        return answer.get("data").get("result").size();
     }
 
     @Test

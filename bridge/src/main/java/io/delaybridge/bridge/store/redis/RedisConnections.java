@@ -126,9 +126,16 @@ final class RedisConnections implements AutoCloseable {
             closeQuietly(command);
             shutdown(client, resources);
             StoreException translated = RedisErrors.translate(e, "connect to Redis at " + options.redactedUri());
+            StoreConfigurationException tls = translated instanceof StoreConfigurationException
+                    ? null : RedisTlsErrors.explain(e, options);
+            if (tls != null) {
+                throw tls;
+            }
             if (translated instanceof StoreUnavailableException) {
                 throw new StoreUnavailableException("Cannot connect to Redis at " + options.redactedUri() + ": "
-                        + RedisCalls.rootMessage(e) + ". Check that Redis runs there and that redis.uri is right.", e);
+                        + RedisCalls.rootMessage(e) + ". Check that Redis runs there and that redis.uri (REDIS_URI) is"
+                        + " right" + (options.usesTls() ? "" : "; if that Redis speaks TLS only, use rediss://")
+                        + ".", e);
             }
             throw translated;
         }
@@ -331,6 +338,7 @@ final class RedisConnections implements AutoCloseable {
             List<RedisURI> seeds = RedisClusterURIUtil.toRedisURIs(URI.create(options.redisUri()));
             for (RedisURI seed : seeds) {
                 seed.setTimeout(options.commandTimeout());
+                seed.setVerifyPeer(options.tls().verify().lettuce());
             }
             return seeds;
         } catch (RuntimeException e) {
@@ -376,6 +384,9 @@ final class RedisConnections implements AutoCloseable {
                 return TimeUnit.MILLISECONDS;
             }
         };
+        if (options.usesTls()) {
+            builder.sslOptions(options.tls().sslOptions());
+        }
         builder
                 // RESP2: a wrong password then fails as WRONGPASS on every Redis version; Redis 6.2 closes the
                 // connection on a failed RESP3 HELLO, which would read as "unreachable"

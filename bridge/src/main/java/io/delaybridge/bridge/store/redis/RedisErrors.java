@@ -47,7 +47,7 @@ public final class RedisErrors {
                 for (String prefix : AUTH_PREFIXES) {
                     if (upper.startsWith(prefix)) {
                         return new StoreConfigurationException(operation + " refused by Redis: " + c.getMessage()
-                                + ". Check the user and password in redisUri and the user's ACL.", t);
+                                + ". Check the user and password in redis.uri (REDIS_URI) and the user's ACL.", t);
                     }
                 }
             }

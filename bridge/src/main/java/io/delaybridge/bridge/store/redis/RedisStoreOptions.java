@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param waitTimeout how long {@code WAIT} waits for the replicas
  * @param commandTimeout how long any other Redis command may take before it fails as unavailable
  * @param mode standalone, Sentinel or Cluster; {@link RedisMode#AUTO} finds out at start-up
+ * @param tls trust material, client certificate and peer verification for a {@code rediss://} URI
  */
 public record RedisStoreOptions(
         String redisUri,
@@ -27,7 +28,8 @@ public record RedisStoreOptions(
         int waitReplicas,
         Duration waitTimeout,
         Duration commandTimeout,
-        RedisMode mode) {
+        RedisMode mode,
+        RedisTls tls) {
 
     public static final String DEFAULT_KEY_PREFIX = "dq";
     public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(1);
@@ -55,6 +57,14 @@ public record RedisStoreOptions(
             throw new IllegalArgumentException("commandTimeout is " + commandTimeout + ": it must be positive");
         }
         Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(tls, "tls");
+    }
+
+    /** As the canonical constructor, with no TLS settings ({@link RedisTls#DEFAULTS}). */
+    public RedisStoreOptions(String redisUri, String keyPrefix, String intakeTopic, int shardCount, int waitReplicas,
+            Duration waitTimeout, Duration commandTimeout, RedisMode mode) {
+        this(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, mode,
+                RedisTls.DEFAULTS);
     }
 
     /** As the canonical constructor, with {@link RedisMode#AUTO}. */
@@ -71,22 +81,37 @@ public record RedisStoreOptions(
 
     public RedisStoreOptions withKeyPrefix(String prefix) {
         return new RedisStoreOptions(redisUri, prefix, intakeTopic, shardCount, waitReplicas, waitTimeout,
-                commandTimeout, mode);
+                commandTimeout, mode, tls);
     }
 
     public RedisStoreOptions withWait(int replicas, Duration timeout) {
         return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, replicas, timeout, commandTimeout,
-                mode);
+                mode, tls);
     }
 
     public RedisStoreOptions withCommandTimeout(Duration timeout) {
         return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, timeout,
-                mode);
+                mode, tls);
     }
 
     public RedisStoreOptions withMode(RedisMode newMode) {
         return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout,
-                commandTimeout, newMode);
+                commandTimeout, newMode, tls);
+    }
+
+    public RedisStoreOptions withTls(RedisTls newTls) {
+        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout,
+                commandTimeout, mode, newTls);
+    }
+
+    /** Whether the URI names sentinels: {@code redis-sentinel://} or {@code rediss-sentinel://} (TLS). */
+    public boolean namesSentinels() {
+        return redisUri.startsWith("redis-sentinel:") || redisUri.startsWith("rediss-sentinel:");
+    }
+
+    /** Whether the URI asks for TLS: {@code rediss://} or {@code rediss-sentinel://}. */
+    public boolean usesTls() {
+        return redisUri.startsWith("rediss:") || redisUri.startsWith("rediss-sentinel:");
     }
 
     /** The URI without its password, for messages and logs. */
@@ -98,7 +123,7 @@ public record RedisStoreOptions(
     public String toString() {
         return "RedisStoreOptions[redisUri=" + redactedUri() + ", keyPrefix=" + keyPrefix + ", intakeTopic="
                 + intakeTopic + ", shardCount=" + shardCount + ", waitReplicas=" + waitReplicas + ", waitTimeout="
-                + waitTimeout + ", commandTimeout=" + commandTimeout + ", mode=" + mode.setting() + "]";
+                + waitTimeout + ", commandTimeout=" + commandTimeout + ", mode=" + mode.setting() + ", tls=" + tls + "]";
     }
 
     /** Replaces the user-info part of a URI ({@code user:password@}) with {@code ***@}. */

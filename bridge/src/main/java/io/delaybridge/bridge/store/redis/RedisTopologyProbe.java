@@ -35,8 +35,8 @@ final class RedisTopologyProbe {
     static Found find(RedisStoreOptions options, ClientResources resources) {
         String uri = options.redisUri();
         RedisMode wanted = options.mode();
-        if (uri.startsWith("redis-sentinel") || wanted == RedisMode.SENTINEL) {
-            if (!uri.startsWith("redis-sentinel")) {
+        if (options.namesSentinels() || wanted == RedisMode.SENTINEL) {
+            if (!options.namesSentinels()) {
                 throw new StoreConfigurationException("redis.mode is sentinel but redis.uri '" + options.redactedUri()
                         + "' is not a Sentinel URI. Use redis-sentinel://host:26379,host2:26379#mastername.", null);
             }
@@ -52,6 +52,10 @@ final class RedisTopologyProbe {
                 throw RedisConnections.badUri(options, e);
             }
             sentinelUri.setTimeout(options.commandTimeout());
+            sentinelUri.setVerifyPeer(options.tls().verify().lettuce());
+            for (RedisURI sentinel : sentinelUri.getSentinels()) {
+                sentinel.setVerifyPeer(options.tls().verify().lettuce());
+            }
             checkSentinelMaster(options, resources, sentinelUri);
             return new Found(RedisMode.SENTINEL, List.of(sentinelUri), sentinelUri.getSentinelMasterId());
         }
@@ -109,6 +113,7 @@ final class RedisTopologyProbe {
         }
         TreeSet<String> known = new TreeSet<>();
         List<String> unreachable = new ArrayList<>();
+        RuntimeException lastFailure = null;
         for (RedisURI sentinel : uri.getSentinels()) {
             RedisClient probe = RedisClient.create(resources);
             probe.setOptions(RedisConnections.clientOptions(options));
@@ -123,12 +128,16 @@ final class RedisTopologyProbe {
                 }
             } catch (RuntimeException e) {
                 LOG.debug("Sentinel {} did not answer", where, e);
+                lastFailure = e;
                 unreachable.add(where + " (" + RedisCalls.rootMessage(e) + ")");
             } finally {
                 probe.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }
         }
         if (unreachable.size() == uri.getSentinels().size()) {
+            if (lastFailure != null && RedisTlsErrors.explain(lastFailure, options) != null) {
+                throw RedisTlsErrors.explain(lastFailure, options);
+            }
             throw new StoreUnavailableException("No sentinel of redis.uri '" + options.redactedUri() + "' answers: "
                     + String.join(", ", unreachable) + ". Check that the sentinels run there.", null);
         }

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.store.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -83,7 +84,8 @@ class RedisErrorsTest {
         StoreException e = RedisErrors.translate(new RedisConnectionException("Unable to connect",
                 new RedisCommandExecutionException("WRONGPASS invalid username-password pair")), "connect");
         assertInstanceOf(StoreConfigurationException.class, e);
-        assertTrue(e.getMessage().contains("redisUri"), e.getMessage());
+        assertTrue(e.getMessage().contains("redis.uri (REDIS_URI)"), e.getMessage());
+        assertFalse(e.getMessage().contains("redisUri"), "redisUri is no setting: " + e.getMessage());
     }
 
     @Test

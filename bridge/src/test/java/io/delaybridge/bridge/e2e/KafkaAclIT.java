@@ -1,0 +1,202 @@
+package io.delaybridge.bridge.e2e;
+
+import static io.delaybridge.bridge.e2e.Http.get;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.testkit.KafkaBroker;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestCertificates;
+import io.delaybridge.testkit.TestServers;
+import io.dropwizard.testing.ConfigOverride;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Kafka ACLs of docs/security.md, taken from the document's {@code kafka-acls.sh} lines as written, are enough to
+ * run the bridge on a broker that checks every request: a {@code SASL_SSL} listener (SCRAM-SHA-512), the authorizer
+ * on, no ACL = denied. A target outside the granted prefix fails alone.
+ */
+@ExtendWith(RealServersExtension.class)
+class KafkaAclIT {
+
+    private static final Path SECURITY_MD = Path.of("..", "docs", "security.md");
+    private static final String PASSWORD = "scram-test-secret-9b1e";
+
+    /** Operations {@code kafka-acls.sh} accepts per resource type: a line the tool refuses must fail here too. */
+    private static final Map<ResourceType, Set<AclOperation>> VALID = Map.of(
+            ResourceType.TOPIC, Set.of(AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE,
+                    AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS,
+                    AclOperation.ALTER_CONFIGS),
+            ResourceType.GROUP, Set.of(AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE),
+            ResourceType.CLUSTER, Set.of(AclOperation.CREATE, AclOperation.CLUSTER_ACTION,
+                    AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE,
+                    AclOperation.ALTER, AclOperation.DESCRIBE));
+
+    @Test
+    void theDocumentedAclsAreEnoughOverSaslSsl(TestServers servers, @TempDir Path dir) throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String user = names.keyPrefix() + "-bridge";
+        String prefix = names.target("orders") + ".";
+        String allowed = prefix + "timeout";
+        String forbidden = names.target("elsewhere");
+        TestCertificates certs = TestCertificates.create(dir.resolve("certs"));
+        try (KafkaBroker broker = KafkaBroker.startSecured(dir.resolve("broker"), certs);
+                KafkaClient admin = new KafkaClient(broker.bootstrapServers())) {
+            broker.addScramUser(user, PASSWORD);
+            admin.createTopics(4, names.intake());
+            admin.createTopics(1, names.deadletter(), allowed, forbidden);
+            List<AclBinding> acls = documentedAcls(user, names, prefix);
+            assertEquals(11, acls.size(), "the document's lines, one binding per resource and operation: " + acls);
+            try (Admin kafkaAdmin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    broker.bootstrapServers()))) {
+                kafkaAdmin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
+                assertEquals(Set.copyOf(acls), Set.copyOf(kafkaAdmin.describeAcls(AclBindingFilter.ANY).values()
+                        .get(30, TimeUnit.SECONDS)), "exactly the documented ACLs");
+            }
+
+            KafkaClient.Collector delivered = admin.collect(allowed);
+            KafkaClient.Collector deadletters = admin.collect(names.deadletter());
+            try (TestBridge bridge = new TestBridge(names, broker.saslBootstrapServers(), servers.redisUri(),
+                    secured(user, PASSWORD, certs)).start()) {
+                admin.send(names.intake(), "ok-1", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS,
+                        "300");
+                admin.send(names.intake(), "no-1", "v", null, DelayHeaders.TARGET, forbidden,
+                        DelayHeaders.DELAY_MS, "300");
+                admin.send(names.intake(), "ok-2", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS,
+                        "600");
+                await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() == 2 && deadletters.size() == 1);
+                KafkaClient.Received dead = deadletters.received().get(0);
+                assertEquals("no-1", dead.key());
+                assertEquals("DELIVERY_FAILED", dead.header(DelayHeaders.ERROR),
+                        dead.header(DelayHeaders.ERROR_MESSAGE));
+                await().atMost(Duration.ofSeconds(30)).until(() -> get(bridge.adminPort(), "/healthcheck").status()
+                        == 200);
+                JsonNode health = get(bridge.adminPort(), "/healthcheck").json();
+                assertTrue(health.get("kafka").get("healthy").asBoolean(), health.toString());
+            }
+
+            TestBridge wrong = new TestBridge(names, broker.saslBootstrapServers(), servers.redisUri(),
+                    secured(user, "not-" + PASSWORD, certs));
+            IllegalStateException e = assertThrows(IllegalStateException.class, wrong::start);
+            try {
+                wrong.close();
+            } catch (RuntimeException ignored) {
+                // it never started
+            }
+            String why = causes(e);
+            assertTrue(why.contains("SaslAuthenticationException"), why);
+            assertFalse(why.contains(PASSWORD), why);
+        }
+    }
+
+    private static ConfigOverride[] secured(String user, String password, TestCertificates certs) {
+        return new ConfigOverride[] {
+            ConfigOverride.config("kafka.createTopics", "false"),
+            common("security.protocol", "SASL_SSL"),
+            common("sasl.mechanism", "SCRAM-SHA-512"),
+            common("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+                    + user + "\" password=\"" + password + "\";"),
+            common("ssl.truststore.location", certs.trustStore().toString()),
+            common("ssl.truststore.type", "PKCS12"),
+            common("ssl.truststore.password", certs.password())
+        };
+    }
+
+    /** {@code kafka.common.<name>}: the dots of a Kafka property name escaped for Dropwizard's override. */
+    private static ConfigOverride common(String name, String value) {
+        return ConfigOverride.config("kafka.common." + name.replace(".", "\\."), value);
+    }
+
+    /** {@code DescribeConfigs} and {@code prefixed}, as kafka-acls.sh takes them, to the enum names. */
+    private static String upperSnake(String word) {
+        return word.replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(java.util.Locale.ROOT);
+    }
+
+    private static String causes(Throwable e) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            text.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage()).append('\n');
+        }
+        return text.toString();
+    }
+
+    /**
+     * The {@code $ACLS --add ...} lines of docs/security.md as {@code kafka-acls.sh} reads them, with this test's
+     * user, topics, group and target prefix in place of the document's.
+     */
+    static List<AclBinding> documentedAcls(String user, TestNames names, String prefix) throws IOException {
+        List<AclBinding> bindings = new ArrayList<>();
+        for (String line : Files.readAllLines(SECURITY_MD)) {
+            if (!line.startsWith("$ACLS --add ")) {
+                continue;
+            }
+            List<String> words = Arrays.asList(line.strip().split("\\s+"));
+            String principal = null;
+            PatternType pattern = PatternType.LITERAL;
+            List<AclOperation> operations = new ArrayList<>();
+            List<ResourcePattern> resources = new ArrayList<>();
+            List<String[]> named = new ArrayList<>();
+            for (int i = 2; i < words.size(); i++) {
+                String word = words.get(i);
+                switch (word) {
+                    case "--allow-principal" -> principal = words.get(++i).replace("User:delay-bridge", "User:" + user);
+                    case "--operation" -> operations.add(AclOperation.valueOf(upperSnake(words.get(++i))));
+                    case "--resource-pattern-type" -> pattern = PatternType.valueOf(upperSnake(words.get(++i)));
+                    case "--topic" -> named.add(new String[] {"topic", words.get(++i)});
+                    case "--group" -> named.add(new String[] {"group", words.get(++i)});
+                    case "--cluster" -> resources.add(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster",
+                            PatternType.LITERAL));
+                    default -> throw new AssertionError("an option this test does not know: " + word + " in " + line);
+                }
+            }
+            for (String[] resource : named) {
+                String name = switch (resource[1]) {
+                    case "delay-intake" -> names.intake();
+                    case "delay-deadletter" -> names.deadletter();
+                    case "delay-bridge" -> names.group();
+                    case "orders." -> prefix;
+                    default -> throw new AssertionError("a name this test does not map: " + resource[1]);
+                };
+                resources.add(new ResourcePattern(resource[0].equals("topic") ? ResourceType.TOPIC
+                        : ResourceType.GROUP, name, pattern));
+            }
+            assertTrue(principal != null && !operations.isEmpty() && !resources.isEmpty(), line);
+            for (ResourcePattern resource : resources) {
+                for (AclOperation operation : operations) {
+                    assertTrue(VALID.get(resource.resourceType()).contains(operation),
+                            "kafka-acls.sh refuses " + operation + " on a " + resource.resourceType() + ": " + line);
+                    bindings.add(new AclBinding(resource, new AccessControlEntry(principal, "*", operation,
+                            AclPermissionType.ALLOW)));
+                }
+            }
+        }
+        return bindings;
+    }
+}
