@@ -206,7 +206,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
         ShardGauges.register(metrics, store);
         OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
-        environment.admin().addServlet("prometheus", PrometheusExport.servlet(metrics)).addMapping("/prometheus");
+        environment.admin().addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks())).addMapping("/prometheus");
         environment.admin().addTask(PumpPauseTask.pause(pump, pumpStore));
         environment.admin().addTask(PumpPauseTask.resume(pump, pumpStore));
 

@@ -15,12 +15,17 @@ import com.codahale.metrics.MetricRegistryListener;
 import com.codahale.metrics.Snapshot;
 import com.codahale.metrics.Timer;
 import com.codahale.metrics.UniformReservoir;
+import com.codahale.metrics.health.HealthCheck;
+import com.codahale.metrics.health.HealthCheckRegistry;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.exporter.servlet.jakarta.PrometheusMetricsServlet;
 import io.prometheus.metrics.instrumentation.dropwizard.DropwizardExports;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import jakarta.servlet.http.HttpServlet;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -38,6 +43,7 @@ import java.util.regex.Pattern;
  * delay.target.lateness-ms.orders       -> delay_target_lateness_seconds{target="orders",quantile="0.99"}
  * delay.target.held-back.orders         -> delay_target_held_back_total{target="orders"}
  * delay.target.handed-back.orders       -> delay_target_handed_back_total{target="orders"}
+ * health check redis-incarnation        -> delay_health{check="redis-incarnation"}   1 healthy, 0 not
  * </pre>
  *
  * Per-target metrics exist for at most {@code TargetRates.MAX_TRACKED} target topics (later ones share the target
@@ -55,8 +61,12 @@ public final class PrometheusExport {
 
     private PrometheusExport() {}
 
-    public static HttpServlet servlet(MetricRegistry metrics) {
+    /** How long one run of the health checks serves scrapes: several scrapers do not run the checks each. */
+    private static final long HEALTH_REUSE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    public static HttpServlet servlet(MetricRegistry metrics, HealthCheckRegistry health) {
         PrometheusRegistry registry = new PrometheusRegistry();
+        healthGauge(registry, health);
         DropwizardExports.builder()
                 .dropwizardRegistry(mirror(metrics))
                 .register(registry);
@@ -91,6 +101,38 @@ public final class PrometheusExport {
                 "pending (due, not in flight) messages per shard");
         perShard(registry, metrics, "delay.in-flight", "delay_in_flight_by_shard", "in-flight messages per shard");
         return new PrometheusMetricsServlet(registry);
+    }
+
+    /** {@code delay_health{check="..."}}: 1 while the check is healthy, 0 while it is not. */
+    static void healthGauge(PrometheusRegistry registry, HealthCheckRegistry health) {
+        HealthResults results = new HealthResults(health);
+        GaugeWithCallback.builder()
+                .name("delay_health")
+                .help("1 while the health check is healthy, 0 while it is not (the checks of /healthcheck)")
+                .labelNames("check")
+                .callback(callback -> results.get().forEach(
+                        (name, result) -> callback.call(result.isHealthy() ? 1 : 0, name)))
+                .register(registry);
+    }
+
+    /** The health checks' latest results, run again when older than {@link #HEALTH_REUSE_NANOS}. */
+    private static final class HealthResults {
+        private final HealthCheckRegistry health;
+        private Map<String, HealthCheck.Result> results;
+        private long ranAt;
+
+        HealthResults(HealthCheckRegistry health) {
+            this.health = health;
+        }
+
+        synchronized Map<String, HealthCheck.Result> get() {
+            if (results == null || System.nanoTime() - ranAt > HEALTH_REUSE_NANOS) {
+                SortedMap<String, HealthCheck.Result> ran = health.runHealthChecks();
+                results = ran;
+                ranAt = System.nanoTime();
+            }
+            return results;
+        }
     }
 
     /**

@@ -8,6 +8,12 @@ import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.UniformReservoir;
+import com.codahale.metrics.health.HealthCheck;
+import com.codahale.metrics.health.HealthCheckRegistry;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 class PrometheusExportTest {
@@ -48,5 +54,31 @@ class PrometheusExportTest {
                 mirror.getNames());
         registry.remove("delay.api.fire-now");
         assertEquals(java.util.Set.of("delay.delivered", "delay.lateness-seconds"), mirror.getNames());
+    }
+
+    @Test
+    void eachHealthCheckIsOneGaugeSeriesOneWhileHealthy() {
+        HealthCheckRegistry health = new HealthCheckRegistry();
+        health.register("redis", new HealthCheck() {
+            @Override
+            protected Result check() {
+                return Result.healthy();
+            }
+        });
+        health.register("redis-incarnation", new HealthCheck() {
+            @Override
+            protected Result check() {
+                return Result.unhealthy("Redis lost its data");
+            }
+        });
+        PrometheusRegistry registry = new PrometheusRegistry();
+        PrometheusExport.healthGauge(registry, health);
+        GaugeSnapshot gauge = (GaugeSnapshot) registry.scrape().stream()
+                .filter(m -> m.getMetadata().getName().equals("delay_health"))
+                .findFirst()
+                .orElseThrow();
+        Map<String, Double> byCheck = new TreeMap<>();
+        gauge.getDataPoints().forEach(p -> byCheck.put(p.getLabels().get("check"), p.getValue()));
+        assertEquals(Map.of("redis", 1.0, "redis-incarnation", 0.0), byCheck);
     }
 }

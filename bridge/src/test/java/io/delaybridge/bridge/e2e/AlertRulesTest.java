@@ -38,7 +38,10 @@ class AlertRulesTest {
         Files.copy(Path.of("..", "docker", "monitoring", "prometheus.yml"), dir.resolve("prometheus.yml"));
         Files.copy(RULES_DIR.resolve("delay-bridge-rules.yml"), dir.resolve("delay-bridge-rules.yml"));
         String out = run(dir, "check", "config", "prometheus.yml");
-        assertTrue(out.contains("SUCCESS: 11 rules found"), out);
+        long alerts = Files.readAllLines(RULES_DIR.resolve("delay-bridge-rules.yml")).stream()
+                .filter(line -> line.strip().startsWith("- alert:"))
+                .count();
+        assertTrue(alerts > 0 && out.contains("SUCCESS: " + alerts + " rules found"), out);
     }
 
     private static String promtool(String... args) throws IOException, InterruptedException {
