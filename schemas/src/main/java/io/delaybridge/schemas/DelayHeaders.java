@@ -117,19 +117,6 @@ public final class DelayHeaders {
      */
     public static final String RULE_SOURCE = "x-delay-source";
 
-    /**
-     * Listener retries through the bridge (connectors' Spring Kafka error handler): on a record sent to the intake
-     * for another try, the number of the delivery it will be (2 for the first retry); on a dead-letter record, the
-     * deliveries made. Not a control header, so it reaches the listener.
-     */
-    public static final String RETRY_ATTEMPT = "x-delay-retry-attempt";
-
-    /**
-     * Listener retries through the bridge: {@code topic/partition/offset} of the record's first failed delivery,
-     * kept across every retry; the retries' message ids derive from it.
-     */
-    public static final String RETRY_ORIGIN = "x-delay-retry-origin";
-
     private DelayHeaders() {
     }
 

@@ -31,17 +31,17 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
  * build it with {@link DelayBridgeErrorHandler.Builder#buildRecoverer()} to plug it in elsewhere, e.g. into a
  * {@code DefaultAfterRollbackProcessor} of a transactional container.
  *
- * <p>For delivery {@code n} (the {@value DelayHeaders#RETRY_ATTEMPT} header, 1 when absent) of a record that failed
+ * <p>For delivery {@code n} (the {@value RetryHeaders#ATTEMPT} header, 1 when absent) of a record that failed
  * with a retryable exception and {@code n < attempts}: one record to the intake topic with the same key, value and
  * headers (minus the bridge's own {@code delay-} headers of the last delivery), {@code delay-target} the topic the
  * record came from (or the configured retry topic), {@code delay-ms} from the {@link RetryBackOff} for retry
  * {@code n}, {@code delay-id} {@code <topic>-<partition>-<offset>-retry-<n+1>} of the first failed delivery,
- * {@value DelayHeaders#RETRY_ATTEMPT}{@code : n+1} and {@value DelayHeaders#RETRY_ORIGIN}. The send is waited for:
+ * {@value RetryHeaders#ATTEMPT}{@code : n+1} and {@value RetryHeaders#ORIGIN}. The send is waited for:
  * when this method returns, the intake has the record, and only then does the container commit the failed record's
  * offset. A failed send throws, so the container seeks back and the record is handled again.
  *
  * <p>Otherwise (a not-retryable exception, or the last attempt) the record goes to the dead-letter recoverer, a
- * {@link DeadLetterPublishingRecoverer} unless another was given, with {@value DelayHeaders#RETRY_ATTEMPT} set to the
+ * {@link DeadLetterPublishingRecoverer} unless another was given, with {@value RetryHeaders#ATTEMPT} set to the
  * deliveries made.
  */
 public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer {
@@ -105,14 +105,14 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
         String origin = origin(record);
         List<Header> kept = new ArrayList<>();
         for (Header h : record.headers()) {
-            if (!DelayHeaders.isControl(h.key()) && !h.key().equals(DelayHeaders.RETRY_ATTEMPT)) {
+            if (!DelayHeaders.isControl(h.key()) && !h.key().equals(RetryHeaders.ATTEMPT)) {
                 kept.add(h);
             }
         }
-        if (record.headers().lastHeader(DelayHeaders.RETRY_ORIGIN) == null) {
-            kept.add(header(DelayHeaders.RETRY_ORIGIN, origin));
+        if (record.headers().lastHeader(RetryHeaders.ORIGIN) == null) {
+            kept.add(header(RetryHeaders.ORIGIN, origin));
         }
-        kept.add(header(DelayHeaders.RETRY_ATTEMPT, Integer.toString(attempt + 1)));
+        kept.add(header(RetryHeaders.ATTEMPT, Integer.toString(attempt + 1)));
         String target = retryTopic != null ? retryTopic : record.topic();
         return DelayedRecords.<Object, Object>to(target, record.key(), record.value(),
                         Delay.of(backOff.delayBefore(attempt)))
@@ -125,18 +125,18 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
     /** The headers a dead-letter record gets beside Spring's: the deliveries made, and the first failure. */
     static Headers deadLetterHeaders(ConsumerRecord<?, ?> record) {
         Headers headers = new RecordHeaders();
-        if (record.headers().lastHeader(DelayHeaders.RETRY_ATTEMPT) == null) {
-            headers.add(header(DelayHeaders.RETRY_ATTEMPT, "1"));
+        if (record.headers().lastHeader(RetryHeaders.ATTEMPT) == null) {
+            headers.add(header(RetryHeaders.ATTEMPT, "1"));
         }
-        if (record.headers().lastHeader(DelayHeaders.RETRY_ORIGIN) == null) {
-            headers.add(header(DelayHeaders.RETRY_ORIGIN, origin(record)));
+        if (record.headers().lastHeader(RetryHeaders.ORIGIN) == null) {
+            headers.add(header(RetryHeaders.ORIGIN, origin(record)));
         }
         return headers;
     }
 
-    /** The delivery a record is on: its {@value DelayHeaders#RETRY_ATTEMPT}, 1 without one (or an unreadable one). */
+    /** The delivery a record is on: its {@value RetryHeaders#ATTEMPT}, 1 without one (or an unreadable one). */
     static int attemptOf(ConsumerRecord<?, ?> record) {
-        Header h = record.headers().lastHeader(DelayHeaders.RETRY_ATTEMPT);
+        Header h = record.headers().lastHeader(RetryHeaders.ATTEMPT);
         if (h == null || h.value() == null) {
             return 1;
         }
@@ -149,7 +149,7 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
 
     /** {@code topic/partition/offset} of the record's first failed delivery. */
     static String origin(ConsumerRecord<?, ?> record) {
-        Header h = record.headers().lastHeader(DelayHeaders.RETRY_ORIGIN);
+        Header h = record.headers().lastHeader(RetryHeaders.ORIGIN);
         if (h != null && h.value() != null) {
             return new String(h.value(), StandardCharsets.UTF_8);
         }

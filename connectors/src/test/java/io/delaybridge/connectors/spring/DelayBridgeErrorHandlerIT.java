@@ -86,8 +86,8 @@ class DelayBridgeErrorHandlerIT {
             if (i == 0) {
                 continue;
             }
-            assertEquals(Integer.toString(i + 1), r.get(i).header(DelayHeaders.RETRY_ATTEMPT));
-            assertEquals(origin, r.get(i).header(DelayHeaders.RETRY_ORIGIN));
+            assertEquals(Integer.toString(i + 1), r.get(i).header(RetryHeaders.ATTEMPT));
+            assertEquals(origin, r.get(i).header(RetryHeaders.ORIGIN));
             assertEquals(topic + "-0-" + r.get(0).record().offset() + "-retry-" + (i + 1),
                     r.get(i).header(DelayHeaders.ID), "id from the first failure's position and the attempt");
             long due = Long.parseLong(r.get(i).header(DelayHeaders.DUE_AT));
@@ -128,7 +128,7 @@ class DelayBridgeErrorHandlerIT {
         assertEquals("payment-7", dlt.key());
         assertEquals("{\"payment\":7}", dlt.value());
         assertEquals("a1", Receptions.header(dlt, "trace-id"));
-        assertEquals("3", Receptions.header(dlt, DelayHeaders.RETRY_ATTEMPT), "deliveries made");
+        assertEquals("3", Receptions.header(dlt, RetryHeaders.ATTEMPT), "deliveries made");
         assertEquals(topic, Receptions.header(dlt, KafkaHeaders.DLT_ORIGINAL_TOPIC));
         assertEquals(IllegalStateException.class.getName(),
                 Receptions.header(dlt, KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN));
@@ -185,7 +185,7 @@ class DelayBridgeErrorHandlerIT {
         List<ConsumerRecord<String, String>> dead = Receptions.awaitRecords(servers.bootstrap(), topic + "-dlt",
                 rec -> true, Duration.ofSeconds(30));
         assertEquals(1, got.size(), "no blocking and no delayed retry");
-        assertEquals("1", Receptions.header(dead.get(0), DelayHeaders.RETRY_ATTEMPT));
+        assertEquals("1", Receptions.header(dead.get(0), RetryHeaders.ATTEMPT));
         assertEquals(InvalidRefund.class.getName(), Receptions.header(dead.get(0), KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN));
         assertEquals(List.of(), Receptions.readAll(servers.bootstrap(), RetryServers.INTAKE,
                 rec -> key.equals(rec.key())), "nothing sent to the intake");
@@ -198,8 +198,8 @@ class DelayBridgeErrorHandlerIT {
     }
 
     private static List<String> attempts(Receptions got) {
-        return got.all().stream().map(r -> r.header(DelayHeaders.RETRY_ATTEMPT) == null ? "1"
-                : r.header(DelayHeaders.RETRY_ATTEMPT)).toList();
+        return got.all().stream().map(r -> r.header(RetryHeaders.ATTEMPT) == null ? "1"
+                : r.header(RetryHeaders.ATTEMPT)).toList();
     }
 
     private void listen(String topic, DelayBridgeErrorHandler handler,

@@ -47,8 +47,8 @@ class DelayBridgeRecovererTest {
         assertEquals("orders", header(sent, DelayHeaders.TARGET));
         assertEquals("1000", header(sent, DelayHeaders.DELAY_MS));
         assertEquals("orders-3-42-retry-2", header(sent, DelayHeaders.ID));
-        assertEquals("2", header(sent, DelayHeaders.RETRY_ATTEMPT));
-        assertEquals("orders/3/42", header(sent, DelayHeaders.RETRY_ORIGIN));
+        assertEquals("2", header(sent, RetryHeaders.ATTEMPT));
+        assertEquals("orders/3/42", header(sent, RetryHeaders.ORIGIN));
         assertEquals("7f3a", header(sent, "trace-id"));
     }
 
@@ -61,7 +61,7 @@ class DelayBridgeRecovererTest {
         ConsumerRecord<String, String> failed = record("orders-retry", 0, 7, Map.of(
                 DelayHeaders.ID, "orders-3-42-retry-2", DelayHeaders.DUE_AT, "1795339800000",
                 DelayHeaders.ORIGIN, "my-intake/1/9", DelayHeaders.ATTEMPT, "1",
-                DelayHeaders.RETRY_ATTEMPT, "2", DelayHeaders.RETRY_ORIGIN, "orders/3/42", "trace-id", "7f3a"));
+                RetryHeaders.ATTEMPT, "2", RetryHeaders.ORIGIN, "orders/3/42", "trace-id", "7f3a"));
 
         recoverer.accept(failed, null, failure(new IllegalStateException("still down")));
 
@@ -70,11 +70,11 @@ class DelayBridgeRecovererTest {
         assertEquals("orders-retry", header(sent, DelayHeaders.TARGET), "the retry topic");
         assertEquals("5000", header(sent, DelayHeaders.DELAY_MS), "the second delay");
         assertEquals("orders-3-42-retry-3", header(sent, DelayHeaders.ID));
-        assertEquals("3", header(sent, DelayHeaders.RETRY_ATTEMPT));
-        assertEquals("orders/3/42", header(sent, DelayHeaders.RETRY_ORIGIN));
+        assertEquals("3", header(sent, RetryHeaders.ATTEMPT));
+        assertEquals("orders/3/42", header(sent, RetryHeaders.ORIGIN));
         List<String> names = new ArrayList<>();
         sent.headers().forEach(h -> names.add(h.key()));
-        assertEquals(List.of("trace-id", DelayHeaders.RETRY_ORIGIN, DelayHeaders.RETRY_ATTEMPT, DelayHeaders.TARGET,
+        assertEquals(List.of("trace-id", RetryHeaders.ORIGIN, RetryHeaders.ATTEMPT, DelayHeaders.TARGET,
                 DelayHeaders.DELAY_MS, DelayHeaders.ID).stream().sorted().toList(), names.stream().sorted().toList(),
                 "each header once, none of the last delivery's delay- headers");
         // the bridge's own parser accepts it as a schedule for the retry topic
@@ -87,13 +87,13 @@ class DelayBridgeRecovererTest {
     void theLastAttemptGoesToTheDeadLetterTopicWithTheAttemptCount() {
         DelayBridgeRecoverer recoverer = DelayBridgeErrorHandler.builder(template).attempts(3).build().recoverer();
 
-        recoverer.accept(record("orders", 0, 5, Map.of(DelayHeaders.RETRY_ATTEMPT, "3",
-                DelayHeaders.RETRY_ORIGIN, "orders/2/1")), null, failure(new IllegalStateException("down")));
+        recoverer.accept(record("orders", 0, 5, Map.of(RetryHeaders.ATTEMPT, "3",
+                RetryHeaders.ORIGIN, "orders/2/1")), null, failure(new IllegalStateException("down")));
         ProducerRecord<String, String> last = only();
         assertEquals("orders-dlt", last.topic());
         assertEquals(2, last.partition(), "the original record's partition, as Spring's resolver");
-        assertEquals("3", header(last, DelayHeaders.RETRY_ATTEMPT));
-        assertEquals(1, count(last, DelayHeaders.RETRY_ATTEMPT));
+        assertEquals("3", header(last, RetryHeaders.ATTEMPT));
+        assertEquals(1, count(last, RetryHeaders.ATTEMPT));
         assertEquals(IllegalStateException.class.getName(), header(last, "kafka_dlt-exception-cause-fqcn"));
     }
 
@@ -104,8 +104,8 @@ class DelayBridgeRecovererTest {
                 failure(new ClassCastException("not an Order")));
         ProducerRecord<String, String> fatal = only();
         assertEquals("orders-dlt", fatal.topic(), "Spring's classification: not retryable");
-        assertEquals("1", header(fatal, DelayHeaders.RETRY_ATTEMPT));
-        assertEquals("orders/0/6", header(fatal, DelayHeaders.RETRY_ORIGIN));
+        assertEquals("1", header(fatal, RetryHeaders.ATTEMPT));
+        assertEquals("orders/0/6", header(fatal, RetryHeaders.ORIGIN));
     }
 
     @Test

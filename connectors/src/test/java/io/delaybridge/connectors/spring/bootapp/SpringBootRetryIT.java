@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.connectors.spring.DelayBridgeErrorHandler;
+import io.delaybridge.connectors.spring.RetryHeaders;
 import io.delaybridge.connectors.spring.RetryServersAccess;
 import io.delaybridge.connectors.spring.bootapp.OrdersApplication.OrderListener;
 import io.delaybridge.connectors.spring.bootapp.OrdersApplication.Reception;
@@ -53,8 +54,8 @@ class SpringBootRetryIT {
 
             await().atMost(Duration.ofSeconds(30)).until(() -> listener.receptions("flaky-1").size() >= 3);
             List<Reception> flaky = listener.receptions("flaky-1");
-            assertNull(header(flaky.get(1).record(), DelayHeaders.RETRY_ATTEMPT), "2nd: a blocking retry");
-            assertEquals("2", header(flaky.get(2).record(), DelayHeaders.RETRY_ATTEMPT), "3rd: through the bridge");
+            assertNull(header(flaky.get(1).record(), RetryHeaders.ATTEMPT), "2nd: a blocking retry");
+            assertEquals("2", header(flaky.get(2).record(), RetryHeaders.ATTEMPT), "3rd: through the bridge");
             long waited = flaky.get(2).receivedAt() - flaky.get(1).receivedAt();
             assertTrue(waited >= 300, "the delayed retry came after " + waited + " ms, before its back-off of 300 ms");
             long due = Long.parseLong(header(flaky.get(2).record(), DelayHeaders.DUE_AT));
@@ -68,7 +69,7 @@ class SpringBootRetryIT {
             assertEquals(1, dead.size());
             assertEquals("invalid-2", dead.get(0).key());
             assertEquals(InvalidOrder.class.getName(), header(dead.get(0), KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN));
-            assertEquals("1", header(dead.get(0), DelayHeaders.RETRY_ATTEMPT));
+            assertEquals("1", header(dead.get(0), RetryHeaders.ATTEMPT));
             assertEquals(1, listener.receptions("invalid-2").size(), "not retried, not even blocking");
         }
     }
