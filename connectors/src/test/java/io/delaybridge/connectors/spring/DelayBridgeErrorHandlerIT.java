@@ -191,6 +191,34 @@ class DelayBridgeErrorHandlerIT {
                 rec -> key.equals(rec.key())), "nothing sent to the intake");
     }
 
+    @Test
+    void retriesCanGoToARetryTopicTheListenerAlsoReadsAndDeadLettersKeepTheOriginalTopicsName() {
+        String topic = unique("invoices");
+        String retryTopic = topic + "-retry";
+        servers.createTopics(topic, retryTopic);
+        Receptions got = new Receptions();
+        listen(List.of(topic, retryTopic), DelayBridgeErrorHandler.builder(template())
+                .intakeTopic(RetryServers.INTAKE)
+                .retryTopic(retryTopic)
+                .backOff(RetryBackOff.fixed(Duration.ofMillis(300)))
+                .attempts(2)
+                .build(), record -> {
+                    got.add(record);
+                    throw new IllegalStateException("ledger locked");
+                });
+        send(topic, "invoice-3", "{\"invoice\":3}", "trace-id", "c3");
+
+        List<ConsumerRecord<String, String>> dead = Receptions.awaitRecords(servers.bootstrap(), topic + "-dlt",
+                rec -> true, Duration.ofSeconds(30));
+        assertEquals(List.of(topic, retryTopic), got.all().stream().map(r -> r.record().topic()).toList());
+        assertEquals("2", Receptions.header(dead.get(0), RetryHeaders.ATTEMPT));
+        assertEquals(retryTopic, Receptions.header(dead.get(0), KafkaHeaders.DLT_ORIGINAL_TOPIC),
+                "Spring's header names the topic of the last delivery");
+        assertEquals(topic + "/0/" + got.all().get(0).record().offset(),
+                Receptions.header(dead.get(0), RetryHeaders.ORIGIN), "ours the first");
+        assertTrue(!servers.topics().contains(retryTopic + "-dlt"), "no dead-letter topic for the retry topic");
+    }
+
     static final class InvalidRefund extends RuntimeException {
         InvalidRefund(String message) {
             super(message);
@@ -204,6 +232,11 @@ class DelayBridgeErrorHandlerIT {
 
     private void listen(String topic, DelayBridgeErrorHandler handler,
             java.util.function.Consumer<ConsumerRecord<String, String>> body) {
+        listen(List.of(topic), handler, body);
+    }
+
+    private void listen(List<String> topics, DelayBridgeErrorHandler handler,
+            java.util.function.Consumer<ConsumerRecord<String, String>> body) {
         var factory = new ConcurrentKafkaListenerContainerFactory<String, String>();
         factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap(),
@@ -211,7 +244,8 @@ class DelayBridgeErrorHandlerIT {
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
                 new StringDeserializer(), new StringDeserializer()));
         factory.setCommonErrorHandler(handler);
-        ConcurrentMessageListenerContainer<String, String> container = factory.createContainer(topic);
+        ConcurrentMessageListenerContainer<String, String> container =
+                factory.createContainer(topics.toArray(String[]::new));
         container.setupMessageListener((MessageListener<String, String>) body::accept);
         container.start();
         resources.add(container::stop);
