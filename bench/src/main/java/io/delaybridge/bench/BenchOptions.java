@@ -17,7 +17,7 @@ final class BenchOptions {
 
     /** The scenarios in the order a run takes them. */
     static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "startup", "restart",
-            "parked-drain", "steady", "saturation", "backlog", "layouts", "rules");
+            "parked-drain", "steady", "saturation", "backlog", "layouts", "rules", "spring-retry");
 
     private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
     private static final Map<String, String> OPTION_ALIASES = Map.of("burst", "parked-records",
@@ -75,6 +75,10 @@ final class BenchOptions {
             new Definition("layout-records", Kind.INT, "200000", "layouts: messages per layout"),
             new Definition("layout-value-bytes", Kind.INT_LIST, "200,240,260", "layouts: value sizes"),
             new Definition("rule-records", Kind.INT, "200000", "rules: records through the rule and the copy"),
+            new Definition("spring-retry-records", Kind.INT, "10000", "spring-retry: failing records, each retried"
+                    + " once after 1 s, through the bridge and through @RetryableTopic"),
+            new Definition("spring-retry-rate", Kind.INT, "100", "spring-retry: records produced a second (below"
+                    + " what a failing listener thread handles, so lateness is the retry's, not a backlog's)"),
             new Definition("svg", Kind.TEXT, Path.of(System.getProperty("java.io.tmpdir"), "delay-bench-lateness.svg")
                     .toString(), "saturation: where the lateness plot goes"),
             new Definition("keep-work-dir", Kind.BOOL, "false", "keep the broker's and Redis' files"),
@@ -116,6 +120,8 @@ final class BenchOptions {
     final int layoutRecords;
     final List<Integer> layoutValueBytes;
     final int ruleRecords;
+    final int springRetryRecords;
+    final int springRetryRate;
     final Path svg;
     final boolean keepWorkDir;
     final List<String> bridgeJvm;
@@ -165,6 +171,8 @@ final class BenchOptions {
         layoutRecords = positive("layout-records");
         layoutValueBytes = intList("layout-value-bytes");
         ruleRecords = positive("rule-records");
+        springRetryRecords = positive("spring-retry-records");
+        springRetryRate = positive("spring-retry-rate");
         svg = Path.of(text("svg"));
         keepWorkDir = Boolean.parseBoolean(text("keep-work-dir"));
         bridgeJvm = List.of(text("bridge-jvm").trim().split("\\s+"));

@@ -49,6 +49,7 @@ public final class DelayBenchmark {
         s.put("layouts", LayoutsScenario::new);
         s.put("rules", run -> () -> RuleThroughput.measure(run.bootstrap, run.options.ruleRecords, run.runId,
                 run.workDir).forEach((k, v) -> run.put(k, "%s", v)));
+        s.put("spring-retry", SpringRetryScenario::new);
         if (!s.keySet().equals(new java.util.LinkedHashSet<>(BenchOptions.SCENARIOS))) {
             throw new IllegalStateException("scenarios and BenchOptions.SCENARIOS differ: " + s.keySet());
         }

@@ -12,6 +12,9 @@
  *   <li>{@link io.delaybridge.connectors.Delays} with {@link io.delaybridge.connectors.DelayOptions}: the same from a
  *       Kafka Streams application, one call per stream (needs {@code kafka-streams} on the class path, an optional
  *       dependency of this module).</li>
+ *   <li>{@link io.delaybridge.connectors.spring.DelayBridgeErrorHandler}: Spring Kafka listeners retry through the
+ *       bridge instead of retry topics; with Spring Boot, from {@code delay-bridge.retry.*} properties (needs
+ *       {@code spring-kafka}, and {@code spring-boot-autoconfigure} for Boot, optional dependencies).</li>
  * </ul>
  *
  * <pre>{@code
