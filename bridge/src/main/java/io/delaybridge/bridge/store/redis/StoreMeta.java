@@ -38,9 +38,9 @@ final class StoreMeta {
     static Meta initialise(RedisConnections c, ScriptRunner scripts, Clock clock) {
         RedisStoreOptions options = c.options();
         byte[] metaKey = RedisKeys.metaKey(options.keyPrefix(), options.intakeTopic());
-        List<Object> reply = RedisCalls.await(scripts.run(c.commands(), Script.INIT, new byte[][] {metaKey},
-                bytes(Integer.toString(options.shardCount())), bytes(UUID.randomUUID().toString()),
-                bytes(clock.millis())), "initialise store meta " + string(metaKey) + " on " + c.nodeOf(metaKey),
+        List<Object> reply = RedisCalls.await(scripts.run(c.commands(), Script.INIT,
+                Script.INIT.signature().keysGiven(metaKey), Script.INIT.argv(bytes(Integer.toString(
+                        options.shardCount())), bytes(UUID.randomUUID().toString()), bytes(clock.millis()))), "initialise store meta " + string(metaKey) + " on " + c.nodeOf(metaKey),
                 c.awaitMillis());
         int shards;
         try {
