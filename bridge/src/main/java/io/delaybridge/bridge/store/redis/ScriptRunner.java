@@ -43,7 +43,7 @@ public final class ScriptRunner {
 
     /** The store's scripts and how Lettuce decodes their replies. */
     public enum Script {
-        INIT("init.lua", ScriptOutputType.MULTI, ScriptSignature.of(keyList(META), "shards", "incarnation", "created")),
+        INIT("init.lua", ScriptOutputType.MULTI, ScriptSignature.of(keyList(META), "shards", "incarnation", "created", "layout")),
         SCHEDULE("schedule.lua", ScriptOutputType.MULTI,
                 ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED),
                         "channel", "incarnation", "partition", "publish")
