@@ -100,16 +100,7 @@ final class PollWriter {
 
     /** The latest Redis' clock can show now, read again when the last reading is stale; MAX_VALUE if unknown. */
     private long redisNowAtMost() {
-        long now = System.nanoTime();
-        if (!redisClock.fresh(now)) {
-            try {
-                long redisNow = store.now();
-                redisClock.observe(redisNow, now);
-            } catch (RuntimeException e) {
-                LOG.debug("Reading Redis' clock failed; the poll parks: {}", SendFailures.describe(e));
-                return Long.MAX_VALUE;
-            }
-        }
-        return redisClock.atMost(System.nanoTime());
+        return redisClock.atMostNow(store::now,
+                e -> LOG.debug("Reading Redis' clock failed; the poll parks: {}", SendFailures.describe(e)));
     }
 }
