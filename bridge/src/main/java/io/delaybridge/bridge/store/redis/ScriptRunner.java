@@ -4,6 +4,7 @@ import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.ATTEMPTS;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.CANCELLED;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.DUE;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.EPOCH;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.FARIDX;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.INC;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.INFLIGHT;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.META;
@@ -70,6 +71,12 @@ public final class ScriptRunner {
         EXPRESS("express.lua", ScriptOutputType.MULTI,
                 ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, CANCELLED, INC), "incarnation")
                         .repeating("members", "member")),
+        // far tier (FarIndex)
+        FAR_APPEND("far_append.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(FARIDX, INC), "incarnation").withKeys("hours")
+                        .repeating("entries", "key", "hour", "entry")),
+        FAR_THAWED("far_thawed.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(FARIDX, EPOCH), "epoch", "hour", "length").withKeys("hour")),
         // admin API (RedisMessageAdmin)
         RESCHEDULE("reschedule.lua", ScriptOutputType.INTEGER,
                 ScriptSignature.of(keyList(DUE, INFLIGHT, INC), "member", "dueAt", "channel", "incarnation", "publish"));

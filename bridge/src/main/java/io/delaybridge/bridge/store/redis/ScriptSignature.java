@@ -11,11 +11,12 @@ import java.util.function.Function;
  * argument by index.
  *
  * @param keys     the keys, in KEYS order
+ * @param repeatedKeys the name of further keys the caller gives after them ({@code KEYS[n..]}), or null
  * @param args     the names of the fixed arguments, in ARGV order
  * @param repeated the name of the repeated group that follows the fixed arguments ({@code ARGV[n..]}), or null
  * @param fields   the arguments of one entry of the repeated group
  */
-record ScriptSignature(List<Key> keys, List<String> args, String repeated, List<String> fields) {
+record ScriptSignature(List<Key> keys, String repeatedKeys, List<String> args, String repeated, List<String> fields) {
 
     /** A key a script takes, by its name in the script's header, and where {@link RedisKeys} spells it. */
     enum Key {
@@ -27,6 +28,7 @@ record ScriptSignature(List<Key> keys, List<String> args, String repeated, List<
         INC("inc", ShardKeys::incarnation),
         CANCELLED("cancelled", ShardKeys::cancelled),
         POS("pos", ShardKeys::positions),
+        FARIDX("faridx", ShardKeys::farIndex),
         /** The store's meta hash: not a shard key, given by the caller. */
         META("meta", null);
 
@@ -44,7 +46,7 @@ record ScriptSignature(List<Key> keys, List<String> args, String repeated, List<
     }
 
     static ScriptSignature of(Key[] keys, String... args) {
-        return new ScriptSignature(List.of(keys), List.of(args), null, List.of());
+        return new ScriptSignature(List.of(keys), null, List.of(args), null, List.of());
     }
 
     static Key[] keyList(Key... keys) {
@@ -53,7 +55,26 @@ record ScriptSignature(List<Key> keys, List<String> args, String repeated, List<
 
     /** The same signature followed by a repeated group of {@code fields} per entry. */
     ScriptSignature repeating(String name, String... fields) {
-        return new ScriptSignature(keys, args, name, List.of(fields));
+        return new ScriptSignature(keys, repeatedKeys, args, name, List.of(fields));
+    }
+
+    /** The same signature with further keys, named {@code name}, given by the caller after the fixed ones. */
+    ScriptSignature withKeys(String name) {
+        return new ScriptSignature(keys, name, args, repeated, fields);
+    }
+
+    /** KEYS for a call on one shard, with the further keys the caller gives ({@link #repeatedKeys}). */
+    byte[][] keysOf(ShardKeys shard, List<byte[]> further) {
+        if (repeatedKeys == null) {
+            throw new IllegalArgumentException("no further keys after " + keys);
+        }
+        byte[][] fixed = keysOf(shard);
+        byte[][] all = new byte[fixed.length + further.size()][];
+        System.arraycopy(fixed, 0, all, 0, fixed.length);
+        for (int i = 0; i < further.size(); i++) {
+            all[fixed.length + i] = further.get(i);
+        }
+        return all;
     }
 
     /** KEYS for a call on one shard. */

@@ -15,12 +15,13 @@ import org.junit.jupiter.api.Test;
 class ScriptSignatureTest {
 
     private static final Pattern KEY = Pattern.compile("^  KEYS\\[(\\d+)\\] (\\w+)");
+    private static final Pattern REPEATED_KEY = Pattern.compile("^  KEYS\\[(\\d+)\\.\\.\\] (\\w+)");
     private static final Pattern ARG = Pattern.compile("^  ARGV\\[(\\d+)\\] (\\w+)");
     private static final Pattern REPEATED = Pattern.compile("^  ARGV\\[(\\d+)\\.\\.\\] (\\w+)");
     private static final Pattern FIELD = Pattern.compile("^    (\\w+) {2,}");
 
     /** What a header declares. */
-    private record Header(List<String> keys, List<String> args, int repeatedFrom, String repeated,
+    private record Header(List<String> keys, String repeatedKeys, List<String> args, int repeatedFrom, String repeated,
             List<String> fields) {}
 
     static Header parse(String source) {
@@ -30,10 +31,15 @@ class ScriptSignatureTest {
         List<String> fields = new ArrayList<>();
         int repeatedFrom = -1;
         String repeated = null;
+        String repeatedKeys = null;
         boolean inGroup = false;
         for (String line : block.split("\n")) {
             Matcher m;
-            if ((m = KEY.matcher(line)).find()) {
+            if ((m = REPEATED_KEY.matcher(line)).find()) {
+                assertEquals(keys.size() + 1, Integer.parseInt(m.group(1)), "KEYS[n..] follows the fixed keys");
+                repeatedKeys = m.group(2);
+                inGroup = false;
+            } else if ((m = KEY.matcher(line)).find()) {
                 assertEquals(keys.size() + 1, Integer.parseInt(m.group(1)), "KEYS numbered in order: " + line);
                 keys.add(m.group(2));
                 inGroup = false;
@@ -51,7 +57,7 @@ class ScriptSignatureTest {
                 inGroup = false;
             }
         }
-        return new Header(keys, args, repeatedFrom, repeated, fields);
+        return new Header(keys, repeatedKeys, args, repeatedFrom, repeated, fields);
     }
 
     @Test
@@ -62,6 +68,7 @@ class ScriptSignatureTest {
             ScriptSignature signature = script.signature();
             assertEquals(header.keys(), signature.keys().stream().map(ScriptSignature.Key::header).toList(),
                     script.file() + " KEYS");
+            assertEquals(header.repeatedKeys(), signature.repeatedKeys(), script.file() + " KEYS[n..]");
             assertEquals(header.args(), signature.args(), script.file() + " ARGV");
             assertEquals(header.repeated(), signature.repeated(), script.file() + " repeated ARGV group");
             if (signature.repeated() != null) {
