@@ -54,11 +54,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A fence of the static member id rejoins once, and stops the intake if it comes again soon ({@link FencedMember}).
  *
- * <p>Records already due (or due within {@code intake.expressWindow}) take the express path ({@link ExpressPath}):
- * checked against the store in the poll's write batch, then delivered from here, never written to Redis; a poll's
- * offsets are committed once its express records settled too.
- *
- * <p>The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
+ * <p>Records already due (or due within {@code intake.expressWindow}) are delivered from here, never written to
+ * Redis ({@link ExpressPath}). The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
  * BatchesInFlight} keeps the polls on their way to Redis, {@link RefusedRecords} deadletters refused records, {@link
  * ExpressPath} delivers express records, {@link PollCommits} holds the commit rule (a poll commits once its records
  * are stored, refused ones deadlettered, express ones settled, in poll order) over the {@link OffsetCommitter}, {@link
@@ -309,7 +306,7 @@ public final class IntakeLoop implements Managed {
                     break;
                 }
                 if (cause instanceof StoreDataLostException) {
-                    inFlight.dropAll();
+                    dropInFlight();
                     stopForDataLoss(cause.getMessage());
                     return;
                 }
@@ -334,15 +331,20 @@ public final class IntakeLoop implements Managed {
      * partitions away meanwhile: their new owner reads them from the last commit.
      */
     void rewind() {
-        writer.dropped(inFlight.polls());
-        Map<TopicPartition, Long> earliest = inFlight.dropAll();
-        positions.rewound();
+        Map<TopicPartition, Long> earliest = dropInFlight();
         Set<TopicPartition> assigned = consumer.assignment();
         earliest.forEach((partition, offset) -> {
             if (assigned.contains(partition)) {
                 consumer.seek(partition, offset);
             }
         });
+    }
+
+    /** Drops every batch in flight (read again: their express records never left); returns where to read again. */
+    private Map<TopicPartition, Long> dropInFlight() {
+        writer.dropped(inFlight.polls());
+        positions.rewound();
+        return inFlight.dropAll();
     }
 
     /**
@@ -390,9 +392,7 @@ public final class IntakeLoop implements Managed {
     private void release() {
         Set<TopicPartition> owned = consumer.assignment();
         commits.clear();
-        writer.dropped(inFlight.polls());
-        inFlight.dropAll();
-        positions.rewound();
+        dropInFlight();
         if (!owned.isEmpty()) {
             partitionListener.revoked(owned.stream().map(TopicPartition::partition).sorted().toList());
         }
