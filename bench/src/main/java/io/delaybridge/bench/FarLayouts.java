@@ -54,7 +54,8 @@ final class FarLayouts {
         Random random = new Random(13);
         long[] due = new long[n];
         for (int i = 0; i < n; i++) {
-            due[i] = now + TimeUnit.HOURS.toMillis(1) + (long) (random.nextDouble() * TimeUnit.DAYS.toMillis(SPREAD_DAYS));
+            due[i] = now + TimeUnit.HOURS.toMillis(1)
+                    + (long) (random.nextDouble() * TimeUnit.DAYS.toMillis(SPREAD_DAYS));
         }
         Map<String, Double> perEntry = new LinkedHashMap<>();
         try (RedisClient client = RedisClient.create(redisUri);
@@ -69,23 +70,20 @@ final class FarLayouts {
             for (long bucketMinutes : chosenOnly ? new long[] {60} : new long[] {60, 10}) {
                 long width = TimeUnit.MINUTES.toMillis(bucketMinutes);
                 perEntry.put("default ids: strings per shard and due " + bucketMinutes + " min, 12-byte entries "
-                        + "appended, + bucket index zset", written(n, due, redis, (shard, offset, d, ops) -> {
-                            long bucket = d / width;
-                            ops.add(redis.append(key(shard, "far:" + bucket), entry(shard, offset, d - bucket * width)));
-                            ops.add(redis.zadd(key(shard, "faridx"), bucket * width, Long.toString(bucket)
-                                    .getBytes(StandardCharsets.US_ASCII)));
-                        }));
+                        + "appended, + bucket index zset", written(n, due, redis, (shard, offset, d, ops) ->
+                                appendToBucket(redis, ops, shard, offset, d, width)));
             }
             if (chosenOnly) {
-                perEntry.put("explicit ids (" + ID_LENGTH + " chars): hour strings as above + id hashes in 4,096 "
-                        + "buckets per shard by id hash (listpack), id -> 12-byte position", explicitBucketed(n, due,
-                        redis));
+                perEntry.put("explicit ids (" + ID_LENGTH + " chars): hour strings as above + id hashes of ~64 ids "
+                        + "per shard by id hash (listpack; " + idBuckets(n) + " a shard), id -> 12-byte position",
+                        explicitBucketed(n, due, redis));
                 return perEntry;
             }
             perEntry.put("default ids: hashes per shard and 128 offsets, field offset%128 -> due (listpack), "
                     + "+ index zset", written(n, due, redis, (shard, offset, d, ops) -> {
                         ops.add(redis.hset(key(shard, "farb:" + offset / 128), Long.toString(offset % 128)
-                                .getBytes(StandardCharsets.US_ASCII), Long.toString(d).getBytes(StandardCharsets.US_ASCII)));
+                                .getBytes(StandardCharsets.US_ASCII),
+                                Long.toString(d).getBytes(StandardCharsets.US_ASCII)));
                         if (offset % 128 == 0) {
                             ops.add(redis.zadd(key(shard, "faridx"), d, Long.toString(offset / 128)
                                     .getBytes(StandardCharsets.US_ASCII)));
@@ -94,30 +92,40 @@ final class FarLayouts {
             long hour = TimeUnit.HOURS.toMillis(1);
             perEntry.put("explicit ids (" + ID_LENGTH + " chars): hour strings as above + one hash per shard, id -> "
                     + "12-byte position", written(n, due, redis, (shard, offset, d, ops) -> {
-                        long bucket = d / hour;
-                        ops.add(redis.append(key(shard, "far:" + bucket), entry(shard, offset, d - bucket * hour)));
-                        ops.add(redis.zadd(key(shard, "faridx"), bucket * hour, Long.toString(bucket)
-                                .getBytes(StandardCharsets.US_ASCII)));
+                        appendToBucket(redis, ops, shard, offset, d, hour);
                         ops.add(redis.hset(key(shard, "farids"), id(shard, offset), entry(shard, offset, 0)));
                     }));
-            perEntry.put("explicit ids (" + ID_LENGTH + " chars): hour strings as above + id hashes in 4,096 "
-                    + "buckets per shard by id hash (listpack), id -> 12-byte position", explicitBucketed(n, due, redis));
+            perEntry.put("explicit ids (" + ID_LENGTH + " chars): hour strings as above + id hashes of ~64 ids "
+                    + "per shard by id hash (listpack; " + idBuckets(n) + " a shard), id -> 12-byte position",
+                    explicitBucketed(n, due, redis));
         } finally {
             StoreLayouts.deleteKeys(admin, prefix + ":*");
         }
         return perEntry;
     }
 
+    /** The entry appended to the string of its due bucket ({@code width} ms), the bucket added to the index. */
+    private void appendToBucket(RedisAsyncCommands<byte[], byte[]> redis, List<RedisFuture<?>> ops, int shard,
+            long offset, long due, long width) {
+        long bucket = due / width;
+        ops.add(redis.append(key(shard, "far:" + bucket), entry(shard, offset, due - bucket * width)));
+        ops.add(redis.zadd(key(shard, "faridx"), bucket * width, Long.toString(bucket)
+                .getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    /** Id buckets per shard: about 64 ids each, so that every bucket stays a listpack (128 entries at most). */
+    static int idBuckets(int n) {
+        return Math.max(1024, n / SHARDS / 64);
+    }
+
     private double explicitBucketed(int n, long[] due, RedisAsyncCommands<byte[], byte[]> redis) throws Exception {
         long hour = TimeUnit.HOURS.toMillis(1);
+        int idBuckets = idBuckets(n);
         return written(n, due, redis, (shard, offset, d, ops) -> {
-            long bucket = d / hour;
             byte[] id = id(shard, offset);
-            ops.add(redis.append(key(shard, "far:" + bucket), entry(shard, offset, d - bucket * hour)));
-            ops.add(redis.zadd(key(shard, "faridx"), bucket * hour, Long.toString(bucket)
-                    .getBytes(StandardCharsets.US_ASCII)));
+            appendToBucket(redis, ops, shard, offset, d, hour);
             ops.add(redis.hset(key(shard, "farids:" + ((new String(id, StandardCharsets.US_ASCII).hashCode()
-                    & 0x7fffffff) % 4096)), id, entry(shard, offset, 0)));
+                    & 0x7fffffff) % idBuckets)), id, entry(shard, offset, 0)));
         });
     }
 

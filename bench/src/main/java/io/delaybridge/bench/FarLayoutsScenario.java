@@ -22,7 +22,8 @@ final class FarLayoutsScenario implements Scenario {
         run.put("far-layouts: baseline, hot store (RedisDelayStore.write, 200 B values)",
                 "%,.0f B per pending record (%,d records)", hotPerRecord, hot);
         int n = run.options.farRecords;
-        Map<String, Double> perEntry = new FarLayouts(run.redisUri(), run.redis(), "far" + run.runId).measure(n, run.options.farChosenOnly);
+        Map<String, Double> perEntry = new FarLayouts(run.redisUri(), run.redis(), "far" + run.runId)
+                .measure(n, run.options.farChosenOnly);
         perEntry.forEach((layout, bytes) -> run.put("far-layouts: " + layout,
                 "%,.1f B per far entry (%,d entries over %d shards, due over %d days)", bytes, n, FarLayouts.SHARDS,
                 FarLayouts.SPREAD_DAYS));
