@@ -18,7 +18,7 @@ import java.util.Map;
 /**
  * The far tier's index in Redis: for a record due far ahead, whose payload stays in the intake topic's log, a 12-byte
  * entry (intake partition, offset, due time) in a string per shard and due hour, and the shard's hours in a zset
- * (docs/redis-store.md, "The far tier": the layout measured against the others, 16.8 B an entry). The thaw reads an
+ * (docs/redis-store.md, "The far tier": the layout measured against the others, 17.6 B an entry at 10,000,000). The thaw reads an
  * hour whole, fetches its records from the intake in (partition, offset) order, stores them hot, and then removes the
  * hour under the shard's fencing epoch ({@code far_thawed.lua}).
  *
