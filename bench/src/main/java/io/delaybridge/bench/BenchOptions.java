@@ -17,7 +17,7 @@ final class BenchOptions {
 
     /** The scenarios in the order a run takes them. */
     static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "startup", "restart",
-            "parked-drain", "steady", "saturation", "backlog", "layouts", "rules", "spring-retry");
+            "parked-drain", "steady", "saturation", "backlog", "layouts", "far-layouts", "rules", "spring-retry");
 
     private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
     private static final Map<String, String> OPTION_ALIASES = Map.of("burst", "parked-records",
@@ -73,6 +73,9 @@ final class BenchOptions {
             new Definition("step-seconds", Kind.INT, "20", "saturation: measured window per step, seconds"),
             new Definition("backlog", Kind.INT, "1000000", "backlog: pending records"),
             new Definition("layout-records", Kind.INT, "200000", "layouts: messages per layout"),
+            new Definition("far-records", Kind.INT, "1000000", "far-layouts: far-tier index entries per layout"),
+            new Definition("far-chosen-only", Kind.BOOL, "false", "far-layouts: only the layouts the store would use "
+                    + "(for a run at 10,000,000)"),
             new Definition("layout-value-bytes", Kind.INT_LIST, "200,240,260", "layouts: value sizes"),
             new Definition("rule-records", Kind.INT, "200000", "rules: records through the rule and the copy"),
             new Definition("spring-retry-records", Kind.INT, "10000", "spring-retry: failing records, each retried"
@@ -119,6 +122,8 @@ final class BenchOptions {
     final int backlog;
     final int layoutRecords;
     final List<Integer> layoutValueBytes;
+    final int farRecords;
+    final boolean farChosenOnly;
     final int ruleRecords;
     final int springRetryRecords;
     final int springRetryRate;
@@ -170,6 +175,8 @@ final class BenchOptions {
         backlog = positive("backlog");
         layoutRecords = positive("layout-records");
         layoutValueBytes = intList("layout-value-bytes");
+        farRecords = positive("far-records");
+        farChosenOnly = Boolean.parseBoolean(text("far-chosen-only"));
         ruleRecords = positive("rule-records");
         springRetryRecords = positive("spring-retry-records");
         springRetryRate = positive("spring-retry-rate");

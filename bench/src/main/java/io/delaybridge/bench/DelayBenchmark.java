@@ -47,6 +47,7 @@ public final class DelayBenchmark {
         s.put("saturation", SaturationScenario::new);
         s.put("backlog", BacklogScenario::new);
         s.put("layouts", LayoutsScenario::new);
+        s.put("far-layouts", FarLayoutsScenario::new);
         s.put("rules", run -> () -> RuleThroughput.measure(run.bootstrap, run.options.ruleRecords, run.runId,
                 run.workDir).forEach((k, v) -> run.put(k, "%s", v)));
         s.put("spring-retry", SpringRetryScenario::new);

@@ -58,12 +58,7 @@ final class StoreLayouts {
     Map<String, Double> measure(int n, int valueBytes) throws Exception {
         byte[] value = new byte[valueBytes];
         new Random(7).nextBytes(value);
-        long baseDue = System.currentTimeMillis() + TimeUnit.HOURS.toMillis(6);
-        Random dueSpread = new Random(11);
-        long[] due = new long[n];
-        for (int i = 0; i < n; i++) {
-            due[i] = baseDue + dueSpread.nextInt(3_600_000); // an hour of due times, in intake order
-        }
+        long[] due = dueTimes(n);
         Map<String, Double> perMessage = new LinkedHashMap<>();
         Map<String, String> saved = new LinkedHashMap<>();
         for (String key : List.of("hash-max-ziplist-value", "zset-max-ziplist-value", "auto-aof-rewrite-percentage")) {
@@ -103,6 +98,25 @@ final class StoreLayouts {
             });
         }
         return perMessage;
+    }
+
+    /** used_memory per pending record of the real store alone: the hot baseline beside other layouts. */
+    double measureStore(int n, int valueBytes) throws Exception {
+        byte[] value = new byte[valueBytes];
+        new Random(7).nextBytes(value);
+        RedisInfo.awaitNoAofRewrite(admin, 5, TimeUnit.MINUTES);
+        return realStore(n, value, dueTimes(n));
+    }
+
+    /** An hour of due times, 6 hours from now, in intake order. */
+    private static long[] dueTimes(int n) {
+        long baseDue = System.currentTimeMillis() + TimeUnit.HOURS.toMillis(6);
+        Random dueSpread = new Random(11);
+        long[] due = new long[n];
+        for (int i = 0; i < n; i++) {
+            due[i] = baseDue + dueSpread.nextInt(3_600_000);
+        }
+        return due;
     }
 
     private interface Writer {

@@ -20,35 +20,10 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class BatchesInFlight {
 
-    /** One poll on its way to Redis: the write under way, and what to do once Redis holds it. */
-    record Batch(IntakePoll poll, CompletableFuture<List<WriteResult>> write) {
+    private final ArrayDeque<PollWriter.WrittenPoll> batches = new ArrayDeque<>();
 
-        /**
-         * Waits for the write, at most {@code timeoutSeconds}; offsets that wait for their commit meanwhile are
-         * committed when due, so that a slow Redis does not hold them past the time they were promised for.
-         */
-        List<WriteResult> await(OffsetCommitter committer, long timeoutSeconds)
-                throws InterruptedException, ExecutionException, TimeoutException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-            while (true) {
-                long now = System.nanoTime();
-                long untilCommit = committer.nanosUntilCommit(now);
-                try {
-                    return write.get(Math.max(0, Math.min(deadline - now, untilCommit)), TimeUnit.NANOSECONDS);
-                } catch (TimeoutException e) {
-                    if (System.nanoTime() - deadline >= 0) {
-                        throw e;
-                    }
-                    committer.commitIfDue();
-                }
-            }
-        }
-    }
-
-    private final ArrayDeque<Batch> batches = new ArrayDeque<>();
-
-    void add(IntakePoll poll, CompletableFuture<List<WriteResult>> write) {
-        batches.add(new Batch(poll, write));
+    void add(PollWriter.WrittenPoll written) {
+        batches.add(written);
     }
 
     boolean isEmpty() {
@@ -59,15 +34,37 @@ final class BatchesInFlight {
         return batches.size();
     }
 
+    /**
+     * Waits for the oldest batch's write, at most {@code timeoutSeconds}; offsets that wait for their commit meanwhile
+     * are committed when due, so that a slow Redis does not hold them past the time they were promised for.
+     */
+    List<WriteResult> awaitOldest(PollCommits commits, long timeoutSeconds)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        CompletableFuture<List<WriteResult>> write = batches.element().results();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (true) {
+            long now = System.nanoTime();
+            long untilCommit = commits.nanosUntilCommit(now);
+            try {
+                return write.get(Math.max(0, Math.min(deadline - now, untilCommit)), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                commits.commitIfDue();
+            }
+        }
+    }
+
     /** The oldest batch, or null. */
-    Batch oldest() {
+    PollWriter.WrittenPoll oldest() {
         return batches.peek();
     }
 
     /** Whether the oldest batch's write is done (false if there is none). */
     boolean oldestDone() {
-        Batch oldest = batches.peek();
-        return oldest != null && oldest.write().isDone();
+        PollWriter.WrittenPoll oldest = batches.peek();
+        return oldest != null && oldest.results().isDone();
     }
 
     /** The oldest batch is complete: it leaves the queue. */
@@ -82,6 +79,11 @@ final class BatchesInFlight {
         return partitions;
     }
 
+    /** The polls of every batch in flight, oldest first. */
+    List<IntakePoll> polls() {
+        return batches.stream().map(PollWriter.WrittenPoll::poll).toList();
+    }
+
     /** The records of every batch in flight. */
     int records() {
         return batches.stream().mapToInt(b -> b.poll().count()).sum();
@@ -90,7 +92,7 @@ final class BatchesInFlight {
     /** Drops every batch and returns, per partition, the earliest offset among them: where to read again. */
     Map<TopicPartition, Long> dropAll() {
         Map<TopicPartition, Long> earliest = new HashMap<>();
-        for (Batch dropped : batches) {
+        for (PollWriter.WrittenPoll dropped : batches) {
             dropped.poll().first().forEach((partition, offset) -> earliest.merge(partition, offset, Math::min));
         }
         batches.clear();

@@ -18,12 +18,19 @@ final class ExpressCommits {
 
     /** One stored poll and how many of its express records have not settled. */
     static final class Poll {
+        private final ExpressCommits owner;
         private final Map<TopicPartition, OffsetAndMetadata> commit;
         private int unsettled;
 
-        private Poll(Map<TopicPartition, OffsetAndMetadata> commit, int unsettled) {
+        private Poll(ExpressCommits owner, Map<TopicPartition, OffsetAndMetadata> commit, int unsettled) {
+            this.owner = owner;
             this.commit = commit;
             this.unsettled = unsettled;
+        }
+
+        /** One express record of this poll settled (any thread). */
+        void settle() {
+            owner.settled(this);
         }
     }
 
@@ -31,7 +38,7 @@ final class ExpressCommits {
 
     /** A poll is stored; {@code expressRecords} of it are on the express path. */
     synchronized Poll add(Map<TopicPartition, OffsetAndMetadata> commit, int expressRecords) {
-        Poll poll = new Poll(commit, expressRecords);
+        Poll poll = new Poll(this, commit, expressRecords);
         polls.add(poll);
         return poll;
     }

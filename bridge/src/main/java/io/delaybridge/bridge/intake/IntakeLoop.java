@@ -54,13 +54,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A fence of the static member id rejoins once, and stops the intake if it comes again soon ({@link FencedMember}).
  *
- * <p>Records already due (or due within {@code intake.expressWindow}) take the express path ({@link ExpressPath}):
- * checked against the store in the poll's write batch, then delivered from here, never written to Redis; a poll's
- * offsets are committed once its express records settled too.
- *
- * <p>The parts: {@link IntakePoll} translates a poll, {@link BatchesInFlight} keeps the polls on their way to Redis,
- * {@link RefusedRecords} deadletters refused records, {@link ExpressPath} delivers express records,
- * {@link OffsetCommitter} commits, {@link IntakeRebalance} hands partitions over; this class runs the loop.
+ * <p>Records already due (or due within {@code intake.expressWindow}) are delivered from here, never written to
+ * Redis ({@link ExpressPath}). The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
+ * BatchesInFlight} keeps the polls on their way to Redis, {@link RefusedRecords} deadletters refused records, {@link
+ * ExpressPath} delivers express records, {@link PollCommits} holds the commit rule (a poll commits once its records
+ * are stored, refused ones deadlettered, express ones settled, in poll order) over the {@link OffsetCommitter}, {@link
+ * IntakeRebalance} hands partitions over; this class runs the loop.
  *
  * <p>Each commit carries the store's incarnation in the offsets' metadata. On assignment the loop compares it with the
  * store's: a different one means Redis came back without the data those offsets promise. Then, and when a write
@@ -87,7 +86,9 @@ public final class IntakeLoop implements Managed {
     private final PartitionListener partitionListener;
     private final IntakeMetrics metrics;
     private final RefusedRecords refused;
+    /** Null: the express path is off. */
     private final ExpressPath express;
+    private final PollWriter writer;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -96,8 +97,8 @@ public final class IntakeLoop implements Managed {
     private volatile Consumer<byte[], byte[]> consumer;
     private Thread thread;
     private long backoffMillis;
-    /** Commits what Redis holds. Intake thread only, once started. */
-    private OffsetCommitter committer;
+    /** The commit rule and the committer, one per consumer. Intake thread only, once started. */
+    private PollCommits commits;
     /** Batches written to the store and not yet completed, in poll order. Intake thread only. */
     private final BatchesInFlight inFlight = new BatchesInFlight();
     /** What the store is expected to hold per partition (position marks). Intake thread only. */
@@ -124,14 +125,20 @@ public final class IntakeLoop implements Managed {
         this.partitionListener = partitionListener;
         this.metrics = metrics;
         this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
-        this.express = new ExpressPath(settings, store, producer, catalog, rates, deliveryPaused, metrics);
+        ExpressGate gate = ExpressPath.gate(settings, catalog);
+        this.express = gate == null ? null : new ExpressPath(gate, settings.expressWindowMillis(), store, producer,
+                catalog, rates, deliveryPaused, metrics);
+        this.writer = new PollWriter(store, translator, positions, gate);
+        metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
     }
 
     @Override
     public void start() {
         running = true;
         connect();
-        express.start();
+        if (express != null) {
+            express.start();
+        }
         thread = new Thread(this::run, "delay-intake");
         thread.start();
     }
@@ -147,11 +154,12 @@ public final class IntakeLoop implements Managed {
         stopped.await(60, TimeUnit.SECONDS);
     }
 
-    /** A new consumer, and what works on it: the offset committer and the gap repair. */
+    /** A new consumer, and what works on it: the commits and the gap repair. */
     private void connect() {
         consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        committer = new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout());
-        gaps = new StoreGapRepair(consumer, store, positions, committer, metrics);
+        commits = new PollCommits(new OffsetCommitter(consumer, store, metrics, settings.commitInterval(),
+                settings.pollTimeout()));
+        gaps = new StoreGapRepair(consumer, store, positions, commits, metrics);
     }
 
     /** Why the loop stopped by itself (Redis lost its data), or null. */
@@ -198,7 +206,9 @@ public final class IntakeLoop implements Managed {
                 LOG.warn("Closing the intake consumer failed: {}", SendFailures.describe(e));
             }
             try {
-                express.stop();
+                if (express != null) {
+                    express.stop();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -210,22 +220,21 @@ public final class IntakeLoop implements Managed {
     /** Subscribes the current consumer and reads until the loop stops or the group fences this member. */
     private void read() {
         consumer.subscribe(List.of(settings.topic()),
-                new IntakeRebalance(this, consumer, committer, partitionListener, store, gaps));
+                new IntakeRebalance(this, consumer, commits, partitionListener, store, gaps));
         backoffMillis = settings.retryBackoff().toMillis();
         while (running) {
             try {
                 // with batches in flight, take only what is already fetched: the oldest batch is waiting
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(
-                        inFlight.isEmpty() ? express.pollTimeout(committer.pollTimeout()) : Duration.ZERO);
+                        inFlight.isEmpty() ? commits.pollTimeout() : Duration.ZERO);
                 if (!records.isEmpty()) {
                     submit(records);
                 }
                 if (!inFlight.isEmpty()) {
                     completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT
-                            || express.settledWaiting(), false, true);
+                            || commits.settledWaiting(), false, true);
                 }
-                express.commitSettled(committer);
-                committer.commitIfDue();
+                commits.commitIfDue();
                 gaps.checkIdle(inFlight.partitions());
             } catch (WakeupException | FencedInstanceIdException e) {
                 throw e;
@@ -242,15 +251,13 @@ public final class IntakeLoop implements Managed {
         if (stopReason != null) {
             return; // Redis lost its data: store nothing over it (the records stay uncommitted)
         }
-        IntakePoll poll = express.translate(records, translator, IncarnationMarker.of(store.incarnation()));
-        // marks even for a poll of refused records only: its offsets are committed too
-        inFlight.add(poll, express.write(poll, positions.marksFor(poll)));
+        inFlight.add(writer.write(records, IncarnationMarker.of(store.incarnation())));
     }
 
     /** Completes every batch in flight and waits for its express records: before partitions are handed over. */
     void completeAllBatches() {
         completeBatches(true, true, false);
-        express.settleAll(committer, SETTLE_TIMEOUT_MILLIS);
+        commits.settleAll(SETTLE_TIMEOUT_MILLIS);
     }
 
     /**
@@ -262,13 +269,18 @@ public final class IntakeLoop implements Managed {
     private void completeBatches(boolean block, boolean all, boolean backOffOnFailure) {
         int completed = 0;
         while (!inFlight.isEmpty() && (all || inFlight.oldestDone() || (block && completed == 0))) {
-            BatchesInFlight.Batch batch = inFlight.oldest();
-            IntakePoll poll = batch.poll();
+            PollWriter.WrittenPoll written = inFlight.oldest();
+            IntakePoll poll = written.poll();
             try {
-                List<WriteResult> results = batch.await(committer, WRITE_TIMEOUT_SECONDS);
+                List<WriteResult> results = inFlight.awaitOldest(commits, WRITE_TIMEOUT_SECONDS);
                 refused.write(poll);
                 inFlight.completeOldest();
-                express.stored(poll, committer);
+                writer.completed(written);
+                metrics.parked.mark(poll.ops().size());
+                ExpressCommits.Poll settling = commits.stored(poll);
+                if (!poll.express().isEmpty()) {
+                    express.stored(written, writer.submitted(), settling);
+                }
                 positions.stored(poll);
                 results.forEach(metrics::result);
                 poll.reasons().forEach(reason -> metrics.deadlettered.mark(reason.code()));
@@ -294,7 +306,7 @@ public final class IntakeLoop implements Managed {
                     break;
                 }
                 if (cause instanceof StoreDataLostException) {
-                    inFlight.dropAll();
+                    dropInFlight();
                     stopForDataLoss(cause.getMessage());
                     return;
                 }
@@ -310,7 +322,7 @@ public final class IntakeLoop implements Managed {
         }
         if (completed > 0) {
             CrashPoint.AFTER_STORE_BEFORE_COMMIT.reach();
-            committer.commitIfDue();
+            commits.commitIfDue();
         }
     }
 
@@ -319,15 +331,20 @@ public final class IntakeLoop implements Managed {
      * partitions away meanwhile: their new owner reads them from the last commit.
      */
     void rewind() {
-        Map<TopicPartition, Long> earliest = inFlight.dropAll();
-        positions.rewound();
-        express.dropInFlight();
+        Map<TopicPartition, Long> earliest = dropInFlight();
         Set<TopicPartition> assigned = consumer.assignment();
         earliest.forEach((partition, offset) -> {
             if (assigned.contains(partition)) {
                 consumer.seek(partition, offset);
             }
         });
+    }
+
+    /** Drops every batch in flight (read again: their express records never left); returns where to read again. */
+    private Map<TopicPartition, Long> dropInFlight() {
+        writer.dropped(inFlight.polls());
+        positions.rewound();
+        return inFlight.dropAll();
     }
 
     /**
@@ -374,11 +391,8 @@ public final class IntakeLoop implements Managed {
      */
     private void release() {
         Set<TopicPartition> owned = consumer.assignment();
-        committer.clear();
-        inFlight.dropAll();
-        positions.rewound();
-        express.dropInFlight();
-        express.forgetUnsettled();
+        commits.clear();
+        dropInFlight();
         if (!owned.isEmpty()) {
             partitionListener.revoked(owned.stream().map(TopicPartition::partition).sorted().toList());
         }

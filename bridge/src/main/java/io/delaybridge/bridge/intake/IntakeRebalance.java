@@ -26,16 +26,16 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
 
     private final IntakeLoop loop;
     private final Consumer<byte[], byte[]> consumer;
-    private final OffsetCommitter committer;
+    private final PollCommits commits;
     private final PartitionListener partitionListener;
     private final DelayStore store;
     private final StoreGapRepair gaps;
 
-    IntakeRebalance(IntakeLoop loop, Consumer<byte[], byte[]> consumer, OffsetCommitter committer,
+    IntakeRebalance(IntakeLoop loop, Consumer<byte[], byte[]> consumer, PollCommits commits,
             PartitionListener partitionListener, DelayStore store, StoreGapRepair gaps) {
         this.loop = loop;
         this.consumer = consumer;
-        this.committer = committer;
+        this.commits = commits;
         this.partitionListener = partitionListener;
         this.store = store;
         this.gaps = gaps;
@@ -45,7 +45,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
         // what is on its way to Redis is committed before the partitions move, or read again by their next owner
         loop.completeAllBatches();
-        committer.commitBeforeHandOver(partitions);
+        commits.commitBeforeHandOver(partitions);
         gaps.forget(partitions);
         if (!partitions.isEmpty()) {
             partitionListener.revoked(numbers(partitions));
@@ -71,7 +71,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         LOG.warn("Lost intake partitions {} without a clean hand-over", partitions);
         // no commit is possible now: drop what is on its way (stored once all the same) and read it again
         loop.rewind();
-        committer.forget(partitions); // the new owner reads them again; stored once
+        commits.forget(partitions); // the new owner reads them again; stored once
         gaps.forget(partitions);
         if (!partitions.isEmpty()) {
             partitionListener.revoked(numbers(partitions));

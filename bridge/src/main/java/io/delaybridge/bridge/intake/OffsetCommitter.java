@@ -74,17 +74,9 @@ final class OffsetCommitter {
         if (!pacer.paced() || poll.refused() || poll.earliestDueAt() == Long.MAX_VALUE) {
             return pacer.mayWait(poll.earliestDueAt(), poll.refused(), Long.MAX_VALUE);
         }
-        long now = System.nanoTime();
-        if (!redisClock.fresh(now)) {
-            try {
-                long redisNow = store.now();
-                redisClock.observe(redisNow, now);
-            } catch (RuntimeException e) {
-                LOG.debug("Reading Redis' clock failed; committing at once: {}", SendFailures.describe(e));
-                return false;
-            }
-        }
-        return pacer.mayWait(poll.earliestDueAt(), false, redisClock.atMost(System.nanoTime()));
+        long redisNowAtMost = redisClock.atMostNow(store::now,
+                e -> LOG.debug("Reading Redis' clock failed; committing at once: {}", SendFailures.describe(e)));
+        return redisNowAtMost != Long.MAX_VALUE && pacer.mayWait(poll.earliestDueAt(), false, redisNowAtMost);
     }
 
     /** Commits the offsets of stored polls if their commit is due. */

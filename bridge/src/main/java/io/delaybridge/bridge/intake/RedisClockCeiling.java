@@ -1,6 +1,8 @@
 package io.delaybridge.bridge.intake;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * An upper bound of Redis' clock, on this host's monotonic clock: the intake lets a stored record's offset wait for a
@@ -35,6 +37,23 @@ final class RedisClockCeiling {
     /** Whether a reading is known and younger than {@link #TRUSTED_NANOS} at monotonic {@code nowNanos}. */
     boolean fresh(long nowNanos) {
         return known && nowNanos - requestedNanos <= TRUSTED_NANOS;
+    }
+
+    /**
+     * The latest time Redis' clock can show now, reading it from {@code redisClock} first if the last reading is
+     * stale; MAX_VALUE if that read fails ({@code failed} is told why).
+     */
+    long atMostNow(LongSupplier redisClock, Consumer<RuntimeException> failed) {
+        long now = System.nanoTime();
+        if (!fresh(now)) {
+            try {
+                observe(redisClock.getAsLong(), now);
+            } catch (RuntimeException e) {
+                failed.accept(e);
+                return Long.MAX_VALUE;
+            }
+        }
+        return atMost(System.nanoTime());
     }
 
     /** The latest time Redis' clock can show at monotonic {@code nowNanos}; MAX_VALUE before any reading. */

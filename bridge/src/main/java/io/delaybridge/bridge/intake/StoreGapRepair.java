@@ -35,17 +35,17 @@ final class StoreGapRepair {
     private final Consumer<byte[], byte[]> consumer;
     private final DelayStore store;
     private final StorePositions positions;
-    private final OffsetCommitter committer;
+    private final PollCommits commits;
     private final IntakeMetrics metrics;
     private long lastCheck = System.nanoTime();
     private volatile String loss;
 
     StoreGapRepair(Consumer<byte[], byte[]> consumer, DelayStore store, StorePositions positions,
-            OffsetCommitter committer, IntakeMetrics metrics) {
+            PollCommits commits, IntakeMetrics metrics) {
         this.consumer = consumer;
         this.store = store;
         this.positions = positions;
-        this.committer = committer;
+        this.commits = commits;
         this.metrics = metrics;
     }
 
@@ -123,7 +123,7 @@ final class StoreGapRepair {
                     gap.missing(), when, from);
             consumer.seek(partition, from);
             positions.readFrom(partition, gap.stored());
-            committer.forget(List.of(partition));
+            commits.forget(List.of(partition));
         }
     }
 

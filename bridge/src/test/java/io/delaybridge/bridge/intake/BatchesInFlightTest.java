@@ -23,8 +23,8 @@ class BatchesInFlightTest {
         CompletableFuture<List<WriteResult>> first = new CompletableFuture<>();
         CompletableFuture<List<WriteResult>> second = CompletableFuture.completedFuture(List.of());
         IntakePoll older = poll(Map.of(P0, 5L), 3);
-        batches.add(older, first);
-        batches.add(poll(Map.of(P0, 8L), 2), second);
+        batches.add(written(older, first));
+        batches.add(written(poll(Map.of(P0, 8L), 2), second));
 
         assertFalse(batches.oldestDone(), "the younger batch is done, the oldest is not");
         assertSame(older, batches.oldest().poll());
@@ -39,8 +39,8 @@ class BatchesInFlightTest {
     @Test
     void droppingAllReturnsTheEarliestOffsetOfEachPartition() {
         BatchesInFlight batches = new BatchesInFlight();
-        batches.add(poll(Map.of(P0, 5L), 1), new CompletableFuture<>());
-        batches.add(poll(Map.of(P0, 9L, P1, 4L), 1), new CompletableFuture<>());
+        batches.add(written(poll(Map.of(P0, 5L), 1), new CompletableFuture<>()));
+        batches.add(written(poll(Map.of(P0, 9L, P1, 4L), 1), new CompletableFuture<>()));
 
         assertEquals(java.util.Set.of(P0, P1), batches.partitions(), "the idle store check skips these");
         assertEquals(Map.of(P0, 5L, P1, 4L), batches.dropAll());
@@ -48,6 +48,10 @@ class BatchesInFlightTest {
         assertTrue(batches.isEmpty());
         assertFalse(batches.oldestDone());
         assertEquals(Map.of(), batches.dropAll());
+    }
+
+    private static PollWriter.WrittenPoll written(IntakePoll poll, CompletableFuture<List<WriteResult>> write) {
+        return new PollWriter.WrittenPoll(poll, write, null, 1, System.nanoTime());
     }
 
     private static IntakePoll poll(Map<TopicPartition, Long> first, int count) {

@@ -41,4 +41,19 @@ class RedisClockCeilingTest {
         assertTrue(ceiling.fresh(T0 + 1_600 * MS));
         assertEquals(1_001_602, ceiling.atMost(T0 + 1_600 * MS), "the newest reading counts");
     }
+
+    @Test
+    void readingNowAsksRedisOnlyWhenStaleAndAFailedReadIsUnknown() {
+        RedisClockCeiling ceiling = new RedisClockCeiling();
+        java.util.List<RuntimeException> failures = new java.util.ArrayList<>();
+        assertEquals(Long.MAX_VALUE, ceiling.atMostNow(() -> {
+            throw new IllegalStateException("Redis away");
+        }, failures::add));
+        assertEquals(1, failures.size(), "the failure is told");
+        long first = ceiling.atMostNow(() -> 5_000, failures::add);
+        assertTrue(first >= 5_001 && first < 6_000, "a fresh reading bounds the clock: " + first);
+        assertTrue(ceiling.atMostNow(() -> {
+            throw new AssertionError("a fresh reading is not read again");
+        }, failures::add) < 6_000);
+    }
 }

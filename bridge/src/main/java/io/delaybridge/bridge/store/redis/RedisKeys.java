@@ -18,6 +18,8 @@ import java.nio.charset.StandardCharsets;
  * &lt;prefix&gt;:{delay-intake:7}:wake      pub/sub channel: the shard's earliest due time moved earlier
  * &lt;prefix&gt;:{delay-intake:7}:probe     string  the health check's last write on the shard's node (cluster)
  * &lt;prefix&gt;:{delay-intake:7}:pos       hash  intake partition -&gt; position: every record below it is stored (mark.lua)
+ * &lt;prefix&gt;:{delay-intake:7}:faridx    zset  far tier: hour -&gt; its start (epoch ms), the hours holding entries
+ * &lt;prefix&gt;:{delay-intake:7}:far:&lt;h&gt;     string  far tier: 12-byte entries due in hour h (FarIndex)
  * &lt;prefix&gt;:{delay-intake}:meta         hash  shards, incarnation, initialised (one per intake topic)
  * </pre>
  *
@@ -28,7 +30,7 @@ public final class RedisKeys {
     /** The keys and channel of one shard. */
     public record ShardKeys(
             int shard, byte[] due, byte[] msg, byte[] inflight, byte[] attempts, byte[] epoch, byte[] incarnation,
-            byte[] cancelled, String wakeChannel, byte[] positions) {}
+            byte[] cancelled, String wakeChannel, byte[] positions, byte[] farIndex) {}
 
     private final String prefix;
     private final String intakeTopic;
@@ -53,7 +55,8 @@ public final class RedisKeys {
                     bytes(base + "inc"),
                     bytes(base + "cancelled"),
                     base + "wake",
-                    bytes(base + "pos"));
+                    bytes(base + "pos"),
+                    bytes(base + "faridx"));
         }
     }
 
@@ -77,6 +80,12 @@ public final class RedisKeys {
                     "shard " + shard + " does not exist: the store has shards 0.." + (shards.length - 1));
         }
         return shards[shard];
+    }
+
+    /** The far tier's string of {@code shard}'s entries due in {@code hour} (epoch ms / 3,600,000). */
+    public byte[] farHour(int shard, long hour) {
+        shard(shard);
+        return bytes(prefix + ":{" + intakeTopic + ":" + shard + "}:far:" + hour);
     }
 
     /** The key the health check writes beside {@code shard}, to probe the node that holds it. */

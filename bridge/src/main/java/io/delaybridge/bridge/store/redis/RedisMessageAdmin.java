@@ -74,9 +74,9 @@ public final class RedisMessageAdmin implements MessageAdmin {
         ShardKeys k = keys.shard(shard);
         String operation = "reschedule of message '" + id + "' on shard " + shard;
         Long code = store.adminAwait(store.adminScripts().run(commands, Script.RESCHEDULE,
-                new byte[][] {k.due(), k.inflight(), k.incarnation()},
-                placement.member(), bytes(Long.toString(dueAt)), bytes(k.wakeChannel()), incarnation,
-                store.publishCommand()), operation);
+                Script.RESCHEDULE.keys(k),
+                Script.RESCHEDULE.argv(placement.member(), bytes(Long.toString(dueAt)), bytes(k.wakeChannel()),
+                        incarnation, store.publishCommand())), operation);
         if (code == RESCHEDULED) {
             return RescheduleResult.RESCHEDULED;
         } else if (code == IN_FLIGHT) {

@@ -1,5 +1,17 @@
 package io.delaybridge.bridge.store.redis;
 
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.ATTEMPTS;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.CANCELLED;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.DUE;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.EPOCH;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.FARIDX;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.INC;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.INFLIGHT;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.META;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.MSG;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.POS;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.keyList;
+
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -32,30 +44,74 @@ public final class ScriptRunner {
 
     /** The store's scripts and how Lettuce decodes their replies. */
     public enum Script {
-        INIT("init.lua", ScriptOutputType.MULTI),
-        SCHEDULE("schedule.lua", ScriptOutputType.MULTI),
-        CANCEL("cancel.lua", ScriptOutputType.INTEGER),
-        ACQUIRE("acquire.lua", ScriptOutputType.MULTI),
-        CLAIM("claim.lua", ScriptOutputType.MULTI),
-        ACK("ack.lua", ScriptOutputType.INTEGER),
-        RETRY("retry.lua", ScriptOutputType.INTEGER),
-        RECLAIM("reclaim.lua", ScriptOutputType.INTEGER),
-        HANDBACK("handback.lua", ScriptOutputType.INTEGER),
-        MARK("mark.lua", ScriptOutputType.MULTI),
-        EXPRESS("express.lua", ScriptOutputType.MULTI),
+        INIT("init.lua", ScriptOutputType.MULTI, ScriptSignature.of(keyList(META), "shards", "incarnation", "created", "layout")),
+        SCHEDULE("schedule.lua", ScriptOutputType.MULTI,
+                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED),
+                        "channel", "incarnation", "partition", "publish")
+                        .repeating("messages", "member", "due", "header", "value", "timestamp")),
+        CANCEL("cancel.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED),
+                        "member", "incarnation", "timestamp", "forget")),
+        ACQUIRE("acquire.lua", ScriptOutputType.MULTI,
+                ScriptSignature.of(keyList(EPOCH, DUE, INFLIGHT, ATTEMPTS), "max", "channel", "publish")),
+        CLAIM("claim.lua", ScriptOutputType.MULTI,
+                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, ATTEMPTS, EPOCH), "epoch", "max", "lease", "lookahead")),
+        ACK("ack.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(INFLIGHT, MSG, ATTEMPTS, EPOCH, DUE), "epoch").repeating("members", "member")),
+        RETRY("retry.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(DUE, INFLIGHT, ATTEMPTS, EPOCH),
+                        "epoch", "member", "retryAt", "channel", "publish")),
+        RECLAIM("reclaim.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(DUE, INFLIGHT, ATTEMPTS, EPOCH), "epoch", "max", "channel", "publish", "all")),
+        HANDBACK("handback.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(DUE, INFLIGHT, EPOCH), "epoch").repeating("pairs", "member", "due")),
+        MARK("mark.lua", ScriptOutputType.MULTI,
+                ScriptSignature.of(keyList(POS, INC), "incarnation")
+                        .repeating("partitions", "partition", "expected", "next")),
+        EXPRESS("express.lua", ScriptOutputType.MULTI,
+                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, CANCELLED, INC), "incarnation")
+                        .repeating("members", "member")),
+        // far tier (FarIndex)
+        FAR_APPEND("far_append.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(FARIDX, INC), "incarnation").withKeys("hours")
+                        .repeating("entries", "key", "hour", "entry")),
+        FAR_THAWED("far_thawed.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(FARIDX, EPOCH), "epoch", "hour", "length").withKeys("hour")),
         // admin API (RedisMessageAdmin)
-        RESCHEDULE("reschedule.lua", ScriptOutputType.INTEGER);
+        RESCHEDULE("reschedule.lua", ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(DUE, INFLIGHT, INC), "member", "dueAt", "channel", "incarnation", "publish"));
 
         private final String file;
         private final ScriptOutputType output;
+        private final ScriptSignature signature;
 
-        Script(String file, ScriptOutputType output) {
+        Script(String file, ScriptOutputType output, ScriptSignature signature) {
             this.file = file;
             this.output = output;
+            this.signature = signature;
         }
 
         public String file() {
             return file;
+        }
+
+        ScriptSignature signature() {
+            return signature;
+        }
+
+        /** The script's KEYS on one shard, in the order its header lists them. */
+        byte[][] keys(RedisKeys.ShardKeys shard) {
+            return signature.keysOf(shard);
+        }
+
+        /** The script's ARGV, checked against its signature: the fixed arguments only. */
+        byte[][] argv(byte[]... args) {
+            return signature.argv(args);
+        }
+
+        /** The script's ARGV, checked against its signature: fixed arguments, then whole repeated entries. */
+        byte[][] argvRepeated(byte[][] args) {
+            return signature.argvRepeated(args);
         }
     }
 

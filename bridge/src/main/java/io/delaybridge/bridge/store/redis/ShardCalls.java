@@ -70,8 +70,8 @@ final class ShardCalls {
     long acquire(int shard) {
         ShardKeys k = keys.shard(shard);
         List<Object> reply = await(scripts.<List<Object>>run(commands(), Script.ACQUIRE,
-                new byte[][] {k.epoch(), k.due(), k.inflight(), k.attempts()},
-                bytes(Integer.toString(HANDOVER_LIMIT)), bytes(k.wakeChannel()), publish),
+                Script.ACQUIRE.keys(k),
+                Script.ACQUIRE.argv(bytes(Integer.toString(HANDOVER_LIMIT)), bytes(k.wakeChannel()), publish)),
                 "acquire of shard " + shard);
         long epoch = ScriptCodes.check((Long) reply.get(0), "acquire", shard, -1);
         long handedOver = (Long) reply.get(1);
@@ -103,9 +103,9 @@ final class ShardCalls {
         ShardKeys k = keys.shard(shard);
         String operation = "claim on shard " + shard + where(k);
         return RedisCalls.translated(scripts.<List<Object>>run(commands(), Script.CLAIM,
-                new byte[][] {k.due(), k.msg(), k.inflight(), k.attempts(), k.epoch()},
-                bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(Long.toString(leaseMillis)),
-                bytes(Long.toString(lookAheadMillis))),
+                Script.CLAIM.keys(k),
+                Script.CLAIM.argv(bytes(Long.toString(epoch)), bytes(Integer.toString(max)),
+                        bytes(Long.toString(leaseMillis)), bytes(Long.toString(lookAheadMillis)))),
                 operation).thenApply(reply -> claimBatch(shard, epoch, reply));
     }
 
@@ -144,16 +144,16 @@ final class ShardCalls {
             args[i + 1] = delivered.get(i).member();
         }
         return RedisCalls.translated(scripts.<Long>run(commands(), Script.ACK,
-                new byte[][] {k.inflight(), k.msg(), k.attempts(), k.epoch(), k.due()}, args), "ack on shard " + shard + where(k))
+                Script.ACK.keys(k), Script.ACK.argvRepeated(args)), "ack on shard " + shard + where(k))
                 .thenApply(deleted -> (int) ScriptCodes.check(deleted, "ack", shard, epoch));
     }
 
     boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis) {
         ShardKeys k = keys.shard(shard);
         Long moved = await(scripts.run(commands(), Script.RETRY,
-                new byte[][] {k.due(), k.inflight(), k.attempts(), k.epoch()},
-                bytes(Long.toString(epoch)), message.member(), bytes(Long.toString(retryAtMillis)),
-                bytes(k.wakeChannel()), publish), "retry of message '" + message.id() + "' on shard " + shard);
+                Script.RETRY.keys(k),
+                Script.RETRY.argv(bytes(Long.toString(epoch)), message.member(), bytes(Long.toString(retryAtMillis)),
+                        bytes(k.wakeChannel()), publish)), "retry of message '" + message.id() + "' on shard " + shard);
         return ScriptCodes.check(moved, "retry", shard, epoch) == 1;
     }
 
@@ -166,7 +166,7 @@ final class ShardCalls {
             args[2 * i + 2] = bytes(Long.toString(messages.get(i).dueAt()));
         }
         return RedisCalls.translated(scripts.<Long>run(commands(), Script.HANDBACK,
-                new byte[][] {k.due(), k.inflight(), k.epoch()}, args), "hand-back on shard " + shard + where(k))
+                Script.HANDBACK.keys(k), Script.HANDBACK.argvRepeated(args)), "hand-back on shard " + shard + where(k))
                 .thenApply(moved -> (int) ScriptCodes.check(moved, "hand-back", shard, epoch));
     }
 
@@ -177,9 +177,9 @@ final class ShardCalls {
         }
         ShardKeys k = keys.shard(shard);
         Long moved = await(scripts.run(commands(), Script.RECLAIM,
-                new byte[][] {k.due(), k.inflight(), k.attempts(), k.epoch()},
-                bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(k.wakeChannel()), publish,
-                bytes(all ? "1" : "0")), "reclaim on shard " + shard);
+                Script.RECLAIM.keys(k),
+                Script.RECLAIM.argv(bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(k.wakeChannel()),
+                        publish, bytes(all ? "1" : "0"))), "reclaim on shard " + shard);
         return (int) ScriptCodes.check(moved, "reclaim", shard, epoch);
     }
 }

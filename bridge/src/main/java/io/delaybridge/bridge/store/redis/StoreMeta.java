@@ -34,14 +34,41 @@ final class StoreMeta {
 
     private StoreMeta() {}
 
-    /** Creates the meta hash on first start ({@code shardCount}, a fresh incarnation) and reads it. */
+    /**
+     * The layout version of the keys this bridge writes, kept in the meta hash's {@code layout} field: 1, the due set,
+     * payload hash and in-flight set per shard (docs/redis-store.md, "Keys"). A store created before the field existed
+     * is layout 1. A bridge that writes a newer layout raises the field; this one refuses to start on it, so that a
+     * rollback never reads past keys it does not know.
+     */
+    static final int LAYOUT = 1;
+
+    /** Refuses a store whose layout is newer than {@link #LAYOUT} (or unreadable). */
+    static void checkLayout(String metaKey, String stored) {
+        int layout;
+        try {
+            layout = Integer.parseInt(String.valueOf(stored));
+        } catch (NumberFormatException e) {
+            throw new StoreConfigurationException("The meta hash " + metaKey + " holds layout '" + stored
+                    + "', not a number: another application uses this key prefix? Choose another keyPrefix.", e);
+        }
+        if (layout > LAYOUT) {
+            throw new StoreConfigurationException("The store " + metaKey + " has layout " + layout + ", written by a "
+                    + "newer delay-bridge; this one reads layouts up to " + LAYOUT + " and would miss what is kept in "
+                    + "the newer keys. Run the newer version (a rollback needs the store drained first: see "
+                    + "docs/redis-store.md, \"Layout versions\").");
+        }
+    }
+
+    /** Creates the meta hash on first start (shard count, a fresh incarnation) and reads it. */
     static Meta initialise(RedisConnections c, ScriptRunner scripts, Clock clock, int shardCount) {
         RedisStoreOptions options = c.options();
         byte[] metaKey = RedisKeys.metaKey(options.keyPrefix(), options.intakeTopic());
-        List<Object> reply = RedisCalls.await(scripts.run(c.commands(), Script.INIT, new byte[][] {metaKey},
-                bytes(Integer.toString(shardCount)), bytes(UUID.randomUUID().toString()),
-                bytes(clock.millis())), "initialise store meta " + string(metaKey) + " on " + c.nodeOf(metaKey),
-                c.awaitMillis());
+        List<Object> reply = RedisCalls.await(scripts.run(c.commands(), Script.INIT,
+                Script.INIT.signature().keysGiven(metaKey), Script.INIT.argv(bytes(Integer.toString(
+                        shardCount)), bytes(UUID.randomUUID().toString()), bytes(clock.millis()),
+                        bytes(Integer.toString(LAYOUT)))),
+                "initialise store meta " + string(metaKey) + " on " + c.nodeOf(metaKey), c.awaitMillis());
+        checkLayout(string(metaKey), reply.size() > 3 && reply.get(3) instanceof byte[] b ? string(b) : null);
         int shards;
         try {
             shards = Integer.parseInt(string((byte[]) reply.get(0)));

@@ -125,7 +125,7 @@ final class WritePlan {
                 args[a++] = Decimal.ascii(mark.next());
             }
             calls.add(new Call(List.of(), indexes.stream().mapToInt(Integer::intValue).toArray(), shard, Script.MARK,
-                    new byte[][] {k.positions(), k.incarnation()}, args));
+                    Script.MARK.keys(k), Script.MARK.argvRepeated(args)));
         });
         return calls;
     }
@@ -145,22 +145,16 @@ final class WritePlan {
             ShardKeys k = keys.shard(shard);
             calls.add(new Check(positions.stream().map(checks::get).toList(),
                     positions.stream().mapToInt(Integer::intValue).toArray(), shard,
-                    new byte[][] {k.due(), k.msg(), k.inflight(), k.cancelled(), k.incarnation()},
-                    members.get(shard).toArray(byte[][]::new)));
+                    Script.EXPRESS.keys(k), Script.EXPRESS.argvRepeated(members.get(shard).toArray(byte[][]::new))));
         });
         return calls;
     }
 
     private Call cancel(int position, WriteOp.Cancel cancel, ShardRouter.Placement placement) {
         return new Call(List.of(cancel), new int[] {position}, placement.shard(), Script.CANCEL,
-                shardWriteKeys(placement.shard()),
-                new byte[][] {placement.member(), incarnation, timestampArg(cancel.timestamp()),
-                    timestampArg(cancel.forgetBefore())});
-    }
-
-    private byte[][] shardWriteKeys(int shard) {
-        ShardKeys k = keys.shard(shard);
-        return new byte[][] {k.due(), k.msg(), k.inflight(), k.attempts(), k.incarnation(), k.cancelled()};
+                Script.CANCEL.keys(keys.shard(placement.shard())),
+                Script.CANCEL.argv(placement.member(), incarnation, timestampArg(cancel.timestamp()),
+                        timestampArg(cancel.forgetBefore())));
     }
 
     /** An unknown timestamp travels as an empty argument: the scripts then neither remember nor suppress. */
@@ -206,7 +200,8 @@ final class WritePlan {
 
         Call toCall() {
             return new Call(List.copyOf(ops), positions.stream().mapToInt(Integer::intValue).toArray(), shard,
-                    Script.SCHEDULE, shardWriteKeys(shard), args.toArray(byte[][]::new));
+                    Script.SCHEDULE, Script.SCHEDULE.keys(keys.shard(shard)),
+                    Script.SCHEDULE.argvRepeated(args.toArray(byte[][]::new)));
         }
     }
 }

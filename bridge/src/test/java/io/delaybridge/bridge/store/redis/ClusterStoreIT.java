@@ -80,6 +80,24 @@ class ClusterStoreIT {
     }
 
     @Test
+    void theFarIndexWorksOnEveryShardOfEveryMaster() {
+        try (RedisDelayStore store = RedisDelayStore.connect(options())) {
+            FarIndex far = new FarIndex(store);
+            long hour = store.now() / FarIndex.HOUR_MILLIS + 24;
+            for (int shard = 0; shard < SHARDS; shard++) {
+                FarIndex.Entry first = new FarIndex.Entry(shard, 10, hour * FarIndex.HOUR_MILLIS + shard);
+                FarIndex.Entry second = new FarIndex.Entry(shard, 11, (hour + 1) * FarIndex.HOUR_MILLIS);
+                assertEquals(2, far.append(shard, List.of(second, first)), "shard " + shard);
+                assertEquals(List.of(hour), far.hoursStartingBy(shard, hour * FarIndex.HOUR_MILLIS));
+                FarIndex.HourRead read = far.read(shard, hour, 0);
+                assertEquals(List.of(first), read.entries());
+                assertEquals(0, far.thawed(shard, store.acquire(shard), hour, read.length()));
+                assertEquals(1, far.count(shard));
+            }
+        }
+    }
+
+    @Test
     void everyOperationAndAdminCallWorksAcrossAllShardsAndMasters() throws Exception {
         try (RedisDelayStore store = RedisDelayStore.connect(options())) {
             assertEquals(RedisMode.CLUSTER, store.mode());

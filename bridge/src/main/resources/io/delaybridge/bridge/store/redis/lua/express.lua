@@ -10,7 +10,7 @@
   KEYS[4] cancelled  zset  member -> timestamp of the newest remembered cancel record of the id
   KEYS[5] inc        string  the store's incarnation, as copied into this shard
   ARGV[1] incarnation  the incarnation the caller connected to
-  ARGV[2..] the members of the records to check (ShardRouter.member), all of this shard
+  ARGV[2..] members  the members of the records to check (ShardRouter.member), all of this shard
 
   Steps
   0. The shard's incarnation must be ARGV[1], else the data this caller knew is gone (a record would pass the check

@@ -7,7 +7,9 @@
   KEYS[2] inflight   zset  member -> lease deadline ms
   KEYS[3] epoch      string  the shard's fencing epoch
   ARGV[1] epoch      the caller's epoch
-  ARGV[2..] pairs    member, due ms (decimal): the members and the due times they were claimed with
+  ARGV[2..] pairs    2 arguments per claimed message:
+    member   the message's member
+    due      the due time it was claimed with, epoch ms, decimal
 
   Steps
   1. The shard's epoch must be ARGV[1]: else FENCED.

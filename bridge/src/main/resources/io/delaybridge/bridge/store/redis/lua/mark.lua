@@ -4,7 +4,7 @@
   KEYS[1] pos        hash  intake partition -> position: every record of that partition below it is stored
   KEYS[2] inc        string  the store's incarnation, as copied into this shard
   ARGV[1] incarnation  the incarnation the caller connected to
-  then, per intake partition, 3 arguments:
+  ARGV[2..] partitions  3 arguments per intake partition:
     partition  the intake partition (the hash field)
     expected   the position the caller believes the store holds already (the end of the partition's previous batch
                in this run, or its committed offset); empty: no expectation

@@ -14,7 +14,7 @@
                      gives the origin of that id's own record, whose stored value has an empty token
   ARGV[4] publish    PUBLISH, or SPUBLISH on a Redis 7 cluster (sharded pub/sub: the channel carries the shard's
                      hash tag, so the wake-up stays on the shard's node)
-  then, per message, 5 arguments, in intake order:
+  ARGV[5..] messages  5 arguments per message, in intake order:
     member     the message's member (ShardRouter.member)
     due        due time, epoch ms, decimal
     header     the origin header the stored value starts with (StoredValue.header): length, then the origin

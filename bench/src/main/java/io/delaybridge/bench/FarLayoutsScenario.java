@@ -1,0 +1,31 @@
+package io.delaybridge.bench;
+
+import java.util.Map;
+
+/**
+ * "far-layouts": Redis memory per far-tier index entry for candidate layouts ({@link FarLayouts}), beside a pending
+ * record of the store's hot layout measured in the same run on the same Redis ({@link StoreLayouts}, 200-byte values).
+ */
+final class FarLayoutsScenario implements Scenario {
+
+    private final BenchRun run;
+
+    FarLayoutsScenario(BenchRun run) {
+        this.run = run;
+    }
+
+    @Override
+    public void run() throws Exception {
+        int hot = run.options.layoutRecords;
+        double hotPerRecord = new StoreLayouts(run.redisUri(), run.redis(), "farhot" + run.runId)
+                .measureStore(hot, 200);
+        run.put("far-layouts: baseline, hot store (RedisDelayStore.write, 200 B values)",
+                "%,.0f B per pending record (%,d records)", hotPerRecord, hot);
+        int n = run.options.farRecords;
+        Map<String, Double> perEntry = new FarLayouts(run.redisUri(), run.redis(), "far" + run.runId)
+                .measure(n, run.options.farChosenOnly);
+        perEntry.forEach((layout, bytes) -> run.put("far-layouts: " + layout,
+                "%,.1f B per far entry (%,d entries over %d shards, due over %d days)", bytes, n, FarLayouts.SHARDS,
+                FarLayouts.SPREAD_DAYS));
+    }
+}

@@ -1,0 +1,154 @@
+package io.delaybridge.bridge.store.redis;
+
+import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
+
+import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
+import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The far tier's index in Redis: for a record due far ahead, whose payload stays in the intake topic's log, a 12-byte
+ * entry (intake partition, offset, due time) in a string per shard and due hour, and the shard's hours in a zset
+ * (docs/redis-store.md, "The far tier": the layout measured against the others, 17.6 B an entry at 10,000,000). The thaw reads an
+ * hour whole, fetches its records from the intake in (partition, offset) order, stores them hot, and then removes the
+ * hour under the shard's fencing epoch ({@code far_thawed.lua}).
+ *
+ * <p>Not wired into the bridge yet: the schedule path's choice, the thaw loop, the retention checks and the admin
+ * counts are designed in docs/redis-store.md and not built, so nothing writes far entries.
+ */
+public final class FarIndex {
+
+    /** The width of a due-time bucket: one string per shard and hour. */
+    public static final long HOUR_MILLIS = 3_600_000L;
+    static final int ENTRY_BYTES = 12;
+    private static final long MAX_OFFSET = (1L << 48) - 1;
+
+    /** One far record: where it is in the intake, and when it is due (epoch ms). */
+    public record Entry(int partition, long offset, long dueAt) {
+        public Entry {
+            if (partition < 0 || partition > 0xFFFF) {
+                throw new IllegalArgumentException("far entry: intake partition " + partition
+                        + " does not fit the entry's 2 bytes (0..65535)");
+            }
+            if (offset < 0 || offset > MAX_OFFSET) {
+                throw new IllegalArgumentException("far entry: offset " + offset + " does not fit the entry's 6 bytes");
+            }
+            if (dueAt < 0) {
+                throw new IllegalArgumentException("far entry: due time " + dueAt + " is before 1970");
+            }
+        }
+
+        /** The hour the entry is due in: epoch ms / {@link #HOUR_MILLIS}. */
+        public long hour() {
+            return dueAt / HOUR_MILLIS;
+        }
+    }
+
+    /** What one read of an hour's string found: its entries, by (partition, offset), and how many bytes were read. */
+    public record HourRead(long hour, List<Entry> entries, int length) {}
+
+    private final RedisDelayStore store;
+    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final RedisKeys keys;
+    private final byte[] incarnation;
+
+    public FarIndex(RedisDelayStore store) {
+        this.store = store;
+        this.commands = store.adminCommands();
+        this.keys = store.keys();
+        this.incarnation = store.incarnation().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Appends the entries to their hours of {@code shard}, in one script call; returns how many were appended. */
+    public long append(int shard, List<Entry> entries) {
+        Map<Long, Integer> keyIndex = new LinkedHashMap<>();
+        List<byte[]> hourKeys = new ArrayList<>();
+        byte[][] args = new byte[1 + 3 * entries.size()][];
+        args[0] = incarnation;
+        int a = 1;
+        for (Entry entry : entries) {
+            long hour = entry.hour();
+            Integer index = keyIndex.get(hour);
+            if (index == null) {
+                hourKeys.add(keys.farHour(shard, hour));
+                index = 2 + hourKeys.size(); // KEYS[3] is the first hour
+                keyIndex.put(hour, index);
+            }
+            args[a++] = Decimal.ascii(index);
+            args[a++] = Decimal.ascii(hour);
+            args[a++] = encode(entry);
+        }
+        ShardKeys k = keys.shard(shard);
+        String operation = "far append of " + entries.size() + " entries on shard " + shard;
+        Long appended = store.adminAwait(store.adminScripts().run(commands, Script.FAR_APPEND,
+                Script.FAR_APPEND.signature().keysOf(k, hourKeys), Script.FAR_APPEND.argvRepeated(args)), operation);
+        return ScriptCodes.check(appended, "far append", shard, -1);
+    }
+
+    /** The hours of {@code shard} that hold entries and start at or before {@code untilMillis}, earliest first. */
+    public List<Long> hoursStartingBy(int shard, long untilMillis) {
+        List<byte[]> members = store.adminAwait(commands.zrangebyscore(keys.shard(shard).farIndex(),
+                Range.create(Double.NEGATIVE_INFINITY, (double) untilMillis)), "far hours of shard " + shard);
+        List<Long> hours = new ArrayList<>(members.size());
+        members.forEach(m -> hours.add(Long.parseLong(new String(m, StandardCharsets.US_ASCII))));
+        return hours;
+    }
+
+    /** Reads an hour of {@code shard} from byte {@code from} on (0: whole); its entries sorted by partition, offset. */
+    public HourRead read(int shard, long hour, int from) {
+        byte[] value = store.adminAwait(commands.getrange(keys.farHour(shard, hour), from, -1),
+                "far read of hour " + hour + " on shard " + shard);
+        int whole = value.length - value.length % ENTRY_BYTES;
+        List<Entry> entries = new ArrayList<>(whole / ENTRY_BYTES);
+        ByteBuffer buffer = ByteBuffer.wrap(value, 0, whole);
+        while (buffer.remaining() >= ENTRY_BYTES) {
+            int partition = buffer.getShort() & 0xFFFF;
+            long offset = ((buffer.getShort() & 0xFFFFL) << 32) | (buffer.getInt() & 0xFFFFFFFFL);
+            long dueAt = hour * HOUR_MILLIS + (buffer.getInt() & 0xFFFFFFFFL);
+            entries.add(new Entry(partition, offset, dueAt));
+        }
+        entries.sort(Comparator.comparingInt(Entry::partition).thenComparingLong(Entry::offset));
+        return new HourRead(hour, List.copyOf(entries), from + whole);
+    }
+
+    /**
+     * The records of an hour read up to {@code length} bytes are hot: the hour goes unless entries were appended
+     * since; returns 0 if it went, else the length to read on from. A stale {@code epoch} throws
+     * {@code StoreFencedException}.
+     */
+    public long thawed(int shard, long epoch, long hour, int length) {
+        ShardKeys k = keys.shard(shard);
+        Long left = store.adminAwait(store.adminScripts().run(commands, Script.FAR_THAWED,
+                Script.FAR_THAWED.signature().keysOf(k, List.of(keys.farHour(shard, hour))),
+                Script.FAR_THAWED.argv(bytes(epoch), Decimal.ascii(hour), Decimal.ascii(length))),
+                "far thaw of hour " + hour + " on shard " + shard);
+        return ScriptCodes.check(left, "far thaw", shard, epoch);
+    }
+
+    /** The far entries {@code shard} holds (for gauges and the admin API's counts). */
+    public long count(int shard) {
+        List<Long> hours = hoursStartingBy(shard, Long.MAX_VALUE);
+        List<RedisFuture<Long>> lengths = new ArrayList<>(hours.size());
+        hours.forEach(hour -> lengths.add(commands.strlen(keys.farHour(shard, hour))));
+        long bytes = 0;
+        for (RedisFuture<Long> length : lengths) {
+            bytes += store.adminAwait(length, "far count of shard " + shard);
+        }
+        return bytes / ENTRY_BYTES;
+    }
+
+    static byte[] encode(Entry entry) {
+        return ByteBuffer.allocate(ENTRY_BYTES).putShort((short) entry.partition())
+                .putShort((short) (entry.offset() >>> 32)).putInt((int) entry.offset())
+                .putInt((int) (entry.dueAt() - entry.hour() * HOUR_MILLIS)).array();
+    }
+}

@@ -1,0 +1,79 @@
+package io.delaybridge.bridge.store.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.delaybridge.bridge.store.StoreDataLostException;
+import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.bridge.store.redis.FarIndex.Entry;
+import io.delaybridge.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The far tier's index on a real Redis: entries by due hour, read in intake order, removed under the epoch. */
+class FarIndexIT {
+
+    private static final long HOUR = FarIndex.HOUR_MILLIS;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void entriesAreKeptByDueHourReadInIntakeOrderAndRemovedOnlyByTheOwner() {
+        try (RedisServer redis = RedisServer.start(dir, 0, List.of());
+                RedisDelayStore store = RedisDelayStore.connect(RedisStoreOptions.of(redis.uri(), "delay-intake", 2)
+                        .withCommandTimeout(Duration.ofSeconds(5)))) {
+            FarIndex far = new FarIndex(store);
+            long h = store.now() / HOUR + 48;
+            Entry late = new Entry(1, 7, h * HOUR + 5_000);
+            Entry early = new Entry(0, 9, h * HOUR + 10);
+            Entry nextHour = new Entry(0, 3, (h + 1) * HOUR + 1);
+            Entry widest = new Entry(65_535, (1L << 48) - 1, h * HOUR + HOUR - 1);
+            assertEquals(4, far.append(0, List.of(late, early, nextHour, widest)));
+            assertEquals(4, far.count(0));
+            assertEquals(0, far.count(1));
+            assertEquals(List.of(h), far.hoursStartingBy(0, h * HOUR));
+            assertEquals(List.of(h, h + 1), far.hoursStartingBy(0, (h + 1) * HOUR));
+
+            FarIndex.HourRead read = far.read(0, h, 0);
+            assertEquals(List.of(early, late, widest), read.entries(), "sorted by partition and offset, due kept");
+            assertEquals(36, read.length());
+
+            long epoch = store.acquire(0);
+            assertThrows(StoreFencedException.class, () -> far.thawed(0, epoch + 1, h, read.length()));
+            Entry meanwhile = new Entry(2, 1, h * HOUR + 20);
+            far.append(0, List.of(meanwhile));
+            assertEquals(48, far.thawed(0, epoch, h, read.length()), "appended since the read: the hour stays");
+            FarIndex.HourRead rest = far.read(0, h, read.length());
+            assertEquals(List.of(meanwhile), rest.entries());
+            assertEquals(0, far.thawed(0, epoch, h, rest.length()));
+            assertEquals(List.of(h + 1), far.hoursStartingBy(0, Long.MAX_VALUE));
+            assertEquals(1, far.count(0));
+            assertEquals(List.of(), far.read(0, h, 0).entries(), "the hour's string is gone");
+
+            RedisClient client = RedisClient.create(redis.uri());
+            try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
+                connection.sync().del(store.keys().shard(1).incarnation()); // shard 1 lost its data
+            } finally {
+                client.shutdown();
+            }
+            assertThrows(StoreDataLostException.class, () -> far.append(1, List.of(late)));
+            assertEquals(0, far.count(1), "nothing written over a lost shard");
+        }
+    }
+
+    @Test
+    void anEntryOutsideItsBytesIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new Entry(65_536, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new Entry(0, 1L << 48, 0));
+        Entry entry = new Entry(3, 1L << 40, 5 * HOUR + 123);
+        assertEquals(12, FarIndex.encode(entry).length);
+        assertEquals(5, entry.hour());
+    }
+}
