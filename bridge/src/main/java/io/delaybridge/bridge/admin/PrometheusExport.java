@@ -24,8 +24,12 @@ import io.prometheus.metrics.instrumentation.dropwizard.DropwizardExports;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import jakarta.servlet.http.HttpServlet;
 import java.util.Map;
-import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -63,6 +67,9 @@ public final class PrometheusExport {
 
     /** How long one run of the health checks serves scrapes: several scrapers do not run the checks each. */
     private static final long HEALTH_REUSE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    /** How long the first scrape waits for the first run of the health checks. */
+    private static final long FIRST_RUN_WAIT_MILLIS = 2_000;
 
     public static HttpServlet servlet(MetricRegistry metrics, HealthCheckRegistry health) {
         PrometheusRegistry registry = new PrometheusRegistry();
@@ -115,23 +122,54 @@ public final class PrometheusExport {
                 .register(registry);
     }
 
-    /** The health checks' latest results, run again when older than {@link #HEALTH_REUSE_NANOS}. */
+    /**
+     * The health checks' latest results. A scrape never runs the checks itself: with Kafka or Redis down each check can
+     * take its whole timeout, and a scrape that waited for them would time out and lose every metric just when they
+     * matter. A scrape that finds the results older than {@link #HEALTH_REUSE_NANOS} starts a run on a thread of its
+     * own and reads what the last run found; only the very first scrape waits for the first run, for at most
+     * {@link #FIRST_RUN_WAIT_MILLIS}.
+     */
     private static final class HealthResults {
         private final HealthCheckRegistry health;
-        private Map<String, HealthCheck.Result> results;
+        private final ExecutorService runner = Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "delay-health-export");
+            thread.setDaemon(true);
+            return thread;
+        });
+        private volatile Map<String, HealthCheck.Result> results = Map.of();
+        private CompletableFuture<Void> run;
         private long ranAt;
 
         HealthResults(HealthCheckRegistry health) {
             this.health = health;
         }
 
-        synchronized Map<String, HealthCheck.Result> get() {
-            if (results == null || System.nanoTime() - ranAt > HEALTH_REUSE_NANOS) {
-                SortedMap<String, HealthCheck.Result> ran = health.runHealthChecks();
-                results = ran;
-                ranAt = System.nanoTime();
+        Map<String, HealthCheck.Result> get() {
+            CompletableFuture<Void> first = null;
+            synchronized (this) {
+                if (run == null || (run.isDone() && System.nanoTime() - ranAt > HEALTH_REUSE_NANOS)) {
+                    boolean isFirst = run == null;
+                    run = CompletableFuture.runAsync(this::runChecks, runner);
+                    first = isFirst ? run : null;
+                }
+            }
+            if (first != null) {
+                try {
+                    first.get(FIRST_RUN_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException | ExecutionException e) {
+                    // the next scrape reads what this run finds
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             return results;
+        }
+
+        private void runChecks() {
+            results = health.runHealthChecks();
+            synchronized (this) {
+                ranAt = System.nanoTime();
+            }
         }
     }
 

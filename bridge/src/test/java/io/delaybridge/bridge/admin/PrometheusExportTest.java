@@ -2,6 +2,8 @@ package io.delaybridge.bridge.admin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.awaitility.Awaitility.await;
 
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
@@ -12,9 +14,12 @@ import com.codahale.metrics.health.HealthCheck;
 import com.codahale.metrics.health.HealthCheckRegistry;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class PrometheusExportTest {
 
@@ -73,12 +78,43 @@ class PrometheusExportTest {
         });
         PrometheusRegistry registry = new PrometheusRegistry();
         PrometheusExport.healthGauge(registry, health);
-        GaugeSnapshot gauge = (GaugeSnapshot) registry.scrape().stream()
+        assertEquals(Map.of("redis", 1.0, "redis-incarnation", 0.0), healthSeries(registry));
+    }
+
+    @Test
+    @Timeout(30) // a scrape that ran the checks itself would hang here, not fail
+    void aScrapeDoesNotWaitForAHealthCheckThatHangs() throws Exception {
+        CountDownLatch kafkaAnswers = new CountDownLatch(1);
+        HealthCheckRegistry health = new HealthCheckRegistry();
+        health.register("kafka", new HealthCheck() {
+            @Override
+            protected Result check() throws Exception {
+                kafkaAnswers.await(); // a broker that does not answer: the check waits out its timeout
+                return Result.healthy();
+            }
+        });
+        PrometheusRegistry registry = new PrometheusRegistry();
+        PrometheusExport.healthGauge(registry, health);
+        try {
+            long started = System.nanoTime();
+            assertEquals(Map.of(), healthSeries(registry), "no check has finished yet");
+            long tookMillis = Duration.ofNanos(System.nanoTime() - started).toMillis();
+            // the first scrape waits for the first run at most 2 s; a scrape that ran the checks would still wait
+            assertTrue(tookMillis < 10_000, "the scrape took " + tookMillis + " ms");
+            assertEquals(Map.of(), healthSeries(registry), "a later scrape reads the last results, it does not wait");
+        } finally {
+            kafkaAnswers.countDown();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> healthSeries(registry).equals(Map.of("kafka", 1.0)));
+    }
+
+    private static Map<String, Double> healthSeries(PrometheusRegistry registry) {
+        Map<String, Double> byCheck = new TreeMap<>();
+        registry.scrape().stream()
                 .filter(m -> m.getMetadata().getName().equals("delay_health"))
                 .findFirst()
-                .orElseThrow();
-        Map<String, Double> byCheck = new TreeMap<>();
-        gauge.getDataPoints().forEach(p -> byCheck.put(p.getLabels().get("check"), p.getValue()));
-        assertEquals(Map.of("redis", 1.0, "redis-incarnation", 0.0), byCheck);
+                .ifPresent(m -> ((GaugeSnapshot) m).getDataPoints()
+                        .forEach(p -> byCheck.put(p.getLabels().get("check"), p.getValue())));
+        return byCheck;
     }
 }

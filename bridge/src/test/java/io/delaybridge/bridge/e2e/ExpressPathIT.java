@@ -96,7 +96,7 @@ class ExpressPathIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= records);
             for (KafkaClient.Received got : rig.delivered.received()) {
                 long due = Long.parseLong(got.header(DelayHeaders.DUE_AT));
-                assertTrue(got.record().timestamp() >= due, got.key() + " rig.delivered "
+                assertTrue(got.record().timestamp() >= due, got.key() + " delivered "
                         + (due - got.record().timestamp()) + " ms early");
             }
             assertEquals(records, meter(rig.bridge, "delay.intake.express"), "held until due, not parked");
@@ -149,7 +149,7 @@ class ExpressPathIT {
                     "the second may not overtake the first");
             // The check parks the second while the first is stored or in flight. The pump claims the first up to
             // pump.lookAhead (100 ms) before its due time and the intake may read the second only after the first
-            // was rig.delivered and acknowledged: then the second rightly goes express, still after the first.
+            // was delivered and acknowledged: then the second rightly goes express, still after the first.
             long express = meter(rig.bridge, "delay.intake.express");
             assertTrue(express <= 1, "only the second can go express: " + express);
             assertEquals(2 - express, meter(rig.bridge, "delay.scheduled"), "the first parked, and the second unless "

@@ -38,7 +38,7 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
  * {@code n}, {@code delay-id} {@code <topic>-<partition>-<offset>-retry-<n+1>} of the first failed delivery,
  * {@value RetryHeaders#ATTEMPT}{@code : n+1} and {@value RetryHeaders#ORIGIN}. The send is waited for:
  * when this method returns, the intake has the record, and only then does the container commit the failed record's
- * offset. A failed send throws, so the container seeks back and the record is handled again.
+ * offset. A failed send throws, so the container handles the record again (the error handler's retry).
  *
  * <p>Otherwise (a not-retryable exception, or the last attempt) the record goes to the dead-letter recoverer, a
  * {@link DeadLetterPublishingRecoverer} unless another was given, with {@value RetryHeaders#ATTEMPT} set to the
