@@ -25,9 +25,11 @@ import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.TopicSetup;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.faults.ClockShift;
+import io.delaybridge.bridge.faults.Crashes;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
@@ -113,16 +115,17 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         // one catalog for both paths: the pump's and the intake's express sends check targets alike
         TargetCatalog targets =
                 new TargetCatalog(admin, clock, 60_000, 5_000, 5_000, config.getPump().missingTopics(admin, 5_000));
+        Crashes crashes = Crashes.fromEnvironment(); // none unless the fault campaign arms one
+        Delivery delivery = Delivery.plain(producer, targets, kafka.getDeadletterTopic()); // both paths send with it
         Pump pump = new Pump(
                 pumpStore,
-                producer,
-                targets,
+                delivery,
                 rates,
                 config.getPump().retryPolicy(),
                 config.getPump().build(),
-                kafka.getDeadletterTopic(),
                 new PumpMetrics(metrics, deadletterMeters),
-                clock);
+                clock,
+                crashes);
         environment.lifecycle().manage(pump);
 
         IntakeLoop intake = new IntakeLoop(
@@ -142,9 +145,10 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                     }
                 },
                 new IntakeMetrics(metrics, deadletterMeters),
-                targets,
+                delivery,
                 rates,
-                shard -> pump.paused() || pumpStore.isPaused(shard)); // a paused pump delivers nothing, either path
+                shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
+                crashes);
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page

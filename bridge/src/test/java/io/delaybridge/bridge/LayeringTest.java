@@ -66,6 +66,15 @@ class LayeringTest {
     }
 
     @Test
+    void releaseAtTheDueTimeKnowsNothingOfThePipeline() {
+        noClasses().that().resideInAPackage(BASE + ".release..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        BASE + ".intake..", BASE + ".store..", BASE + ".pump..", BASE + ".delivery..",
+                        BASE + ".admin..", BASE + ".config..", BASE + ".rules..")
+                .check(classes);
+    }
+
+    @Test
     void theRulesOnlyWriteToTheIntake() {
         noClasses().that().resideInAPackage(BASE + ".rules..")
                 .should().dependOnClassesThat().resideInAnyPackage(

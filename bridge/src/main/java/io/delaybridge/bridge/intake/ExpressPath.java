@@ -1,8 +1,8 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.ExpressSender;
 import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.ExpressCheck;
@@ -25,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,16 +81,16 @@ final class ExpressPath {
      * @param deliveryPaused whether deliveries from a shard are paused (the pump, or the shard, paused by an operator):
      *                       then its express records park too
      */
-    ExpressPath(IntakeSettings settings, DelayStore store, Producer<byte[], byte[]> producer, TargetCatalog catalog,
-            TargetRates rates, IntPredicate deliveryPaused, IntakeMetrics metrics) {
+    ExpressPath(IntakeSettings settings, DelayStore store, Delivery delivery, TargetRates rates,
+            IntPredicate deliveryPaused, IntakeMetrics metrics) {
         this.store = store;
         this.rates = rates;
         this.deliveryPaused = deliveryPaused;
         this.metrics = metrics;
-        boolean on = settings.expressWindowMillis() != ExpressGate.OFF && catalog != null;
+        boolean on = settings.expressWindowMillis() != ExpressGate.OFF && delivery != null;
         this.gate = on ? new ExpressGate(settings.expressWindowMillis(), settings.expressBufferRecords(),
                 settings.expressBufferBytes()) : null;
-        this.sender = on ? new ExpressSender(producer, catalog, settings.expressWindowMillis() + 1_000) : null;
+        this.sender = on ? new ExpressSender(delivery, settings.expressWindowMillis() + 1_000) : null;
         this.parker = on ? Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "delay-express-park")) : null;
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
     }
@@ -193,7 +192,7 @@ final class ExpressPath {
                     && !rates.capped(envelope.target())
                     && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence();
             if (passed) {
-                sends.add(new ExpressSender.Express(envelope, record.id(), record.dueAt(),
+                sends.add(new ExpressSender.Express(envelope, record.id(), record.dueAt(), record.partition(),
                         settlement(record, envelope.target(), settling)));
                 sent.add(record);
             } else {
