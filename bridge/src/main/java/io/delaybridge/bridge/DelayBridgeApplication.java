@@ -116,7 +116,11 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         TargetCatalog targets =
                 new TargetCatalog(admin, clock, 60_000, 5_000, 5_000, config.getPump().missingTopics(admin, 5_000));
         Crashes crashes = Crashes.fromEnvironment(); // none unless the fault campaign arms one
-        Delivery delivery = Delivery.plain(producer, targets, kafka.getDeadletterTopic()); // both paths send with it
+        // both paths send with it; with delivery.exactlyOnce a transactional producer per shard
+        Delivery delivery = buildDelivery(config, admin, producer, targets, partitions, intakeSettings.maxRecordBytes());
+        if (delivery.sends() instanceof AutoCloseable sends) {
+            environment.lifecycle().manage(closing(sends)); // stopped after the pump: its last commits go first
+        }
         Pump pump = new Pump(
                 pumpStore,
                 delivery,
@@ -145,7 +149,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                     }
                 },
                 new IntakeMetrics(metrics, deadletterMeters),
-                delivery,
+                config.getDelivery().isExactlyOnce() ? null : delivery, // exactly once: every record parks in Redis
                 rates,
                 shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
                 crashes);
@@ -197,6 +201,22 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         if (api.statusPage()) {
             environment.jersey().register(new StatusResource(report, metrics, environment.healthChecks(), rules)
                     .withTargets(rates::rows));
+        }
+    }
+
+    private static Delivery buildDelivery(DelayBridgeConfiguration config, Admin admin,
+            Producer<byte[], byte[]> producer, TargetCatalog targets, int partitions, int maxRecordBytes) {
+        try {
+            return config.getDelivery().build(config.getKafka(), admin, producer, targets, partitions, maxRecordBytes,
+                    config.getPump().getLease().toMilliseconds());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while preparing delivery.exactlyOnce", e);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("delivery.exactlyOnce: could not prepare the delivered log: "
+                    + e.getMessage(), e);
         }
     }
 

@@ -54,6 +54,11 @@ public final class Delivery {
         return deadletterTopic;
     }
 
+    /** What carries the records: plain or transactional (close it at stop if it is {@link AutoCloseable}). */
+    public Sends sends() {
+        return sends;
+    }
+
     /** See {@link Sends#open}: before a shard's first claim, and again after a failed transaction. */
     public void open(int shard) {
         sends.open(shard);
@@ -74,9 +79,9 @@ public final class Delivery {
         sends.acked(shard, ids);
     }
 
-    /** See {@link Sends#claimedAllDue}. */
-    public void claimedAllDue(int shard) {
-        sends.claimedAllDue(shard);
+    /** See {@link Sends#claimed}. */
+    public void claimed(int shard, Iterable<String> ids, boolean allDue) {
+        sends.claimed(shard, ids, allDue);
     }
 
     /** See {@link Sends#close}. */

@@ -41,10 +41,12 @@ public interface Sends {
     default void acked(int shard, Iterable<String> ids) {}
 
     /**
-     * A claim of {@code shard} came back with fewer messages than it asked for: everything due was claimed, so what
-     * the shard's last owner delivered and nobody has claimed since was acked before (forget it).
+     * A claim of {@code shard} took {@code ids} into flight; {@code allDue}: it came back with fewer messages than it
+     * asked for, so everything due was claimed, and what the shard's last owner delivered and no claim has taken since
+     * was acked before (forget it). Called at the claim, before the messages are released: a message claimed is
+     * remembered until it is released, however late.
      */
-    default void claimedAllDue(int shard) {}
+    default void claimed(int shard, Iterable<String> ids, boolean allDue) {}
 
     /** The shard moved away (or is fenced): commit what is open ({@code commit}) or abort it, then let it go. */
     default void close(int shard, boolean commit) {}

@@ -416,8 +416,9 @@ public final class Pump implements Managed {
         shard.nextDueAt = full ? Long.MIN_VALUE : (batch.hasNext() ? batch.nextDueAt() : Long.MAX_VALUE);
         if (messages.size() < want) {
             places.unreserve(shard, want - messages.size());
-            delivery.claimedAllDue(shard.shard);
         }
+        delivery.claimed(shard.shard, () -> messages.stream().map(m -> m.ref().id()).iterator(),
+                messages.size() < want);
         if (!messages.isEmpty()) {
             metrics.claimBatch.update(messages.size());
             places.claimed(messages.size());
