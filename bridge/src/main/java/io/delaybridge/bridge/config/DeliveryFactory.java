@@ -3,6 +3,7 @@ package io.delaybridge.bridge.config;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.delaybridge.bridge.delivery.DeliveredLog;
 import io.delaybridge.bridge.delivery.Delivery;
+import io.delaybridge.bridge.delivery.IntakeCommits;
 import io.delaybridge.bridge.delivery.PlainSends;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TransactionalSends;
@@ -69,7 +70,8 @@ public class DeliveryFactory {
             properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout));
             properties.put(ProducerConfig.CLIENT_ID_CONFIG, id);
             return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
-        }, kafka.getGroupId() + "-" + kafka.getIntakeTopic(), log, commitInterval.toMilliseconds());
+        }, kafka.getGroupId() + "-" + kafka.getIntakeTopic(), log,
+                new IntakeCommits(admin, kafka.getGroupId(), 250), commitInterval.toMilliseconds());
         return new Delivery(sends, catalog, kafka.getDeadletterTopic());
     }
 

@@ -17,6 +17,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -73,12 +74,27 @@ public final class DeliveredLog implements AutoCloseable {
                 throw e;
             }
         }
-        TopicDescription description =
-                admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        TopicDescription description = describe(admin, topic);
         if (description.partitions().size() < shards) {
             throw new IllegalStateException("delivery.exactlyOnce: the delivered log " + topic + " has "
                     + description.partitions().size() + " partitions, fewer than the " + shards + " shards (intake "
                     + "partitions). Add partitions to it (kafka-topics --alter --partitions " + shards + ")");
+        }
+    }
+
+    /** The topic as described, once a topic created a moment ago is known to the broker answering (up to 30 s). */
+    private static TopicDescription describe(Admin admin, String topic)
+            throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(200); // created, not yet in the answering broker's metadata
+            }
         }
     }
 

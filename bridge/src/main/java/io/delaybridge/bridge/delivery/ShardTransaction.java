@@ -65,6 +65,11 @@ final class ShardTransaction {
     private final Map<String, Sends.Message> delivered = new ConcurrentHashMap<>();
     /** Ids learnt from the delivered log at open and not claimed since (perhaps acked long ago). */
     private final Set<String> learnt = ConcurrentHashMap.newKeySet();
+    /**
+     * Ids of {@link #delivered} whose acks Redis confirmed (or learnt ones no claim took): forgotten once the intake
+     * committed past their record, which a crash before that commit makes the intake store again.
+     */
+    private final Set<String> settled = ConcurrentHashMap.newKeySet();
 
     ShardTransaction(int shard, DeliveredLog log) {
         this.shard = shard;
@@ -216,8 +221,21 @@ final class ShardTransaction {
 
     void acked(Iterable<String> ids) {
         for (String id : ids) {
-            delivered.remove(id);
             learnt.remove(id);
+            if (delivered.containsKey(id)) {
+                settled.add(id);
+            }
+        }
+    }
+
+    /** Forgets settled messages whose intake records the intake committed past: they are never stored again. */
+    void prune(IntakeCommits commits) {
+        for (String id : settled) {
+            Sends.Message message = delivered.get(id);
+            if (message == null || commits.committedPast(message.origin())) {
+                delivered.remove(id);
+                settled.remove(id);
+            }
         }
     }
 
@@ -233,9 +251,7 @@ final class ShardTransaction {
             learnt.remove(id);
         }
         if (allDue) {
-            for (String id : learnt) {
-                delivered.remove(id);
-            }
+            settled.addAll(learnt);
             learnt.clear();
         }
     }

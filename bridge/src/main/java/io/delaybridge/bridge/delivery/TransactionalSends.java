@@ -32,6 +32,7 @@ public final class TransactionalSends implements Sends, AutoCloseable {
     private final DeliveredLog log;
     private final long commitIntervalMillis;
     private final Map<Integer, ShardTransaction> shards = new ConcurrentHashMap<>();
+    private final IntakeCommits intakeCommits;
     private final Thread committer;
     private volatile boolean running = true;
 
@@ -41,7 +42,8 @@ public final class TransactionalSends implements Sends, AutoCloseable {
      * @param commitIntervalMillis  how long a transaction gathers sends before it commits
      */
     public TransactionalSends(Function<String, Producer<byte[], byte[]>> producers, String transactionalIdPrefix,
-            DeliveredLog log, long commitIntervalMillis) {
+            DeliveredLog log, IntakeCommits intakeCommits, long commitIntervalMillis) {
+        this.intakeCommits = intakeCommits;
         this.producers = producers;
         this.transactionalIdPrefix = transactionalIdPrefix;
         this.log = log;
@@ -125,8 +127,10 @@ public final class TransactionalSends implements Sends, AutoCloseable {
                     return;
                 }
             }
+            intakeCommits.refresh();
             for (ShardTransaction transaction : shards.values()) {
                 try {
+                    transaction.prune(intakeCommits);
                     transaction.commit();
                 } catch (RuntimeException e) {
                     LOG.error("Committing shard {} failed", transaction.shard, e);
