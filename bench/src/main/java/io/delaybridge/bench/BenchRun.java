@@ -140,6 +140,11 @@ final class BenchRun implements AutoCloseable {
     }
 
     BridgeProcess startBridge(String name, String[] topics) throws Exception {
+        return startBridge(name, topics, false);
+    }
+
+    /** A bridge with {@code delivery.exactlyOnce} as given ({@code DELAY_EXACTLY_ONCE}). */
+    BridgeProcess startBridge(String name, String[] topics, boolean exactlyOnce) throws Exception {
         int adminPort = FreePorts.pick();
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
@@ -150,6 +155,7 @@ final class BenchRun implements AutoCloseable {
         env.put("DELAY_KEY_PREFIX", keyPrefix(name));
         env.put("DELAY_HTTP_PORT", Integer.toString(FreePorts.pick()));
         env.put("DELAY_ADMIN_PORT", Integer.toString(adminPort));
+        env.put("DELAY_EXACTLY_ONCE", Boolean.toString(exactlyOnce));
         Path log = workDir.resolve("bridge-" + target.label().replace(' ', '-') + name + ".log");
         BridgeProcess bridge = BridgeProcess.start(options.bridgeJar, options.bridgeConfig, log, options.bridgeJvm,
                 env, adminPort);
