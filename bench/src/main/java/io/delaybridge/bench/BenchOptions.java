@@ -32,6 +32,8 @@ final class BenchOptions {
                     + " (burst = parked-drain)"),
             new Definition("redis", Kind.TEXT, "single", "single, or single,cluster (throughput and steady once more "
                     + "on a 3-master Redis Cluster)"),
+            new Definition("exactly-once", Kind.TEXT, "off", "off, on, or off,on: the bridge's delivery.exactlyOnce "
+                    + "(parked-drain and steady run the bridge once per mode, beside one plain copy)"),
             new Definition("records", Kind.INT, "1000000", "limits: records the producer writes; throughput: records "
                     + "of each measured window"),
             new Definition("windows", Kind.INT, "3", "throughput: measured windows (the median counts)"),
@@ -130,6 +132,8 @@ final class BenchOptions {
     final Path svg;
     final boolean keepWorkDir;
     final List<String> bridgeJvm;
+    /** The bridge's delivery.exactlyOnce in each pass of parked-drain and steady: false, true, or both. */
+    final List<Boolean> exactlyOnce;
     final Path bridgeJar;
     final Path bridgeConfig;
 
@@ -141,6 +145,13 @@ final class BenchOptions {
             throw bad("redis", redis, "use single (the default) or single,cluster");
         }
         cluster = redis.equals("single,cluster");
+        String eos = text("exactly-once");
+        exactlyOnce = switch (eos) {
+            case "off" -> List.of(false);
+            case "on" -> List.of(true);
+            case "off,on" -> List.of(false, true);
+            default -> throw bad("exactly-once", eos, "use off (the default), on, or off,on");
+        };
         records = positive("records");
         windows = positive("windows");
         warmup = count("warmup");

@@ -141,12 +141,22 @@ final class BenchRun implements AutoCloseable {
 
     /** The bridge as shipped: its fat jar, with its CDS archive ({@code --bridge-cds}) where there is one. */
     BridgeProcess startBridge(String name, String[] topics) throws Exception {
+        return startBridge(name, topics, false);
+    }
+
+    /** The bridge as shipped, with {@code delivery.exactlyOnce} as given ({@code DELAY_EXACTLY_ONCE}). */
+    BridgeProcess startBridge(String name, String[] topics, boolean exactlyOnce) throws Exception {
         return startBridge(name, topics, options.bridgeJar, Files.isRegularFile(options.bridgeCds)
-                ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath()) : List.of());
+                ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath()) : List.of(), exactlyOnce);
     }
 
     /** As {@link #startBridge(String, String[])} from {@code jar}, with {@code extraJvm} after the bridge's options. */
     BridgeProcess startBridge(String name, String[] topics, Path jar, List<String> extraJvm) throws Exception {
+        return startBridge(name, topics, jar, extraJvm, false);
+    }
+
+    private BridgeProcess startBridge(String name, String[] topics, Path jar, List<String> extraJvm,
+            boolean exactlyOnce) throws Exception {
         int adminPort = FreePorts.pick();
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
@@ -157,6 +167,7 @@ final class BenchRun implements AutoCloseable {
         env.put("DELAY_KEY_PREFIX", keyPrefix(name));
         env.put("DELAY_HTTP_PORT", Integer.toString(FreePorts.pick()));
         env.put("DELAY_ADMIN_PORT", Integer.toString(adminPort));
+        env.put("DELAY_EXACTLY_ONCE", Boolean.toString(exactlyOnce));
         Path log = workDir.resolve("bridge-" + target.label().replace(' ', '-') + name + ".log");
         List<String> jvm = new ArrayList<>(options.bridgeJvm);
         jvm.addAll(extraJvm);

@@ -33,10 +33,16 @@ final class Collector implements AutoCloseable {
     private volatile boolean running = true;
 
     Collector(String bootstrap, Collection<String> topics) {
+        this(bootstrap, topics, false);
+    }
+
+    /** {@code readCommitted}: as a {@code read_committed} consumer (what an exactly-once bridge promises). */
+    Collector(String bootstrap, Collection<String> topics, boolean readCommitted) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
         props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
         consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         List<TopicPartition> partitions = new ArrayList<>();
         for (String topic : topics) {

@@ -30,10 +30,19 @@ final class ParkedDrainScenario implements Scenario {
                 copy.stats().count(), n);
         run.put("parked drain: plain Kafka copy, CPU (from its launch)", "%s", copy.cpu());
 
-        String[] topics = run.createTopics("burst", 3);
-        String prefix = run.keyPrefix("burst");
-        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]));
-                BridgeProcess bridge = run.startBridge("burst", topics);
+        for (boolean exactlyOnce : run.options.exactlyOnce) {
+            drain(n, copy, exactlyOnce);
+        }
+    }
+
+    /** The bridge's drain of {@code n} parked records, with exactly once as given, beside the copy's. */
+    private void drain(int n, CopyDrain copy, boolean exactlyOnce) throws Exception {
+        String scenario = exactlyOnce ? "bursteos" : "burst";
+        String mode = exactlyOnce ? " (exactly once)" : "";
+        String[] topics = run.createTopics(scenario, 3);
+        String prefix = run.keyPrefix(scenario);
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]), exactlyOnce);
+                BridgeProcess bridge = run.startBridge(scenario, topics, exactlyOnce);
                 Load load = new Load(run.bootstrap)) {
             bridge.resetPeaks();
             long dueAt = System.currentTimeMillis() + 10_000 + n * 1000L / run.options.parkedIntakeRate;
@@ -65,13 +74,13 @@ final class ParkedDrainScenario implements Scenario {
             BenchRun.awaitDelivered(stats, 600);
             String cpuLine = cpu.perRecord(stats.count());
             double drained = stats.steadyRate();
-            run.put("parked drain: " + n + " records due at one instant", "drained at %,.0f records/s steady; %s; "
+            run.put("parked drain" + mode + ": " + n + " records due at one instant", "drained at %,.0f records/s steady; %s; "
                     + "%s; out of intake order by > 100 ms: %,d; %s, peak heap %d MB", drained, stats.latenessLine(),
                     Targets.early(stats), stats.orderInversions(BenchRun.INTAKE_PARTITIONS, 100), Targets.rss(bridge),
                     bridge.maxHeapMb());
-            run.put("parked drain: bridge, CPU", "%s", cpuLine);
-            run.put("parked drain: paths", "%s", CatchUpScenario.paths(bridge));
-            run.put("parked drain: bridge / plain copy", "%s (steady rates)", Targets.ratio(drained
+            run.put("parked drain" + mode + ": bridge, CPU", "%s", cpuLine);
+            run.put("parked drain" + mode + ": paths", "%s", CatchUpScenario.paths(bridge));
+            run.put("parked drain" + mode + ": bridge / plain copy", "%s (steady rates)", Targets.ratio(drained
                     / copy.steadyRate(), Targets.PARKED_RATIO));
         }
     }

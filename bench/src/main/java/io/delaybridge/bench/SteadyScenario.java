@@ -42,17 +42,27 @@ final class SteadyScenario implements Scenario {
             run.put(name, "%s", copy.stats().latenessLine());
             run.put(name + ", CPU", "%s", copy.cpu());
         }
-        String[] topics = run.createTopics("steady", 3);
-        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]));
-                BridgeProcess bridge = run.startBridge("steady", topics)) {
-            String prefix = run.keyPrefix("steady");
+        for (boolean exactlyOnce : o.exactlyOnce) {
+            bridgeSteps(rates, copies, exactlyOnce);
+        }
+    }
+
+    /** The bridge's steps at {@code rates}, with exactly once as given, each beside the copy at its rate. */
+    private void bridgeSteps(List<Integer> rates, List<SteadyRun> copies, boolean exactlyOnce) throws Exception {
+        BenchOptions o = run.options;
+        String scenario = exactlyOnce ? "steadyeos" : "steady";
+        String mode = exactlyOnce ? " (exactly once)" : "";
+        String[] topics = run.createTopics(scenario, 3);
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]), exactlyOnce);
+                BridgeProcess bridge = run.startBridge(scenario, topics, exactlyOnce)) {
+            String prefix = run.keyPrefix(scenario);
             long usedBefore = run.usedMemory();
             int phase = 10;
             int warmup = o.steadyWarmupSeconds; // a fresh bridge's first step; a second step finds it compiled
             for (int step = 0; step < rates.size(); step++) {
                 int rate = rates.get(step);
                 bridge.resetPeaks();
-                Runnable memoryAtWindowEnd = phase > 10 ? () -> { } : () -> {
+                Runnable memoryAtWindowEnd = phase > 10 || exactlyOnce ? () -> { } : () -> {
                     long pending = run.pending(prefix, topics[0]);
                     long used = run.usedMemory();
                     run.put("steady: Redis memory per pending record (sampled at the end of the window)",
@@ -65,8 +75,8 @@ final class SteadyScenario implements Scenario {
                         o.maxDelayMillis, o.steadySeconds, warmup, phase, run.cpuMeter(bridge), memoryAtWindowEnd);
                 warmup = o.stepWarmupSeconds;
                 phase += 2;
-                String name = "steady: " + rate + " records/s due, delays " + o.delays() + ", " + o.steadySeconds
-                        + " s measured";
+                String name = "steady" + mode + ": " + rate + " records/s due, delays " + o.delays() + ", "
+                        + o.steadySeconds + " s measured";
                 Stats bridgeStats = measured.stats();
                 run.put(name, "%s; %s, peak heap %d MB", bridgeStats.latenessLine(), Targets.rss(bridge),
                         bridge.maxHeapMb());

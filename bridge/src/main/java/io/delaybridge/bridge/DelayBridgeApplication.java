@@ -25,9 +25,11 @@ import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.TopicSetup;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.faults.ClockShift;
+import io.delaybridge.bridge.faults.Crashes;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
@@ -149,16 +151,22 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         // one catalog for both paths: the pump's and the intake's express sends check targets alike
         TargetCatalog targets = new TargetCatalog(admin, clock, TOPIC_KNOWN_MILLIS, TOPIC_MISSING_MILLIS,
                 ADMIN_CALL_MILLIS, config.getPump().missingTopics(admin, ADMIN_CALL_MILLIS));
+        Crashes crashes = Crashes.fromEnvironment(); // none unless the fault campaign arms one
+        // both paths send with it; with delivery.exactlyOnce a transactional producer per shard
+        Delivery delivery = buildDelivery(config, admin, producer, targets,
+                StartupSteps.await(partitions), intakeSettings.maxRecordBytes());
+        if (delivery.sends() instanceof AutoCloseable sends) {
+            environment.lifecycle().manage(closing(sends)); // stopped after the pump: its last commits go first
+        }
         Pump pump = new Pump(
                 pumpStore,
-                producer,
-                targets,
+                delivery,
                 rates,
                 config.getPump().retryPolicy(),
                 config.getPump().build(),
-                kafka.getDeadletterTopic(),
                 new PumpMetrics(metrics, deadletterMeters),
-                clock);
+                clock,
+                crashes);
         environment.lifecycle().manage(pump);
 
         IntakeLoop intake = new IntakeLoop(
@@ -179,9 +187,10 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                     }
                 },
                 new IntakeMetrics(metrics, deadletterMeters),
-                targets,
+                config.getDelivery().isExactlyOnce() ? null : delivery, // exactly once: every record parks in Redis
                 rates,
-                shard -> pump.paused() || pumpStore.isPaused(shard)); // a paused pump delivers nothing, either path
+                shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
+                crashes);
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
         environment.lifecycle().manage(new Managed() { // started right after the intake
             @Override
@@ -231,6 +240,22 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         if (api.statusPage()) {
             environment.jersey().register(new StatusResource(report, metrics, environment.healthChecks(), rules)
                     .withTargets(rates::rows));
+        }
+    }
+
+    private static Delivery buildDelivery(DelayBridgeConfiguration config, Admin admin,
+            Producer<byte[], byte[]> producer, TargetCatalog targets, int partitions, int maxRecordBytes) {
+        try {
+            return config.getDelivery().build(config.getKafka(), admin, producer, targets, partitions, maxRecordBytes,
+                    config.getPump().getLease().toMilliseconds());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while preparing delivery.exactlyOnce", e);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("delivery.exactlyOnce: could not prepare the delivered log: "
+                    + e.getMessage(), e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.delaybridge.bridge;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.delaybridge.bridge.config.ApiFactory;
+import io.delaybridge.bridge.config.DeliveryFactory;
 import io.delaybridge.bridge.config.IntakeFactory;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.PumpFactory;
@@ -14,7 +15,8 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 
 /**
- * The bridge's configuration: {@code kafka}, {@code redis}, {@code intake}, {@code pump}, {@code api}, {@code rules},
+ * The bridge's configuration: {@code kafka}, {@code redis}, {@code intake}, {@code pump}, {@code delivery},
+ * {@code api}, {@code rules},
  * {@code ruleEngine}, and Dropwizard's own.
  */
 public class DelayBridgeConfiguration extends Configuration {
@@ -34,6 +36,10 @@ public class DelayBridgeConfiguration extends Configuration {
     @Valid
     @NotNull
     private PumpFactory pump = new PumpFactory();
+
+    @Valid
+    @NotNull
+    private DeliveryFactory delivery = new DeliveryFactory();
 
     @Valid
     @NotNull
@@ -128,5 +134,15 @@ public class DelayBridgeConfiguration extends Configuration {
     @JsonProperty
     public void setPump(PumpFactory pump) {
         this.pump = pump;
+    }
+
+    @JsonProperty
+    public DeliveryFactory getDelivery() {
+        return delivery;
+    }
+
+    @JsonProperty
+    public void setDelivery(DeliveryFactory delivery) {
+        this.delivery = delivery;
     }
 }

@@ -48,11 +48,12 @@ class LayeringTest {
             layer("store", ours()),
             layer("store.redis", ours("store"), "io.lettuce..", "reactor.core..", "javax.net.ssl..", "javax.crypto.."),
             layer("faults", ours()),
-            layer("delivery", ours(), KAFKA),
-            layer("intake", ours("store", "delivery", "faults"), MANAGED, KAFKA),
-            // the pump hands its sends to a kafka-clients Producer itself (MessageSender); the rest of it does not
-            layer("pump", ours("store", "delivery", "faults"), MANAGED,
-                    "org.apache.kafka.clients.producer..", "org.apache.kafka.common.errors.."),
+            // sending at the due time by Redis' clock: knows nothing of the pipeline
+            layer("release", ours()),
+            layer("delivery", ours("release"), KAFKA),
+            layer("intake", ours("store", "delivery", "faults", "release"), MANAGED, KAFKA),
+            // the pump sends through Delivery; the deadletter records it hands over are kafka-clients ProducerRecords
+            layer("pump", ours("store", "delivery", "faults", "release"), MANAGED, "org.apache.kafka.clients.producer"),
             layer("rules", ours("delivery"), MANAGED, KAFKA, "com.fasterxml.jackson.."),
             // health checks and the group view read the broker (admin client, group offsets), the rules' report the
             // state of their stream threads

@@ -53,7 +53,8 @@ final class Campaign {
             Path config = writeBridgeConfig(dir);
             SplittableRandom random = new SplittableRandom(options.seed());
             BridgeFleet fleet = new BridgeFleet(config, dir.resolve("bridges"),
-                    Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "REDIS_URI", redis.uri()),
+                    Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "REDIS_URI", redis.uri(),
+                            "DELAY_EXACTLY_ONCE", Boolean.toString(options.exactlyOnce())),
                     options, random.split());
             try {
                 return runWith(broker, redis, fleet, targets, random, began);
@@ -70,7 +71,8 @@ final class Campaign {
         RecordPlan plan = new RecordPlan(options.records(), options.seed(), options.maxDelay().toMillis(),
                 sharedInstant, options.targets());
         DeliveryLedger ledger = new DeliveryLedger(options.records(), INTAKE);
-        DeliveryWatch watch = new DeliveryWatch(broker.bootstrapServers(), targets, DEADLETTER, ledger);
+        DeliveryWatch watch = new DeliveryWatch(broker.bootstrapServers(), targets, DEADLETTER, ledger,
+                options.exactlyOnce());
         FaultInjector faults = new FaultInjector(options, fleet, broker, redis, random.split());
         IntakeLoad load = new IntakeLoad(broker.bootstrapServers(), INTAKE, targets, plan, ledger, options.rate(),
                 faults::crashPointsDone);
@@ -182,6 +184,9 @@ final class Campaign {
             bound += (long) e.getValue() * bridgesHit
                     * (MAX_IN_FLIGHT + IntakeLoop.MAX_BATCHES_IN_FLIGHT * MAX_POLL_RECORDS + EXPRESS_BUFFER_RECORDS);
         }
+        if (options.exactlyOnce()) {
+            bound = 0; // read_committed: no crash window may show a record twice
+        }
         if (ledger.strangers() > 0) {
             notes.add(ledger.strangers() + " records in the target topics were not written by this campaign");
         }
@@ -248,6 +253,9 @@ final class Campaign {
                   retryBackoff: 200ms
                   maxRetryBackoff: 2s
                   maxAttempts: 30
+                delivery:
+                  # --exactly-once on: deliveries in Kafka transactions, read back read_committed by the watch
+                  exactlyOnce: ${DELAY_EXACTLY_ONCE:-false}
                 server:
                   applicationConnectors:
                     - type: http

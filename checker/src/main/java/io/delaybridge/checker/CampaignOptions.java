@@ -35,6 +35,8 @@ import java.util.Map;
  *                        there the fault redis is kill -9 of a master (its replica takes over, the old master
  *                        comes back as a replica) and the report shows how the pending messages spread over the
  *                        masters
+ *   --exactly-once M     off (the default) or on: the bridges deliver in Kafka transactions (delivery.exactlyOnce)
+ *                        and the checker reads the targets read_committed; then 0 duplicates are allowed
  * </pre>
  */
 public record CampaignOptions(
@@ -52,7 +54,8 @@ public record CampaignOptions(
         List<String> clockShifts,
         ClockShiftMode clockShiftMode,
         Path workDir,
-        RedisTopology redis) {
+        RedisTopology redis,
+        boolean exactlyOnce) {
 
     /**
      * What the bridges store in: one durable redis-server, or a Redis Cluster of three masters with one replica each
@@ -67,7 +70,7 @@ public record CampaignOptions(
         return new CampaignOptions(20_000, 1, 2000, Duration.ofSeconds(20), 3, 8, 2, Duration.ofSeconds(10),
                 new EnumMap<>(Fault.class), Duration.ofSeconds(5), Duration.ofSeconds(30), List.of(),
                 FaketimeCheck.installed() ? ClockShiftMode.FAKETIME : ClockShiftMode.JAVA,
-                Path.of("target", "fault-campaign"), RedisTopology.STANDALONE);
+                Path.of("target", "fault-campaign"), RedisTopology.STANDALONE, false);
     }
 
     public static CampaignOptions parse(String[] args) {
@@ -82,22 +85,22 @@ public record CampaignOptions(
                 case "--records" -> o.withRecords(Integer.parseInt(v));
                 case "--seed" -> new CampaignOptions(o.records, Long.parseLong(v), o.rate, o.maxDelay, o.targets,
                         o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir, o.redis);
+                        o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
                 case "--rate" -> new CampaignOptions(o.records, o.seed, Integer.parseInt(v), o.maxDelay, o.targets,
                         o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir, o.redis);
+                        o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
                 case "--max-delay" -> new CampaignOptions(o.records, o.seed, o.rate, duration(v), o.targets,
                         o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir, o.redis);
+                        o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
                 case "--targets" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, Integer.parseInt(v),
                         o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir, o.redis);
+                        o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
                 case "--partitions" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, o.targets,
                         Integer.parseInt(v), o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold,
-                        o.clockShifts, o.clockShiftMode, o.workDir, o.redis);
+                        o.clockShifts, o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
                 case "--bridges" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, o.targets,
                         o.partitions, Integer.parseInt(v), o.lease, o.faults, o.faultGap, o.rebalanceHold,
-                        o.clockShifts, o.clockShiftMode, o.workDir, o.redis);
+                        o.clockShifts, o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
                 case "--lease" -> o.withLease(duration(v));
                 case "--faults" -> o.withFaults(faults(v));
                 case "--fault-gap" -> o.withGaps(duration(v), o.rebalanceHold);
@@ -108,6 +111,7 @@ public record CampaignOptions(
                         ClockShiftMode.valueOf(v.toUpperCase(java.util.Locale.ROOT)));
                 case "--work-dir" -> o.withWorkDir(Path.of(v));
                 case "--redis" -> o.withRedis(redisTopology(v));
+                case "--exactly-once" -> o.withExactlyOnce(onOff(v));
                 default -> throw new IllegalArgumentException("unknown option " + name
                         + "; see the Javadoc of CampaignOptions or README.md, section Fault campaign");
             };
@@ -117,47 +121,52 @@ public record CampaignOptions(
 
     public CampaignOptions withRecords(int n) {
         return new CampaignOptions(n, seed, rate, maxDelay, targets, partitions, bridges, lease, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
     }
 
     public CampaignOptions withRate(int r) {
         return new CampaignOptions(records, seed, r, maxDelay, targets, partitions, bridges, lease, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
     }
 
     public CampaignOptions withMaxDelay(Duration d) {
         return new CampaignOptions(records, seed, rate, d, targets, partitions, bridges, lease, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
     }
 
     public CampaignOptions withLease(Duration l) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, l, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
     }
 
     public CampaignOptions withFaults(Map<Fault, Integer> f) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, f, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis);
+                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
     }
 
     public CampaignOptions withGaps(Duration gap, Duration hold) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults, gap,
-                hold, clockShifts, clockShiftMode, workDir, redis);
+                hold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
     }
 
     public CampaignOptions withClockShifts(List<String> shifts, ClockShiftMode mode) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
-                faultGap, rebalanceHold, List.copyOf(shifts), mode, workDir, redis);
+                faultGap, rebalanceHold, List.copyOf(shifts), mode, workDir, redis, exactlyOnce);
     }
 
     public CampaignOptions withRedis(RedisTopology topology) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
-                faultGap, rebalanceHold, clockShifts, clockShiftMode, workDir, topology);
+                faultGap, rebalanceHold, clockShifts, clockShiftMode, workDir, topology, exactlyOnce);
+    }
+
+    public CampaignOptions withExactlyOnce(boolean on) {
+        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
+                faultGap, rebalanceHold, clockShifts, clockShiftMode, workDir, redis, on);
     }
 
     public CampaignOptions withWorkDir(Path dir) {
         return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
-                faultGap, rebalanceHold, clockShifts, clockShiftMode, dir, redis);
+                faultGap, rebalanceHold, clockShifts, clockShiftMode, dir, redis, exactlyOnce);
     }
 
     /** The command-line form of these options, for the report. */
@@ -174,7 +183,18 @@ public record CampaignOptions(
         if (redis != RedisTopology.STANDALONE) {
             parts.addAll(List.of("--redis", redis.name().toLowerCase(java.util.Locale.ROOT)));
         }
+        if (exactlyOnce) {
+            parts.addAll(List.of("--exactly-once", "on"));
+        }
         return String.join(" ", parts);
+    }
+
+    private static boolean onOff(String text) {
+        return switch (text) {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("--exactly-once " + text + ": use on or off");
+        };
     }
 
     private static RedisTopology redisTopology(String text) {

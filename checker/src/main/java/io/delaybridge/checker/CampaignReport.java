@@ -110,7 +110,8 @@ record CampaignReport(
         sb.append("faults:         ").append(Fault.describe(faults)).append('\n');
         sb.append(String.format("lost:           %,d%n", lost));
         sb.append(String.format("duplicates:     %,d extra copies of %,d records (allowed: %s)%n", duplicates,
-                duplicatedRecords, gracefulOnly() ? "0, no crash" : "<= " + duplicateBound + ", the in-flight "
+                duplicatedRecords, gracefulOnly() ? "0, no crash" : command.contains("--exactly-once on")
+                        ? "0, exactly once, read read_committed" : "<= " + duplicateBound + ", the in-flight "
                         + "bound summed over crash windows"));
         sb.append(String.format("early:          %,d%n", early));
         earlyExamples.forEach(e -> sb.append("                ").append(e).append('\n'));

@@ -61,7 +61,12 @@ final class DeliveryWatch implements Runnable {
         }
     }
 
-    DeliveryWatch(String bootstrap, List<String> targets, String deadletterTopic, DeliveryLedger ledger) {
+    /** {@code read_committed} when the bridges deliver exactly once: what aborted transactions held is not seen. */
+    private final String isolation;
+
+    DeliveryWatch(String bootstrap, List<String> targets, String deadletterTopic, DeliveryLedger ledger,
+            boolean readCommitted) {
+        this.isolation = readCommitted ? "read_committed" : "read_uncommitted";
         this.bootstrap = bootstrap;
         this.targets = targets;
         this.deadletterTopic = deadletterTopic;
@@ -78,6 +83,7 @@ final class DeliveryWatch implements Runnable {
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
@@ -108,6 +114,7 @@ final class DeliveryWatch implements Runnable {
     boolean caughtUp() {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         try (KafkaConsumer<byte[], byte[]> probe =
                 new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             Map<TopicPartition, Long> ends = probe.endOffsets(assigned, Duration.ofSeconds(30));

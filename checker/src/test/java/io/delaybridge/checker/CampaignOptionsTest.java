@@ -1,7 +1,9 @@
 package io.delaybridge.checker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,7 +27,10 @@ class CampaignOptionsTest {
     @Test
     void parsesEveryOptionAndPrintsThemBack() {
         CampaignOptions o = CampaignOptions.parse(new String[] {"--seed", "7", "--lease", "5s", "--faults",
-                "kill=2,zombie", "--clock-shift", "+1h,-1h", "--clock-shift-mode", "java", "--max-delay", "2m"});
+                "kill=2,zombie", "--clock-shift", "+1h,-1h", "--clock-shift-mode", "java", "--max-delay", "2m",
+                "--exactly-once", "on"});
+        assertTrue(o.exactlyOnce());
+        assertFalse(CampaignOptions.defaults().exactlyOnce());
         assertEquals(7, o.seed());
         assertEquals(Duration.ofSeconds(5), o.lease());
         assertEquals(2, o.faults().get(Fault.KILL));
@@ -40,5 +45,7 @@ class CampaignOptionsTest {
         assertThrows(IllegalArgumentException.class,
                 () -> CampaignOptions.parse(new String[] {"--faults", "meteor=1"}));
         assertThrows(IllegalArgumentException.class, () -> CampaignOptions.parse(new String[] {"--recordz", "1"}));
+        assertThrows(IllegalArgumentException.class,
+                () -> CampaignOptions.parse(new String[] {"--exactly-once", "maybe"}));
     }
 }

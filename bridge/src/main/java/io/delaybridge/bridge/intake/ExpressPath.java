@@ -1,8 +1,8 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.ExpressSender;
 import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.WriteResult;
@@ -19,7 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
-import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,20 +65,20 @@ final class ExpressPath {
      * @param deliveryPaused whether deliveries from a shard are paused (the pump, or the shard, paused by an operator):
      *                       then its express records park too
      */
-    ExpressPath(ExpressGate gate, long windowMillis, DelayStore store, Producer<byte[], byte[]> producer,
-            TargetCatalog catalog, TargetRates rates, IntPredicate deliveryPaused, IntakeMetrics metrics) {
+    ExpressPath(ExpressGate gate, long windowMillis, DelayStore store, Delivery delivery, TargetRates rates,
+            IntPredicate deliveryPaused, IntakeMetrics metrics) {
         this.gate = gate;
         this.store = store;
         this.rates = rates;
         this.deliveryPaused = deliveryPaused;
         this.metrics = metrics;
-        this.sender = new ExpressSender(producer, catalog, windowMillis + 1_000);
+        this.sender = new ExpressSender(delivery, windowMillis + 1_000);
         this.parker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "delay-express-park"));
     }
 
     /** The gate of an express path with window {@code windowMillis}, or null if the path is off. */
-    static ExpressGate gate(IntakeSettings settings, TargetCatalog catalog) {
-        boolean on = settings.expressWindowMillis() != ExpressGate.OFF && catalog != null;
+    static ExpressGate gate(IntakeSettings settings, Delivery delivery) {
+        boolean on = settings.expressWindowMillis() != ExpressGate.OFF && delivery != null;
         return on ? new ExpressGate(settings.expressWindowMillis(), settings.expressBufferRecords(),
                 settings.expressBufferBytes()) : null;
     }
@@ -119,7 +118,7 @@ final class ExpressPath {
                     && !rates.capped(envelope.target())
                     && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence();
             if (passed) {
-                sends.add(new ExpressSender.Express(envelope, record.id(), record.dueAt(),
+                sends.add(new ExpressSender.Express(envelope, record.id(), record.dueAt(), record.partition(),
                         settlement(record, envelope.target(), settling)));
                 sent.add(record);
             } else {

@@ -1,9 +1,10 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.faults.CrashPoint;
+import io.delaybridge.bridge.faults.Crashes;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreGapException;
@@ -107,6 +108,8 @@ public final class IntakeLoop implements Managed {
     private StoreGapRepair gaps;
     /** Whether a fence of the static member id rejoins or stops. Intake thread only. */
     private final FencedMember fences = new FencedMember();
+    /** Fault injection: a no-op outside the fault campaign. */
+    private final Crashes crashes;
 
     public IntakeLoop(
             Properties consumerProperties,
@@ -115,19 +118,21 @@ public final class IntakeLoop implements Managed {
             IntakeSettings settings,
             PartitionListener partitionListener,
             IntakeMetrics metrics,
-            TargetCatalog catalog,
+            Delivery delivery,
             TargetRates rates,
-            IntPredicate deliveryPaused) {
+            IntPredicate deliveryPaused,
+            Crashes crashes) {
         this.consumerProperties = consumerProperties;
+        this.crashes = crashes;
         this.store = store;
         this.translator = new RecordTranslator(settings);
         this.settings = settings;
         this.partitionListener = partitionListener;
         this.metrics = metrics;
         this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
-        ExpressGate gate = ExpressPath.gate(settings, catalog);
-        this.express = gate == null ? null : new ExpressPath(gate, settings.expressWindowMillis(), store, producer,
-                catalog, rates, deliveryPaused, metrics);
+        ExpressGate gate = ExpressPath.gate(settings, delivery);
+        this.express = gate == null ? null : new ExpressPath(gate, settings.expressWindowMillis(), store, delivery,
+                rates, deliveryPaused, metrics);
         this.writer = new PollWriter(store, translator, positions, gate);
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
     }
@@ -321,7 +326,7 @@ public final class IntakeLoop implements Managed {
             }
         }
         if (completed > 0) {
-            CrashPoint.AFTER_STORE_BEFORE_COMMIT.reach();
+            crashes.reach(CrashPoint.AFTER_STORE_BEFORE_COMMIT);
             commits.commitIfDue();
         }
     }

@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
  * {@code s}; so at any later monotonic time {@code t}, Redis' clock shows at most {@code reading + 1 + (t - s)}, the
  * time since the request stretched by {@link #RATE_ALLOWANCE} (1/2000: NTP slews a clock by up to 500 ppm). No
  * estimate of the host clock's offset enters. A reading is used for {@link #TRUSTED_NANOS}; then it is stale and the
- * caller reads Redis' clock again. The counterpart of the pump's lower bound ({@code delivery.RedisClockBound}).
+ * caller reads Redis' clock again. The counterpart of the pump's lower bound ({@code release.RedisClockBound}).
  *
  * <p>Not thread-safe: the intake thread owns it.
  */

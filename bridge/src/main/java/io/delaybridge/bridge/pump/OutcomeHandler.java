@@ -5,13 +5,14 @@ import io.delaybridge.bridge.delivery.MissingTopicException;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.faults.CrashPoint;
+import io.delaybridge.bridge.faults.Crashes;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.schemas.Envelope;
-import io.delaybridge.schemas.EnvelopeCodec;
+import io.delaybridge.schemas.ErrorCode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,10 +47,12 @@ final class OutcomeHandler {
     private final AckBatcher acks;
     /** Redis' time now, as estimated. */
     private final LongSupplier redisNow;
+    /** Fault injection: a no-op outside the fault campaign. */
+    private final Crashes crashes;
 
     OutcomeHandler(DelayStore store, TargetCatalog catalog, RetryPolicy retryPolicy, String deadletterTopic,
             PumpMetrics metrics, OutcomeQueue outcomes, MessageSender sender, InFlightPlaces places, AckBatcher acks,
-            LongSupplier redisNow) {
+            LongSupplier redisNow, Crashes crashes) {
         this.store = store;
         this.catalog = catalog;
         this.retryPolicy = retryPolicy;
@@ -60,6 +63,7 @@ final class OutcomeHandler {
         this.places = places;
         this.acks = acks;
         this.redisNow = redisNow;
+        this.crashes = crashes;
     }
 
     /** Acks, retries and deadletters what the producer reported, batching acks per shard. */
@@ -76,6 +80,10 @@ final class OutcomeHandler {
                     }
                     finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>()).add(outcome);
                 }
+                case ALREADY_DELIVERED -> {
+                    metrics.alreadyDelivered.mark();
+                    finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>()).add(outcome);
+                }
                 case DEADLETTERED -> {
                     metrics.deadlettered.mark(outcome.code());
                     finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>()).add(outcome);
@@ -89,7 +97,7 @@ final class OutcomeHandler {
             }
         }
         if (!finished.isEmpty()) {
-            CrashPoint.AFTER_SEND_BEFORE_ACK.reach();
+            crashes.reach(CrashPoint.AFTER_SEND_BEFORE_ACK);
             acks.add(finished, System.nanoTime());
         }
         flushAcks(false);
@@ -112,23 +120,19 @@ final class OutcomeHandler {
     private void handleFailure(Outcome failure) {
         ClaimedMessage message = failure.message();
         Exception error = failure.error();
-        if (error instanceof UnknownTopicOrPartitionException) {
-            catalog.forget(EnvelopeCodec.decode(message.envelope()).target());
-        }
         if (error instanceof MissingTopicException missing) {
             waitForMissingTopic(failure, missing);
             return;
         }
         boolean permanent = SendFailures.isPermanent(error);
         if (permanent || retryPolicy.exhausted(message.attempt())) {
-            Envelope envelope = EnvelopeCodec.decode(message.envelope());
-            String reason = "delivery to " + envelope.target() + " failed after " + message.attempt()
-                    + (message.attempt() == 1 ? " attempt" : " attempts")
+            Envelope envelope = failure.envelope();
+            String reason = "delivery to " + (envelope == null ? "its target" : envelope.target()) + " failed after "
+                    + message.attempt() + (message.attempt() == 1 ? " attempt" : " attempts")
                     + (permanent ? " (not retriable)" : "") + ": " + SendFailures.describe(error);
             LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
-            sender.sendToDeadletter(failure.shard(), message, DeliveryRecords.failedDelivery(
-                    deadletterTopic, envelope, message.ref().id(), message.dueAt(), message.attempt(),
-                    failure.code(), reason), failure.code());
+            sender.sendToDeadletter(failure.shard(), message, envelope,
+                    deadletterRecord(message, envelope, failure.code(), reason), failure.code());
         } else {
             metrics.retried.mark();
             retryLater(failure.shard(), message, retryPolicy.backoffMillis(message.attempt()));
@@ -149,13 +153,24 @@ final class OutcomeHandler {
             retryLater(failure.shard(), message, wait);
             return;
         }
-        Envelope envelope = EnvelopeCodec.decode(message.envelope());
+        Envelope envelope = failure.envelope();
         String reason = "target topic " + missing.topic() + " does not exist (attempt " + message.attempt() + "; it "
                 + "waited " + wait + " ms for it after its first attempt, and the broker does not create topics on "
                 + "first use). Create the topic, then replay this record from the deadletter topic";
         LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
-        sender.sendToDeadletter(failure.shard(), message, DeliveryRecords.failedDelivery(deadletterTopic, envelope,
-                message.ref().id(), message.dueAt(), message.attempt(), failure.code(), reason), failure.code());
+        sender.sendToDeadletter(failure.shard(), message, envelope,
+                deadletterRecord(message, envelope, failure.code(), reason), failure.code());
+    }
+
+    /** The deadletter copy of a message whose delivery failed; the stored bytes as they are if they did not decode. */
+    private ProducerRecord<byte[], byte[]> deadletterRecord(ClaimedMessage message, Envelope envelope,
+            ErrorCode code, String reason) {
+        if (envelope == null) {
+            return DeliveryRecords.corruptEnvelope(deadletterTopic, message.ref().id(), message.dueAt(),
+                    message.attempt(), message.envelope(), reason);
+        }
+        return DeliveryRecords.failedDelivery(deadletterTopic, envelope, message.ref().id(), message.dueAt(),
+                message.attempt(), code, reason);
     }
 
     private void retryLater(OwnedShard shard, ClaimedMessage message, long backoffMillis) {
@@ -173,7 +188,9 @@ final class OutcomeHandler {
     /**
      * Deletes delivered messages without waiting for Redis: the pump claims on while acks are on their way. An ack
      * that fails leaves its messages in flight; their lease returns them and they are delivered again (at least
-     * once). Their in-flight places are freed when the answer comes.
+     * once), unless a transaction delivered them (exactly once): then the delivery remembers them until an ack is
+     * confirmed, and a message claimed again is acked, not sent. Their in-flight places are freed when the answer
+     * comes.
      */
     private void ack(OwnedShard shard, List<Outcome> done) {
         for (int from = 0; from < done.size(); from += MAX_ACKS_PER_CALL) {
@@ -201,6 +218,8 @@ final class OutcomeHandler {
                         LOG.warn("Could not acknowledge {} delivered messages in shard {}: {}", refs.size(),
                                 shard.shard, cause.getMessage());
                     }
+                } else {
+                    sender.acked(shard, refs.stream().map(MessageRef::id).toList());
                 }
                 places.ackAnswered();
                 places.finish(shard, refs.size());

@@ -58,6 +58,9 @@ final class OwnedShard {
      */
     boolean claimAnswerLost;
 
+    /** Whether the shard's delivery was opened once (pump thread only): opening it again proves the epoch first. */
+    boolean deliveryOpened;
+
     /** Set when the consumer group took the shard away: no more claims, only the in-flight ones are finished. */
     volatile boolean revoked;
 

@@ -1,10 +1,11 @@
 package io.delaybridge.bridge.pump;
 
-import io.delaybridge.bridge.delivery.DueReleaser;
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.faults.CrashPoint;
+import io.delaybridge.bridge.faults.Crashes;
+import io.delaybridge.bridge.release.DueReleaser;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
@@ -17,7 +18,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.Producer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * deleting them. At most {@code maxInFlight} messages are outstanding: a slow target pauses claiming, never the heap.
  *
  * <p>Claims look ahead ({@code pump.lookAhead}): they also take messages due a little later, which the pump holds in
- * due order and sends, on a thread of their own ({@link io.delaybridge.bridge.delivery.DueReleaser}), when a lower bound of Redis' clock
- * ({@link io.delaybridge.bridge.delivery.RedisClockBound}) reaches their due time. The claim's round trip is then not part of the lateness, and
+ * due order and sends, on a thread of their own ({@link DueReleaser}), when a lower bound of Redis' clock
+ * ({@code RedisClockBound}) reaches their due time. The claim's round trip is then not part of the lateness, and
  * nothing is sent early whatever this host's clock says.
  *
  * <p>Round trips to Redis overlap instead of adding up: the claims of every due shard are issued together (pipelined
@@ -75,6 +75,10 @@ public final class Pump implements Managed {
     private final RedisClockOffset redisClock;
     /** Sends claimed messages at their due time. */
     private final DueReleaser<Claimed> releaser;
+    /** Sends for both paths; with exactly once, a transactional producer per shard to open before claiming. */
+    private final Delivery delivery;
+    /** Fault injection: a no-op outside the fault campaign. */
+    private final Crashes crashes;
     private volatile boolean running;
     private volatile boolean paused;
     private Thread thread;
@@ -82,14 +86,13 @@ public final class Pump implements Managed {
 
     public Pump(
             DelayStore store,
-            Producer<byte[], byte[]> producer,
-            TargetCatalog catalog,
+            Delivery delivery,
             TargetRates rates,
             RetryPolicy retryPolicy,
             PumpSettings settings,
-            String deadletterTopic,
             PumpMetrics metrics,
-            Clock clock) {
+            Clock clock,
+            Crashes crashes) {
         this.store = store;
         this.settings = settings;
         this.metrics = metrics;
@@ -99,10 +102,12 @@ public final class Pump implements Managed {
         this.redisClock = new RedisClockOffset(clock, CLOCK_CHECK_MILLIS, System.nanoTime());
         this.rounds = new ClaimRounds(settings.lookAheadMillis(), settings.batchSize());
         OutcomeQueue queue = new OutcomeQueue(wakeups);
-        this.sender = new MessageSender(producer, catalog, deadletterTopic, queue, rates,
-                new Throttle(store, places, settings, redisClock::now));
-        this.outcomes = new OutcomeHandler(store, catalog, retryPolicy, deadletterTopic, metrics, queue, sender,
-                places, new AckBatcher(settings.lookAheadMillis(), settings.batchSize()), redisClock::now);
+        this.crashes = crashes;
+        this.delivery = delivery;
+        this.sender = new MessageSender(delivery, queue, rates, new Throttle(store, places, settings, redisClock::now));
+        this.outcomes = new OutcomeHandler(store, delivery.catalog(), retryPolicy, delivery.deadletterTopic(), metrics,
+                queue, sender, places, new AckBatcher(settings.lookAheadMillis(), settings.batchSize()),
+                redisClock::now, crashes);
         this.releaser = new DueReleaser<>(c -> sender.release(c.shard(), c.message()), c -> c.message().dueAt(),
                 settings.lookAheadMillis(), "delay-release");
         store.onWake(this::wake);
@@ -157,6 +162,9 @@ public final class Pump implements Managed {
      */
     public void revoke(Collection<Integer> shards) {
         owned.revoke(shards, TimeUnit.MILLISECONDS.toNanos(settings.revokeDrainMillis()), () -> running);
+        for (int shard : shards) {
+            delivery.close(shard, true); // its next owner opens it again (and fences this instance's producer)
+        }
     }
 
     /** Stops or restarts claiming; messages already in flight still finish. */
@@ -252,7 +260,7 @@ public final class Pump implements Managed {
                     continue; // its sends finish first; each one finished wakes the pump
                 }
             } catch (StoreFencedException e) {
-                owned.letGo(shard, e);
+                letGo(shard, e);
                 continue;
             }
             live.add(shard);
@@ -274,18 +282,50 @@ public final class Pump implements Managed {
     }
 
     private boolean acquired(OwnedShard shard) {
-        if (shard.epoch != OwnedShard.NOT_ACQUIRED) {
+        if (shard.epoch == OwnedShard.NOT_ACQUIRED) {
+            try {
+                shard.epoch = store.acquire(shard.shard);
+                LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
+            } catch (StoreException e) {
+                warnThrottled("Could not take shard {} yet, retrying every {} ms: {}", shard.shard,
+                        STORE_RETRY_MILLIS, e.getMessage());
+                return false;
+            }
+        }
+        return deliveryOpen(shard);
+    }
+
+    /**
+     * Opens the shard's delivery before its first claim, and again after a transaction failed (exactly once: fences
+     * the shard's earlier producers and learns what their committed transactions delivered). Before opening again, the
+     * epoch is proved in Redis (a reclaim, which any stale epoch makes fail): a zombie whose transaction was fenced
+     * must not fence the producer of the shard's new owner in turn.
+     */
+    private boolean deliveryOpen(OwnedShard shard) {
+        if (delivery.isOpen(shard.shard)) {
             return true;
         }
         try {
-            shard.epoch = store.acquire(shard.shard);
-            LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
+            if (shard.deliveryOpened) {
+                store.reclaim(shard.shard, shard.epoch, settings.batchSize());
+            }
+            delivery.open(shard.shard);
+            shard.deliveryOpened = true;
             return true;
-        } catch (StoreException e) {
-            warnThrottled("Could not take shard {} yet, retrying every {} ms: {}", shard.shard, STORE_RETRY_MILLIS,
-                    e.getMessage());
+        } catch (StoreFencedException e) {
+            letGo(shard, e);
+            return false;
+        } catch (RuntimeException e) {
+            warnThrottled("Could not open the delivery of shard {} yet, retrying every {} ms: {}", shard.shard,
+                    STORE_RETRY_MILLIS, SendFailures.describe(e));
             return false;
         }
+    }
+
+    /** A newer owner fenced the shard: stop pumping it, and abort what its delivery has open. */
+    private void letGo(OwnedShard shard, StoreFencedException e) {
+        owned.letGo(shard, e);
+        delivery.close(shard.shard, false);
     }
 
     /**
@@ -340,7 +380,7 @@ public final class Pump implements Managed {
                     batch = StoreCalls.await(claims.get(i), settings.leaseMillis(), "claim on shard " + shard.shard);
                 } catch (StoreFencedException e) {
                     places.unreserve(shard, want[i]);
-                    owned.letGo(shard, e);
+                    letGo(shard, e);
                     continue;
                 } catch (RuntimeException e) {
                     places.unreserve(shard, want[i]);
@@ -381,10 +421,12 @@ public final class Pump implements Managed {
         if (messages.size() < want) {
             places.unreserve(shard, want - messages.size());
         }
+        delivery.claimed(shard.shard, () -> messages.stream().map(m -> m.ref().id()).iterator(),
+                messages.size() < want);
         if (!messages.isEmpty()) {
             metrics.claimBatch.update(messages.size());
             places.claimed(messages.size());
-            CrashPoint.AFTER_CLAIM_BEFORE_SEND.reach();
+            crashes.reach(CrashPoint.AFTER_CLAIM_BEFORE_SEND);
             releaser.hold(messages.stream().map(m -> new Claimed(shard, m)).toList());
         }
     }

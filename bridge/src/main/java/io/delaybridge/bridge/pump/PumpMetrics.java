@@ -13,6 +13,11 @@ public final class PumpMetrics {
     final Meter reclaimed;
     /** Messages whose ack the store refused: a newer owner holds the shard (this instance was a zombie). */
     final Meter acksFenced;
+    /**
+     * Messages found delivered by a committed transaction (exactly once): acked instead of sent again, after a crash
+     * or a lost answer.
+     */
+    final Meter alreadyDelivered;
     final Histogram lateness;
     final Histogram claimBatch;
     final DeadletterMeters deadlettered;
@@ -23,6 +28,7 @@ public final class PumpMetrics {
         retried = registry.meter("delay.retried");
         reclaimed = registry.meter("delay.reclaimed");
         acksFenced = registry.meter("delay.acks-fenced");
+        alreadyDelivered = registry.meter("delay.already-delivered");
         lateness = registry.histogram("delay.lateness-ms");
         claimBatch = registry.histogram("delay.claim-batch-size");
     }

@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Redis' clock estimated from this host's: due times are Redis times, so the pump sleeps by this estimate (never
- * sends by it: sends wait for {@code delivery.RedisClockBound}). Holds no connection.
+ * sends by it: sends wait for {@code release.RedisClockBound}). Holds no connection.
  */
 final class RedisClockOffset {
 

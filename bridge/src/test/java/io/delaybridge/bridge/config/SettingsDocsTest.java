@@ -52,6 +52,7 @@ class SettingsDocsTest {
             new Section("intake", IntakeFactory.class, DelayBridgeConfiguration::getIntake),
             new Section("pump", PumpFactory.class, DelayBridgeConfiguration::getPump),
             new Section("pump.rateLimits", RateLimitsFactory.class, c -> c.getPump().getRateLimits()),
+            new Section("delivery", DeliveryFactory.class, DelayBridgeConfiguration::getDelivery),
             new Section("rules[]", RuleFactory.class, c -> null),
             new Section("ruleEngine", RuleEngineFactory.class, DelayBridgeConfiguration::getRuleEngine),
             new Section("api", ApiFactory.class, DelayBridgeConfiguration::getApi));

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -46,6 +47,12 @@ final class ChildBridge implements AutoCloseable {
      */
     static ChildBridge start(Path dir, TestNames names, String kafka, String redis, String instanceId,
             String... pumpSettings) {
+        return start(dir, names, kafka, redis, instanceId, Map.of(), pumpSettings);
+    }
+
+    /** As {@link #start}, with {@code env} in its environment (e.g. {@code DELAY_EXACTLY_ONCE=true}). */
+    static ChildBridge start(Path dir, TestNames names, String kafka, String redis, String instanceId,
+            Map<String, String> env, String... pumpSettings) {
         int adminPort = FreePorts.pick();
         String file = instanceId + "-" + STARTED.incrementAndGet();
         Path config = dir.resolve(file + ".yml");
@@ -67,6 +74,8 @@ final class ChildBridge implements AutoCloseable {
                     "  allowedTargets: [\"t-.*\"]",
                     "pump:",
                     "  " + String.join("\n  ", pumpSettings.length == 0 ? new String[] {"lease: 30s"} : pumpSettings),
+                    "delivery:",
+                    "  exactlyOnce: ${DELAY_EXACTLY_ONCE:-false}",
                     "server:",
                     "  applicationConnectors: [{type: http, bindHost: 127.0.0.1, port: 0}]",
                     "  adminConnectors: [{type: http, bindHost: 127.0.0.1, port: " + adminPort + "}]",
@@ -82,6 +91,7 @@ final class ChildBridge implements AutoCloseable {
                         System.getProperty("java.class.path"))
                 .jvmOptions(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
                 .args("server", config.toString())
+                .env(env)
                 .log(dir.resolve(file + ".log"))
                 .start();
         ChildBridge bridge = new ChildBridge(instanceId, adminPort, jvm);

@@ -156,7 +156,14 @@ final class KafkaClient implements AutoCloseable {
 
     /** Reads the given topics from the beginning into memory, on its own thread, until closed. */
     Collector collect(String... topics) {
-        Collector collector = new Collector(bootstrap, List.of(topics), admin);
+        Collector collector = new Collector(bootstrap, List.of(topics), admin, "read_uncommitted");
+        collectors.add(collector);
+        return collector;
+    }
+
+    /** As {@link #collect}, as a {@code read_committed} consumer: what aborted transactions held is never seen. */
+    Collector collectCommitted(String... topics) {
+        Collector collector = new Collector(bootstrap, List.of(topics), admin, "read_committed");
         collectors.add(collector);
         return collector;
     }
@@ -196,8 +203,9 @@ final class KafkaClient implements AutoCloseable {
         private final Thread thread;
         private volatile boolean running = true;
 
-        Collector(String bootstrap, List<String> topics, Admin admin) {
+        Collector(String bootstrap, List<String> topics, Admin admin, String isolationLevel) {
             Properties props = new Properties();
+            props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel);
             props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
             props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");

@@ -271,10 +271,16 @@ class RecoveryIT {
     /** {@link #RECORDS} records due evenly between {@code fromMillis} and {@code toMillis} from now; their due times. */
     static Map<String, Long> sendSpread(KafkaClient kafka, TestNames names, String target, long fromMillis,
             long toMillis) throws Exception {
+        return sendSpread(kafka, names, target, RECORDS, fromMillis, toMillis);
+    }
+
+    /** {@code records} records due evenly between {@code fromMillis} and {@code toMillis} from now; their due times. */
+    static Map<String, Long> sendSpread(KafkaClient kafka, TestNames names, String target, int records,
+            long fromMillis, long toMillis) throws Exception {
         Map<String, Future<RecordMetadata>> sends = new HashMap<>();
         Map<String, Long> delays = new HashMap<>();
-        for (int i = 0; i < RECORDS; i++) {
-            long delay = fromMillis + (toMillis - fromMillis) * i / RECORDS;
+        for (int i = 0; i < records; i++) {
+            long delay = fromMillis + (toMillis - fromMillis) * i / records;
             sends.put("k" + i, kafka.sendAsync(names.intake(), "k" + i, "v" + i,
                     DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, Long.toString(delay)));
             delays.put("k" + i, delay);

@@ -2,19 +2,16 @@ package io.delaybridge.bridge.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.junit.jupiter.api.AfterEach;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The halting itself is exercised by the fault campaign (a child bridge exits with {@link CrashPoint#EXIT_STATUS}). */
+/** The JVM halt itself is exercised by the fault campaign (a child bridge exits with {@link CrashPoint#EXIT_STATUS}). */
 class CrashPointTest {
-
-    @AfterEach
-    void disarm() {
-        CrashPoint.arm(null, 1);
-    }
 
     @Test
     void settingNamesRoundTrip() {
@@ -34,13 +31,20 @@ class CrashPointTest {
     }
 
     @Test
-    void reachingAPointThatIsNotArmedOrNotYetDueReturns() {
-        CrashPoint.arm(CrashPoint.AFTER_SEND_BEFORE_ACK, 3);
-        CrashPoint.AFTER_CLAIM_BEFORE_SEND.reach(); // other point: never halts
-        CrashPoint.AFTER_STORE_BEFORE_COMMIT.reach();
-        CrashPoint.AFTER_SEND_BEFORE_ACK.reach(); // 1st of 3
-        CrashPoint.AFTER_SEND_BEFORE_ACK.reach(); // 2nd of 3
-        // still running: the third reach would halt, which the fault campaign checks in a child JVM
-        assertTrue(Thread.currentThread().isAlive());
+    void anArmedPointHaltsTheNthTimeItIsReachedAndNoOtherPointDoes() {
+        List<Integer> halts = new ArrayList<>();
+        Crashes crashes = Crashes.armed(CrashPoint.AFTER_SEND_BEFORE_ACK, 3, halts::add);
+        crashes.reach(CrashPoint.AFTER_CLAIM_BEFORE_SEND); // other points: never halt
+        crashes.reach(CrashPoint.AFTER_STORE_BEFORE_COMMIT);
+        crashes.reach(CrashPoint.AFTER_SEND_BEFORE_ACK); // 1st of 3
+        crashes.reach(CrashPoint.AFTER_SEND_BEFORE_ACK); // 2nd of 3
+        assertEquals(List.of(), halts);
+        crashes.reach(CrashPoint.AFTER_SEND_BEFORE_ACK); // 3rd: halts
+        assertEquals(List.of(CrashPoint.EXIT_STATUS), halts);
+    }
+
+    @Test
+    void withNothingSetTheEnvironmentArmsNothing() {
+        assertSame(Crashes.NONE, Crashes.fromEnvironment());
     }
 }

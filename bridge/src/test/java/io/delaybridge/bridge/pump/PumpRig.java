@@ -2,8 +2,10 @@ package io.delaybridge.bridge.pump;
 
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.faults.Crashes;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.WriteOp;
@@ -76,10 +78,11 @@ final class PumpRig implements AutoCloseable {
 
     /** A pump on {@code store} (e.g. a proxy of {@link #store}) whose host clock is {@code clock}. */
     Pump pump(DelayStore store, PumpSettings settings, Clock clock) {
-        return new Pump(store, producer, new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000),
-                new TargetRates(0, Map.of(), metrics),
-                new ExponentialBackoff(3, 100, 1_000), settings, topic + "-dlq",
-                new PumpMetrics(metrics, new DeadletterMeters(metrics)), clock);
+        Delivery delivery = Delivery.plain(producer,
+                new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000), topic + "-dlq");
+        return new Pump(store, delivery, new TargetRates(0, Map.of(), metrics),
+                new ExponentialBackoff(3, 100, 1_000), settings,
+                new PumpMetrics(metrics, new DeadletterMeters(metrics)), clock, Crashes.NONE);
     }
 
     /**

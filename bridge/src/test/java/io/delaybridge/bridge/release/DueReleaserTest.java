@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.delivery;
+package io.delaybridge.bridge.release;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

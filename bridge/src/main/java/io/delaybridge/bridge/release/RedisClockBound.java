@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.delivery;
+package io.delaybridge.bridge.release;
 
 import java.util.concurrent.TimeUnit;
 

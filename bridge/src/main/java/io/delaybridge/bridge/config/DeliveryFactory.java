@@ -1,0 +1,83 @@
+package io.delaybridge.bridge.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.delaybridge.bridge.delivery.DeliveredLog;
+import io.delaybridge.bridge.delivery.Delivery;
+import io.delaybridge.bridge.delivery.IntakeCommits;
+import io.delaybridge.bridge.delivery.PlainSends;
+import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.delivery.TransactionalSends;
+import io.dropwizard.util.Duration;
+import jakarta.validation.constraints.NotNull;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** How deliveries go out: settings under {@code delivery:} (docs/configuration.md). */
+@SettingsCheck
+public class DeliveryFactory {
+
+    @Setting("Deliver each shard's messages in Kafka transactions of a producer that belongs to the shard: a "
+            + "`read_committed` consumer of a target sees each record once across crashes (reliability.md, \"Exactly "
+            + "once\"). Costs lateness and throughput; the express path is off with it.")
+    private boolean exactlyOnce;
+
+    @NotNull
+    @Setting(value = "With `exactlyOnce`: how long a shard's transaction gathers sends before it commits.",
+            min = "1ms", max = "5s")
+    private Duration commitInterval = Duration.milliseconds(50);
+
+    /**
+     * The delivery both paths use. Plain: through {@code producer}, the shared idempotent producer. Exactly once: a
+     * transactional producer per shard ({@code transactional.id} {@code <groupId>-<intakeTopic>-shard-<n>}) and the
+     * delivered log {@code <intakeTopic>-delivered} (created here, compacted, one partition per shard). The caller
+     * closes what {@link Delivery#sends()} returns if it is {@link AutoCloseable}.
+     */
+    public Delivery build(KafkaFactory kafka, Admin admin, Producer<byte[], byte[]> producer, TargetCatalog catalog,
+            int shards, int maxRecordBytes, long leaseMillis) throws Exception {
+        if (!exactlyOnce) {
+            return new Delivery(new PlainSends(producer), catalog, kafka.getDeadletterTopic());
+        }
+        String logTopic = kafka.getIntakeTopic() + "-delivered";
+        DeliveredLog.prepare(admin, logTopic, shards, kafka.getReplicationFactor() < 0
+                ? java.util.Optional.empty() : java.util.Optional.of((short) kafka.getReplicationFactor()));
+        DeliveredLog log = new DeliveredLog(logTopic, kafka.consumerProperties(), 30_000);
+        // a killed owner's open transaction holds back read_committed consumers of its targets until the next owner
+        // fences it or the broker aborts it: keep its timeout short, and under the lease
+        long transactionTimeout = Math.max(5_000, Math.min(leaseMillis / 2, 15_000));
+        Properties base = kafka.producerProperties(maxRecordBytes);
+        TransactionalSends sends = new TransactionalSends(id -> {
+            Properties properties = new Properties();
+            properties.putAll(base);
+            properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
+            properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout));
+            properties.put(ProducerConfig.CLIENT_ID_CONFIG, id);
+            return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+        }, kafka.getGroupId() + "-" + kafka.getIntakeTopic(), log,
+                new IntakeCommits(admin, kafka.getGroupId(), 250), commitInterval.toMilliseconds());
+        return new Delivery(sends, catalog, kafka.getDeadletterTopic());
+    }
+
+    @JsonProperty
+    public boolean isExactlyOnce() {
+        return exactlyOnce;
+    }
+
+    @JsonProperty
+    public void setExactlyOnce(boolean exactlyOnce) {
+        this.exactlyOnce = exactlyOnce;
+    }
+
+    @JsonProperty
+    public Duration getCommitInterval() {
+        return commitInterval;
+    }
+
+    @JsonProperty
+    public void setCommitInterval(Duration commitInterval) {
+        this.commitInterval = commitInterval;
+    }
+}

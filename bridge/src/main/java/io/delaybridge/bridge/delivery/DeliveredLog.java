@@ -1,0 +1,155 @@
+package io.delaybridge.bridge.delivery;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * The delivered log: a compacted topic with one partition per shard, where each transaction of a shard writes one
+ * record (key {@code shard-<n>}, partition n, value a {@link DeliveredRecord}) in the same transaction as its
+ * deliveries. What a shard's new owner must know is only the last committed record of the shard's partition; with
+ * one record per transaction and compaction keeping one per key, that is a read of the partition's last few offsets
+ * ({@code read_committed}, so an aborted transaction's record is never seen), however long the bridge has run.
+ */
+public final class DeliveredLog implements AutoCloseable {
+
+    /** How far back from the end the first read starts: a record and a commit marker per transaction. */
+    private static final int TAIL = 32;
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final String topic;
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final long readTimeoutMillis;
+
+    /**
+     * @param consumerProperties connection settings; group, offsets and isolation are set here ({@code read_committed},
+     *                           no group: the partition is assigned, never committed)
+     */
+    public DeliveredLog(String topic, Properties consumerProperties, long readTimeoutMillis) {
+        this.topic = topic;
+        this.readTimeoutMillis = readTimeoutMillis;
+        Properties properties = new Properties();
+        properties.putAll(consumerProperties);
+        properties.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        properties.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, topic + "-reader");
+        this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    /**
+     * Creates the topic (compacted, one partition per shard) unless it exists; fails start-up if it exists with fewer
+     * partitions than there are shards.
+     */
+    public static void prepare(Admin admin, String topic, int shards, Optional<Short> replication)
+            throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+        try {
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(shards), replication).configs(Map.of(
+                    TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+                    TopicConfig.SEGMENT_MS_CONFIG, "600000"))))
+                    .all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw e;
+            }
+        }
+        TopicDescription description = describe(admin, topic);
+        if (description.partitions().size() < shards) {
+            throw new IllegalStateException("delivery.exactlyOnce: the delivered log " + topic + " has "
+                    + description.partitions().size() + " partitions, fewer than the " + shards + " shards (intake "
+                    + "partitions). Add partitions to it (kafka-topics --alter --partitions " + shards + ")");
+        }
+    }
+
+    /** The topic as described, once a topic created a moment ago is known to the broker answering (up to 30 s). */
+    private static TopicDescription describe(Admin admin, String topic)
+            throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(200); // created, not yet in the answering broker's metadata
+            }
+        }
+    }
+
+    /** The record a transaction of {@code shard} writes, listing {@code value}. */
+    public ProducerRecord<byte[], byte[]> record(int shard, byte[] value) {
+        return new ProducerRecord<>(topic, shard, key(shard), value);
+    }
+
+    /**
+     * The messages the last committed record of {@code shard} lists; empty if it has none. Call after the shard's
+     * transactional producer was initialized, so no transaction of an earlier owner is still open.
+     */
+    public synchronized List<Sends.Message> latest(int shard) {
+        TopicPartition partition = new TopicPartition(topic, shard);
+        consumer.assign(List.of(partition));
+        long begin = consumer.beginningOffsets(List.of(partition)).get(partition);
+        long end = consumer.endOffsets(List.of(partition)).get(partition); // read_committed: the last stable offset
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis);
+        long from = Math.max(begin, end - TAIL);
+        while (true) {
+            byte[] last = lastValue(partition, from, end, deadline);
+            if (last != null) {
+                return DeliveredRecord.decode(last);
+            }
+            if (from <= begin) {
+                return List.of();
+            }
+            long stepped = end - from;
+            from = Math.max(begin, from - stepped * 4); // aborted transactions at the tail: look further back
+        }
+    }
+
+    private byte[] lastValue(TopicPartition partition, long from, long end, long deadline) {
+        consumer.seek(partition, from);
+        byte[] last = null;
+        while (consumer.position(partition) < end) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new org.apache.kafka.common.errors.TimeoutException("reading the delivered log " + partition
+                        + " from " + from + " to " + end + " took longer than " + readTimeoutMillis + " ms");
+            }
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL).records(partition)) {
+                if (record.offset() < end && record.value() != null) {
+                    last = record.value();
+                }
+            }
+        }
+        return last;
+    }
+
+    private static byte[] key(int shard) {
+        return ("shard-" + shard).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public synchronized void close() {
+        consumer.close();
+    }
+}

@@ -1,0 +1,81 @@
+package io.delaybridge.bridge.delivery;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How far the intake's consumer group has committed, read with the admin client: a delivered message must be
+ * remembered until its intake record lies below the committed offset. Until then a crash makes the intake read that
+ * record again and store it again (it was delivered and deleted, so nothing stops it), and its new owner must ack it,
+ * not send it a second time. Asked for by the commit thread at most every {@code refreshMillis}, answered
+ * asynchronously.
+ */
+public final class IntakeCommits {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IntakeCommits.class);
+
+    private final Admin admin;
+    private final String groupId;
+    private final long refreshNanos;
+    private volatile Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
+    private long readAt = Long.MIN_VALUE / 2;
+    private volatile boolean asking;
+
+    public IntakeCommits(Admin admin, String groupId, long refreshMillis) {
+        this.admin = admin;
+        this.groupId = groupId;
+        this.refreshNanos = TimeUnit.MILLISECONDS.toNanos(refreshMillis);
+    }
+
+    /**
+     * Asks for the group's offsets again if the last answer is older than the refresh interval and no question is
+     * out; never waits for the answer (the commit thread calls this, and a slow coordinator must not hold commits).
+     */
+    void refresh() {
+        long now = System.nanoTime();
+        if (asking || now - readAt < refreshNanos) {
+            return;
+        }
+        readAt = now;
+        asking = true;
+        try {
+            admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().whenComplete((offsets, error) -> {
+                if (error == null) {
+                    committed = offsets;
+                } else {
+                    LOG.debug("Reading the offsets of {} failed: {}", groupId, error.getMessage());
+                }
+                asking = false;
+            });
+        } catch (RuntimeException e) {
+            asking = false;
+            LOG.debug("Reading the offsets of {} failed: {}", groupId, e.getMessage());
+        }
+    }
+
+    /**
+     * Whether the intake committed past the record {@code origin} ({@code topic/partition/offset}): it will not be
+     * read again. False for an origin that does not parse (kept: remembering costs little).
+     */
+    boolean committedPast(String origin) {
+        int last = origin.lastIndexOf('/');
+        int middle = last <= 0 ? -1 : origin.lastIndexOf('/', last - 1);
+        if (middle <= 0) {
+            return false;
+        }
+        try {
+            TopicPartition partition = new TopicPartition(origin.substring(0, middle),
+                    Integer.parseInt(origin.substring(middle + 1, last)));
+            long offset = Long.parseLong(origin.substring(last + 1));
+            OffsetAndMetadata at = committed.get(partition);
+            return at != null && at.offset() > offset;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+}

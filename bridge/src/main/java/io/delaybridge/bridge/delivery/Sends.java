@@ -1,0 +1,53 @@
+package io.delaybridge.bridge.delivery;
+
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/** What carries {@link Delivery}'s records to Kafka: one shared producer, or one transactional producer per shard. */
+public interface Sends {
+
+    /** Which stored message a record delivers: its id, its origin (the intake record it came from), its due time. */
+    record Message(String id, String origin, long dueAt) {}
+
+    /**
+     * Sends {@code record} for {@code message} of {@code shard}; its outcome goes to {@code result} (for a
+     * transactional send, once its transaction committed or aborted). May throw if the send cannot even start.
+     */
+    void send(int shard, Message message, ProducerRecord<byte[], byte[]> record, Delivery.Result result);
+
+    /** Waits until every send so far is answered (and, transactional, committed). */
+    void flush();
+
+    /**
+     * Makes {@code shard} ready to send, before its first claim: for transactional sends, fences the shard's previous
+     * producer (wherever it runs) and learns what its committed transactions delivered. Blocking; throws if Kafka
+     * cannot be reached (try again later).
+     */
+    default void open(int shard) {}
+
+    /** Whether {@code shard} can send now; false after a transaction failed until {@link #open} again. */
+    default boolean isOpen(int shard) {
+        return true;
+    }
+
+    /**
+     * Whether a committed transaction of {@code shard} delivered exactly this message (same id, same origin) and Redis
+     * has not confirmed its ack yet: then it must be acked, not sent again.
+     */
+    default boolean wasDelivered(int shard, String id, String origin) {
+        return false;
+    }
+
+    /** Redis confirmed the acks of {@code ids} of {@code shard}. */
+    default void acked(int shard, Iterable<String> ids) {}
+
+    /**
+     * A claim of {@code shard} took {@code ids} into flight; {@code allDue}: it came back with fewer messages than it
+     * asked for, so everything due was claimed, and what the shard's last owner delivered and no claim has taken since
+     * was acked before (forget it). Called at the claim, before the messages are released: a message claimed is
+     * remembered until it is released, however late.
+     */
+    default void claimed(int shard, Iterable<String> ids, boolean allDue) {}
+
+    /** The shard moved away (or is fenced): commit what is open ({@code commit}) or abort it, then let it go. */
+    default void close(int shard, boolean commit) {}
+}

@@ -1,0 +1,153 @@
+package io.delaybridge.bridge.delivery;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Exactly once into Kafka ({@code delivery.exactlyOnce}): each shard's deliveries and deadletter records go out in
+ * transactions of a producer whose {@code transactional.id} belongs to the shard ({@code <prefix>-shard-<n>}), not to
+ * the instance, so the shard's next owner's {@code initTransactions} fences the previous owner's producer wherever it
+ * still runs (a zombie: paused past its lease, then resumed), on top of the Redis epochs.
+ *
+ * <p>A transaction holds the shard's sends of one commit interval, plus one record in the delivered log
+ * ({@link DeliveredLog}) listing what it delivered and what earlier transactions delivered whose acks Redis has not
+ * confirmed. It commits every {@code commitIntervalMillis} on a thread of its own; only then are the sends reported
+ * delivered, and the pump acks them in Redis. A shard's new owner (after a crash, a kill, a fence) opens the shard
+ * before its first claim: fences, reads the last committed record, and acks what it lists when it claims it instead
+ * of sending it again ({@link #wasDelivered}). What an aborted or unfinished transaction held is sent again; a
+ * {@code read_committed} consumer never saw it.
+ */
+public final class TransactionalSends implements Sends, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionalSends.class);
+
+    private final Function<String, Producer<byte[], byte[]>> producers;
+    private final String transactionalIdPrefix;
+    private final DeliveredLog log;
+    private final long commitIntervalMillis;
+    private final Map<Integer, ShardTransaction> shards = new ConcurrentHashMap<>();
+    private final IntakeCommits intakeCommits;
+    private final Thread committer;
+    private volatile boolean running = true;
+
+    /**
+     * @param producers             makes a transactional producer with the given {@code transactional.id}
+     * @param transactionalIdPrefix shard n's producer is {@code <prefix>-shard-<n>}: the same in every instance
+     * @param commitIntervalMillis  how long a transaction gathers sends before it commits
+     */
+    public TransactionalSends(Function<String, Producer<byte[], byte[]>> producers, String transactionalIdPrefix,
+            DeliveredLog log, IntakeCommits intakeCommits, long commitIntervalMillis) {
+        this.intakeCommits = intakeCommits;
+        this.producers = producers;
+        this.transactionalIdPrefix = transactionalIdPrefix;
+        this.log = log;
+        this.commitIntervalMillis = Math.max(1, commitIntervalMillis);
+        this.committer = new Thread(this::commitLoop, "delay-commit");
+        this.committer.setDaemon(true);
+        this.committer.start();
+    }
+
+    /** The transactional id of shard {@code shard}'s producer. */
+    public String transactionalId(int shard) {
+        return transactionalIdPrefix + "-shard-" + shard;
+    }
+
+    @Override
+    public void open(int shard) {
+        ShardTransaction transaction = shards.computeIfAbsent(shard, s -> new ShardTransaction(s, log));
+        if (!transaction.isOpen()) {
+            transaction.open(producers.apply(transactionalId(shard)));
+        }
+    }
+
+    @Override
+    public boolean isOpen(int shard) {
+        ShardTransaction transaction = shards.get(shard);
+        return transaction != null && transaction.isOpen();
+    }
+
+    @Override
+    public void send(int shard, Message message, ProducerRecord<byte[], byte[]> record, Delivery.Result result) {
+        ShardTransaction transaction = shards.get(shard);
+        if (transaction == null) {
+            result.failed(new ShardTransaction.NotOpenException(shard));
+            return;
+        }
+        transaction.send(message, record, result);
+    }
+
+    @Override
+    public boolean wasDelivered(int shard, String id, String origin) {
+        ShardTransaction transaction = shards.get(shard);
+        return transaction != null && transaction.wasDelivered(id, origin);
+    }
+
+    @Override
+    public void acked(int shard, Iterable<String> ids) {
+        ShardTransaction transaction = shards.get(shard);
+        if (transaction != null) {
+            transaction.acked(ids);
+        }
+    }
+
+    @Override
+    public void claimed(int shard, Iterable<String> ids, boolean allDue) {
+        ShardTransaction transaction = shards.get(shard);
+        if (transaction != null) {
+            transaction.claimed(ids, allDue);
+        }
+    }
+
+    @Override
+    public void close(int shard, boolean commit) {
+        ShardTransaction transaction = shards.remove(shard);
+        if (transaction != null) {
+            transaction.close(commit);
+        }
+    }
+
+    /** Commits every open transaction now. */
+    @Override
+    public void flush() {
+        shards.values().forEach(ShardTransaction::commit);
+    }
+
+    private void commitLoop() {
+        while (running) {
+            try {
+                TimeUnit.MILLISECONDS.sleep(commitIntervalMillis);
+            } catch (InterruptedException e) {
+                if (!running) {
+                    return;
+                }
+            }
+            intakeCommits.refresh();
+            for (ShardTransaction transaction : shards.values()) {
+                try {
+                    transaction.prune(intakeCommits);
+                    transaction.commit();
+                } catch (RuntimeException e) {
+                    LOG.error("Committing shard {} failed", transaction.shard, e);
+                }
+            }
+        }
+    }
+
+    /** Commits what is open and closes every producer and the log's reader. */
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        committer.interrupt();
+        committer.join(TimeUnit.SECONDS.toMillis(10));
+        for (Integer shard : shards.keySet()) {
+            close(shard, true);
+        }
+        log.close();
+    }
+}
