@@ -97,12 +97,13 @@ import org.springframework.util.backoff.FixedBackOff;
  * <p>The processor then runs in a new transaction of the container's producer factory: the retry (or the dead
  * letter) and the failed record's offset commit together or not at all. A crash between the send and the commit
  * aborts the retry, which the bridge (it reads the intake {@code read_committed}) never schedules, and the record
- * fails again after the restart: one committed retry per failed delivery. The template must be built on the
- * transaction manager's producer factory, or its send is not part of that Kafka transaction. Blocking retries are
- * the processor's back-off (each one a rollback and a re-read), not {@link Builder#blockingRetries}; Spring's
- * default back-off, when none is given, re-reads a failed record 9 times before the recoverer sees it. The bridge
- * delivers the retry at least once, as any delayed record: a listener that must never see a repeat still drops
- * repeats by {@code delay-id}.
+ * fails again after the restart: one committed retry per failed delivery. (Only a send slower than the send timeout
+ * can commit without the offset: Spring reads the record again and the repeat, under the same {@code delay-id},
+ * replaces the first.) The template must be built on the transaction manager's producer factory, or its send is
+ * not part of that Kafka transaction. Blocking retries are the processor's back-off (each one a rollback and a
+ * re-read), not {@link Builder#blockingRetries}; Spring's default back-off, when none is given, re-reads a failed
+ * record 9 times before the recoverer sees it. The bridge delivers the retry at least once, as any delayed record:
+ * a listener that must never see a repeat still drops repeats by {@code delay-id}.
  */
 public class DelayBridgeErrorHandler extends DefaultErrorHandler {
 
