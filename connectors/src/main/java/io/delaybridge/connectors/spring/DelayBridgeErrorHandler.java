@@ -77,9 +77,33 @@ import org.springframework.util.backoff.FixedBackOff;
  *
  * <p>The template sends to the intake and the dead-letter topic; its serializers must write what the listener's
  * deserializers read, as for {@link DeadLetterPublishingRecoverer}. A transactional template sends each retry in a
- * transaction of its own; for exactly-once listeners, hand {@link Builder#buildRecoverer()} to a
- * {@code DefaultAfterRollbackProcessor} with {@code commitRecovered} so the intake record and the offset commit
- * share one transaction.
+ * transaction of its own.
+ *
+ * <h2>Exactly-once listeners</h2>
+ * A transactional container (a {@code KafkaTransactionManager}) does not call this handler: it rolls the listener's
+ * transaction back and calls its after-rollback processor. Give that one the recoverer alone:
+ *
+ * <pre>{@code
+ * // producerFactory has a transactionIdPrefix; the listener's consumer reads with isolation.level=read_committed
+ * var template = new KafkaTemplate<>(producerFactory);
+ * factory.getContainerProperties().setKafkaAwareTransactionManager(new KafkaTransactionManager<>(producerFactory));
+ * factory.setAfterRollbackProcessor(new DefaultAfterRollbackProcessor<>(
+ *         DelayBridgeErrorHandler.builder(template).backOff(RetryBackOff.fixed(Duration.ofSeconds(1))).attempts(3)
+ *                 .buildRecoverer(),
+ *         new FixedBackOff(0L, 0L),   // no blocking retries: the first failed delivery goes to the bridge
+ *         template, true));           // commitRecovered: the failed record's offset in the same transaction
+ * }</pre>
+ *
+ * <p>The processor then runs in a new transaction of the container's producer factory: the retry (or the dead
+ * letter) and the failed record's offset commit together or not at all. A crash between the send and the commit
+ * aborts the retry, which the bridge (it reads the intake {@code read_committed}) never schedules, and the record
+ * fails again after the restart: one committed retry per failed delivery. (Only a send slower than the send timeout
+ * can commit without the offset: Spring reads the record again and the repeat, under the same {@code delay-id},
+ * replaces the first.) The template must be built on the transaction manager's producer factory, or its send is
+ * not part of that Kafka transaction. Blocking retries are the processor's back-off (each one a rollback and a
+ * re-read), not {@link Builder#blockingRetries}; Spring's default back-off, when none is given, re-reads a failed
+ * record 9 times before the recoverer sees it. The bridge delivers the retry at least once, as any delayed record:
+ * a listener that must never see a repeat still drops repeats by {@code delay-id}.
  */
 public class DelayBridgeErrorHandler extends DefaultErrorHandler {
 
@@ -295,9 +319,10 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
         }
 
         /**
-         * The recoverer alone, for a container that calls recoverers elsewhere (an after-rollback processor). It
-         * classifies exceptions as {@link DefaultErrorHandler} does, with {@link #notRetryable} added; blocking
-         * retries are the caller's.
+         * The recoverer alone, for a container that calls recoverers elsewhere: a transactional container's
+         * {@code DefaultAfterRollbackProcessor}, with {@code commitRecovered} (see "Exactly-once listeners" on
+         * {@link DelayBridgeErrorHandler}). It classifies exceptions as {@link DefaultErrorHandler} does, with
+         * {@link #notRetryable} added; blocking retries are the caller's (the processor's back-off).
          *
          * @return the recoverer
          */
