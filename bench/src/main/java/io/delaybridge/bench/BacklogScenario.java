@@ -46,15 +46,31 @@ final class BacklogScenario implements Scenario {
                 BenchRun.log("  an AOF rewrite still runs after 15 minutes; measuring anyway");
             }
             long used = run.usedMemory();
-            run.put("backlog: " + n + " pending records", "stored at %,.0f records/s; Redis used_memory +%,d B = %,d "
-                    + "B per pending record (200-byte values; %,d pending); %s, peak heap %d MB", intakeRate,
-                    used - usedBefore, (used - usedBefore) / Math.max(1, pending), pending, Targets.rss(bridge),
+            run.put(
+                    "backlog: " + n + " pending records",
+                    "stored at %,.0f records/s; Redis used_memory +%,d B = %,d "
+                            + "B per pending record (200-byte values; %,d pending); %s, peak heap %d MB",
+                    intakeRate,
+                    used - usedBefore,
+                    (used - usedBefore) / Math.max(1, pending),
+                    pending,
+                    Targets.rss(bridge),
                     bridge.maxHeapMb());
             bridge.resetPeaks();
             int rate = run.options.steadyRate;
             // the bridge just stored the backlog: compiled by now
-            SteadyRun step = SteadyRun.measure(run, collector, topics, rate, 1_000, 5_000, 20, run.options.stepWarmupSeconds,
-                    PHASE + 1, run.cpuMeter(bridge), () -> { });
+            SteadyRun step = SteadyRun.measure(
+                    run,
+                    collector,
+                    topics,
+                    rate,
+                    1_000,
+                    5_000,
+                    20,
+                    run.options.stepWarmupSeconds,
+                    PHASE + 1,
+                    run.cpuMeter(bridge),
+                    () -> {});
             String name = "backlog: " + rate + " records/s due on top of " + n + " pending (delays 1-5 s, 20 s)";
             run.put(name, "%s; %s", step.stats().latenessLine(), Targets.rss(bridge));
             run.put(name + ", CPU", "%s", step.cpu());

@@ -16,79 +16,157 @@ import java.util.stream.Collectors;
 final class BenchOptions {
 
     /** The scenarios in the order a run takes them. */
-    static final List<String> SCENARIOS = List.of("limits", "throughput", "catch-up", "startup", "restart",
-            "parked-drain", "steady", "saturation", "backlog", "layouts", "far-layouts", "rules", "spring-retry");
+    static final List<String> SCENARIOS = List.of(
+            "limits",
+            "throughput",
+            "catch-up",
+            "startup",
+            "restart",
+            "parked-drain",
+            "steady",
+            "saturation",
+            "backlog",
+            "layouts",
+            "far-layouts",
+            "rules",
+            "spring-retry");
 
     private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
-    private static final Map<String, String> OPTION_ALIASES = Map.of("burst", "parked-records",
-            "burst-intake-rate", "parked-intake-rate");
+    private static final Map<String, String> OPTION_ALIASES =
+            Map.of("burst", "parked-records", "burst-intake-rate", "parked-intake-rate");
 
-    private enum Kind { INT, TEXT, INT_LIST, BOOL }
+    private enum Kind {
+        INT,
+        TEXT,
+        INT_LIST,
+        BOOL
+    }
 
-    private record Definition(String name, Kind kind, String fallback, String help) { }
+    private record Definition(String name, Kind kind, String fallback, String help) {}
 
     private static final List<Definition> DEFINITIONS = List.of(
-            new Definition("scenario", Kind.TEXT, "all", "comma-separated, or all: " + String.join(", ", SCENARIOS)
-                    + " (burst = parked-drain)"),
-            new Definition("redis", Kind.TEXT, "single", "single, or single,cluster (throughput and steady once more "
-                    + "on a 3-master Redis Cluster)"),
-            new Definition("exactly-once", Kind.TEXT, "off", "off, on, or off,on: the bridge's delivery.exactlyOnce "
-                    + "(parked-drain and steady run the bridge once per mode, beside one plain copy)"),
-            new Definition("records", Kind.INT, "1000000", "limits: records the producer writes; throughput: records "
-                    + "of each measured window"),
+            new Definition(
+                    "scenario",
+                    Kind.TEXT,
+                    "all",
+                    "comma-separated, or all: " + String.join(", ", SCENARIOS) + " (burst = parked-drain)"),
+            new Definition(
+                    "redis",
+                    Kind.TEXT,
+                    "single",
+                    "single, or single,cluster (throughput and steady once more " + "on a 3-master Redis Cluster)"),
+            new Definition(
+                    "exactly-once",
+                    Kind.TEXT,
+                    "off",
+                    "off, on, or off,on: the bridge's delivery.exactlyOnce "
+                            + "(parked-drain and steady run the bridge once per mode, beside one plain copy)"),
+            new Definition(
+                    "records",
+                    Kind.INT,
+                    "1000000",
+                    "limits: records the producer writes; throughput: records " + "of each measured window"),
             new Definition("windows", Kind.INT, "3", "throughput: measured windows (the median counts)"),
             new Definition("warmup", Kind.INT, "2000000", "throughput: warm-up records before the windows"),
             new Definition("claim-records", Kind.INT, "200000", "limits: records through the store's claim path"),
-            new Definition("claim-backlog", Kind.INT, "1000000", "limits: not-due records beside the second claim "
-                    + "probe"),
+            new Definition(
+                    "claim-backlog", Kind.INT, "1000000", "limits: not-due records beside the second claim " + "probe"),
             new Definition("batch", Kind.INT, "500", "limits: claim batch size"),
             new Definition("catch-up-records", Kind.INT, "300000", "catch-up: records preloaded, already due"),
             new Definition("startups", Kind.INT, "10", "startup: rounds; each starts every variant once, cold"),
-            new Definition("startup-records", Kind.INT, "1000", "startup: records due now that wait in the intake "
-                    + "before each start"),
-            new Definition("startup-baseline-jar", Kind.TEXT, "none", "startup: another build of the bridge's fat jar "
-                    + "to start in each round too (e.g. of the previous release), or none"),
-            new Definition("startup-baseline-cds", Kind.TEXT, "none", "startup: the baseline jar's CDS archive, or "
-                    + "none"),
-            new Definition("bridge-cds", Kind.TEXT, "bridge/target/delay-bridge.jsa", "the bridge's class-data-"
-                    + "sharing archive, made with the jar: every bridge starts with it, as shipped, where the file "
-                    + "exists (startup also starts one without it)"),
-            new Definition("parked-records", Kind.INT, "1000000", "parked-drain: records parked, due at one instant "
-                    + "(old name --burst)"),
-            new Definition("parked-intake-rate", Kind.INT, "20000", "parked-drain: intake rate assumed to place the "
-                    + "due instant after the last record is stored (old name --burst-intake-rate)"),
+            new Definition(
+                    "startup-records",
+                    Kind.INT,
+                    "1000",
+                    "startup: records due now that wait in the intake " + "before each start"),
+            new Definition(
+                    "startup-baseline-jar",
+                    Kind.TEXT,
+                    "none",
+                    "startup: another build of the bridge's fat jar "
+                            + "to start in each round too (e.g. of the previous release), or none"),
+            new Definition(
+                    "startup-baseline-cds", Kind.TEXT, "none", "startup: the baseline jar's CDS archive, or " + "none"),
+            new Definition(
+                    "bridge-cds",
+                    Kind.TEXT,
+                    "bridge/target/delay-bridge.jsa",
+                    "the bridge's class-data-"
+                            + "sharing archive, made with the jar: every bridge starts with it, as shipped, where the file "
+                            + "exists (startup also starts one without it)"),
+            new Definition(
+                    "parked-records",
+                    Kind.INT,
+                    "1000000",
+                    "parked-drain: records parked, due at one instant " + "(old name --burst)"),
+            new Definition(
+                    "parked-intake-rate",
+                    Kind.INT,
+                    "20000",
+                    "parked-drain: intake rate assumed to place the "
+                            + "due instant after the last record is stored (old name --burst-intake-rate)"),
             new Definition("steady-rate", Kind.INT, "5000", "steady (and backlog): records due a second"),
-            new Definition("steady-second-rate", Kind.INT, "0", "steady: a second step at this rate, e.g. 20000; 0 "
-                    + "for none"),
+            new Definition(
+                    "steady-second-rate",
+                    Kind.INT,
+                    "0",
+                    "steady: a second step at this rate, e.g. 20000; 0 " + "for none"),
             new Definition("steady-seconds", Kind.INT, "60", "steady: measured window per step, seconds"),
             new Definition("min-delay-s", Kind.INT, "1", "steady: shortest delay, seconds"),
             new Definition("max-delay-s", Kind.INT, "120", "steady: longest delay, seconds"),
-            new Definition("min-delay-ms", Kind.TEXT, "--min-delay-s", "steady: shortest delay in ms, e.g. 0 (in "
-                    + "place of --min-delay-s)"),
-            new Definition("max-delay-ms", Kind.TEXT, "--max-delay-s", "steady: longest delay in ms, e.g. 1000 (in "
-                    + "place of --max-delay-s)"),
-            new Definition("steady-warmup-s", Kind.INT, "120", "steady, saturation: warm-up of a fresh bridge's "
-                    + "first step, seconds"),
+            new Definition(
+                    "min-delay-ms",
+                    Kind.TEXT,
+                    "--min-delay-s",
+                    "steady: shortest delay in ms, e.g. 0 (in " + "place of --min-delay-s)"),
+            new Definition(
+                    "max-delay-ms",
+                    Kind.TEXT,
+                    "--max-delay-s",
+                    "steady: longest delay in ms, e.g. 1000 (in " + "place of --max-delay-s)"),
+            new Definition(
+                    "steady-warmup-s",
+                    Kind.INT,
+                    "120",
+                    "steady, saturation: warm-up of a fresh bridge's " + "first step, seconds"),
             new Definition("step-warmup-s", Kind.INT, "40", "warm-up of later steps on a running bridge, seconds"),
-            new Definition("rates", Kind.INT_LIST, "5000,10000,20000,30000,40000,60000", "saturation: due rates "
-                    + "of the steps"),
+            new Definition(
+                    "rates",
+                    Kind.INT_LIST,
+                    "5000,10000,20000,30000,40000,60000",
+                    "saturation: due rates " + "of the steps"),
             new Definition("step-seconds", Kind.INT, "20", "saturation: measured window per step, seconds"),
             new Definition("backlog", Kind.INT, "1000000", "backlog: pending records"),
             new Definition("layout-records", Kind.INT, "200000", "layouts: messages per layout"),
             new Definition("far-records", Kind.INT, "1000000", "far-layouts: far-tier index entries per layout"),
-            new Definition("far-chosen-only", Kind.BOOL, "false", "far-layouts: only the layouts the store would use "
-                    + "(for a run at 10,000,000)"),
+            new Definition(
+                    "far-chosen-only",
+                    Kind.BOOL,
+                    "false",
+                    "far-layouts: only the layouts the store would use " + "(for a run at 10,000,000)"),
             new Definition("layout-value-bytes", Kind.INT_LIST, "200,240,260", "layouts: value sizes"),
             new Definition("rule-records", Kind.INT, "200000", "rules: records through the rule and the copy"),
-            new Definition("spring-retry-records", Kind.INT, "10000", "spring-retry: failing records, each retried"
-                    + " once after 1 s, through the bridge and through @RetryableTopic"),
-            new Definition("spring-retry-rate", Kind.INT, "100", "spring-retry: records produced a second (below"
-                    + " what a failing listener thread handles, so lateness is the retry's, not a backlog's)"),
-            new Definition("svg", Kind.TEXT, Path.of(System.getProperty("java.io.tmpdir"), "delay-bench-lateness.svg")
-                    .toString(), "saturation: where the lateness plot goes"),
+            new Definition(
+                    "spring-retry-records",
+                    Kind.INT,
+                    "10000",
+                    "spring-retry: failing records, each retried"
+                            + " once after 1 s, through the bridge and through @RetryableTopic"),
+            new Definition(
+                    "spring-retry-rate",
+                    Kind.INT,
+                    "100",
+                    "spring-retry: records produced a second (below"
+                            + " what a failing listener thread handles, so lateness is the retry's, not a backlog's)"),
+            new Definition(
+                    "svg",
+                    Kind.TEXT,
+                    Path.of(System.getProperty("java.io.tmpdir"), "delay-bench-lateness.svg")
+                            .toString(),
+                    "saturation: where the lateness plot goes"),
             new Definition("keep-work-dir", Kind.BOOL, "false", "keep the broker's and Redis' files"),
-            new Definition("bridge-jvm", Kind.TEXT, "-Xms128m -Xmx256m -XX:+UseParallelGC", "the bridge JVM's "
-                    + "options"),
+            new Definition(
+                    "bridge-jvm", Kind.TEXT, "-Xms128m -Xmx256m -XX:+UseParallelGC", "the bridge JVM's " + "options"),
             new Definition("bridge-jar", Kind.TEXT, "bridge/target/delay-bridge.jar", "the bridge's fat jar"),
             new Definition("bridge-config", Kind.TEXT, "bridge/config.yml", "the bridge's configuration"));
 
@@ -108,6 +186,7 @@ final class BenchOptions {
     final int startupRecords;
     /** startup: another jar to start beside the bridge's, or null. */
     final Path startupBaselineJar;
+
     final Path startupBaselineCds;
     final Path bridgeCds;
     final int parkedIntakeRate;
@@ -116,6 +195,7 @@ final class BenchOptions {
     final int steadySeconds;
     /** steady: the shortest and longest delay, from --min/max-delay-ms or else --min/max-delay-s. */
     final long minDelayMillis;
+
     final long maxDelayMillis;
     final int steadyWarmupSeconds;
     final int stepWarmupSeconds;
@@ -134,6 +214,7 @@ final class BenchOptions {
     final List<String> bridgeJvm;
     /** The bridge's delivery.exactlyOnce in each pass of parked-drain and steady: false, true, or both. */
     final List<Boolean> exactlyOnce;
+
     final Path bridgeJar;
     final Path bridgeConfig;
 
@@ -162,18 +243,17 @@ final class BenchOptions {
         parkedRecords = positive("parked-records");
         startups = positive("startups");
         startupRecords = positive("startup-records");
-        startupBaselineJar = text("startup-baseline-jar").equals("none") ? null
-                : Path.of(text("startup-baseline-jar"));
-        startupBaselineCds = text("startup-baseline-cds").equals("none") ? null
-                : Path.of(text("startup-baseline-cds"));
+        startupBaselineJar = text("startup-baseline-jar").equals("none") ? null : Path.of(text("startup-baseline-jar"));
+        startupBaselineCds = text("startup-baseline-cds").equals("none") ? null : Path.of(text("startup-baseline-cds"));
         bridgeCds = Path.of(text("bridge-cds"));
         parkedIntakeRate = positive("parked-intake-rate");
         steadyRate = positive("steady-rate");
         steadySecondRate = count("steady-second-rate");
         steadySeconds = positive("steady-seconds");
-        minDelayMillis = values.get("min-delay-ms").startsWith("--") ? count("min-delay-s") * 1000L
-                : count("min-delay-ms");
-        maxDelayMillis = values.get("max-delay-ms").startsWith("--") ? positive("max-delay-s") * 1000L
+        minDelayMillis =
+                values.get("min-delay-ms").startsWith("--") ? count("min-delay-s") * 1000L : count("min-delay-ms");
+        maxDelayMillis = values.get("max-delay-ms").startsWith("--")
+                ? positive("max-delay-s") * 1000L
                 : positive("max-delay-ms");
         if (minDelayMillis > maxDelayMillis) {
             String name = values.get("min-delay-ms").startsWith("--") ? "min-delay-s" : "min-delay-ms";
@@ -210,8 +290,8 @@ final class BenchOptions {
         Map<String, String> values = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected an option (--name value), got \"" + args[i]
-                        + "\"; --help lists them");
+                throw new IllegalArgumentException(
+                        "expected an option (--name value), got \"" + args[i] + "\"; --help lists them");
             }
             String name = OPTION_ALIASES.getOrDefault(args[i].substring(2), args[i].substring(2));
             if (definition(name) == null) {
@@ -239,7 +319,8 @@ final class BenchOptions {
         for (Definition d : DEFINITIONS) {
             sb.append(String.format("  --%-20s %s (default: %s)%n", d.name(), d.help(), d.fallback()));
         }
-        sb.append("\nKAFKA_BOOTSTRAP_SERVERS / REDIS_URI point the run at running servers; otherwise it starts its own.\n");
+        sb.append(
+                "\nKAFKA_BOOTSTRAP_SERVERS / REDIS_URI point the run at running servers; otherwise it starts its own.\n");
         return sb.toString();
     }
 
@@ -257,8 +338,10 @@ final class BenchOptions {
 
     @Override
     public String toString() {
-        return values.entrySet().stream().filter(e -> !e.getValue().equals(definition(e.getKey()).fallback()))
-                .map(e -> "--" + e.getKey() + " " + e.getValue()).collect(Collectors.joining(" ", "[", "]"));
+        return values.entrySet().stream()
+                .filter(e -> !e.getValue().equals(definition(e.getKey()).fallback()))
+                .map(e -> "--" + e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(" ", "[", "]"));
     }
 
     private static List<String> scenarios(String text) {
@@ -281,7 +364,10 @@ final class BenchOptions {
     }
 
     private static Definition definition(String name) {
-        return DEFINITIONS.stream().filter(d -> d.name().equals(name)).findFirst().orElse(null);
+        return DEFINITIONS.stream()
+                .filter(d -> d.name().equals(name))
+                .findFirst()
+                .orElse(null);
     }
 
     private String text(String name) {
@@ -320,7 +406,11 @@ final class BenchOptions {
                 }
                 list.add(value);
             } catch (NumberFormatException e) {
-                throw bad(name, raw, "comma-separated whole numbers, e.g. " + definition(name).fallback());
+                throw bad(
+                        name,
+                        raw,
+                        "comma-separated whole numbers, e.g. "
+                                + definition(name).fallback());
             }
         }
         return List.copyOf(list);

@@ -51,6 +51,7 @@ final class BenchRun implements AutoCloseable {
     private final RedisClient redisClient;
     /** One connection to each server that holds data (the masters of a cluster). */
     private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+
     private final List<RedisCommands<String, String>> servers = new ArrayList<>();
     private final Map<String, String> summary = new LinkedHashMap<>();
     /** The next record's sequence number: unique over the run, so the collector tells phases' records apart. */
@@ -124,9 +125,11 @@ final class BenchRun implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) { // producers fail over to retries while leaders are still elected
             try {
-                boolean ready = admin.describeTopics(created).allTopicNames().get(10, TimeUnit.SECONDS).values()
-                        .stream().allMatch(t -> t.partitions().stream().allMatch(p -> p.leader() != null
-                                && !p.leader().isEmpty()));
+                boolean ready =
+                        admin.describeTopics(created).allTopicNames().get(10, TimeUnit.SECONDS).values().stream()
+                                .allMatch(t -> t.partitions().stream()
+                                        .allMatch(p -> p.leader() != null
+                                                && !p.leader().isEmpty()));
                 if (ready) {
                     break;
                 }
@@ -146,8 +149,14 @@ final class BenchRun implements AutoCloseable {
 
     /** The bridge as shipped, with {@code delivery.exactlyOnce} as given ({@code DELAY_EXACTLY_ONCE}). */
     BridgeProcess startBridge(String name, String[] topics, boolean exactlyOnce) throws Exception {
-        return startBridge(name, topics, options.bridgeJar, Files.isRegularFile(options.bridgeCds)
-                ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath()) : List.of(), exactlyOnce);
+        return startBridge(
+                name,
+                topics,
+                options.bridgeJar,
+                Files.isRegularFile(options.bridgeCds)
+                        ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath())
+                        : List.of(),
+                exactlyOnce);
     }
 
     /** As {@link #startBridge(String, String[])} from {@code jar}, with {@code extraJvm} after the bridge's options. */
@@ -155,8 +164,8 @@ final class BenchRun implements AutoCloseable {
         return startBridge(name, topics, jar, extraJvm, false);
     }
 
-    private BridgeProcess startBridge(String name, String[] topics, Path jar, List<String> extraJvm,
-            boolean exactlyOnce) throws Exception {
+    private BridgeProcess startBridge(
+            String name, String[] topics, Path jar, List<String> extraJvm, boolean exactlyOnce) throws Exception {
         int adminPort = FreePorts.pick();
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
@@ -210,12 +219,14 @@ final class BenchRun implements AutoCloseable {
     CpuMeter cpuMeter(String label, long pid) {
         CpuMeter meter = new CpuMeter().process(label, pid);
         target.pids().forEach(meter::process);
-        return meter.process("broker", brokerPid).process("bench JVM", ProcessHandle.current().pid());
+        return meter.process("broker", brokerPid)
+                .process("bench JVM", ProcessHandle.current().pid());
     }
 
     /** As {@link #cpuMeter(long)} for a bridge, with the rates of its intake's stored polls and offset commits. */
     CpuMeter cpuMeter(BridgeProcess bridge) {
-        return cpuMeter(bridge.pid()).counter("intake polls stored", () -> bridge.meterCount("delay.intake.batches"))
+        return cpuMeter(bridge.pid())
+                .counter("intake polls stored", () -> bridge.meterCount("delay.intake.batches"))
                 .counter("intake commits", () -> bridge.meterCount("delay.intake.commits"));
     }
 
@@ -242,7 +253,9 @@ final class BenchRun implements AutoCloseable {
                 .filter(key -> !key.endsWith(" calls") && delta.applyAsLong(key) > 0)
                 .sorted(Comparator.comparingLong(delta).reversed())
                 .limit(10)
-                .map(key -> String.format("%s %.2f (%.1f records a call)", key,
+                .map(key -> String.format(
+                        "%s %.2f (%.1f records a call)",
+                        key,
                         delta.applyAsLong(key) / (double) Math.max(1, records),
                         records / (double) Math.max(1, delta.applyAsLong(key + " calls"))))
                 .collect(Collectors.joining(", ", "us per record, scripts include the commands they call: ", ""));
@@ -258,8 +271,10 @@ final class BenchRun implements AutoCloseable {
         for (RedisCommands<String, String> server : servers) {
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
-                KeyScanCursor<String> page = server.scan(cursor,
-                        ScanArgs.Builder.matches(prefix + ":{" + topic + ":*}:due").limit(1000));
+                KeyScanCursor<String> page = server.scan(
+                        cursor,
+                        ScanArgs.Builder.matches(prefix + ":{" + topic + ":*}:due")
+                                .limit(1000));
                 for (String key : page.getKeys()) {
                     total += server.zcard(key);
                 }
@@ -280,8 +295,9 @@ final class BenchRun implements AutoCloseable {
                 last = count;
                 lastChange = System.nanoTime();
             } else if (System.nanoTime() - lastChange > TimeUnit.SECONDS.toNanos(idleSeconds)) {
-                log("  %s: gave up, %,d of %,d arrived and nothing for %d s", stats.name, count, stats.expected,
-                        idleSeconds);
+                log(
+                        "  %s: gave up, %,d of %,d arrived and nothing for %d s",
+                        stats.name, count, stats.expected, idleSeconds);
                 return;
             }
             if (System.nanoTime() - lastLog > TimeUnit.SECONDS.toNanos(10)) {

@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  */
 final class BridgeProcess implements AutoCloseable {
 
-    private static final Pattern HEAP_USED = Pattern.compile("\"jvm\\.memory\\.heap\\.used\"\\s*:\\s*\\{\\s*\"value\"\\s*:\\s*(\\d+)");
+    private static final Pattern HEAP_USED =
+            Pattern.compile("\"jvm\\.memory\\.heap\\.used\"\\s*:\\s*\\{\\s*\"value\"\\s*:\\s*(\\d+)");
 
     private final ChildJvm process;
     private final int adminPort;
@@ -36,8 +37,9 @@ final class BridgeProcess implements AutoCloseable {
         sampler.start();
     }
 
-    static BridgeProcess start(Path jar, Path config, Path log, List<String> jvmArgs, Map<String, String> env,
-            int adminPort) throws IOException, InterruptedException {
+    static BridgeProcess start(
+            Path jar, Path config, Path log, List<String> jvmArgs, Map<String, String> env, int adminPort)
+            throws IOException, InterruptedException {
         Files.deleteIfExists(log); // one log per run, as before: the launcher appends
         ChildJvm jvm = ChildJvm.jar("bench-bridge", jar)
                 .jvmOptions(jvmArgs)

@@ -16,6 +16,7 @@ final class CatchUpScenario implements Scenario {
 
     /** The Collector's phases: the plain copies' records, then the bridge's. */
     private static final int COPY_PHASE = 90;
+
     private static final int BRIDGE_PHASE = 91;
     private static final int WARM_COPY_PHASE = 92;
 
@@ -29,11 +30,21 @@ final class CatchUpScenario implements Scenario {
     public void run() throws Exception {
         int n = run.options.catchUpRecords;
         CopyDrain warm = CopyDrain.warm(run, "catchwarm", n, WARM_COPY_PHASE);
-        run.put("catch-up: plain Kafka copy in the warm bench JVM", "%,.0f records/s from start to last (%,.0f/s "
-                + "steady); %,d of %,d copied", warm.startToLast(), warm.steadyRate(), warm.stats().count(), n);
+        run.put(
+                "catch-up: plain Kafka copy in the warm bench JVM",
+                "%,.0f records/s from start to last (%,.0f/s " + "steady); %,d of %,d copied",
+                warm.startToLast(),
+                warm.steadyRate(),
+                warm.stats().count(),
+                n);
         CopyDrain copy = CopyDrain.cold(run, "catchcopy", n, COPY_PHASE);
-        run.put("catch-up: plain Kafka copy, a fresh JVM", "%,.0f records/s from start to last (%,.0f/s steady); "
-                + "%,d of %,d copied", copy.startToLast(), copy.steadyRate(), copy.stats().count(), n);
+        run.put(
+                "catch-up: plain Kafka copy, a fresh JVM",
+                "%,.0f records/s from start to last (%,.0f/s steady); " + "%,d of %,d copied",
+                copy.startToLast(),
+                copy.steadyRate(),
+                copy.stats().count(),
+                n);
         run.put("catch-up: plain Kafka copy, a fresh JVM, CPU (from its launch)", "%s", copy.cpu());
 
         String[] topics = run.createTopics("catchup", 3);
@@ -46,17 +57,30 @@ final class CatchUpScenario implements Scenario {
                 BenchRun.awaitDelivered(bridge, 600);
                 double rate = BenchRun.drainRate(bridge, start);
                 String cpuLine = cpu.perRecord(bridge.count());
-                run.put("catch-up: bridge, started cold (JVM start included)", "%,.0f records/s from start to last "
-                        + "(%,.0f/s steady); %,d of %,d delivered, %d duplicates; %s; %s, peak heap %d MB", rate,
-                        bridge.steadyRate(), bridge.count(), n, bridge.duplicates, Targets.early(bridge),
-                        Targets.rss(process), process.maxHeapMb());
+                run.put(
+                        "catch-up: bridge, started cold (JVM start included)",
+                        "%,.0f records/s from start to last "
+                                + "(%,.0f/s steady); %,d of %,d delivered, %d duplicates; %s; %s, peak heap %d MB",
+                        rate,
+                        bridge.steadyRate(),
+                        bridge.count(),
+                        n,
+                        bridge.duplicates,
+                        Targets.early(bridge),
+                        Targets.rss(process),
+                        process.maxHeapMb());
                 run.put("catch-up: bridge, CPU (from its health check to the last delivery)", "%s", cpuLine);
                 run.put("catch-up: paths", "%s", paths(process));
-                run.put("catch-up: bridge / plain copy in a fresh JVM", "%s (steady rates); %.2f from start to last "
-                        + "delivery", Targets.ratio(bridge.steadyRate() / copy.steadyRate(), Targets.EXPRESS_RATIO),
+                run.put(
+                        "catch-up: bridge / plain copy in a fresh JVM",
+                        "%s (steady rates); %.2f from start to last " + "delivery",
+                        Targets.ratio(bridge.steadyRate() / copy.steadyRate(), Targets.EXPRESS_RATIO),
                         rate / copy.startToLast());
-                run.put("catch-up: bridge / plain copy in the warm bench JVM", "%.2f (steady rates); %.2f from start "
-                        + "to last delivery", bridge.steadyRate() / warm.steadyRate(), rate / warm.startToLast());
+                run.put(
+                        "catch-up: bridge / plain copy in the warm bench JVM",
+                        "%.2f (steady rates); %.2f from start " + "to last delivery",
+                        bridge.steadyRate() / warm.steadyRate(),
+                        rate / warm.startToLast());
             }
         }
     }

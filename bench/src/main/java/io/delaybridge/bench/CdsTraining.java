@@ -37,24 +37,23 @@ public final class CdsTraining {
         Path list = workDir.resolve("classes.lst");
         String kafkaEnv = System.getenv("KAFKA_BOOTSTRAP_SERVERS");
         String redisEnv = System.getenv("REDIS_URI");
-        KafkaBroker broker = kafkaEnv == null || kafkaEnv.isBlank() ? KafkaBroker.start(workDir.resolve("kafka"))
-                : null;
-        RedisServer redis = redisEnv == null || redisEnv.isBlank() ? RedisServer.start(workDir.resolve("redis"))
-                : null;
+        KafkaBroker broker =
+                kafkaEnv == null || kafkaEnv.isBlank() ? KafkaBroker.start(workDir.resolve("kafka")) : null;
+        RedisServer redis = redisEnv == null || redisEnv.isBlank() ? RedisServer.start(workDir.resolve("redis")) : null;
         try {
             String bootstrap = broker != null ? broker.bootstrapServers() : kafkaEnv;
             String redisUri = redis != null ? redis.uri() : redisEnv;
             BenchOptions options = BenchOptions.parse();
-            try (BenchRun run = new BenchRun(options, bootstrap,
-                    BenchRedis.single(redisUri, redis != null ? redis.pid() : 0), workDir, 0)) {
+            try (BenchRun run = new BenchRun(
+                    options, bootstrap, BenchRedis.single(redisUri, redis != null ? redis.pid() : 0), workDir, 0)) {
                 String[] topics = run.createTopics("cdstrain", 3);
                 Stats due = run.preloaded("training, due", topics, 2_000, PHASE_DUE);
                 Stats later = new Stats("training, due a second after the start", run.nextSeq(0), 2_000);
                 try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]))) {
                     collector.register(PHASE_DUE, due);
                     collector.register(PHASE_LATER, later);
-                    try (BridgeProcess bridge = run.startBridge("cdstrain", topics, options.bridgeJar,
-                            List.of("-XX:DumpLoadedClassList=" + list))) {
+                    try (BridgeProcess bridge = run.startBridge(
+                            "cdstrain", topics, options.bridgeJar, List.of("-XX:DumpLoadedClassList=" + list))) {
                         try (Load load = new Load(bootstrap)) {
                             long dueAt = System.currentTimeMillis() + 1_000;
                             long first = run.nextSeq(2_000);
@@ -65,18 +64,20 @@ public final class CdsTraining {
                         }
                         BenchRun.awaitDelivered(due, 60);
                         BenchRun.awaitDelivered(later, 60);
-                        BenchRun.log("training: %,d + %,d delivered; %s parked", due.count(), later.count(),
-                                bridge.meterCount("delay.intake.parked"));
+                        BenchRun.log(
+                                "training: %,d + %,d delivered; %s parked",
+                                due.count(), later.count(), bridge.meterCount("delay.intake.parked"));
                         if (due.count() < due.expected || later.count() < later.expected) {
-                            throw new IllegalStateException("the training bridge did not deliver everything; see "
-                                    + bridge.log());
+                            throw new IllegalStateException(
+                                    "the training bridge did not deliver everything; see " + bridge.log());
                         }
                     }
                 }
             }
             Files.createDirectories(out.toAbsolutePath().getParent());
             Files.copy(list, out, StandardCopyOption.REPLACE_EXISTING);
-            BenchRun.log("class list: %s (%,d lines)", out, Files.readAllLines(list).size());
+            BenchRun.log(
+                    "class list: %s (%,d lines)", out, Files.readAllLines(list).size());
         } finally {
             if (broker != null) {
                 broker.close();

@@ -30,6 +30,7 @@ final class Collector implements AutoCloseable {
      * at once, and dropping those records made a run wait for records it had already seen. Guarded by {@code phases}.
      */
     private final Map<Integer, List<long[]>> early = new HashMap<>();
+
     private volatile boolean running = true;
 
     Collector(String bootstrap, Collection<String> topics) {

@@ -58,7 +58,8 @@ final class CpuMeter {
             total += micros;
             line.add(String.format("%s %.1f", process.getKey(), micros));
         }
-        String machine = machineAtStart.flatMap(start -> MachineCpu.now().map(end -> "; " + end.sharesSince(start)))
+        String machine = machineAtStart
+                .flatMap(start -> MachineCpu.now().map(end -> "; " + end.sharesSince(start)))
                 .orElse("");
         return String.format("%s us of CPU per record (all %.1f)%s%s", line, total, machine, rates());
     }
@@ -78,7 +79,9 @@ final class CpuMeter {
     }
 
     private static long cpuNanos(long pid) {
-        return ProcessHandle.of(pid).flatMap(handle -> handle.info().totalCpuDuration())
-                .map(Duration::toNanos).orElse(0L);
+        return ProcessHandle.of(pid)
+                .flatMap(handle -> handle.info().totalCpuDuration())
+                .map(Duration::toNanos)
+                .orElse(0L);
     }
 }

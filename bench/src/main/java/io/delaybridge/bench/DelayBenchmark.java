@@ -48,8 +48,10 @@ public final class DelayBenchmark {
         s.put("backlog", BacklogScenario::new);
         s.put("layouts", LayoutsScenario::new);
         s.put("far-layouts", FarLayoutsScenario::new);
-        s.put("rules", run -> () -> RuleThroughput.measure(run.bootstrap, run.options.ruleRecords, run.runId,
-                run.workDir).forEach((k, v) -> run.put(k, "%s", v)));
+        s.put(
+                "rules",
+                run -> () -> RuleThroughput.measure(run.bootstrap, run.options.ruleRecords, run.runId, run.workDir)
+                        .forEach((k, v) -> run.put(k, "%s", v)));
         s.put("spring-retry", SpringRetryScenario::new);
         if (!s.keySet().equals(new java.util.LinkedHashSet<>(BenchOptions.SCENARIOS))) {
             throw new IllegalStateException("scenarios and BenchOptions.SCENARIOS differ: " + s.keySet());
@@ -84,9 +86,14 @@ public final class DelayBenchmark {
             }
             String bootstrap = broker != null ? broker.bootstrapServers() : kafkaEnv;
             String redisUri = redisServer != null ? redisServer.uri() : redisEnv;
-            BenchRun.log("broker %s%s, redis %s%s (%s), work dir %s", bootstrap, broker != null ? " (child, pid "
-                    + broker.pid() + ")" : "", redisUri, redisServer != null ? " (child, pid " + redisServer.pid()
-                    + ")" : "", redisServer != null ? "redis " + redisServer.version() : "external", workDir);
+            BenchRun.log(
+                    "broker %s%s, redis %s%s (%s), work dir %s",
+                    bootstrap,
+                    broker != null ? " (child, pid " + broker.pid() + ")" : "",
+                    redisUri,
+                    redisServer != null ? " (child, pid " + redisServer.pid() + ")" : "",
+                    redisServer != null ? "redis " + redisServer.version() : "external",
+                    workDir);
             long brokerPid = broker != null ? broker.pid() : 0;
             BenchRedis single = BenchRedis.single(redisUri, redisServer != null ? redisServer.pid() : 0);
             Map<String, String> results = pass(options, bootstrap, single, workDir, brokerPid);
@@ -111,14 +118,24 @@ public final class DelayBenchmark {
     }
 
     /** The chosen scenarios in order against one Redis; a failed scenario is reported and the next one still runs. */
-    private static Map<String, String> pass(BenchOptions options, String bootstrap, BenchRedis target, Path workDir,
-            long brokerPid) {
+    private static Map<String, String> pass(
+            BenchOptions options, String bootstrap, BenchRedis target, Path workDir, long brokerPid) {
         try (BenchRun run = new BenchRun(options, bootstrap, target, workDir, brokerPid)) {
-            BenchRun.log("machine: %d cores, %s; options %s", Runtime.getRuntime().availableProcessors(),
-                    System.getProperty("java.version"), options);
-            run.putPlain("redis", run.redis().info("server").lines().filter(l -> l.startsWith("redis_version"))
-                    .findFirst().orElse("?") + ", " + run.redis().configGet("appendfsync")
-                    + (target.servers().size() > 1 ? ", " + target.servers().size() + " masters: " + target.uri() : ""));
+            BenchRun.log(
+                    "machine: %d cores, %s; options %s",
+                    Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), options);
+            run.putPlain(
+                    "redis",
+                    run.redis()
+                                    .info("server")
+                                    .lines()
+                                    .filter(l -> l.startsWith("redis_version"))
+                                    .findFirst()
+                                    .orElse("?")
+                            + ", " + run.redis().configGet("appendfsync")
+                            + (target.servers().size() > 1
+                                    ? ", " + target.servers().size() + " masters: " + target.uri()
+                                    : ""));
             for (String name : options.scenarios) {
                 if (name.equals("rules") && !target.label().isEmpty()) {
                     continue;
@@ -138,8 +155,8 @@ public final class DelayBenchmark {
      * Throughput and steady once more against a Redis Cluster of three masters (no replicas, each durable as the
      * single server: AOF, fsync always), started for it; their result lines start with "cluster ".
      */
-    private static Map<String, String> clusterPass(BenchOptions options, String bootstrap, Path workDir,
-            long brokerPid) throws Exception {
+    private static Map<String, String> clusterPass(BenchOptions options, String bootstrap, Path workDir, long brokerPid)
+            throws Exception {
         try (RedisCluster cluster = RedisCluster.start(workDir.resolve("cluster"), 3, 0)) {
             Map<String, Long> pids = new LinkedHashMap<>();
             List<RedisServer> masters = cluster.masters();
@@ -147,10 +164,12 @@ public final class DelayBenchmark {
                 pids.put("redis-" + (i + 1), masters.get(i).pid());
             }
             BenchRun.log("cluster pass: %s (masters' pids %s)", cluster.uri(), pids.values());
-            BenchRedis target = new BenchRedis("cluster ", cluster.uri(),
-                    masters.stream().map(RedisServer::uri).toList(), pids);
-            return pass(options.withScenarios(List.of("throughput", "steady")), bootstrap, target, workDir,
-                    brokerPid);
+            BenchRedis target = new BenchRedis(
+                    "cluster ",
+                    cluster.uri(),
+                    masters.stream().map(RedisServer::uri).toList(),
+                    pids);
+            return pass(options.withScenarios(List.of("throughput", "steady")), bootstrap, target, workDir, brokerPid);
         }
     }
 

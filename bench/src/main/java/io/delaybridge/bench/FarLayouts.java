@@ -54,7 +54,8 @@ final class FarLayouts {
         Random random = new Random(13);
         long[] due = new long[n];
         for (int i = 0; i < n; i++) {
-            due[i] = now + TimeUnit.HOURS.toMillis(1)
+            due[i] = now
+                    + TimeUnit.HOURS.toMillis(1)
                     + (long) (random.nextDouble() * TimeUnit.DAYS.toMillis(SPREAD_DAYS));
         }
         Map<String, Double> perEntry = new LinkedHashMap<>();
@@ -63,40 +64,60 @@ final class FarLayouts {
             RedisAsyncCommands<byte[], byte[]> redis = connection.async();
             RedisInfo.awaitNoAofRewrite(admin, 5, TimeUnit.MINUTES);
             if (!chosenOnly) {
-                perEntry.put("default ids: zset per shard, member partition+offset (8 B), score due", written(n, due,
-                        redis, (shard, offset, d, ops) -> ops.add(redis.zadd(key(shard, "far"), d,
-                                position(shard, offset)))));
+                perEntry.put(
+                        "default ids: zset per shard, member partition+offset (8 B), score due",
+                        written(
+                                n,
+                                due,
+                                redis,
+                                (shard, offset, d, ops) ->
+                                        ops.add(redis.zadd(key(shard, "far"), d, position(shard, offset)))));
             }
             for (long bucketMinutes : chosenOnly ? new long[] {60} : new long[] {60, 10}) {
                 long width = TimeUnit.MINUTES.toMillis(bucketMinutes);
-                perEntry.put("default ids: strings per shard and due " + bucketMinutes + " min, 12-byte entries "
-                        + "appended, + bucket index zset", written(n, due, redis, (shard, offset, d, ops) ->
-                                appendToBucket(redis, ops, shard, offset, d, width)));
+                perEntry.put(
+                        "default ids: strings per shard and due " + bucketMinutes + " min, 12-byte entries "
+                                + "appended, + bucket index zset",
+                        written(
+                                n,
+                                due,
+                                redis,
+                                (shard, offset, d, ops) -> appendToBucket(redis, ops, shard, offset, d, width)));
             }
             if (chosenOnly) {
-                perEntry.put("explicit ids (" + ID_LENGTH + " chars): hour strings as above + id hashes of ~64 ids "
-                        + "per shard by id hash (listpack; " + idBuckets(n) + " a shard), id -> 12-byte position",
+                perEntry.put(
+                        "explicit ids (" + ID_LENGTH + " chars): hour strings as above + id hashes of ~64 ids "
+                                + "per shard by id hash (listpack; " + idBuckets(n)
+                                + " a shard), id -> 12-byte position",
                         explicitBucketed(n, due, redis));
                 return perEntry;
             }
-            perEntry.put("default ids: hashes per shard and 128 offsets, field offset%128 -> due (listpack), "
-                    + "+ index zset", written(n, due, redis, (shard, offset, d, ops) -> {
-                        ops.add(redis.hset(key(shard, "farb:" + offset / 128), Long.toString(offset % 128)
-                                .getBytes(StandardCharsets.US_ASCII),
+            perEntry.put(
+                    "default ids: hashes per shard and 128 offsets, field offset%128 -> due (listpack), "
+                            + "+ index zset",
+                    written(n, due, redis, (shard, offset, d, ops) -> {
+                        ops.add(redis.hset(
+                                key(shard, "farb:" + offset / 128),
+                                Long.toString(offset % 128).getBytes(StandardCharsets.US_ASCII),
                                 Long.toString(d).getBytes(StandardCharsets.US_ASCII)));
                         if (offset % 128 == 0) {
-                            ops.add(redis.zadd(key(shard, "faridx"), d, Long.toString(offset / 128)
-                                    .getBytes(StandardCharsets.US_ASCII)));
+                            ops.add(redis.zadd(
+                                    key(shard, "faridx"),
+                                    d,
+                                    Long.toString(offset / 128).getBytes(StandardCharsets.US_ASCII)));
                         }
                     }));
             long hour = TimeUnit.HOURS.toMillis(1);
-            perEntry.put("explicit ids (" + ID_LENGTH + " chars): hour strings as above + one hash per shard, id -> "
-                    + "12-byte position", written(n, due, redis, (shard, offset, d, ops) -> {
+            perEntry.put(
+                    "explicit ids (" + ID_LENGTH + " chars): hour strings as above + one hash per shard, id -> "
+                            + "12-byte position",
+                    written(n, due, redis, (shard, offset, d, ops) -> {
                         appendToBucket(redis, ops, shard, offset, d, hour);
                         ops.add(redis.hset(key(shard, "farids"), id(shard, offset), entry(shard, offset, 0)));
                     }));
-            perEntry.put("explicit ids (" + ID_LENGTH + " chars): hour strings as above + id hashes of ~64 ids "
-                    + "per shard by id hash (listpack; " + idBuckets(n) + " a shard), id -> 12-byte position",
+            perEntry.put(
+                    "explicit ids (" + ID_LENGTH + " chars): hour strings as above + id hashes of ~64 ids "
+                            + "per shard by id hash (listpack; " + idBuckets(n) + " a shard), id -> 12-byte position",
                     explicitBucketed(n, due, redis));
         } finally {
             StoreLayouts.deleteKeys(admin, prefix + ":*");
@@ -105,12 +126,17 @@ final class FarLayouts {
     }
 
     /** The entry appended to the string of its due bucket ({@code width} ms), the bucket added to the index. */
-    private void appendToBucket(RedisAsyncCommands<byte[], byte[]> redis, List<RedisFuture<?>> ops, int shard,
-            long offset, long due, long width) {
+    private void appendToBucket(
+            RedisAsyncCommands<byte[], byte[]> redis,
+            List<RedisFuture<?>> ops,
+            int shard,
+            long offset,
+            long due,
+            long width) {
         long bucket = due / width;
         ops.add(redis.append(key(shard, "far:" + bucket), entry(shard, offset, due - bucket * width)));
-        ops.add(redis.zadd(key(shard, "faridx"), bucket * width, Long.toString(bucket)
-                .getBytes(StandardCharsets.US_ASCII)));
+        ops.add(redis.zadd(
+                key(shard, "faridx"), bucket * width, Long.toString(bucket).getBytes(StandardCharsets.US_ASCII)));
     }
 
     /** Id buckets per shard: about 64 ids each, so that every bucket stays a listpack (128 entries at most). */
@@ -124,8 +150,14 @@ final class FarLayouts {
         return written(n, due, redis, (shard, offset, d, ops) -> {
             byte[] id = id(shard, offset);
             appendToBucket(redis, ops, shard, offset, d, hour);
-            ops.add(redis.hset(key(shard, "farids:" + ((new String(id, StandardCharsets.US_ASCII).hashCode()
-                    & 0x7fffffff) % idBuckets)), id, entry(shard, offset, 0)));
+            ops.add(redis.hset(
+                    key(
+                            shard,
+                            "farids:"
+                                    + ((new String(id, StandardCharsets.US_ASCII).hashCode() & 0x7fffffff)
+                                            % idBuckets)),
+                    id,
+                    entry(shard, offset, 0)));
         });
     }
 
@@ -158,13 +190,19 @@ final class FarLayouts {
 
     /** Intake partition (2 bytes) and offset (6 bytes). */
     private static byte[] position(int partition, long offset) {
-        return ByteBuffer.allocate(8).putShort((short) partition).putShort((short) (offset >>> 32))
-                .putInt((int) offset).array();
+        return ByteBuffer.allocate(8)
+                .putShort((short) partition)
+                .putShort((short) (offset >>> 32))
+                .putInt((int) offset)
+                .array();
     }
 
     /** Position (8 bytes) and the due time's ms within its bucket (4 bytes). */
     private static byte[] entry(int partition, long offset, long dueInBucket) {
-        return ByteBuffer.allocate(12).put(position(partition, offset)).putInt((int) dueInBucket).array();
+        return ByteBuffer.allocate(12)
+                .put(position(partition, offset))
+                .putInt((int) dueInBucket)
+                .array();
     }
 
     private static byte[] id(int shard, long offset) {

@@ -17,15 +17,22 @@ final class FarLayoutsScenario implements Scenario {
     @Override
     public void run() throws Exception {
         int hot = run.options.layoutRecords;
-        double hotPerRecord = new StoreLayouts(run.redisUri(), run.redis(), "farhot" + run.runId)
-                .measureStore(hot, 200);
-        run.put("far-layouts: baseline, hot store (RedisDelayStore.write, 200 B values)",
-                "%,.0f B per pending record (%,d records)", hotPerRecord, hot);
+        double hotPerRecord =
+                new StoreLayouts(run.redisUri(), run.redis(), "farhot" + run.runId).measureStore(hot, 200);
+        run.put(
+                "far-layouts: baseline, hot store (RedisDelayStore.write, 200 B values)",
+                "%,.0f B per pending record (%,d records)",
+                hotPerRecord,
+                hot);
         int n = run.options.farRecords;
-        Map<String, Double> perEntry = new FarLayouts(run.redisUri(), run.redis(), "far" + run.runId)
-                .measure(n, run.options.farChosenOnly);
-        perEntry.forEach((layout, bytes) -> run.put("far-layouts: " + layout,
-                "%,.1f B per far entry (%,d entries over %d shards, due over %d days)", bytes, n, FarLayouts.SHARDS,
+        Map<String, Double> perEntry =
+                new FarLayouts(run.redisUri(), run.redis(), "far" + run.runId).measure(n, run.options.farChosenOnly);
+        perEntry.forEach((layout, bytes) -> run.put(
+                "far-layouts: " + layout,
+                "%,.1f B per far entry (%,d entries over %d shards, due over %d days)",
+                bytes,
+                n,
+                FarLayouts.SHARDS,
                 FarLayouts.SPREAD_DAYS));
     }
 }

@@ -86,9 +86,17 @@ public class HotPathBenchmark {
 
     @Setup
     public void setUp() throws ContractViolation {
-        IntakeSettings settings = new IntakeSettings(INTAKE, DEADLETTER, Duration.ofDays(365).toMillis(), 1_048_576,
-                List.of(), Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofMillis(100),
-                Duration.ofSeconds(10), Duration.ofHours(1).toMillis());
+        IntakeSettings settings = new IntakeSettings(
+                INTAKE,
+                DEADLETTER,
+                Duration.ofDays(365).toMillis(),
+                1_048_576,
+                List.of(),
+                Duration.ofMillis(100),
+                Duration.ofMillis(100),
+                Duration.ofMillis(100),
+                Duration.ofSeconds(10),
+                Duration.ofHours(1).toMillis());
         translator = new RecordTranslator(settings);
         parser = new IntakeParser(new TargetPolicy(INTAKE, DEADLETTER, List.of()), settings.maxDelayMillis());
         defaultId = IntakeParser.defaultId(INTAKE, PARTITION, OFFSET);
@@ -110,8 +118,18 @@ public class HotPathBenchmark {
         headersDelayMs.add(DelayHeaders.DELAY_MS, utf8("30s"));
         headersDelayMs.add("trace-id", traceId);
 
-        record = new ConsumerRecord<>(INTAKE, PARTITION, OFFSET, TIMESTAMP, TimestampType.CREATE_TIME, KEY_BYTES,
-                VALUE_BYTES, key, value, headersUntil, Optional.empty());
+        record = new ConsumerRecord<>(
+                INTAKE,
+                PARTITION,
+                OFFSET,
+                TIMESTAMP,
+                TimestampType.CREATE_TIME,
+                KEY_BYTES,
+                VALUE_BYTES,
+                key,
+                value,
+                headersUntil,
+                Optional.empty());
 
         // the envelope exactly as the intake stores it for this record
         RecordTranslator.Translation t = translator.translate(record);
@@ -120,8 +138,13 @@ public class HotPathBenchmark {
         }
         IntakeCommand command = parser.parse(headersUntil, TIMESTAMP, defaultId);
         id = ((IntakeCommand.Schedule) command).id();
-        encoded = EnvelopeCodec.encode(new Envelope(TARGET, null, Envelope.origin(INTAKE, PARTITION, OFFSET), key,
-                value, List.of(headersUntil.lastHeader("trace-id"))));
+        encoded = EnvelopeCodec.encode(new Envelope(
+                TARGET,
+                null,
+                Envelope.origin(INTAKE, PARTITION, OFFSET),
+                key,
+                value,
+                List.of(headersUntil.lastHeader("trace-id"))));
         envelope = EnvelopeCodec.decode(encoded);
         byte[] stored = ((WriteOp.Schedule) t.op()).envelope();
         if (!Arrays.equals(stored, encoded)) {
@@ -138,8 +161,8 @@ public class HotPathBenchmark {
     public ProducerRecord<byte[], byte[]> baselinePlainCopy() {
         Header target = record.headers().lastHeader(DelayHeaders.TARGET);
         byte[] value = Arrays.copyOf(record.value(), record.value().length);
-        return new ProducerRecord<>(new String(target.value(), StandardCharsets.UTF_8), null, null, record.key(),
-                value, record.headers());
+        return new ProducerRecord<>(
+                new String(target.value(), StandardCharsets.UTF_8), null, null, record.key(), value, record.headers());
     }
 
     @Benchmark

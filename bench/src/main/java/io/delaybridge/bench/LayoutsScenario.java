@@ -17,10 +17,15 @@ final class LayoutsScenario implements Scenario {
         // stored values around a benchmark record's (envelope + origin token: ~240 B): the compact layouts' cost
         // moves with the allocator's size class that a bucket of 128 falls in
         for (int valueBytes : run.options.layoutValueBytes) {
-            Map<String, Double> perMessage = new StoreLayouts(run.redisUri(), run.redis(),
-                    "lay" + run.runId + "v" + valueBytes).measure(n, valueBytes);
-            perMessage.forEach((layout, bytes) -> run.put("layouts: " + valueBytes + " B values, " + layout,
-                    "%,.0f B per message (overhead %,.0f B; %,d messages)", bytes, bytes - valueBytes, n));
+            Map<String, Double> perMessage = new StoreLayouts(
+                            run.redisUri(), run.redis(), "lay" + run.runId + "v" + valueBytes)
+                    .measure(n, valueBytes);
+            perMessage.forEach((layout, bytes) -> run.put(
+                    "layouts: " + valueBytes + " B values, " + layout,
+                    "%,.0f B per message (overhead %,.0f B; %,d messages)",
+                    bytes,
+                    bytes - valueBytes,
+                    n));
         }
     }
 }

@@ -42,8 +42,12 @@ final class LimitsScenario implements Scenario {
                 load.send(topic, null, "nowhere", now, first + i, 0);
             }
             load.flush();
-            run.put("limit: producer to one topic (" + BenchRun.INTAKE_PARTITIONS + " partitions, bridge producer "
-                    + "settings)", "%,.0f records/s (%,d records of %d bytes)", n / BenchRun.seconds(start), n,
+            run.put(
+                    "limit: producer to one topic (" + BenchRun.INTAKE_PARTITIONS + " partitions, bridge producer "
+                            + "settings)",
+                    "%,.0f records/s (%,d records of %d bytes)",
+                    n / BenchRun.seconds(start),
+                    n,
                     Load.VALUE_BYTES);
         }
         claimPath(run.options.claimRecords, 0);
@@ -68,7 +72,8 @@ final class LimitsScenario implements Scenario {
 
     private void claimPath(int n, int backlog, String topic, String keyPrefix, String beside) throws Exception {
         try (RedisDelayStore store = RedisDelayStore.connect(RedisStoreOptions.of(run.redisUri(), topic, 1)
-                .withKeyPrefix(keyPrefix).withCommandTimeout(Duration.ofSeconds(60)))) {
+                .withKeyPrefix(keyPrefix)
+                .withCommandTimeout(Duration.ofSeconds(60)))) {
             byte[] envelope = new byte[Load.VALUE_BYTES + 40];
             new Random(1).nextBytes(envelope);
             long due = store.now();
@@ -76,8 +81,11 @@ final class LimitsScenario implements Scenario {
             schedule(store, topic, n, n + backlog, i -> later, envelope);
             long start = System.nanoTime();
             schedule(store, topic, 0, n, i -> due, envelope);
-            run.put("limit: store schedule path (schedule.lua, batches of 1,000, 4 in flight, fsync always" + beside
-                    + ")", "%,.0f records/s", n / BenchRun.seconds(start));
+            run.put(
+                    "limit: store schedule path (schedule.lua, batches of 1,000, 4 in flight, fsync always" + beside
+                            + ")",
+                    "%,.0f records/s",
+                    n / BenchRun.seconds(start));
             long epoch = store.acquire(0);
             int batch = run.options.batch;
             CpuMeter cpu = new CpuMeter().process("redis", run.redisPid()).start();
@@ -97,15 +105,21 @@ final class LimitsScenario implements Scenario {
                 claimed += refs.size();
             }
             double rate = claimed / BenchRun.seconds(start);
-            run.put("limit: store claim + ack path (claim.lua + ack.lua, batches of " + batch + ", one caller"
-                    + beside + ")", "%,.0f records/s (%,d records); %s; %s", rate, claimed, cpu.perRecord(claimed),
+            run.put(
+                    "limit: store claim + ack path (claim.lua + ack.lua, batches of " + batch + ", one caller" + beside
+                            + ")",
+                    "%,.0f records/s (%,d records); %s; %s",
+                    rate,
+                    claimed,
+                    cpu.perRecord(claimed),
                     BenchRun.commandCost(commandsBefore, run.commandMicros(), claimed));
         }
     }
 
     /** Stores the messages of offsets from..to (default ids, shard 0), 1,000 a batch, 4 batches in flight. */
-    static void schedule(RedisDelayStore store, String topic, int from, int to, IntToLongFunction dueAt,
-            byte[] envelope) throws Exception {
+    static void schedule(
+            RedisDelayStore store, String topic, int from, int to, IntToLongFunction dueAt, byte[] envelope)
+            throws Exception {
         Deque<CompletableFuture<?>> inFlight = new ArrayDeque<>();
         for (int first = from; first < to; first += 1_000) {
             List<WriteOp> ops = new ArrayList<>(1_000);

@@ -35,8 +35,7 @@ final class Load implements AutoCloseable {
     private final Semaphore unacknowledged = new Semaphore(20_000);
 
     Load(String bootstrap) {
-        producer = new KafkaProducer<>(loadProperties(bootstrap), new ByteArraySerializer(),
-                new ByteArraySerializer());
+        producer = new KafkaProducer<>(loadProperties(bootstrap), new ByteArraySerializer(), new ByteArraySerializer());
         new Random(4).nextBytes(filler);
     }
 
@@ -83,7 +82,8 @@ final class Load implements AutoCloseable {
         headers.add(DelayHeaders.UNTIL, Long.toString(dueAt).getBytes(StandardCharsets.UTF_8));
         byte[] key = ("k" + seq).getBytes(StandardCharsets.UTF_8);
         unacknowledged.acquireUninterruptibly();
-        producer.send(new ProducerRecord<>(intake, partition, null, key, value(dueAt, seq, phase), headers),
+        producer.send(
+                new ProducerRecord<>(intake, partition, null, key, value(dueAt, seq, phase), headers),
                 (metadata, error) -> {
                     unacknowledged.release();
                     if (error != null) {
@@ -97,7 +97,12 @@ final class Load implements AutoCloseable {
      * Sends {@code count} records numbered from {@code seqBase}; record i is due at {@code dueAt[i]} and sent at
      * {@code sendAt[i]} (epoch ms; a send time in the past means at once). Returns when all are acknowledged.
      */
-    void sendScheduled(String intake, String target, long seqBase, long[] dueAt, long[] sendAt,
+    void sendScheduled(
+            String intake,
+            String target,
+            long seqBase,
+            long[] dueAt,
+            long[] sendAt,
             java.util.function.IntUnaryOperator phaseOf) {
         int n = dueAt.length;
         long[] order = new long[n];

@@ -38,8 +38,8 @@ record MachineCpu(long busy, long idle, long iowait, long steal) {
         long system = Long.parseLong(f[3]);
         long irq = Long.parseLong(f[6]);
         long softirq = Long.parseLong(f[7]);
-        return new MachineCpu(user + nice + system + irq + softirq, Long.parseLong(f[4]), Long.parseLong(f[5]),
-                Long.parseLong(f[8]));
+        return new MachineCpu(
+                user + nice + system + irq + softirq, Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[8]));
     }
 
     /** "machine: busy 83 %, idle 8 %, iowait 4 %, steal 8 %" of all cores between {@code earlier} and this. */
@@ -49,7 +49,8 @@ record MachineCpu(long busy, long idle, long iowait, long steal) {
         long w = iowait - earlier.iowait;
         long s = steal - earlier.steal;
         double all = Math.max(1, b + i + w + s);
-        return String.format("machine: busy %.0f %%, idle %.0f %%, iowait %.0f %%, steal %.0f %%", 100 * b / all,
-                100 * i / all, 100 * w / all, 100 * s / all);
+        return String.format(
+                "machine: busy %.0f %%, idle %.0f %%, iowait %.0f %%, steal %.0f %%",
+                100 * b / all, 100 * i / all, 100 * w / all, 100 * s / all);
     }
 }

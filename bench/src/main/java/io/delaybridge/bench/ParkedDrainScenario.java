@@ -25,9 +25,13 @@ final class ParkedDrainScenario implements Scenario {
     public void run() throws Exception {
         int n = run.options.parkedRecords;
         CopyDrain copy = CopyDrain.cold(run, "parkcopy", n, COPY_PHASE);
-        run.put("parked drain: plain Kafka copy of " + n + " records, a fresh JVM", "%,.0f records/s steady "
-                + "(%,.0f/s from start to last); %,d of %,d copied", copy.steadyRate(), copy.startToLast(),
-                copy.stats().count(), n);
+        run.put(
+                "parked drain: plain Kafka copy of " + n + " records, a fresh JVM",
+                "%,.0f records/s steady " + "(%,.0f/s from start to last); %,d of %,d copied",
+                copy.steadyRate(),
+                copy.startToLast(),
+                copy.stats().count(),
+                n);
         run.put("parked drain: plain Kafka copy, CPU (from its launch)", "%s", copy.cpu());
 
         for (boolean exactlyOnce : run.options.exactlyOnce) {
@@ -54,8 +58,9 @@ final class ParkedDrainScenario implements Scenario {
                 load.send(topics[0], i % BenchRun.INTAKE_PARTITIONS, topics[1], dueAt, first + i, BRIDGE_PHASE);
             }
             load.flush();
-            BenchRun.log("parked drain: %,d records written to the intake in %.1f s, due at %s", n,
-                    BenchRun.seconds(start), Instant.ofEpochMilli(dueAt));
+            BenchRun.log(
+                    "parked drain: %,d records written to the intake in %.1f s, due at %s",
+                    n, BenchRun.seconds(start), Instant.ofEpochMilli(dueAt));
             long pending = 0;
             while (System.currentTimeMillis() < dueAt - 200) {
                 pending = run.pending(prefix, topics[0]);
@@ -65,23 +70,33 @@ final class ParkedDrainScenario implements Scenario {
                 Thread.sleep(200);
             }
             double intakeRate = n / BenchRun.seconds(start);
-            run.put("parked drain: intake of " + n + " records (produce + bridge stores them)",
+            run.put(
+                    "parked drain: intake of " + n + " records (produce + bridge stores them)",
                     "%s stored before the due time (%,.0f records/s from the first send until stored)",
-                    pending >= n ? "all" : String.format("only %,d of %,d", pending, n), intakeRate);
+                    pending >= n ? "all" : String.format("only %,d of %,d", pending, n),
+                    intakeRate);
             // the meter starts at the due instant: what it measures is the drain alone
             BenchRun.sleepUntil(dueAt);
             CpuMeter cpu = run.cpuMeter(bridge).start();
             BenchRun.awaitDelivered(stats, 600);
             String cpuLine = cpu.perRecord(stats.count());
             double drained = stats.steadyRate();
-            run.put("parked drain" + mode + ": " + n + " records due at one instant", "drained at %,.0f records/s steady; %s; "
-                    + "%s; out of intake order by > 100 ms: %,d; %s, peak heap %d MB", drained, stats.latenessLine(),
-                    Targets.early(stats), stats.orderInversions(BenchRun.INTAKE_PARTITIONS, 100), Targets.rss(bridge),
+            run.put(
+                    "parked drain" + mode + ": " + n + " records due at one instant",
+                    "drained at %,.0f records/s steady; %s; "
+                            + "%s; out of intake order by > 100 ms: %,d; %s, peak heap %d MB",
+                    drained,
+                    stats.latenessLine(),
+                    Targets.early(stats),
+                    stats.orderInversions(BenchRun.INTAKE_PARTITIONS, 100),
+                    Targets.rss(bridge),
                     bridge.maxHeapMb());
             run.put("parked drain" + mode + ": bridge, CPU", "%s", cpuLine);
             run.put("parked drain" + mode + ": paths", "%s", CatchUpScenario.paths(bridge));
-            run.put("parked drain" + mode + ": bridge / plain copy", "%s (steady rates)", Targets.ratio(drained
-                    / copy.steadyRate(), Targets.PARKED_RATIO));
+            run.put(
+                    "parked drain" + mode + ": bridge / plain copy",
+                    "%s (steady rates)",
+                    Targets.ratio(drained / copy.steadyRate(), Targets.PARKED_RATIO));
         }
     }
 }

@@ -41,8 +41,8 @@ public final class PlainCopy implements AutoCloseable {
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        producer = new KafkaProducer<>(Load.producerProperties(bootstrap), new ByteArraySerializer(),
-                new ByteArraySerializer());
+        producer = new KafkaProducer<>(
+                Load.producerProperties(bootstrap), new ByteArraySerializer(), new ByteArraySerializer());
         consumer.subscribe(List.of(intake));
         thread = new Thread(this::run, "bench-plain-copy");
         thread.start();
@@ -58,8 +58,13 @@ public final class PlainCopy implements AutoCloseable {
                 var records = consumer.poll(Duration.ofMillis(100));
                 for (ConsumerRecord<byte[], byte[]> record : records) {
                     Header target = record.headers().lastHeader(DelayHeaders.TARGET);
-                    producer.send(new ProducerRecord<>(new String(target.value(), StandardCharsets.UTF_8), null,
-                            null, record.key(), record.value(), record.headers()));
+                    producer.send(new ProducerRecord<>(
+                            new String(target.value(), StandardCharsets.UTF_8),
+                            null,
+                            null,
+                            record.key(),
+                            record.value(),
+                            record.headers()));
                 }
                 if (!records.isEmpty()) {
                     consumer.commitAsync();
@@ -77,13 +82,16 @@ public final class PlainCopy implements AutoCloseable {
     /** Arguments: bootstrap servers, intake topic, group id. Copies until SIGTERM, then closes its clients. */
     public static void main(String[] args) throws InterruptedException {
         PlainCopy copy = new PlainCopy(args[0], args[1], args[2]);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                copy.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "bench-plain-copy-stop"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                copy.close();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "bench-plain-copy-stop"));
         copy.thread.join();
     }
 

@@ -10,8 +10,11 @@ final class RedisInfo {
 
     /** A numeric field of an {@code INFO} section, 0 if absent. */
     static long field(String info, String name) {
-        return info.lines().filter(l -> l.startsWith(name + ":"))
-                .mapToLong(l -> Long.parseLong(l.substring(name.length() + 1).trim())).findFirst().orElse(0);
+        return info.lines()
+                .filter(l -> l.startsWith(name + ":"))
+                .mapToLong(l -> Long.parseLong(l.substring(name.length() + 1).trim()))
+                .findFirst()
+                .orElse(0);
     }
 
     static long usedMemory(RedisCommands<String, String> redis) {

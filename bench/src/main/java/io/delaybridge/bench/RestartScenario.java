@@ -32,12 +32,18 @@ final class RestartScenario implements Scenario {
     public void run() throws Exception {
         if (run.options.startupBaselineJar != null) {
             Path archive = run.options.startupBaselineCds;
-            measure("baseline jar " + run.options.startupBaselineJar.getFileName() + (archive == null
-                    ? ", no CDS archive" : ", with its CDS archive"), "restartbase", run.options.startupBaselineJar,
+            measure(
+                    "baseline jar " + run.options.startupBaselineJar.getFileName()
+                            + (archive == null ? ", no CDS archive" : ", with its CDS archive"),
+                    "restartbase",
+                    run.options.startupBaselineJar,
                     archive == null ? List.of() : List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath()));
         }
         boolean cds = Files.isRegularFile(run.options.bridgeCds);
-        measure(cds ? "with the CDS archive" : "no CDS archive", "restart", run.options.bridgeJar,
+        measure(
+                cds ? "with the CDS archive" : "no CDS archive",
+                "restart",
+                run.options.bridgeJar,
                 cds ? List.of("-XX:SharedArchiveFile=" + run.options.bridgeCds.toAbsolutePath()) : List.of());
     }
 
@@ -73,7 +79,9 @@ final class RestartScenario implements Scenario {
             }
         }
         report("kill -9 of the only bridge, restarted at once (" + label + ")", killed, KILL_TARGET_MS);
-        report("SIGTERM of the only bridge (a deploy), started again at once (" + label + ")", deployed,
+        report(
+                "SIGTERM of the only bridge (a deploy), started again at once (" + label + ")",
+                deployed,
                 DEPLOY_TARGET_MS);
     }
 
@@ -85,14 +93,16 @@ final class RestartScenario implements Scenario {
     /** Sends a part's records, one due every 100 ms, and runs {@code event} 4 s in, on another thread. */
     private void part(Load load, String[] topics, Stats stats, int phase, Event event) throws Exception {
         long start = System.currentTimeMillis();
-        Thread trigger = new Thread(() -> {
-            BenchRun.sleepUntil(start + EVENT_AT_MS);
-            try {
-                event.run();
-            } catch (Exception e) {
-                BenchRun.log("restart: %s", e);
-            }
-        }, "bench-restart-event");
+        Thread trigger = new Thread(
+                () -> {
+                    BenchRun.sleepUntil(start + EVENT_AT_MS);
+                    try {
+                        event.run();
+                    } catch (Exception e) {
+                        BenchRun.log("restart: %s", e);
+                    }
+                },
+                "bench-restart-event");
         trigger.start();
         long first = stats.seqBase();
         for (int i = 0; i < stats.expected; i++) {
@@ -105,8 +115,14 @@ final class RestartScenario implements Scenario {
     }
 
     private void report(String what, Stats stats, long target) {
-        run.put("restart: " + what, "worst %s, p99 %,d ms; %,d of %,d delivered, %s, %d duplicates",
-                Targets.atMost(stats.maxLateness, target, "ms late"), stats.percentile(0.99), stats.count(),
-                stats.expected, Targets.early(stats), stats.duplicates);
+        run.put(
+                "restart: " + what,
+                "worst %s, p99 %,d ms; %,d of %,d delivered, %s, %d duplicates",
+                Targets.atMost(stats.maxLateness, target, "ms late"),
+                stats.percentile(0.99),
+                stats.count(),
+                stats.expected,
+                Targets.early(stats),
+                stats.duplicates);
     }
 }

@@ -101,26 +101,44 @@ final class RuleThroughput {
             copyRate = count.awaitRate(records, 600);
         }
         double ruleRate;
-        Rule rule = Rule.schedule("bench", List.of(source), null, "bench.target", new RuleDelay.Fixed(30 * 60_000L),
-                null, IdTemplate.parse("bench:{key}"));
+        Rule rule = Rule.schedule(
+                "bench",
+                List.of(source),
+                null,
+                "bench.target",
+                new RuleDelay.Fixed(30 * 60_000L),
+                null,
+                IdTemplate.parse("bench:{key}"));
         IntakeParser verifier = new IntakeParser(new TargetPolicy(intake, deadletter, List.of()), Long.MAX_VALUE);
         Properties streams = new Properties();
         streams.put(StreamsConfig.APPLICATION_ID_CONFIG, "rbench" + runId);
         streams.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         streams.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         streams.put(StreamsConfig.STATE_DIR_CONFIG, work.resolve("streams").toString());
-        RulesRunner runner = new RulesRunner(RuleTopology.build(List.of(rule),
-                List.of(new RuleMeters(new MetricRegistry(), "bench")), new RuleRecords(verifier), intake, deadletter,
-                true, code -> { }), streams, Duration.ofSeconds(30));
+        RulesRunner runner = new RulesRunner(
+                RuleTopology.build(
+                        List.of(rule),
+                        List.of(new RuleMeters(new MetricRegistry(), "bench")),
+                        new RuleRecords(verifier),
+                        intake,
+                        deadletter,
+                        true,
+                        code -> {}),
+                streams,
+                Duration.ofSeconds(30));
         try (OutputCount count = new OutputCount(bootstrap, intake)) {
             runner.start();
             ruleRate = count.awaitRate(records, 600);
         } finally {
             runner.stop();
         }
-        out.put("rules: plain Kafka copy of the source (baseline)", String.format("%,.0f records/s (%,d records of"
-                + " %d bytes, %d partitions)", copyRate, records, VALUE_BYTES, PARTITIONS));
-        out.put("rules: one rule into the intake (exactly_once_v2, commit 100 ms, 1 stream thread)",
+        out.put(
+                "rules: plain Kafka copy of the source (baseline)",
+                String.format(
+                        "%,.0f records/s (%,d records of" + " %d bytes, %d partitions)",
+                        copyRate, records, VALUE_BYTES, PARTITIONS));
+        out.put(
+                "rules: one rule into the intake (exactly_once_v2, commit 100 ms, 1 stream thread)",
                 String.format("%,.0f records/s", ruleRate));
         out.put("rules: rule / plain copy", String.format("%.2f", ruleRate / copyRate));
         return out;
@@ -131,11 +149,11 @@ final class RuleThroughput {
         java.util.Arrays.fill(value, (byte) 'x');
         // the plain copy routes by delay-target; the rule drops the source's delay- headers
         RecordHeader target = new RecordHeader(DelayHeaders.TARGET, copyTarget.getBytes(StandardCharsets.UTF_8));
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Load.producerProperties(bootstrap),
-                new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                Load.producerProperties(bootstrap), new ByteArraySerializer(), new ByteArraySerializer())) {
             for (int i = 0; i < records; i++) {
-                producer.send(new ProducerRecord<>(source, null, null, ("order-" + i).getBytes(StandardCharsets.UTF_8),
-                        value, List.of(target)));
+                producer.send(new ProducerRecord<>(
+                        source, null, null, ("order-" + i).getBytes(StandardCharsets.UTF_8), value, List.of(target)));
             }
             producer.flush();
         }
@@ -191,8 +209,8 @@ final class RuleThroughput {
             long firstCount = -1;
             while (count.get() < n) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("only " + count.get() + " of " + n + " records in "
-                            + timeoutSeconds + " s");
+                    throw new IllegalStateException(
+                            "only " + count.get() + " of " + n + " records in " + timeoutSeconds + " s");
                 }
                 if (firstCount < 0 && firstNanos != 0) {
                     firstCount = count.get();

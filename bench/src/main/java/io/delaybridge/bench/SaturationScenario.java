@@ -28,23 +28,39 @@ final class SaturationScenario implements Scenario {
             int warmup = run.options.steadyWarmupSeconds; // the bridge's first step; later steps find it compiled
             for (int rate : run.options.rates) {
                 bridge.resetPeaks();
-                SteadyRun step = SteadyRun.measure(run, collector, topics, rate, 1_000, 5_000, window, warmup, phase,
-                        run.cpuMeter(bridge), () -> { });
+                SteadyRun step = SteadyRun.measure(
+                        run,
+                        collector,
+                        topics,
+                        rate,
+                        1_000,
+                        5_000,
+                        window,
+                        warmup,
+                        phase,
+                        run.cpuMeter(bridge),
+                        () -> {});
                 Stats stats = step.stats();
                 warmup = run.options.stepWarmupSeconds;
                 phase += 2;
-                sweep.add(new double[] {rate, stats.percentile(0.5), stats.percentile(0.99),
-                        stats.percentile(0.999), stats.maxLateness, stats.steadyRate()});
+                sweep.add(new double[] {
+                    rate,
+                    stats.percentile(0.5),
+                    stats.percentile(0.99),
+                    stats.percentile(0.999),
+                    stats.maxLateness,
+                    stats.steadyRate()
+                });
                 String name = "saturation: " + rate + " records/s due (delays 1-5 s, " + window + " s)";
-                run.put(name, "%s; %s, peak heap %d MB", stats.latenessLine(), Targets.rss(bridge),
-                        bridge.maxHeapMb());
+                run.put(name, "%s; %s, peak heap %d MB", stats.latenessLine(), Targets.rss(bridge), bridge.maxHeapMb());
                 if (rate == 5_000 || rate == 20_000) {
                     run.put(name + ", targets", "%s", Targets.lateness(rate, stats));
                 }
                 run.put(name + ", CPU", "%s", step.cpu());
                 if (stats.count() < stats.expected || stats.percentile(0.99) > 10_000) {
-                    BenchRun.log("lateness p99 above 10 s or records missing at %d records/s: the bridge is "
-                            + "saturated", rate);
+                    BenchRun.log(
+                            "lateness p99 above 10 s or records missing at %d records/s: the bridge is " + "saturated",
+                            rate);
                     break;
                 }
             }

@@ -74,11 +74,16 @@ final class SpringRetryScenario implements Scenario {
                 var template = new KafkaTemplate<String, String>(new DefaultKafkaProducerFactory<>(
                         producerProps(), new StringSerializer(), new StringSerializer()));
                 var factory = new ConcurrentKafkaListenerContainerFactory<String, String>();
-                factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(consumerProps("springretry-bridge-"
-                        + run.runId), new StringDeserializer(), new StringDeserializer()));
+                factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(
+                        consumerProps("springretry-bridge-" + run.runId),
+                        new StringDeserializer(),
+                        new StringDeserializer()));
                 factory.setConcurrency(CONCURRENCY);
-                factory.setCommonErrorHandler(DelayBridgeErrorHandler.builder(template).intakeTopic(topics[0])
-                        .backOff(RetryBackOff.fixed(Duration.ofMillis(BACK_OFF_MS))).attempts(2).build());
+                factory.setCommonErrorHandler(DelayBridgeErrorHandler.builder(template)
+                        .intakeTopic(topics[0])
+                        .backOff(RetryBackOff.fixed(Duration.ofMillis(BACK_OFF_MS)))
+                        .attempts(2)
+                        .build());
                 ConcurrentMessageListenerContainer<String, String> container = factory.createContainer(listened);
                 container.setupMessageListener((MessageListener<String, String>) listener::onRecord);
                 container.start();
@@ -91,8 +96,12 @@ final class SpringRetryScenario implements Scenario {
                 }
                 Set<String> created = new TreeSet<>(admin.listTopics().names().get());
                 created.removeAll(before);
-                run.put("spring-retry: through the bridge", "%s; topics created: %d %s (the one intake, shared by"
-                        + " every listener, existed)", listener.line(n), created.size(), created);
+                run.put(
+                        "spring-retry: through the bridge",
+                        "%s; topics created: %d %s (the one intake, shared by" + " every listener, existed)",
+                        listener.line(n),
+                        created.size(),
+                        created);
             }
 
             String rtTopic = run.createTopics("springrt", 3)[1];
@@ -100,9 +109,17 @@ final class SpringRetryScenario implements Scenario {
             FailOnce listener = new FailOnce(n);
             RetryableTopicApp.listener = listener;
             try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
-                context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("bench", Map.of(
-                        "bench.bootstrap", run.bootstrap, "bench.topic", rtTopic,
-                        "bench.group", "springretry-rt-" + run.runId)));
+                context.getEnvironment()
+                        .getPropertySources()
+                        .addFirst(new MapPropertySource(
+                                "bench",
+                                Map.of(
+                                        "bench.bootstrap",
+                                        run.bootstrap,
+                                        "bench.topic",
+                                        rtTopic,
+                                        "bench.group",
+                                        "springretry-rt-" + run.runId)));
                 context.register(RetryableTopicApp.class);
                 context.refresh();
                 produce(rtTopic, n);
@@ -110,14 +127,18 @@ final class SpringRetryScenario implements Scenario {
             }
             Set<String> created = new TreeSet<>(admin.listTopics().names().get());
             created.removeAll(before);
-            run.put("spring-retry: through @RetryableTopic (baseline)", "%s; topics created: %d %s", listener.line(n),
-                    created.size(), created);
+            run.put(
+                    "spring-retry: through @RetryableTopic (baseline)",
+                    "%s; topics created: %d %s",
+                    listener.line(n),
+                    created.size(),
+                    created);
         }
     }
 
     private void produce(String topic, int n) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(), new StringSerializer(),
-                new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(producerProps(), new StringSerializer(), new StringSerializer())) {
             long start = System.nanoTime();
             int rate = run.options.springRetryRate;
             for (int i = 0; i < n; i++) {
@@ -133,13 +154,23 @@ final class SpringRetryScenario implements Scenario {
     }
 
     private Map<String, Object> producerProps() {
-        return Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, run.bootstrap, ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.LINGER_MS_CONFIG, 5);
+        return Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                run.bootstrap,
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.LINGER_MS_CONFIG,
+                5);
     }
 
     private Map<String, Object> consumerProps(String group) {
-        return Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, run.bootstrap, ConsumerConfig.GROUP_ID_CONFIG, group,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        return Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                run.bootstrap,
+                ConsumerConfig.GROUP_ID_CONFIG,
+                group,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest");
     }
 
     /** Fails a record's first delivery, notes the lateness of its second. */
@@ -186,13 +217,22 @@ final class SpringRetryScenario implements Scenario {
             long[] sorted = Arrays.copyOf(lateness, count);
             Arrays.sort(sorted);
             long early = Arrays.stream(sorted).filter(l -> l < 0).count();
-            return String.format("%,d of %,d retried once after a 1 s back-off (%d more than once); retry lateness"
-                    + " p50 %d ms, p99 %d ms, max %d ms; %d early", count, n, extra.get(), at(sorted, 0.50),
-                    at(sorted, 0.99), count == 0 ? -1 : sorted[count - 1], early);
+            return String.format(
+                    "%,d of %,d retried once after a 1 s back-off (%d more than once); retry lateness"
+                            + " p50 %d ms, p99 %d ms, max %d ms; %d early",
+                    count,
+                    n,
+                    extra.get(),
+                    at(sorted, 0.50),
+                    at(sorted, 0.99),
+                    count == 0 ? -1 : sorted[count - 1],
+                    early);
         }
 
         private static long at(long[] sorted, double q) {
-            return sorted.length == 0 ? -1 : sorted[Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1)];
+            return sorted.length == 0
+                    ? -1
+                    : sorted[Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1)];
         }
     }
 
@@ -210,19 +250,24 @@ final class SpringRetryScenario implements Scenario {
 
         @Bean
         KafkaTemplate<String, String> kafkaTemplate(@Value("${bench.bootstrap}") String bootstrap) {
-            return new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of(
-                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
-                    new StringSerializer(), new StringSerializer()));
+            return new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(
+                    Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
+                    new StringSerializer(),
+                    new StringSerializer()));
         }
 
         @Bean
         ConcurrentKafkaListenerContainerFactory<String, String> kafkaListenerContainerFactory(
                 @Value("${bench.bootstrap}") String bootstrap) {
             var factory = new ConcurrentKafkaListenerContainerFactory<String, String>();
-            factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(Map.of(
-                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-                    new StringDeserializer(), new StringDeserializer()));
+            factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(
+                    Map.of(
+                            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                            bootstrap,
+                            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                            "earliest"),
+                    new StringDeserializer(),
+                    new StringDeserializer()));
             factory.setConcurrency(CONCURRENCY);
             return factory;
         }

@@ -28,6 +28,7 @@ final class StartupScenario implements Scenario {
 
     /** The target: process start to first delivery, median and worst of the rounds. */
     static final long MEDIAN_TARGET_MS = 2_000;
+
     static final long WORST_TARGET_MS = 3_000;
 
     private static final Pattern STARTED = Pattern.compile("Started in (\\d+) ms from JVM start: ([^(]*)");
@@ -52,17 +53,23 @@ final class StartupScenario implements Scenario {
         variants.add(new Variant("plain Kafka copy", "startcopy", null, List.of()));
         if (run.options.startupBaselineJar != null) {
             Path archive = run.options.startupBaselineCds;
-            variants.add(new Variant("bridge, baseline jar " + run.options.startupBaselineJar
-                    + (archive == null ? "" : " with the archive " + archive), "startbase",
+            variants.add(new Variant(
+                    "bridge, baseline jar " + run.options.startupBaselineJar
+                            + (archive == null ? "" : " with the archive " + archive),
+                    "startbase",
                     run.options.startupBaselineJar,
                     archive == null ? List.of() : List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath())));
         }
         variants.add(new Variant("bridge", "startplain", run.options.bridgeJar, List.of()));
         if (Files.isRegularFile(run.options.bridgeCds)) {
-            variants.add(new Variant("bridge with its CDS archive", "startcds", run.options.bridgeJar,
+            variants.add(new Variant(
+                    "bridge with its CDS archive",
+                    "startcds",
+                    run.options.bridgeJar,
                     List.of("-XX:SharedArchiveFile=" + run.options.bridgeCds.toAbsolutePath())));
         } else {
-            BenchRun.log("startup: no CDS archive at %s (built with the jar unless -Dcds.skip): measuring without",
+            BenchRun.log(
+                    "startup: no CDS archive at %s (built with the jar unless -Dcds.skip): measuring without",
                     run.options.bridgeCds);
         }
         Map<Variant, String[]> topics = new LinkedHashMap<>();
@@ -76,17 +83,19 @@ final class StartupScenario implements Scenario {
             for (int i = 0; i < variants.size(); i++) {
                 Variant v = variants.get(i);
                 int phase = 10 + round * variants.size() + i;
-                long first = v.copy() ? copyOnce(topics.get(v), phase)
+                long first = v.copy()
+                        ? copyOnce(topics.get(v), phase)
                         : bridgeOnce(v, topics.get(v), phase, phases.computeIfAbsent(v, k -> new TreeMap<>()));
                 firsts.computeIfAbsent(v, k -> new ArrayList<>()).add(first);
-                BenchRun.log("startup round %d/%d, %s: first delivery %,d ms after the process started", round + 1,
-                        rounds, v.label(), first);
+                BenchRun.log(
+                        "startup round %d/%d, %s: first delivery %,d ms after the process started",
+                        round + 1, rounds, v.label(), first);
             }
         }
         for (Variant v : variants) {
             List<Long> times = firsts.get(v);
-            String line = String.format("median %,d ms, worst %,d ms of %d starts (%s)", median(times),
-                    worst(times), times.size(), times);
+            String line = String.format(
+                    "median %,d ms, worst %,d ms of %d starts (%s)", median(times), worst(times), times.size(), times);
             if (!v.copy()) {
                 line = "median " + Targets.atMost(median(times), MEDIAN_TARGET_MS, "ms") + ", worst "
                         + Targets.atMost(worst(times), WORST_TARGET_MS, "ms") + " of " + times.size() + " starts ("
@@ -109,7 +118,8 @@ final class StartupScenario implements Scenario {
                     phases.computeIfAbsent("total", k -> new ArrayList<>()).add(Long.parseLong(started.group(1)));
                     Matcher m = PHASE.matcher(started.group(2));
                     while (m.find()) {
-                        phases.computeIfAbsent(m.group(1), k -> new ArrayList<>()).add(Long.parseLong(m.group(2)));
+                        phases.computeIfAbsent(m.group(1), k -> new ArrayList<>())
+                                .add(Long.parseLong(m.group(2)));
                     }
                 }
             }
@@ -145,15 +155,17 @@ final class StartupScenario implements Scenario {
         StringBuilder sb = new StringBuilder();
         phases.entrySet().stream()
                 .sorted((a, b) -> Integer.compare(order(a.getKey()), order(b.getKey())))
-                .forEach(e -> sb.append(sb.length() == 0 ? "" : " ").append(e.getKey()).append('=')
+                .forEach(e -> sb.append(sb.length() == 0 ? "" : " ")
+                        .append(e.getKey())
+                        .append('=')
                         .append(median(e.getValue())));
         return sb.toString();
     }
 
     /** The start-up line's order, with the total first. */
     private static int order(String phase) {
-        List<String> known = List.of("total", "jvm-to-main", "configuration", "topics", "redis", "checks",
-                "pipeline", "first-poll", "http");
+        List<String> known = List.of(
+                "total", "jvm-to-main", "configuration", "topics", "redis", "checks", "pipeline", "first-poll", "http");
         int i = known.indexOf(phase);
         return i < 0 ? known.size() : i;
     }

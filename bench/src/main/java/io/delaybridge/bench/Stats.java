@@ -152,9 +152,17 @@ final class Stats {
     }
 
     synchronized String latenessLine() {
-        return String.format("lateness p50 %d ms, p99 %d ms, p99.9 %d ms, max %d ms; early %d%s; duplicates %d; "
+        return String.format(
+                "lateness p50 %d ms, p99 %d ms, p99.9 %d ms, max %d ms; early %d%s; duplicates %d; "
                         + "delivered %d of %d",
-                percentile(0.50), percentile(0.99), percentile(0.999), maxLateness, early,
-                early > 0 ? " (by up to " + (-minEarlyBy) + " ms)" : "", duplicates, count, expected);
+                percentile(0.50),
+                percentile(0.99),
+                percentile(0.999),
+                maxLateness,
+                early,
+                early > 0 ? " (by up to " + (-minEarlyBy) + " ms)" : "",
+                duplicates,
+                count,
+                expected);
     }
 }

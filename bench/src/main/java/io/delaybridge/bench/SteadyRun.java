@@ -16,8 +16,19 @@ import java.util.concurrent.CompletableFuture;
 record SteadyRun(Stats stats, String cpu) {
 
     /** Runs one window; {@code atWindowEnd} runs right after it (e.g. a Redis memory reading). */
-    static SteadyRun measure(BenchRun run, Collector collector, String[] topics, int rate, long minDelayMillis,
-            long maxDelayMillis, int window, int warmupSeconds, int phase, CpuMeter cpu, Runnable atWindowEnd) throws Exception {
+    static SteadyRun measure(
+            BenchRun run,
+            Collector collector,
+            String[] topics,
+            int rate,
+            long minDelayMillis,
+            long maxDelayMillis,
+            int window,
+            int warmupSeconds,
+            int phase,
+            CpuMeter cpu,
+            Runnable atWindowEnd)
+            throws Exception {
         // The first record is due maxDelay after the first send, so no send time falls before the start (which would
         // make a burst of intake): the intake ramps up to the due rate while nothing is due yet, then both run at it.
         long begin = System.currentTimeMillis() + 2_000;
@@ -39,8 +50,10 @@ record SteadyRun(Stats stats, String cpu) {
         Stats stats = new Stats("window", base + warm, measured);
         collector.register(phase, warmStats);
         collector.register(phase + 1, stats);
-        BenchRun.log("steady run: %,d records/s, delays %d-%d ms, %,d warm-up + %,d measured records, window %s .. "
-                + "+%d s", rate, minDelayMillis, maxDelayMillis, warm, measured, Instant.ofEpochMilli(windowStart), window);
+        BenchRun.log(
+                "steady run: %,d records/s, delays %d-%d ms, %,d warm-up + %,d measured records, window %s .. "
+                        + "+%d s",
+                rate, minDelayMillis, maxDelayMillis, warm, measured, Instant.ofEpochMilli(windowStart), window);
         // the load sends until near the window's end: the CPU meter starts at the window's start on its own thread
         CompletableFuture<Long> meterStarted = CompletableFuture.supplyAsync(() -> {
             BenchRun.sleepUntil(windowStart);

@@ -62,35 +62,61 @@ final class SteadyScenario implements Scenario {
             for (int step = 0; step < rates.size(); step++) {
                 int rate = rates.get(step);
                 bridge.resetPeaks();
-                Runnable memoryAtWindowEnd = phase > 10 || exactlyOnce ? () -> { } : () -> {
-                    long pending = run.pending(prefix, topics[0]);
-                    long used = run.usedMemory();
-                    run.put("steady: Redis memory per pending record (sampled at the end of the window)",
-                            "%,d B (%,d pending, used_memory grew by %,d B)", pending == 0 ? 0 : (used - usedBefore)
-                                    / pending, pending, used - usedBefore);
-                };
+                Runnable memoryAtWindowEnd = phase > 10 || exactlyOnce
+                        ? () -> {}
+                        : () -> {
+                            long pending = run.pending(prefix, topics[0]);
+                            long used = run.usedMemory();
+                            run.put(
+                                    "steady: Redis memory per pending record (sampled at the end of the window)",
+                                    "%,d B (%,d pending, used_memory grew by %,d B)",
+                                    pending == 0 ? 0 : (used - usedBefore) / pending,
+                                    pending,
+                                    used - usedBefore);
+                        };
                 long expressBefore = bridge.meterCount("delay.intake.express");
                 long parkedBefore = bridge.meterCount("delay.intake.parked");
-                SteadyRun measured = SteadyRun.measure(run, collector, topics, rate, o.minDelayMillis,
-                        o.maxDelayMillis, o.steadySeconds, warmup, phase, run.cpuMeter(bridge), memoryAtWindowEnd);
+                SteadyRun measured = SteadyRun.measure(
+                        run,
+                        collector,
+                        topics,
+                        rate,
+                        o.minDelayMillis,
+                        o.maxDelayMillis,
+                        o.steadySeconds,
+                        warmup,
+                        phase,
+                        run.cpuMeter(bridge),
+                        memoryAtWindowEnd);
                 warmup = o.stepWarmupSeconds;
                 phase += 2;
                 String name = "steady" + mode + ": " + rate + " records/s due, delays " + o.delays() + ", "
                         + o.steadySeconds + " s measured";
                 Stats bridgeStats = measured.stats();
-                run.put(name, "%s; %s, peak heap %d MB", bridgeStats.latenessLine(), Targets.rss(bridge),
+                run.put(
+                        name,
+                        "%s; %s, peak heap %d MB",
+                        bridgeStats.latenessLine(),
+                        Targets.rss(bridge),
                         bridge.maxHeapMb());
-                run.put(name + ", targets", "%s; %s", Targets.lateness(rate, bridgeStats),
-                        Targets.early(bridgeStats));
+                run.put(name + ", targets", "%s; %s", Targets.lateness(rate, bridgeStats), Targets.early(bridgeStats));
                 run.put(name + ", CPU", "%s", measured.cpu());
-                run.put(name + ", paths (warm-up and window)", "express %,d, parked %,d records (the bridge's meters "
-                        + "delay.intake.express / delay.intake.parked)",
+                run.put(
+                        name + ", paths (warm-up and window)",
+                        "express %,d, parked %,d records (the bridge's meters "
+                                + "delay.intake.express / delay.intake.parked)",
                         bridge.meterCount("delay.intake.express") - expressBefore,
                         bridge.meterCount("delay.intake.parked") - parkedBefore);
                 Stats copy = copies.get(step).stats();
-                run.put(name + ", bridge / plain copy", "p50 %d / %d ms, p99 %d / %d ms, p99.9 %d / %d ms; p99 "
-                        + "ratio %.1f", bridgeStats.percentile(0.5), copy.percentile(0.5), bridgeStats.percentile(0.99),
-                        copy.percentile(0.99), bridgeStats.percentile(0.999), copy.percentile(0.999),
+                run.put(
+                        name + ", bridge / plain copy",
+                        "p50 %d / %d ms, p99 %d / %d ms, p99.9 %d / %d ms; p99 " + "ratio %.1f",
+                        bridgeStats.percentile(0.5),
+                        copy.percentile(0.5),
+                        bridgeStats.percentile(0.99),
+                        copy.percentile(0.99),
+                        bridgeStats.percentile(0.999),
+                        copy.percentile(0.999),
                         bridgeStats.percentile(0.99) / (double) Math.max(1, copy.percentile(0.99)));
             }
         }
@@ -101,8 +127,18 @@ final class SteadyScenario implements Scenario {
         String[] topics = run.createTopics("steadycopy" + rate, 3);
         try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]));
                 PlainCopy copy = new PlainCopy(run.bootstrap, topics[0], "steadycopy" + rate + run.runId)) {
-            return SteadyRun.measure(run, collector, topics, rate, 0, 0, run.options.steadySeconds,
-                    run.options.stepWarmupSeconds, phase, run.cpuMeter(0), () -> { });
+            return SteadyRun.measure(
+                    run,
+                    collector,
+                    topics,
+                    rate,
+                    0,
+                    0,
+                    run.options.steadySeconds,
+                    run.options.stepWarmupSeconds,
+                    phase,
+                    run.cpuMeter(0),
+                    () -> {});
         }
     }
 }

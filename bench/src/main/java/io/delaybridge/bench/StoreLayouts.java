@@ -2,11 +2,11 @@ package io.delaybridge.bench;
 
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -77,11 +77,12 @@ final class StoreLayouts {
             }));
             admin.configSet("hash-max-ziplist-value", "1024");
             admin.configSet("zset-max-ziplist-value", "1024");
-            perMessage.put("buckets of 128 offsets (due zset + value hash each, compact)", written(n, redis, (i, ops) -> {
-                ops.add(redis.zadd(key("due:" + i / BUCKET), due[i], offset(i)));
-                ops.add(redis.hset(key("msg:" + i / BUCKET), offset(i), value));
-                index(redis, ops, i, due);
-            }));
+            perMessage.put(
+                    "buckets of 128 offsets (due zset + value hash each, compact)", written(n, redis, (i, ops) -> {
+                        ops.add(redis.zadd(key("due:" + i / BUCKET), due[i], offset(i)));
+                        ops.add(redis.hset(key("msg:" + i / BUCKET), offset(i), value));
+                        index(redis, ops, i, due);
+                    }));
             perMessage.put("value in the due member, buckets of 128 offsets (compact)", written(n, redis, (i, ops) -> {
                 ops.add(redis.zadd(key("due:" + i / BUCKET), due[i], concat(offset(i), value)));
                 index(redis, ops, i, due);
@@ -127,7 +128,8 @@ final class StoreLayouts {
         String topic = prefix + "-intake";
         long before = usedMemory();
         try (RedisDelayStore store = RedisDelayStore.connect(RedisStoreOptions.of(redisUri, topic, 1)
-                .withKeyPrefix(prefix + "s").withCommandTimeout(Duration.ofSeconds(60)))) {
+                .withKeyPrefix(prefix + "s")
+                .withCommandTimeout(Duration.ofSeconds(60)))) {
             LimitsScenario.schedule(store, topic, 0, n, i -> due[i], envelope);
         }
         double perMessage = (usedMemory() - before) / (double) n;
@@ -157,7 +159,10 @@ final class StoreLayouts {
             for (int j = i; j < Math.min(due.length, i + BUCKET); j++) {
                 earliest = Math.min(earliest, due[j]);
             }
-            ops.add(redis.zadd(key("idx"), earliest, ByteBuffer.allocate(8).putLong(i / BUCKET).array()));
+            ops.add(redis.zadd(
+                    key("idx"),
+                    earliest,
+                    ByteBuffer.allocate(8).putLong(i / BUCKET).array()));
         }
     }
 
@@ -191,7 +196,8 @@ final class StoreLayouts {
     static void deleteKeys(RedisCommands<String, String> admin, String pattern) {
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
-            KeyScanCursor<String> page = admin.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1_000));
+            KeyScanCursor<String> page =
+                    admin.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1_000));
             if (!page.getKeys().isEmpty()) {
                 admin.del(page.getKeys().toArray(String[]::new));
             }

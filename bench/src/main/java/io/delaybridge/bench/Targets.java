@@ -19,8 +19,9 @@ final class Targets {
 
     /** "18 ms (target <= 25 ms: PASS)"; a negative figure (nothing measured) misses. */
     static String atMost(long value, long target, String unit) {
-        return String.format("%,d %s (target <= %,d %s: %s)", value, unit, target, unit,
-                value >= 0 && value <= target ? "PASS" : "MISS");
+        return String.format(
+                "%,d %s (target <= %,d %s: %s)",
+                value, unit, target, unit, value >= 0 && value <= target ? "PASS" : "MISS");
     }
 
     /** "0.42 (target >= 0.6: MISS)". */
@@ -36,8 +37,9 @@ final class Targets {
     /** The lateness targets at a due rate: all three at 5,000/s, p99 at 20,000/s, none at other rates. */
     static String lateness(int rate, Stats stats) {
         if (rate == 5_000) {
-            return "p50 " + atMost(stats.percentile(0.50), 5, "ms") + ", p99 " + atMost(stats.percentile(0.99), 25,
-                    "ms") + ", p99.9 " + atMost(stats.percentile(0.999), 100, "ms");
+            return "p50 " + atMost(stats.percentile(0.50), 5, "ms") + ", p99 "
+                    + atMost(stats.percentile(0.99), 25, "ms") + ", p99.9 "
+                    + atMost(stats.percentile(0.999), 100, "ms");
         }
         if (rate == 20_000) {
             return "p99 " + atMost(stats.percentile(0.99), 50, "ms");

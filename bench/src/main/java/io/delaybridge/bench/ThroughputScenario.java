@@ -14,6 +14,7 @@ final class ThroughputScenario implements Scenario {
 
     /** The Collector's phases: warm-ups, then the windows of the plain copy from 60, of the bridge from 80. */
     private static final int COPY_WARMUP_PHASE = 5;
+
     private static final int BRIDGE_WARMUP_PHASE = 6;
     private static final int COPY_WINDOW_PHASE = 60;
     private static final int BRIDGE_WINDOW_PHASE = 80;
@@ -55,11 +56,19 @@ final class ThroughputScenario implements Scenario {
                 copy = measure(copyWindows, run.cpuMeter(0), 300);
             }
         }
-        run.put("throughput: preload (producer to the intake, 16 partitions, with delay headers)",
-                "%,d records/s", preloadRate);
-        run.put("throughput: plain Kafka copy (baseline)", "%,.0f records/s steady, median of %s (%,d of %,d "
-                + "copied, after %,d warm-up records at %,.0f/s)", copy.medianRate(), copy.rates(), copy.count(),
-                n * windows, warmup, copyWarm.steadyRate());
+        run.put(
+                "throughput: preload (producer to the intake, 16 partitions, with delay headers)",
+                "%,d records/s",
+                preloadRate);
+        run.put(
+                "throughput: plain Kafka copy (baseline)",
+                "%,.0f records/s steady, median of %s (%,d of %,d " + "copied, after %,d warm-up records at %,.0f/s)",
+                copy.medianRate(),
+                copy.rates(),
+                copy.count(),
+                n * windows,
+                warmup,
+                copyWarm.steadyRate());
         run.put("throughput: plain Kafka copy, CPU", "%s", copy.cpu());
 
         // the bridge: the same records, all due, in a preloaded intake, behind its own warm-up
@@ -78,14 +87,25 @@ final class ThroughputScenario implements Scenario {
             Map<String, Long> commandsBefore = run.commandMicros();
             Windows thru = measure(bridgeWindows, run.cpuMeter(bridge), 600);
             String redisCommands = BenchRun.commandCost(commandsBefore, run.commandMicros(), thru.count());
-            run.put("throughput: bridge end to end (intake -> Redis -> pump -> target)",
+            run.put(
+                    "throughput: bridge end to end (intake -> Redis -> pump -> target)",
                     "%,.0f records/s steady, median of %s (%,d of %,d delivered, %d early, %d duplicates, after %,d "
-                            + "warm-up records at %,.0f/s); %s, peak heap %d MB", thru.medianRate(), thru.rates(),
-                    thru.count(), n * windows, thru.early(), thru.duplicates(), warmup, bridgeWarm.steadyRate(),
-                    Targets.rss(bridge), bridge.maxHeapMb());
+                            + "warm-up records at %,.0f/s); %s, peak heap %d MB",
+                    thru.medianRate(),
+                    thru.rates(),
+                    thru.count(),
+                    n * windows,
+                    thru.early(),
+                    thru.duplicates(),
+                    warmup,
+                    bridgeWarm.steadyRate(),
+                    Targets.rss(bridge),
+                    bridge.maxHeapMb());
             run.put("throughput: bridge end to end, CPU", "%s", thru.cpu());
             run.put("throughput: bridge end to end, Redis commands", "%s", redisCommands);
-            run.put("throughput: bridge / plain copy", "%s (medians)",
+            run.put(
+                    "throughput: bridge / plain copy",
+                    "%s (medians)",
                     Targets.ratio(thru.medianRate() / copy.medianRate(), Targets.PARKED_RATIO));
         }
     }
@@ -102,22 +122,30 @@ final class ThroughputScenario implements Scenario {
         for (Stats window : windows) {
             BenchRun.awaitDelivered(window, idleSeconds);
         }
-        return new Windows(windows, cpu.perRecord(windows.stream().mapToLong(Stats::count).sum()));
+        return new Windows(
+                windows, cpu.perRecord(windows.stream().mapToLong(Stats::count).sum()));
     }
 
     /** Consecutive measured windows of one drain: each window's steady rate, and CPU per record over all of them. */
     private record Windows(List<Stats> windows, String cpu) {
 
         double medianRate() {
-            double[] rates = windows.stream().mapToDouble(Stats::steadyRate).sorted().toArray();
-            return rates.length % 2 == 1 ? rates[rates.length / 2]
+            double[] rates =
+                    windows.stream().mapToDouble(Stats::steadyRate).sorted().toArray();
+            return rates.length % 2 == 1
+                    ? rates[rates.length / 2]
                     : (rates[rates.length / 2 - 1] + rates[rates.length / 2]) / 2;
         }
 
         /** "3 windows of 1,000,000: 42,083 / 44,768 / 47,619 records/s" in window order. */
         String rates() {
-            return String.format("%d windows of %,d: %s records/s", windows.size(), windows.get(0).expected,
-                    windows.stream().map(w -> String.format("%,.0f", w.steadyRate())).collect(Collectors.joining(" / ")));
+            return String.format(
+                    "%d windows of %,d: %s records/s",
+                    windows.size(),
+                    windows.get(0).expected,
+                    windows.stream()
+                            .map(w -> String.format("%,.0f", w.steadyRate()))
+                            .collect(Collectors.joining(" / ")));
         }
 
         long count() {

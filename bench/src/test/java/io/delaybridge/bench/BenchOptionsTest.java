@@ -12,15 +12,22 @@ class BenchOptionsTest {
 
     @Test
     void theDocumentedCommandLinesParse() {
-        BenchOptions steady = BenchOptions.parse("--scenario", "steady", "--steady-rate", "5000", "--steady-seconds",
-                "120");
+        BenchOptions steady =
+                BenchOptions.parse("--scenario", "steady", "--steady-rate", "5000", "--steady-seconds", "120");
         assertEquals(List.of("steady"), steady.scenarios);
         assertEquals(5000, steady.steadyRate);
         assertEquals(120, steady.steadySeconds);
         assertEquals(0, steady.steadySecondRate);
 
-        BenchOptions burst = BenchOptions.parse("--scenario", "throughput,burst", "--records", "2000000", "--burst",
-                "1000000", "--burst-intake-rate", "30000");
+        BenchOptions burst = BenchOptions.parse(
+                "--scenario",
+                "throughput,burst",
+                "--records",
+                "2000000",
+                "--burst",
+                "1000000",
+                "--burst-intake-rate",
+                "30000");
         assertEquals(List.of("throughput", "parked-drain"), burst.scenarios);
         assertEquals(1_000_000, burst.parkedRecords);
         assertEquals(30_000, burst.parkedIntakeRate);
@@ -43,7 +50,10 @@ class BenchOptionsTest {
         assertEquals(0, millis.minDelayMillis);
         assertEquals(1_000, millis.maxDelayMillis, "the ms option wins");
         assertEquals("0-1 s", millis.delays());
-        assertEquals("0-250 ms", BenchOptions.parse("--min-delay-ms", "0", "--max-delay-ms", "250").delays());
+        assertEquals(
+                "0-250 ms",
+                BenchOptions.parse("--min-delay-ms", "0", "--max-delay-ms", "250")
+                        .delays());
         assertMessage("--min-delay-ms 900", "--min-delay-ms", "900", "--max-delay-ms", "500");
     }
 
@@ -62,11 +72,12 @@ class BenchOptionsTest {
     @Test
     void helpListsEveryOptionWithItsDefault() {
         String help = BenchOptions.help();
-        for (String option : List.of("--scenario", "--catch-up-records", "--parked-records", "--steady-second-rate",
-                "--bridge-jar")) {
+        for (String option : List.of(
+                "--scenario", "--catch-up-records", "--parked-records", "--steady-second-rate", "--bridge-jar")) {
             assertTrue(help.contains(option), option);
         }
-        assertTrue(help.contains("--steady-rate          steady (and backlog): records due a second (default: 5000)"),
+        assertTrue(
+                help.contains("--steady-rate          steady (and backlog): records due a second (default: 5000)"),
                 help);
         assertTrue(BenchOptions.wantsHelp("--scenario", "steady", "--help"));
         assertFalse(BenchOptions.wantsHelp("--scenario", "steady"));

@@ -13,7 +13,10 @@ class CpuMeterTest {
     @Test
     void countersAreReportedAsRatesOverTheMeteredTimeAndUnknownOnesAreLeftOut() throws InterruptedException {
         AtomicLong commits = new AtomicLong(1_000);
-        CpuMeter meter = new CpuMeter().counter("intake commits", commits::get).counter("gone", () -> -1).start();
+        CpuMeter meter = new CpuMeter()
+                .counter("intake commits", commits::get)
+                .counter("gone", () -> -1)
+                .start();
         long started = System.nanoTime();
         commits.addAndGet(50);
         Thread.sleep(20);
@@ -30,7 +33,10 @@ class CpuMeterTest {
 
     @Test
     void withoutCountersTheLineEndsWithTheCpu() {
-        String line = new CpuMeter().process("this", ProcessHandle.current().pid()).start().perRecord(10);
+        String line = new CpuMeter()
+                .process("this", ProcessHandle.current().pid())
+                .start()
+                .perRecord(10);
         assertTrue(line.startsWith("this "), line);
         assertFalse(line.contains("a second"), line);
     }

@@ -21,10 +21,10 @@ import io.delaybridge.bridge.admin.api.MessagesResource;
 import io.delaybridge.bridge.admin.api.ShardsResource;
 import io.delaybridge.bridge.admin.api.StatusResource;
 import io.delaybridge.bridge.admin.api.StoreExceptionMapper;
-import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.TopicSetup;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
@@ -108,8 +108,13 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.lifecycle().manage(closing(admin::close));
         CompletableFuture<Integer> partitions = StartupSteps.inBackground("delay-startup-topics", () -> {
             long since = timeline.now();
-            int count = new TopicSetup(admin).prepare(kafka.getIntakeTopic(), kafka.getDeadletterTopic(),
-                    kafka.isCreateTopics(), kafka.getIntakePartitions(), kafka.getReplicationFactor());
+            int count = new TopicSetup(admin)
+                    .prepare(
+                            kafka.getIntakeTopic(),
+                            kafka.getDeadletterTopic(),
+                            kafka.isCreateTopics(),
+                            kafka.getIntakePartitions(),
+                            kafka.getReplicationFactor());
             timeline.took("topics", since);
             return count;
         });
@@ -149,12 +154,17 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         PausableStore pumpStore = new PausableStore(store); // single shards can be paused (admin task)
         TargetRates rates = config.getPump().rates(metrics); // delivery rate caps and per-target meters
         // one catalog for both paths: the pump's and the intake's express sends check targets alike
-        TargetCatalog targets = new TargetCatalog(admin, clock, TOPIC_KNOWN_MILLIS, TOPIC_MISSING_MILLIS,
-                ADMIN_CALL_MILLIS, config.getPump().missingTopics(admin, ADMIN_CALL_MILLIS));
+        TargetCatalog targets = new TargetCatalog(
+                admin,
+                clock,
+                TOPIC_KNOWN_MILLIS,
+                TOPIC_MISSING_MILLIS,
+                ADMIN_CALL_MILLIS,
+                config.getPump().missingTopics(admin, ADMIN_CALL_MILLIS));
         Crashes crashes = Crashes.fromEnvironment(); // none unless the fault campaign arms one
         // both paths send with it; with delivery.exactlyOnce a transactional producer per shard
-        Delivery delivery = buildDelivery(config, admin, producer, targets,
-                StartupSteps.await(partitions), intakeSettings.maxRecordBytes());
+        Delivery delivery = buildDelivery(
+                config, admin, producer, targets, StartupSteps.await(partitions), intakeSettings.maxRecordBytes());
         if (delivery.sends() instanceof AutoCloseable sends) {
             environment.lifecycle().manage(closing(sends)); // stopped after the pump: its last commits go first
         }
@@ -192,70 +202,109 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
                 crashes);
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
-        environment.lifecycle().manage(new Managed() { // started right after the intake
-            @Override
-            public void start() {
-                timeline.pipelineRunning();
-            }
-        });
+        environment
+                .lifecycle()
+                .manage(
+                        new Managed() { // started right after the intake
+                            @Override
+                            public void start() {
+                                timeline.pipelineRunning();
+                            }
+                        });
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page
         ApiSettings api = config.getApi().build();
         MessageAdmin messages = new RedisMessageAdmin(store);
-        GroupView group = new GroupView(admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, GROUP_VIEW_MILLIS,
-                ADMIN_CALL_MILLIS);
+        GroupView group = new GroupView(
+                admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, GROUP_VIEW_MILLIS, ADMIN_CALL_MILLIS);
         ShardReport report = new ShardReport(store, messages, pump, pumpStore, group);
 
         environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
         environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));
         environment.healthChecks().register("redis-incarnation", new IncarnationHealthCheck(messages));
-        environment.healthChecks().register("clock-skew",
-                new ClockSkewHealthCheck(store, clock, api.maxClockSkewMillis()));
+        environment
+                .healthChecks()
+                .register("clock-skew", new ClockSkewHealthCheck(store, clock, api.maxClockSkewMillis()));
         environment.healthChecks().register("pump-lag", new PumpLagHealthCheck(report, api.maxPumpLagMillis()));
         environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
         ShardGauges.register(metrics, store);
         OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
-        environment.admin().addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks())).addMapping("/prometheus");
+        environment
+                .admin()
+                .addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks()))
+                .addMapping("/prometheus");
         environment.admin().addTask(PumpPauseTask.pause(pump, pumpStore));
         environment.admin().addTask(PumpPauseTask.resume(pump, pumpStore));
 
         AuthFilter auth = new AuthFilter(api.credentials(), api.authenticateReads(), api.maxBodyBytes());
-        environment.servlets().addFilter("auth", auth)
+        environment
+                .servlets()
+                .addFilter("auth", auth)
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
-        environment.admin().addFilter("auth", auth)
+        environment
+                .admin()
+                .addFilter("auth", auth)
                 .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
 
-        ExecutorService replayThread = environment.lifecycle().executorService("deadletter-replay")
-                .minThreads(1).maxThreads(1).build();
-        DeadletterResource deadletter = new DeadletterResource((id, filter) -> new DeadletterReplay(id, filter,
-                kafka.consumerProperties(), producer, kafka.getDeadletterTopic(), kafka.getIntakeTopic(), clock),
-                replayThread, api.maxReplay());
+        ExecutorService replayThread = environment
+                .lifecycle()
+                .executorService("deadletter-replay")
+                .minThreads(1)
+                .maxThreads(1)
+                .build();
+        DeadletterResource deadletter = new DeadletterResource(
+                (id, filter) -> new DeadletterReplay(
+                        id,
+                        filter,
+                        kafka.consumerProperties(),
+                        producer,
+                        kafka.getDeadletterTopic(),
+                        kafka.getIntakeTopic(),
+                        clock),
+                replayThread,
+                api.maxReplay());
         environment.lifecycle().manage(closing(deadletter::stopAll));
         environment.jersey().register(new StoreExceptionMapper());
-        environment.jersey().register(new MessagesResource(store, messages, api,
-                config.getIntake().getMaxDelay().toMilliseconds(), metrics));
+        environment
+                .jersey()
+                .register(new MessagesResource(
+                        store, messages, api, config.getIntake().getMaxDelay().toMilliseconds(), metrics));
         environment.jersey().register(new ShardsResource(report));
         environment.jersey().register(deadletter);
         RulesReport rules = RulesPart.wire(config, environment, admin, deadletterMeters, clock); // started last
         if (api.statusPage()) {
-            environment.jersey().register(new StatusResource(report, metrics, environment.healthChecks(), rules)
-                    .withTargets(rates::rows));
+            environment
+                    .jersey()
+                    .register(new StatusResource(report, metrics, environment.healthChecks(), rules)
+                            .withTargets(rates::rows));
         }
     }
 
-    private static Delivery buildDelivery(DelayBridgeConfiguration config, Admin admin,
-            Producer<byte[], byte[]> producer, TargetCatalog targets, int partitions, int maxRecordBytes) {
+    private static Delivery buildDelivery(
+            DelayBridgeConfiguration config,
+            Admin admin,
+            Producer<byte[], byte[]> producer,
+            TargetCatalog targets,
+            int partitions,
+            int maxRecordBytes) {
         try {
-            return config.getDelivery().build(config.getKafka(), admin, producer, targets, partitions, maxRecordBytes,
-                    config.getPump().getLease().toMilliseconds());
+            return config.getDelivery()
+                    .build(
+                            config.getKafka(),
+                            admin,
+                            producer,
+                            targets,
+                            partitions,
+                            maxRecordBytes,
+                            config.getPump().getLease().toMilliseconds());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while preparing delivery.exactlyOnce", e);
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception e) {
-            throw new IllegalStateException("delivery.exactlyOnce: could not prepare the delivered log: "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "delivery.exactlyOnce: could not prepare the delivered log: " + e.getMessage(), e);
         }
     }
 

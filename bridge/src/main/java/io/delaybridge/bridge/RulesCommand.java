@@ -18,8 +18,9 @@ final class RulesCommand extends ServerCommand<DelayBridgeConfiguration> {
     }
 
     @Override
-    protected void run(Bootstrap<DelayBridgeConfiguration> bootstrap, Namespace namespace,
-            DelayBridgeConfiguration configuration) throws Exception {
+    protected void run(
+            Bootstrap<DelayBridgeConfiguration> bootstrap, Namespace namespace, DelayBridgeConfiguration configuration)
+            throws Exception {
         configuration.rulesOnly(true);
         super.run(bootstrap, namespace, configuration);
     }

@@ -32,25 +32,37 @@ final class RulesPart {
     private RulesPart() {}
 
     /** Wires the rules if any are configured; returns what the status page shows of them. */
-    static RulesReport wire(DelayBridgeConfiguration config, Environment environment, Admin admin,
-            DeadletterMeters deadletterMeters, Clock clock) {
+    static RulesReport wire(
+            DelayBridgeConfiguration config,
+            Environment environment,
+            Admin admin,
+            DeadletterMeters deadletterMeters,
+            Clock clock) {
         if (config.getRules().isEmpty()) {
             return RulesReport.NONE;
         }
         KafkaFactory kafka = config.getKafka();
         List<String> allowed = config.getIntake().getAllowedTargets();
         long maxDelay = config.getIntake().getMaxDelay().toMilliseconds();
-        List<Rule> rules = config.getRules().build(kafka.getIntakeTopic(), kafka.getDeadletterTopic(), allowed, maxDelay);
+        List<Rule> rules =
+                config.getRules().build(kafka.getIntakeTopic(), kafka.getDeadletterTopic(), allowed, maxDelay);
         requireSources(admin, rules);
         warnOfUnpairedPartitions(admin, rules);
         MetricRegistry metrics = environment.metrics();
-        List<RuleMeters> meters = rules.stream().map(r -> new RuleMeters(metrics, r.name())).toList();
+        List<RuleMeters> meters =
+                rules.stream().map(r -> new RuleMeters(metrics, r.name())).toList();
         IntakeParser verifier = new IntakeParser(
                 new TargetPolicy(kafka.getIntakeTopic(), kafka.getDeadletterTopic(), allowed), maxDelay);
         String applicationId = config.getRuleEngine().applicationId(kafka.getGroupId());
         RulesRunner runner = new RulesRunner(
-                RuleTopology.build(rules, meters, new RuleRecords(verifier), kafka.getIntakeTopic(),
-                        kafka.getDeadletterTopic(), config.getRuleEngine().startsFromEarliest(), deadletterMeters::mark),
+                RuleTopology.build(
+                        rules,
+                        meters,
+                        new RuleRecords(verifier),
+                        kafka.getIntakeTopic(),
+                        kafka.getDeadletterTopic(),
+                        config.getRuleEngine().startsFromEarliest(),
+                        deadletterMeters::mark),
                 config.getRuleEngine().streamsProperties(kafka),
                 config.getRuleEngine().closeTimeout());
         environment.lifecycle().manage(runner);
@@ -69,27 +81,37 @@ final class RulesPart {
      * a cancel can reach the intake first and miss; a warning, since the ids may be keyed so that it cannot happen.
      */
     private static void warnOfUnpairedPartitions(Admin admin, List<Rule> rules) {
-        List<String> topics = rules.stream().flatMap(r -> r.topics().stream()).distinct().toList();
+        List<String> topics =
+                rules.stream().flatMap(r -> r.topics().stream()).distinct().toList();
         java.util.Map<String, Integer> partitions = new java.util.HashMap<>();
         try {
-            admin.describeTopics(topics).allTopicNames().get(30, TimeUnit.SECONDS)
+            admin.describeTopics(topics)
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
                     .forEach((name, d) -> partitions.put(name, d.partitions().size()));
         } catch (Exception e) {
             return; // only a warning
         }
         for (Rule cancel : rules) {
             for (Rule schedule : rules) {
-                if (!cancel.cancels() || schedule.cancels()
+                if (!cancel.cancels()
+                        || schedule.cancels()
                         || !cancel.cancel().canMatch(cancel.name(), schedule.id(), schedule.name())) {
                     continue;
                 }
                 for (String c : cancel.topics()) {
                     for (String t : schedule.topics()) {
                         if (!java.util.Objects.equals(partitions.get(c), partitions.get(t))) {
-                            LOG.warn("rules.{}: {} has {} partitions and {} (rule {}) has {}: a cancel and the schedule"
-                                    + " it cancels may be read by different tasks, and a cancel written first misses."
-                                    + " Give both topics the same number of partitions", cancel.name(), c,
-                                    partitions.get(c), t, schedule.name(), partitions.get(t));
+                            LOG.warn(
+                                    "rules.{}: {} has {} partitions and {} (rule {}) has {}: a cancel and the schedule"
+                                            + " it cancels may be read by different tasks, and a cancel written first misses."
+                                            + " Give both topics the same number of partitions",
+                                    cancel.name(),
+                                    c,
+                                    partitions.get(c),
+                                    t,
+                                    schedule.name(),
+                                    partitions.get(t));
                         }
                     }
                 }
@@ -103,11 +125,15 @@ final class RulesPart {
         try {
             existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IllegalStateException("delay rules cannot start: the topics of the Kafka cluster could not be"
-                    + " listed (" + e + ")", e);
+            throw new IllegalStateException(
+                    "delay rules cannot start: the topics of the Kafka cluster could not be" + " listed (" + e + ")",
+                    e);
         }
-        List<String> missing = rules.stream().flatMap(r -> r.topics().stream()
-                .filter(t -> !existing.contains(t)).map(t -> "rules." + r.name() + ".source: " + t)).toList();
+        List<String> missing = rules.stream()
+                .flatMap(r -> r.topics().stream()
+                        .filter(t -> !existing.contains(t))
+                        .map(t -> "rules." + r.name() + ".source: " + t))
+                .toList();
         if (!missing.isEmpty()) {
             throw new IllegalStateException("delay rules cannot start: source topics do not exist: " + missing
                     + ". Create them, or correct the name (rules read the topics producers write; they create none)");

@@ -12,13 +12,15 @@ final class StartupSteps {
     /** Runs {@code step} on a new daemon thread named {@code name}. */
     static <T> CompletableFuture<T> inBackground(String name, Supplier<T> step) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                result.complete(step.get());
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        }, name);
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        result.complete(step.get());
+                    } catch (Throwable e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                name);
         thread.setDaemon(true);
         thread.start();
         return result;

@@ -114,7 +114,9 @@ final class StartupTimeline {
         all.put("first-poll", firstPoll - pipelineRunning);
         all.put("http", http - pipelineRunning);
         return "Started in " + (Math.max(firstPoll, http) - jvmStart) + " ms from JVM start: "
-                + all.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "))
+                + all.entrySet().stream()
+                        .map(e -> e.getKey() + "=" + e.getValue())
+                        .collect(Collectors.joining(" "))
                 + " (ms; topics and redis run side by side, checks is the time of both together)";
     }
 

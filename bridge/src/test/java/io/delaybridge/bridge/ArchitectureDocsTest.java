@@ -22,13 +22,15 @@ class ArchitectureDocsTest {
     void everyClassOfTheServiceIsNamedInTheArchitecture() throws IOException {
         String docs = Files.readString(Path.of("../docs/architecture.md"));
         List<String> missing = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("io.delaybridge.bridge").stream()
-                .filter(JavaClass::isTopLevelClass)
-                .map(JavaClass::getSimpleName)
-                .filter(name -> !Pattern.compile("`" + name + "`").matcher(docs).find())
-                .sorted()
-                .toList();
+                        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                        .importPackages("io.delaybridge.bridge")
+                        .stream()
+                        .filter(JavaClass::isTopLevelClass)
+                        .map(JavaClass::getSimpleName)
+                        .filter(name ->
+                                !Pattern.compile("`" + name + "`").matcher(docs).find())
+                        .sorted()
+                        .toList();
         assertEquals(List.of(), missing, "name each class in docs/architecture.md, \"Code layout\", in its package");
     }
 }

@@ -34,8 +34,8 @@ class LayeringTest {
     private static final String BASE = "io.delaybridge.bridge";
 
     /** What every package may use: the JDK, logging, metrics and the record formats. */
-    private static final List<String> EVERYWHERE = List.of(
-            "java..", "", "org.slf4j..", "com.codahale.metrics..", "io.delaybridge.schemas..");
+    private static final List<String> EVERYWHERE =
+            List.of("java..", "", "org.slf4j..", "com.codahale.metrics..", "io.delaybridge.schemas..");
 
     /** Kafka's client library: the intake consumes, delivery produces, config builds the clients, rules stream. */
     private static final String KAFKA = "org.apache.kafka..";
@@ -57,13 +57,29 @@ class LayeringTest {
             layer("rules", ours("delivery"), MANAGED, KAFKA, "com.fasterxml.jackson.."),
             // health checks and the group view read the broker (admin client, group offsets), the rules' report the
             // state of their stream threads
-            layer("admin", ours("store", "intake", "pump", "delivery", "rules"), "io.dropwizard.servlets.tasks..",
-                    "io.prometheus..", "jakarta.servlet..", "org.apache.kafka.clients.admin..",
-                    "org.apache.kafka.clients.consumer", "org.apache.kafka.common", "org.apache.kafka.streams"),
-            layer("admin.api", ours("admin", "store", "delivery"), "jakarta.ws.rs..", "jakarta.servlet..",
+            layer(
+                    "admin",
+                    ours("store", "intake", "pump", "delivery", "rules"),
+                    "io.dropwizard.servlets.tasks..",
+                    "io.prometheus..",
+                    "jakarta.servlet..",
+                    "org.apache.kafka.clients.admin..",
+                    "org.apache.kafka.clients.consumer",
+                    "org.apache.kafka.common",
+                    "org.apache.kafka.streams"),
+            layer(
+                    "admin.api",
+                    ours("admin", "store", "delivery"),
+                    "jakarta.ws.rs..",
+                    "jakarta.servlet..",
                     "org.apache.kafka.common.header.."),
-            layer("config", ours("store", "store.redis", "intake", "pump", "delivery", "rules", "admin.api"), KAFKA,
-                    "com.fasterxml.jackson..", "io.dropwizard.util..", "io.dropwizard.validation..",
+            layer(
+                    "config",
+                    ours("store", "store.redis", "intake", "pump", "delivery", "rules", "admin.api"),
+                    KAFKA,
+                    "com.fasterxml.jackson..",
+                    "io.dropwizard.util..",
+                    "io.dropwizard.validation..",
                     "jakarta.validation.."));
 
     private static JavaClasses classes;
@@ -77,18 +93,25 @@ class LayeringTest {
 
     @TestFactory
     Stream<DynamicTest> eachPackageUsesOnlyWhatItsLayerAllows() {
-        return LAYERS.stream().map(layer -> DynamicTest.dynamicTest(layer.name, () -> classes()
-                .that().resideInAPackage(layer.packageName())
-                .should().onlyDependOnClassesThat().resideInAnyPackage(layer.allowed())
-                .because("the allow-list in LayeringTest says what " + layer.name + " may use")
-                .check(classes)));
+        return LAYERS.stream()
+                .map(layer -> DynamicTest.dynamicTest(
+                        layer.name,
+                        () -> classes()
+                                .that()
+                                .resideInAPackage(layer.packageName())
+                                .should()
+                                .onlyDependOnClassesThat()
+                                .resideInAnyPackage(layer.allowed())
+                                .because("the allow-list in LayeringTest says what " + layer.name + " may use")
+                                .check(classes)));
     }
 
     @Test
     void everyPackageHasALayer() {
         Set<String> declared = LAYERS.stream().map(Layer::packageName).collect(Collectors.toCollection(TreeSet::new));
         declared.add(BASE);
-        Set<String> found = classes.stream().map(JavaClass::getPackageName)
+        Set<String> found = classes.stream()
+                .map(JavaClass::getPackageName)
                 .filter(name -> name.startsWith(BASE))
                 .collect(Collectors.toCollection(TreeSet::new));
         assertEquals(declared, found, "each package of the service needs its line in LayeringTest.LAYERS");
@@ -101,18 +124,29 @@ class LayeringTest {
 
     @Test
     void lettuceStaysInTheRedisStore() {
-        noClasses().that().resideOutsideOfPackage(BASE + ".store.redis")
-                .should().dependOnClassesThat().resideInAPackage("io.lettuce..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage(BASE + ".store.redis")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.lettuce..")
                 .check(classes);
     }
 
     @Test
     void componentsTakePlainValuesNotConfigurationClasses() {
-        noClasses().that().resideOutsideOfPackage(BASE + ".config..")
-                .and().doNotHaveFullyQualifiedName(DelayBridgeApplication.class.getName())
-                .and().doNotHaveFullyQualifiedName(DelayBridgeConfiguration.class.getName())
-                .and().doNotHaveFullyQualifiedName(BASE + ".RulesPart") // the rules' share of the wiring
-                .should().dependOnClassesThat().resideInAPackage(BASE + ".config..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage(BASE + ".config..")
+                .and()
+                .doNotHaveFullyQualifiedName(DelayBridgeApplication.class.getName())
+                .and()
+                .doNotHaveFullyQualifiedName(DelayBridgeConfiguration.class.getName())
+                .and()
+                .doNotHaveFullyQualifiedName(BASE + ".RulesPart") // the rules' share of the wiring
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage(BASE + ".config..")
                 .check(classes);
     }
 

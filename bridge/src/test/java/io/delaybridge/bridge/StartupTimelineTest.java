@@ -29,8 +29,10 @@ class StartupTimelineTest {
         timeline.firstPoll();
         now.addAndGet(999);
         timeline.firstPoll(); // a later assignment changes nothing
-        assertEquals("Started in 1800 ms from JVM start: jvm-to-main=0 configuration=1000 topics=300 redis=400"
-                + " checks=400 pipeline=50 first-poll=350 http=200 (ms; topics and redis run side by side, checks is"
-                + " the time of both together)", timeline.line());
+        assertEquals(
+                "Started in 1800 ms from JVM start: jvm-to-main=0 configuration=1000 topics=300 redis=400"
+                        + " checks=400 pipeline=50 first-poll=350 http=200 (ms; topics and redis run side by side, checks is"
+                        + " the time of both together)",
+                timeline.line());
     }
 }

@@ -23,6 +23,7 @@ final class BridgeFleet {
     private final DeliveryPaths paths = new DeliveryPaths();
     /** Static member ids of bridges that ended: a replacement takes one, as a restarted instance would. */
     private final java.util.ArrayDeque<String> freeInstanceIds = new java.util.ArrayDeque<>();
+
     private int started;
     private int instanceIds;
 
@@ -40,8 +41,8 @@ final class BridgeFleet {
         String shift = shifts.isEmpty() ? null : shifts.get(started % shifts.size());
         String name = "bridge-" + (++started) + (crashPoint == null ? "" : "-" + crashPoint.settingName());
         String instanceId = freeInstanceIds.isEmpty() ? "member-" + (++instanceIds) : freeInstanceIds.poll();
-        BridgeProcess bridge = BridgeProcess.start(name, instanceId, config, logDir, env, crashPoint, crashAfter,
-                shift, options.clockShiftMode());
+        BridgeProcess bridge = BridgeProcess.start(
+                name, instanceId, config, logDir, env, crashPoint, crashAfter, shift, options.clockShiftMode());
         running.add(bridge);
         return bridge;
     }
@@ -60,7 +61,8 @@ final class BridgeFleet {
     }
 
     synchronized BridgeProcess pickVictim() {
-        List<BridgeProcess> alive = running.stream().filter(BridgeProcess::isAlive).toList();
+        List<BridgeProcess> alive =
+                running.stream().filter(BridgeProcess::isAlive).toList();
         return alive.get(random.nextInt(alive.size()));
     }
 
@@ -72,8 +74,8 @@ final class BridgeFleet {
         for (BridgeProcess bridge : List.copyOf(running)) {
             if (!bridge.isAlive()) {
                 remove(bridge);
-                notes.add(bridge.name() + " ended unexpectedly with status " + bridge.exitValue()
-                        + "; see " + bridge.log());
+                notes.add(bridge.name() + " ended unexpectedly with status " + bridge.exitValue() + "; see "
+                        + bridge.log());
             }
         }
         while (running.size() < size) {

@@ -25,7 +25,8 @@ import java.util.Map;
 final class BridgeProcess {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String instanceId;
     private final int adminPort;
@@ -43,11 +44,19 @@ final class BridgeProcess {
      * Starts a bridge. {@code crashPoint}/{@code crashAfter} arm a crash point (null for none); {@code clockShift}
      * shifts its clock ("+1h"; null for none) by libfaketime or by the bridge's test-only clock setting.
      */
-    static BridgeProcess start(String name, String instanceId, Path config, Path logDir, Map<String, String> env,
-            CrashPoint crashPoint, int crashAfter, String clockShift, CampaignOptions.ClockShiftMode shiftMode) {
+    static BridgeProcess start(
+            String name,
+            String instanceId,
+            Path config,
+            Path logDir,
+            Map<String, String> env,
+            CrashPoint crashPoint,
+            int crashAfter,
+            String clockShift,
+            CampaignOptions.ClockShiftMode shiftMode) {
         int adminPort = FreePorts.pick();
-        ChildJvm.Builder builder = ChildJvm.mainClass(name, "io.delaybridge.bridge.DelayBridgeApplication",
-                        System.getProperty("java.class.path"))
+        ChildJvm.Builder builder = ChildJvm.mainClass(
+                        name, "io.delaybridge.bridge.DelayBridgeApplication", System.getProperty("java.class.path"))
                 .jvmOptions(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
                 .args("server", config.toString())
                 .log(logDir.resolve(name + ".log"))
@@ -61,8 +70,12 @@ final class BridgeProcess {
         }
         if (clockShift != null && shiftMode == CampaignOptions.ClockShiftMode.FAKETIME) {
             // preloaded into the JVM itself, so that signals to this pid reach the bridge (see FaketimeCheck)
-            builder.env("LD_PRELOAD", FaketimeCheck.library().orElseThrow(() -> new IllegalStateException(
-                    "--clock-shift-mode faketime needs libfaketime: apt-get install faketime")).toString());
+            builder.env(
+                    "LD_PRELOAD",
+                    FaketimeCheck.library()
+                            .orElseThrow(() -> new IllegalStateException(
+                                    "--clock-shift-mode faketime needs libfaketime: apt-get install faketime"))
+                            .toString());
             builder.env("FAKETIME", clockShift);
         }
         if (clockShift != null && shiftMode == CampaignOptions.ClockShiftMode.JAVA) {
@@ -104,11 +117,16 @@ final class BridgeProcess {
      */
     boolean healthy() {
         try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + adminPort + "/healthcheck")).timeout(Duration.ofSeconds(5))
-                    .GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/healthcheck"))
+                            .timeout(Duration.ofSeconds(5))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             JsonNode pipeline = JSON.readTree(response.body()).path("pipeline");
-            return pipeline.isMissingNode() ? response.statusCode() == 200 : pipeline.path("healthy").asBoolean();
+            return pipeline.isMissingNode()
+                    ? response.statusCode() == 200
+                    : pipeline.path("healthy").asBoolean();
         } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {

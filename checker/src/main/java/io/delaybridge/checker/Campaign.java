@@ -32,6 +32,7 @@ final class Campaign {
     static final int MAX_IN_FLIGHT = 1000;
     /** The bridges' intake.expressBufferRecords (the shipped default): express records uncommitted, at most. */
     static final int EXPRESS_BUFFER_RECORDS = 50_000;
+
     static final int MAX_POLL_RECORDS = 500;
 
     private final CampaignOptions options;
@@ -45,17 +46,27 @@ final class Campaign {
         Path dir = options.workDir().toAbsolutePath();
         TempDirs.deleteRecursively(dir);
         Files.createDirectories(dir);
-        List<String> targets = IntStream.range(0, options.targets()).mapToObj(i -> "campaign-target-" + i).toList();
+        List<String> targets = IntStream.range(0, options.targets())
+                .mapToObj(i -> "campaign-target-" + i)
+                .toList();
         System.out.println("[campaign] " + options.commandLine() + "; logs in " + dir);
         try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"));
                 CampaignRedis redis = CampaignRedis.start(options.redis(), dir.resolve("redis"))) {
             createTopics(broker.bootstrapServers(), targets);
             Path config = writeBridgeConfig(dir);
             SplittableRandom random = new SplittableRandom(options.seed());
-            BridgeFleet fleet = new BridgeFleet(config, dir.resolve("bridges"),
-                    Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "REDIS_URI", redis.uri(),
-                            "DELAY_EXACTLY_ONCE", Boolean.toString(options.exactlyOnce())),
-                    options, random.split());
+            BridgeFleet fleet = new BridgeFleet(
+                    config,
+                    dir.resolve("bridges"),
+                    Map.of(
+                            "KAFKA_BOOTSTRAP_SERVERS",
+                            broker.bootstrapServers(),
+                            "REDIS_URI",
+                            redis.uri(),
+                            "DELAY_EXACTLY_ONCE",
+                            Boolean.toString(options.exactlyOnce())),
+                    options,
+                    random.split());
             try {
                 return runWith(broker, redis, fleet, targets, random, began);
             } finally {
@@ -64,18 +75,24 @@ final class Campaign {
         }
     }
 
-    private CampaignReport runWith(KafkaBroker broker, CampaignRedis redis, BridgeFleet fleet, List<String> targets,
-            SplittableRandom random, long began) throws Exception {
+    private CampaignReport runWith(
+            KafkaBroker broker,
+            CampaignRedis redis,
+            BridgeFleet fleet,
+            List<String> targets,
+            SplittableRandom random,
+            long began)
+            throws Exception {
         fleet.restore(options.bridges());
         long sharedInstant = System.currentTimeMillis() + options.maxDelay().toMillis();
-        RecordPlan plan = new RecordPlan(options.records(), options.seed(), options.maxDelay().toMillis(),
-                sharedInstant, options.targets());
+        RecordPlan plan = new RecordPlan(
+                options.records(), options.seed(), options.maxDelay().toMillis(), sharedInstant, options.targets());
         DeliveryLedger ledger = new DeliveryLedger(options.records(), INTAKE);
-        DeliveryWatch watch = new DeliveryWatch(broker.bootstrapServers(), targets, DEADLETTER, ledger,
-                options.exactlyOnce());
+        DeliveryWatch watch =
+                new DeliveryWatch(broker.bootstrapServers(), targets, DEADLETTER, ledger, options.exactlyOnce());
         FaultInjector faults = new FaultInjector(options, fleet, broker, redis, random.split());
-        IntakeLoad load = new IntakeLoad(broker.bootstrapServers(), INTAKE, targets, plan, ledger, options.rate(),
-                faults::crashPointsDone);
+        IntakeLoad load = new IntakeLoad(
+                broker.bootstrapServers(), INTAKE, targets, plan, ledger, options.rate(), faults::crashPointsDone);
 
         PendingSpread spread = new PendingSpread(redis::masterUris, KEY_PREFIX, INTAKE);
         Thread spreadThread = start(spread, "pending-spread");
@@ -99,7 +116,10 @@ final class Campaign {
 
         // Drain: every acknowledged record arrived and Redis holds nothing, or the deadline passed.
         long drainDeadline = System.nanoTime()
-                + options.maxDelay().plus(options.lease().multipliedBy(3)).plusSeconds(120).toNanos();
+                + options.maxDelay()
+                        .plus(options.lease().multipliedBy(3))
+                        .plusSeconds(120)
+                        .toNanos();
         RedisLeftovers afterDrain = RedisLeftovers.read(redis.masterUris(), KEY_PREFIX, INTAKE);
         long lastProgress = System.nanoTime();
         while ((ledger.missing() > 0 || !afterDrain.empty()) && System.nanoTime() < drainDeadline) {
@@ -122,8 +142,18 @@ final class Campaign {
         RedisLeftovers afterStop = RedisLeftovers.read(redis.masterUris(), KEY_PREFIX, INTAKE);
         notes.addAll(fleet.notes());
         notes.add("most repeated: " + watch.repeats.worst());
-        return report(plan, ledger, load, faults, afterDrain, afterStop, statuses, notes, spread.samples(),
-                fleet.paths(), began);
+        return report(
+                plan,
+                ledger,
+                load,
+                faults,
+                afterDrain,
+                afterStop,
+                statuses,
+                notes,
+                spread.samples(),
+                fleet.paths(),
+                began);
     }
 
     /** Reads every bridge's path meters once a second until interrupted ({@link DeliveryPaths}). */
@@ -138,9 +168,18 @@ final class Campaign {
         }
     }
 
-    private CampaignReport report(RecordPlan plan, DeliveryLedger ledger, IntakeLoad load, FaultInjector faults,
-            RedisLeftovers afterDrain, RedisLeftovers afterStop, Map<String, Integer> statuses, List<String> notes,
-            List<PendingSpread.Sample> spread, DeliveryPaths.Totals paths, long began) {
+    private CampaignReport report(
+            RecordPlan plan,
+            DeliveryLedger ledger,
+            IntakeLoad load,
+            FaultInjector faults,
+            RedisLeftovers afterDrain,
+            RedisLeftovers afterStop,
+            Map<String, Integer> statuses,
+            List<String> notes,
+            List<PendingSpread.Sample> spread,
+            DeliveryPaths.Totals paths,
+            long began) {
         ledger.checkDelayIds();
         long lost = 0;
         long duplicates = 0;
@@ -179,9 +218,11 @@ final class Campaign {
         Map<Fault, Integer> injected = faults.injected();
         long bound = 0;
         for (Map.Entry<Fault, Integer> e : injected.entrySet()) {
-            int bridgesHit = e.getKey().killsABridge() ? 1
+            int bridgesHit = e.getKey().killsABridge()
+                    ? 1
                     : (e.getKey() == Fault.REDIS || e.getKey() == Fault.BROKER) ? options.bridges() : 0;
-            bound += (long) e.getValue() * bridgesHit
+            bound += (long) e.getValue()
+                    * bridgesHit
                     * (MAX_IN_FLIGHT + IntakeLoop.MAX_BATCHES_IN_FLIGHT * MAX_POLL_RECORDS + EXPRESS_BUFFER_RECORDS);
         }
         if (options.exactlyOnce()) {
@@ -190,12 +231,33 @@ final class Campaign {
         if (ledger.strangers() > 0) {
             notes.add(ledger.strangers() + " records in the target topics were not written by this campaign");
         }
-        return new CampaignReport(options.commandLine(), plan.records(), load.sent.get(), load.acked.get(),
-                load.failed.get(), lost, duplicates, duplicatedRecords, bound, early, earlyExamples, deadlettered,
-                ledger.wrongIds(), ledger.wrongIdExamples(),
-                CampaignReport.percentiles(java.util.Arrays.copyOf(lateness, measured)), byFault.byKind(),
-                options.faults().isEmpty() ? Map.of() : injectedOrPlanned(injected), byFault.faultLog(), notes,
-                afterDrain, afterStop, statuses, options.redis(), spread, paths, (System.nanoTime() - began) / 1e9);
+        return new CampaignReport(
+                options.commandLine(),
+                plan.records(),
+                load.sent.get(),
+                load.acked.get(),
+                load.failed.get(),
+                lost,
+                duplicates,
+                duplicatedRecords,
+                bound,
+                early,
+                earlyExamples,
+                deadlettered,
+                ledger.wrongIds(),
+                ledger.wrongIdExamples(),
+                CampaignReport.percentiles(java.util.Arrays.copyOf(lateness, measured)),
+                byFault.byKind(),
+                options.faults().isEmpty() ? Map.of() : injectedOrPlanned(injected),
+                byFault.faultLog(),
+                notes,
+                afterDrain,
+                afterStop,
+                statuses,
+                options.redis(),
+                spread,
+                paths,
+                (System.nanoTime() - began) / 1e9);
     }
 
     private Map<Fault, Integer> injectedOrPlanned(Map<Fault, Integer> injected) {
@@ -203,7 +265,8 @@ final class Campaign {
     }
 
     private static void progress(String phase, IntakeLoad load, DeliveryWatch watch, DeliveryLedger ledger) {
-        System.out.printf("[campaign] %s: %,d sent, %,d acknowledged, %,d arrivals, %,d acknowledged not arrived%n",
+        System.out.printf(
+                "[campaign] %s: %,d sent, %,d acknowledged, %,d arrivals, %,d acknowledged not arrived%n",
                 phase, load.sent.get(), load.acked.get(), watch.arrivals.get(), ledger.missing());
     }
 
@@ -274,9 +337,16 @@ final class Campaign {
                     io.lettuce: WARN
                     org.eclipse.jetty: WARN
                     io.dropwizard: WARN
-                """.formatted(INTAKE, DEADLETTER, options.partitions(), MAX_POLL_RECORDS, KEY_PREFIX,
-                options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0, EXPRESS_BUFFER_RECORDS,
-                options.lease().toMillis(), MAX_IN_FLIGHT);
+                """.formatted(
+                        INTAKE,
+                        DEADLETTER,
+                        options.partitions(),
+                        MAX_POLL_RECORDS,
+                        KEY_PREFIX,
+                        options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0,
+                        EXPRESS_BUFFER_RECORDS,
+                        options.lease().toMillis(),
+                        MAX_IN_FLIGHT);
         Path file = dir.resolve("bridge.yml");
         Files.writeString(file, yaml);
         return file;
@@ -288,5 +358,4 @@ final class Campaign {
         thread.start();
         return thread;
     }
-
 }

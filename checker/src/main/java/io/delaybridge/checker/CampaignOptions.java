@@ -61,16 +61,35 @@ public record CampaignOptions(
      * What the bridges store in: one durable redis-server, or a Redis Cluster of three masters with one replica each
      * (the bridges get all masters as seeds; the fault {@code redis} then kills a master and its replica takes over).
      */
-    public enum RedisTopology { STANDALONE, CLUSTER }
+    public enum RedisTopology {
+        STANDALONE,
+        CLUSTER
+    }
 
     /** How a bridge's clock is shifted. */
-    public enum ClockShiftMode { FAKETIME, JAVA }
+    public enum ClockShiftMode {
+        FAKETIME,
+        JAVA
+    }
 
     public static CampaignOptions defaults() {
-        return new CampaignOptions(20_000, 1, 2000, Duration.ofSeconds(20), 3, 8, 2, Duration.ofSeconds(10),
-                new EnumMap<>(Fault.class), Duration.ofSeconds(5), Duration.ofSeconds(30), List.of(),
+        return new CampaignOptions(
+                20_000,
+                1,
+                2000,
+                Duration.ofSeconds(20),
+                3,
+                8,
+                2,
+                Duration.ofSeconds(10),
+                new EnumMap<>(Fault.class),
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(30),
+                List.of(),
                 FaketimeCheck.installed() ? ClockShiftMode.FAKETIME : ClockShiftMode.JAVA,
-                Path.of("target", "fault-campaign"), RedisTopology.STANDALONE, false);
+                Path.of("target", "fault-campaign"),
+                RedisTopology.STANDALONE,
+                false);
     }
 
     public static CampaignOptions parse(String[] args) {
@@ -83,101 +102,363 @@ public record CampaignOptions(
             String v = args[++i];
             o = switch (name) {
                 case "--records" -> o.withRecords(Integer.parseInt(v));
-                case "--seed" -> new CampaignOptions(o.records, Long.parseLong(v), o.rate, o.maxDelay, o.targets,
-                        o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
-                case "--rate" -> new CampaignOptions(o.records, o.seed, Integer.parseInt(v), o.maxDelay, o.targets,
-                        o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
-                case "--max-delay" -> new CampaignOptions(o.records, o.seed, o.rate, duration(v), o.targets,
-                        o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
-                case "--targets" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, Integer.parseInt(v),
-                        o.partitions, o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold, o.clockShifts,
-                        o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
-                case "--partitions" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, o.targets,
-                        Integer.parseInt(v), o.bridges, o.lease, o.faults, o.faultGap, o.rebalanceHold,
-                        o.clockShifts, o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
-                case "--bridges" -> new CampaignOptions(o.records, o.seed, o.rate, o.maxDelay, o.targets,
-                        o.partitions, Integer.parseInt(v), o.lease, o.faults, o.faultGap, o.rebalanceHold,
-                        o.clockShifts, o.clockShiftMode, o.workDir, o.redis, o.exactlyOnce);
+                case "--seed" ->
+                    new CampaignOptions(
+                            o.records,
+                            Long.parseLong(v),
+                            o.rate,
+                            o.maxDelay,
+                            o.targets,
+                            o.partitions,
+                            o.bridges,
+                            o.lease,
+                            o.faults,
+                            o.faultGap,
+                            o.rebalanceHold,
+                            o.clockShifts,
+                            o.clockShiftMode,
+                            o.workDir,
+                            o.redis,
+                            o.exactlyOnce);
+                case "--rate" ->
+                    new CampaignOptions(
+                            o.records,
+                            o.seed,
+                            Integer.parseInt(v),
+                            o.maxDelay,
+                            o.targets,
+                            o.partitions,
+                            o.bridges,
+                            o.lease,
+                            o.faults,
+                            o.faultGap,
+                            o.rebalanceHold,
+                            o.clockShifts,
+                            o.clockShiftMode,
+                            o.workDir,
+                            o.redis,
+                            o.exactlyOnce);
+                case "--max-delay" ->
+                    new CampaignOptions(
+                            o.records,
+                            o.seed,
+                            o.rate,
+                            duration(v),
+                            o.targets,
+                            o.partitions,
+                            o.bridges,
+                            o.lease,
+                            o.faults,
+                            o.faultGap,
+                            o.rebalanceHold,
+                            o.clockShifts,
+                            o.clockShiftMode,
+                            o.workDir,
+                            o.redis,
+                            o.exactlyOnce);
+                case "--targets" ->
+                    new CampaignOptions(
+                            o.records,
+                            o.seed,
+                            o.rate,
+                            o.maxDelay,
+                            Integer.parseInt(v),
+                            o.partitions,
+                            o.bridges,
+                            o.lease,
+                            o.faults,
+                            o.faultGap,
+                            o.rebalanceHold,
+                            o.clockShifts,
+                            o.clockShiftMode,
+                            o.workDir,
+                            o.redis,
+                            o.exactlyOnce);
+                case "--partitions" ->
+                    new CampaignOptions(
+                            o.records,
+                            o.seed,
+                            o.rate,
+                            o.maxDelay,
+                            o.targets,
+                            Integer.parseInt(v),
+                            o.bridges,
+                            o.lease,
+                            o.faults,
+                            o.faultGap,
+                            o.rebalanceHold,
+                            o.clockShifts,
+                            o.clockShiftMode,
+                            o.workDir,
+                            o.redis,
+                            o.exactlyOnce);
+                case "--bridges" ->
+                    new CampaignOptions(
+                            o.records,
+                            o.seed,
+                            o.rate,
+                            o.maxDelay,
+                            o.targets,
+                            o.partitions,
+                            Integer.parseInt(v),
+                            o.lease,
+                            o.faults,
+                            o.faultGap,
+                            o.rebalanceHold,
+                            o.clockShifts,
+                            o.clockShiftMode,
+                            o.workDir,
+                            o.redis,
+                            o.exactlyOnce);
                 case "--lease" -> o.withLease(duration(v));
                 case "--faults" -> o.withFaults(faults(v));
                 case "--fault-gap" -> o.withGaps(duration(v), o.rebalanceHold);
                 case "--rebalance-hold" -> o.withGaps(o.faultGap, duration(v));
-                case "--clock-shift" -> o.withClockShifts(v.equals("none") ? List.of() : List.of(v.split(",")),
-                        o.clockShiftMode);
-                case "--clock-shift-mode" -> o.withClockShifts(o.clockShifts,
-                        ClockShiftMode.valueOf(v.toUpperCase(java.util.Locale.ROOT)));
+                case "--clock-shift" ->
+                    o.withClockShifts(v.equals("none") ? List.of() : List.of(v.split(",")), o.clockShiftMode);
+                case "--clock-shift-mode" ->
+                    o.withClockShifts(o.clockShifts, ClockShiftMode.valueOf(v.toUpperCase(java.util.Locale.ROOT)));
                 case "--work-dir" -> o.withWorkDir(Path.of(v));
                 case "--redis" -> o.withRedis(redisTopology(v));
                 case "--exactly-once" -> o.withExactlyOnce(onOff(v));
-                default -> throw new IllegalArgumentException("unknown option " + name
-                        + "; see the Javadoc of CampaignOptions or README.md, section Fault campaign");
+                default ->
+                    throw new IllegalArgumentException("unknown option " + name
+                            + "; see the Javadoc of CampaignOptions or README.md, section Fault campaign");
             };
         }
         return o;
     }
 
     public CampaignOptions withRecords(int n) {
-        return new CampaignOptions(n, seed, rate, maxDelay, targets, partitions, bridges, lease, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
+        return new CampaignOptions(
+                n,
+                seed,
+                rate,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                faults,
+                faultGap,
+                rebalanceHold,
+                clockShifts,
+                clockShiftMode,
+                workDir,
+                redis,
+                exactlyOnce);
     }
 
     public CampaignOptions withRate(int r) {
-        return new CampaignOptions(records, seed, r, maxDelay, targets, partitions, bridges, lease, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
+        return new CampaignOptions(
+                records,
+                seed,
+                r,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                faults,
+                faultGap,
+                rebalanceHold,
+                clockShifts,
+                clockShiftMode,
+                workDir,
+                redis,
+                exactlyOnce);
     }
 
     public CampaignOptions withMaxDelay(Duration d) {
-        return new CampaignOptions(records, seed, rate, d, targets, partitions, bridges, lease, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
+        return new CampaignOptions(
+                records,
+                seed,
+                rate,
+                d,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                faults,
+                faultGap,
+                rebalanceHold,
+                clockShifts,
+                clockShiftMode,
+                workDir,
+                redis,
+                exactlyOnce);
     }
 
     public CampaignOptions withLease(Duration l) {
-        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, l, faults, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
+        return new CampaignOptions(
+                records,
+                seed,
+                rate,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                l,
+                faults,
+                faultGap,
+                rebalanceHold,
+                clockShifts,
+                clockShiftMode,
+                workDir,
+                redis,
+                exactlyOnce);
     }
 
     public CampaignOptions withFaults(Map<Fault, Integer> f) {
-        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, f, faultGap,
-                rebalanceHold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
+        return new CampaignOptions(
+                records,
+                seed,
+                rate,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                f,
+                faultGap,
+                rebalanceHold,
+                clockShifts,
+                clockShiftMode,
+                workDir,
+                redis,
+                exactlyOnce);
     }
 
     public CampaignOptions withGaps(Duration gap, Duration hold) {
-        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults, gap,
-                hold, clockShifts, clockShiftMode, workDir, redis, exactlyOnce);
+        return new CampaignOptions(
+                records,
+                seed,
+                rate,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                faults,
+                gap,
+                hold,
+                clockShifts,
+                clockShiftMode,
+                workDir,
+                redis,
+                exactlyOnce);
     }
 
     public CampaignOptions withClockShifts(List<String> shifts, ClockShiftMode mode) {
-        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
-                faultGap, rebalanceHold, List.copyOf(shifts), mode, workDir, redis, exactlyOnce);
+        return new CampaignOptions(
+                records,
+                seed,
+                rate,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                faults,
+                faultGap,
+                rebalanceHold,
+                List.copyOf(shifts),
+                mode,
+                workDir,
+                redis,
+                exactlyOnce);
     }
 
     public CampaignOptions withRedis(RedisTopology topology) {
-        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
-                faultGap, rebalanceHold, clockShifts, clockShiftMode, workDir, topology, exactlyOnce);
+        return new CampaignOptions(
+                records,
+                seed,
+                rate,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                faults,
+                faultGap,
+                rebalanceHold,
+                clockShifts,
+                clockShiftMode,
+                workDir,
+                topology,
+                exactlyOnce);
     }
 
     public CampaignOptions withExactlyOnce(boolean on) {
-        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
-                faultGap, rebalanceHold, clockShifts, clockShiftMode, workDir, redis, on);
+        return new CampaignOptions(
+                records,
+                seed,
+                rate,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                faults,
+                faultGap,
+                rebalanceHold,
+                clockShifts,
+                clockShiftMode,
+                workDir,
+                redis,
+                on);
     }
 
     public CampaignOptions withWorkDir(Path dir) {
-        return new CampaignOptions(records, seed, rate, maxDelay, targets, partitions, bridges, lease, faults,
-                faultGap, rebalanceHold, clockShifts, clockShiftMode, dir, redis, exactlyOnce);
+        return new CampaignOptions(
+                records,
+                seed,
+                rate,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                faults,
+                faultGap,
+                rebalanceHold,
+                clockShifts,
+                clockShiftMode,
+                dir,
+                redis,
+                exactlyOnce);
     }
 
     /** The command-line form of these options, for the report. */
     public String commandLine() {
-        List<String> parts = new ArrayList<>(List.of("--records", Integer.toString(records), "--seed",
-                Long.toString(seed), "--rate", Integer.toString(rate), "--max-delay", maxDelay.toMillis() + "ms",
-                "--targets", Integer.toString(targets), "--partitions", Integer.toString(partitions), "--bridges",
-                Integer.toString(bridges), "--lease", lease.toMillis() + "ms", "--faults", Fault.describe(faults),
-                "--fault-gap", faultGap.toMillis() + "ms", "--rebalance-hold", rebalanceHold.toMillis() + "ms"));
+        List<String> parts = new ArrayList<>(List.of(
+                "--records",
+                Integer.toString(records),
+                "--seed",
+                Long.toString(seed),
+                "--rate",
+                Integer.toString(rate),
+                "--max-delay",
+                maxDelay.toMillis() + "ms",
+                "--targets",
+                Integer.toString(targets),
+                "--partitions",
+                Integer.toString(partitions),
+                "--bridges",
+                Integer.toString(bridges),
+                "--lease",
+                lease.toMillis() + "ms",
+                "--faults",
+                Fault.describe(faults),
+                "--fault-gap",
+                faultGap.toMillis() + "ms",
+                "--rebalance-hold",
+                rebalanceHold.toMillis() + "ms"));
         if (!clockShifts.isEmpty()) {
-            parts.addAll(List.of("--clock-shift", String.join(",", clockShifts), "--clock-shift-mode",
+            parts.addAll(List.of(
+                    "--clock-shift",
+                    String.join(",", clockShifts),
+                    "--clock-shift-mode",
                     clockShiftMode.name().toLowerCase(java.util.Locale.ROOT)));
         }
         if (redis != RedisTopology.STANDALONE) {
@@ -217,8 +498,8 @@ public record CampaignOptions(
         }
         for (String part : text.split(",")) {
             String[] kv = part.split("=", 2);
-            faults.merge(Fault.fromName(kv[0].trim()), kv.length == 2 ? Integer.parseInt(kv[1].trim()) : 1,
-                    Integer::sum);
+            faults.merge(
+                    Fault.fromName(kv[0].trim()), kv.length == 2 ? Integer.parseInt(kv[1].trim()) : 1, Integer::sum);
         }
         return faults;
     }

@@ -52,7 +52,8 @@ interface CampaignRedis extends AutoCloseable {
         public String crash(SplittableRandom random) {
             server.kill();
             server.restart();
-            return "kill -9 redis-server, restarted in " + server.lastStartDuration().toMillis() + " ms";
+            return "kill -9 redis-server, restarted in "
+                    + server.lastStartDuration().toMillis() + " ms";
         }
 
         @Override
@@ -86,8 +87,12 @@ interface CampaignRedis extends AutoCloseable {
             RedisServer promoted = cluster.awaitFailover(FAILOVER_TIMEOUT);
             long tookOver = System.nanoTime();
             cluster.restart(victim);
-            return String.format("kill -9 redis master %d, replica %d took over in %d ms, the old master rejoined "
-                    + "as a replica in %d ms", victim.port(), promoted.port(), (tookOver - killed) / 1_000_000,
+            return String.format(
+                    "kill -9 redis master %d, replica %d took over in %d ms, the old master rejoined "
+                            + "as a replica in %d ms",
+                    victim.port(),
+                    promoted.port(),
+                    (tookOver - killed) / 1_000_000,
                     (System.nanoTime() - tookOver) / 1_000_000);
         }
 

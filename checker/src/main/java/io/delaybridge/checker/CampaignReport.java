@@ -105,32 +105,45 @@ record CampaignReport(
         StringBuilder sb = new StringBuilder();
         sb.append("== fault campaign ==\n");
         sb.append("options:        ").append(command).append('\n');
-        sb.append(String.format("records:        %,d planned, %,d sent, %,d acknowledged by the broker, %,d sends "
-                + "failed (not counted)%n", records, sent, acknowledged, sendFailures));
+        sb.append(String.format(
+                "records:        %,d planned, %,d sent, %,d acknowledged by the broker, %,d sends "
+                        + "failed (not counted)%n",
+                records, sent, acknowledged, sendFailures));
         sb.append("faults:         ").append(Fault.describe(faults)).append('\n');
         sb.append(String.format("lost:           %,d%n", lost));
-        sb.append(String.format("duplicates:     %,d extra copies of %,d records (allowed: %s)%n", duplicates,
-                duplicatedRecords, gracefulOnly() ? "0, no crash" : command.contains("--exactly-once on")
-                        ? "0, exactly once, read read_committed" : "<= " + duplicateBound + ", the in-flight "
-                        + "bound summed over crash windows"));
+        sb.append(String.format(
+                "duplicates:     %,d extra copies of %,d records (allowed: %s)%n",
+                duplicates,
+                duplicatedRecords,
+                gracefulOnly()
+                        ? "0, no crash"
+                        : command.contains("--exactly-once on")
+                                ? "0, exactly once, read read_committed"
+                                : "<= " + duplicateBound + ", the in-flight " + "bound summed over crash windows"));
         sb.append(String.format("early:          %,d%n", early));
         earlyExamples.forEach(e -> sb.append("                ").append(e).append('\n'));
         sb.append(String.format("wrong delay-id: %,d%n", wrongIds));
         wrongIdExamples.forEach(e -> sb.append("                ").append(e).append('\n'));
         sb.append(String.format("deadlettered:   %,d%n", deadlettered));
-        sb.append(String.format("lateness ms:    p50 %d, p99 %d, p99.9 %d, max %d (first arrival minus due, broker "
-                + "clock)%n", latenessPercentiles[0], latenessPercentiles[1], latenessPercentiles[2],
-                latenessPercentiles[3]));
+        sb.append(String.format(
+                "lateness ms:    p50 %d, p99 %d, p99.9 %d, max %d (first arrival minus due, broker " + "clock)%n",
+                latenessPercentiles[0], latenessPercentiles[1], latenessPercentiles[2], latenessPercentiles[3]));
         sb.append("late by fault:  the first fault begun while a record waited, else the last begun before\n");
         lateByFault.forEach(line -> sb.append("                ").append(line).append('\n'));
         sb.append("delivery paths: ").append(paths.render()).append('\n');
-        sb.append(String.format("                (the meters of %d bridges, read every second and before each "
-                + "planned kill or stop; a bridge killed -9 or halted at a crash point loses what it counted since "
-                + "its last reading)%n", paths.bridges()));
-        sb.append("redis:          ").append(redis == CampaignOptions.RedisTopology.CLUSTER
-                ? "cluster of 3 masters with a replica each" : "one redis-server").append('\n');
+        sb.append(String.format(
+                "                (the meters of %d bridges, read every second and before each "
+                        + "planned kill or stop; a bridge killed -9 or halted at a crash point loses what it counted since "
+                        + "its last reading)%n",
+                paths.bridges()));
+        sb.append("redis:          ")
+                .append(
+                        redis == CampaignOptions.RedisTopology.CLUSTER
+                                ? "cluster of 3 masters with a replica each"
+                                : "one redis-server")
+                .append('\n');
         sb.append("pending spread: share of the stored, undelivered messages (due and in flight) per master, sampled "
-                + "every second while the load ran")
+                        + "every second while the load ran")
                 .append('\n');
         for (String line : PendingSpread.describe(pendingSamples)) {
             sb.append("                ").append(line).append('\n');

@@ -3,8 +3,8 @@ package io.delaybridge.checker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What happened to each numbered record: whether the broker acknowledged its intake record (and where, hence its
@@ -19,7 +19,7 @@ final class DeliveryLedger {
     private static final long NONE = Long.MIN_VALUE;
 
     private final String intakeTopic;
-    private final AtomicLongArray dueAt;        // NONE until the broker acknowledged the intake record
+    private final AtomicLongArray dueAt; // NONE until the broker acknowledged the intake record
     private final AtomicIntegerArray intakePartition;
     private final AtomicLongArray intakeOffset;
     private final AtomicIntegerArray deliveries;
@@ -102,7 +102,9 @@ final class DeliveryLedger {
     /** After the drain: checks the first copy's delay-id against the default id of the acknowledged intake record. */
     void checkDelayIds() {
         for (int n = 0; n < records(); n++) {
-            if (isAcknowledged(n) && copies(n) > 0 && deliveries.get(n) > 0
+            if (isAcknowledged(n)
+                    && copies(n) > 0
+                    && deliveries.get(n) > 0
                     && delayIdHash.get(n) != expectedDelayId(n).hashCode()) {
                 noteWrongId(n, null, "record " + n + " arrived without delay-id " + expectedDelayId(n));
             }

@@ -49,8 +49,10 @@ final class DeliveryPaths {
 
         /** "express-path records: 1,200 (lower bound), parked: 98,800" or, without the meters, "0 ... n/a". */
         String render() {
-            return String.format("express-path records: %s (lower bound), parked: %s", express < 0 ? "0"
-                    : String.format("%,d", express), parked < 0 ? "n/a" : String.format("%,d", parked))
+            return String.format(
+                            "express-path records: %s (lower bound), parked: %s",
+                            express < 0 ? "0" : String.format("%,d", express),
+                            parked < 0 ? "n/a" : String.format("%,d", parked))
                     + (express < 0 ? " (the bridges have no " + EXPRESS + " meter)" : "");
         }
     }

@@ -56,15 +56,20 @@ final class DeliveryWatch implements Runnable {
         }
 
         synchronized String worst() {
-            return worst < 0 ? "none" : "record " + worst + " arrived " + copies.get(worst).size() + " times: "
-                    + copies.get(worst);
+            return worst < 0
+                    ? "none"
+                    : "record " + worst + " arrived " + copies.get(worst).size() + " times: " + copies.get(worst);
         }
     }
 
     /** {@code read_committed} when the bridges deliver exactly once: what aborted transactions held is not seen. */
     private final String isolation;
 
-    DeliveryWatch(String bootstrap, List<String> targets, String deadletterTopic, DeliveryLedger ledger,
+    DeliveryWatch(
+            String bootstrap,
+            List<String> targets,
+            String deadletterTopic,
+            DeliveryLedger ledger,
             boolean readCommitted) {
         this.isolation = readCommitted ? "read_committed" : "read_uncommitted";
         this.bootstrap = bootstrap;
@@ -101,8 +106,11 @@ final class DeliveryWatch implements Runnable {
                     boolean deadletter = record.topic().equals(deadletterTopic);
                     int n = IntakeLoad.number(record.value());
                     ledger.arrived(n, record.timestamp(), header(record, "delay-id"), deadletter);
-                    repeats.note(n, ledger.copies(n), record.timestamp() + " attempt " + header(record, "delay-attempt")
-                            + (deadletter ? " deadletter" : ""));
+                    repeats.note(
+                            n,
+                            ledger.copies(n),
+                            record.timestamp() + " attempt " + header(record, "delay-attempt")
+                                    + (deadletter ? " deadletter" : ""));
                     arrivals.incrementAndGet();
                     positions.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
                 }

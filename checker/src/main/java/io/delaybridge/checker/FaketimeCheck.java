@@ -18,8 +18,7 @@ final class FaketimeCheck {
             Path.of("/usr/lib/faketime/libfaketime.so.1"),
             Path.of("/usr/local/lib/faketime/libfaketime.so.1"));
 
-    private FaketimeCheck() {
-    }
+    private FaketimeCheck() {}
 
     static Optional<Path> library() {
         return CANDIDATES.stream().filter(Files::isReadable).findFirst();

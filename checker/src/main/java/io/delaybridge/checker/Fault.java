@@ -49,13 +49,18 @@ public enum Fault {
     }
 
     public static Fault fromName(String name) {
-        return Arrays.stream(values()).filter(f -> f.optionName().equals(name)).findFirst()
+        return Arrays.stream(values())
+                .filter(f -> f.optionName().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("unknown fault " + name + "; use one of "
                         + Arrays.stream(values()).map(Fault::optionName).toList()));
     }
 
     static String describe(Map<Fault, Integer> faults) {
-        return faults.isEmpty() ? "none" : faults.entrySet().stream()
-                .map(e -> e.getKey().optionName() + "=" + e.getValue()).collect(Collectors.joining(","));
+        return faults.isEmpty()
+                ? "none"
+                : faults.entrySet().stream()
+                        .map(e -> e.getKey().optionName() + "=" + e.getValue())
+                        .collect(Collectors.joining(","));
     }
 }

@@ -7,8 +7,7 @@ package io.delaybridge.checker;
  */
 public final class FaultCampaign {
 
-    private FaultCampaign() {
-    }
+    private FaultCampaign() {}
 
     public static void main(String[] args) throws Exception {
         CampaignOptions options;

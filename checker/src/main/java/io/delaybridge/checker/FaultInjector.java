@@ -26,7 +26,11 @@ final class FaultInjector implements Runnable {
     private volatile Throwable failure;
     private volatile boolean crashPointsDone;
 
-    FaultInjector(CampaignOptions options, BridgeFleet fleet, KafkaBroker broker, CampaignRedis redis,
+    FaultInjector(
+            CampaignOptions options,
+            BridgeFleet fleet,
+            KafkaBroker broker,
+            CampaignRedis redis,
             SplittableRandom random) {
         this.options = options;
         this.fleet = fleet;
@@ -45,12 +49,14 @@ final class FaultInjector implements Runnable {
         });
         Collections.shuffle(schedule, new Random(options.seed()));
         // Crash points need traffic to reach: spread them over the first half, while the producer still runs.
-        List<Fault> crashes = schedule.stream().filter(f -> f.crashPoint() != null).toList();
-        List<Fault> others = new ArrayList<>(schedule.stream().filter(f -> f.crashPoint() == null).toList());
+        List<Fault> crashes =
+                schedule.stream().filter(f -> f.crashPoint() != null).toList();
+        List<Fault> others = new ArrayList<>(
+                schedule.stream().filter(f -> f.crashPoint() == null).toList());
         int half = (schedule.size() + 1) / 2;
         for (int i = 0; i < crashes.size(); i++) {
-            others.add(Math.min(others.size(), (int) ((long) i * half / Math.max(1, crashes.size())) + i),
-                    crashes.get(i));
+            others.add(
+                    Math.min(others.size(), (int) ((long) i * half / Math.max(1, crashes.size())) + i), crashes.get(i));
         }
         return others;
     }
@@ -72,12 +78,13 @@ final class FaultInjector implements Runnable {
                 String what = inject(fault);
                 injected.merge(fault, 1, Integer::sum);
                 fleet.restore(options.bridges());
-                LatenessByFault.Window window = new LatenessByFault.Window(fault, what, start,
-                        System.currentTimeMillis());
+                LatenessByFault.Window window =
+                        new LatenessByFault.Window(fault, what, start, System.currentTimeMillis());
                 synchronized (this) {
                     windows.add(window);
                 }
-                System.out.printf("[fault] %-12s %s (%.1f s until every bridge was healthy again)%n",
+                System.out.printf(
+                        "[fault] %-12s %s (%.1f s until every bridge was healthy again)%n",
                         fault.optionName(), what, (window.healthyMillis() - start) / 1e3);
                 if (fault.crashPoint() != null && --crashesLeft == 0) {
                     crashPointsDone = true;
@@ -111,7 +118,8 @@ final class FaultInjector implements Runnable {
             case BROKER -> {
                 broker.kill();
                 broker.restart();
-                return "kill -9 Kafka broker, restarted in " + broker.lastStartDuration().toMillis() + " ms";
+                return "kill -9 Kafka broker, restarted in "
+                        + broker.lastStartDuration().toMillis() + " ms";
             }
             case REBALANCE -> {
                 BridgeProcess extra = fleet.startHealthy();
@@ -119,8 +127,8 @@ final class FaultInjector implements Runnable {
                 fleet.readPaths(extra);
                 int status = extra.terminate(Duration.ofSeconds(60));
                 fleet.remove(extra);
-                return "added " + extra + ", removed it with SIGTERM after " + options.rebalanceHold().toSeconds()
-                        + " s (exit status " + status + ")";
+                return "added " + extra + ", removed it with SIGTERM after "
+                        + options.rebalanceHold().toSeconds() + " s (exit status " + status + ")";
             }
             case ZOMBIE -> {
                 BridgeProcess victim = fleet.pickVictim();
@@ -128,8 +136,8 @@ final class FaultInjector implements Runnable {
                 victim.signal("STOP");
                 Thread.sleep(pause.toMillis());
                 victim.signal("CONT");
-                return "SIGSTOP " + victim + " for " + pause.toSeconds() + " s (lease " + options.lease().toSeconds()
-                        + " s), then SIGCONT";
+                return "SIGSTOP " + victim + " for " + pause.toSeconds() + " s (lease "
+                        + options.lease().toSeconds() + " s), then SIGCONT";
             }
             default -> throw new IllegalStateException("unknown fault " + fault);
         }

@@ -34,8 +34,14 @@ final class IntakeLoad implements Runnable {
     final AtomicLong acked = new AtomicLong();
     final AtomicLong failed = new AtomicLong();
 
-    IntakeLoad(String bootstrap, String intakeTopic, List<String> targets, RecordPlan plan, DeliveryLedger ledger,
-            int rate, BooleanSupplier crashPointsDone) {
+    IntakeLoad(
+            String bootstrap,
+            String intakeTopic,
+            List<String> targets,
+            RecordPlan plan,
+            DeliveryLedger ledger,
+            int rate,
+            BooleanSupplier crashPointsDone) {
         this.bootstrap = bootstrap;
         this.intakeTopic = intakeTopic;
         this.targets = targets;
@@ -60,7 +66,10 @@ final class IntakeLoad implements Runnable {
                 try {
                     producer.send(record, (metadata, error) -> {
                         if (error == null) {
-                            ledger.acknowledged(number, metadata.partition(), metadata.offset(),
+                            ledger.acknowledged(
+                                    number,
+                                    metadata.partition(),
+                                    metadata.offset(),
                                     plan.dueAt(number, metadata.timestamp()));
                             acked.incrementAndGet();
                         } else {
@@ -87,8 +96,8 @@ final class IntakeLoad implements Runnable {
         byte[] value = new byte[number.length + PADDING.length];
         System.arraycopy(number, 0, value, 0, number.length);
         System.arraycopy(PADDING, 0, value, number.length, PADDING.length);
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(intakeTopic,
-                ("key-" + (n % 997)).getBytes(StandardCharsets.US_ASCII), value);
+        ProducerRecord<byte[], byte[]> record =
+                new ProducerRecord<>(intakeTopic, ("key-" + (n % 997)).getBytes(StandardCharsets.US_ASCII), value);
         record.headers().add(new RecordHeader("delay-target", utf8(targets.get(plan.target(n)))));
         long delay = plan.delayMillis(n);
         if (delay == RecordPlan.AT_SHARED_INSTANT) {

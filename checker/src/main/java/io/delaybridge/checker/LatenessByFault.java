@@ -21,8 +21,7 @@ final class LatenessByFault {
     static final long THRESHOLD_MS = 1_000;
 
     /** One injected fault: its kind, what the injector did, and when it began and was over (all bridges healthy). */
-    record Window(Fault fault, String what, long startMillis, long healthyMillis) {
-    }
+    record Window(Fault fault, String what, long startMillis, long healthyMillis) {}
 
     private final List<Window> windows;
     private final long[] starts;
@@ -89,8 +88,11 @@ final class LatenessByFault {
         List<String> lines = new ArrayList<>();
         for (int i = 0; i < windows.size(); i++) {
             Window w = windows.get(i);
-            lines.add(String.format("%-12s %s (%.1f s until every bridge was healthy again; %s)",
-                    w.fault().optionName(), w.what(), (w.healthyMillis() - w.startMillis()) / 1e3,
+            lines.add(String.format(
+                    "%-12s %s (%.1f s until every bridge was healthy again; %s)",
+                    w.fault().optionName(),
+                    w.what(),
+                    (w.healthyMillis() - w.startMillis()) / 1e3,
                     late(count[i], max[i])));
         }
         return lines;
@@ -108,8 +110,9 @@ final class LatenessByFault {
         List<String> lines = new ArrayList<>();
         kinds.entrySet().stream()
                 .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
-                .forEach(e -> lines.add(String.format("%-12s x%d: %s", e.getKey().optionName(), e.getValue()[0],
-                        late(e.getValue()[1], e.getValue()[2]))));
+                .forEach(e -> lines.add(String.format(
+                        "%-12s x%d: %s",
+                        e.getKey().optionName(), e.getValue()[0], late(e.getValue()[1], e.getValue()[2]))));
         if (unattributedCount > 0 || windows.isEmpty()) {
             lines.add(String.format("%-12s     %s", "no fault yet", late(unattributedCount, unattributedMax)));
         }

@@ -69,16 +69,19 @@ final class PendingSpread implements Runnable, AutoCloseable {
         Map<String, Long> pending = new LinkedHashMap<>();
         Map<String, Integer> shards = new LinkedHashMap<>();
         for (String uri : servers.get()) {
-            RedisCommands<String, String> redis = connections.computeIfAbsent(uri, u -> {
-                RedisURI parsed = RedisURI.create(u);
-                parsed.setTimeout(Duration.ofSeconds(2));
-                return client.connect(parsed);
-            }).sync();
+            RedisCommands<String, String> redis = connections
+                    .computeIfAbsent(uri, u -> {
+                        RedisURI parsed = RedisURI.create(u);
+                        parsed.setTimeout(Duration.ofSeconds(2));
+                        return client.connect(parsed);
+                    })
+                    .sync();
             long count = 0;
             int keys = 0;
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
-                KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(keyPattern).limit(1000));
+                KeyScanCursor<String> page =
+                        redis.scan(cursor, ScanArgs.Builder.matches(keyPattern).limit(1000));
                 for (String key : page.getKeys()) {
                     if (key.endsWith(":due")) {
                         count += redis.zcard(key);
@@ -121,8 +124,9 @@ final class PendingSpread implements Runnable, AutoCloseable {
         List<String> lines = new ArrayList<>();
         for (Map.Entry<String, long[]> e : byServer.entrySet()) {
             long[] a = e.getValue();
-            lines.add(String.format("%s %d%% (max %,d, pending in %d of %d samples, up to %d shards)", e.getKey(),
-                    all == 0 ? 0 : Math.round(100.0 * a[0] / all), a[1], a[2], samples.size(), a[3]));
+            lines.add(String.format(
+                    "%s %d%% (max %,d, pending in %d of %d samples, up to %d shards)",
+                    e.getKey(), all == 0 ? 0 : Math.round(100.0 * a[0] / all), a[1], a[2], samples.size(), a[3]));
         }
         return lines;
     }

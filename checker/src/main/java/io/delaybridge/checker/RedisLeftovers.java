@@ -25,8 +25,11 @@ record RedisLeftovers(long pending, long inFlight, long payloads, long orphans) 
         RedisLeftovers sum = new RedisLeftovers(0, 0, 0, 0);
         for (String uri : redisUris) {
             RedisLeftovers one = read(uri, keyPrefix, intakeTopic);
-            sum = new RedisLeftovers(sum.pending + one.pending, sum.inFlight + one.inFlight,
-                    sum.payloads + one.payloads, sum.orphans + one.orphans);
+            sum = new RedisLeftovers(
+                    sum.pending + one.pending,
+                    sum.inFlight + one.inFlight,
+                    sum.payloads + one.payloads,
+                    sum.orphans + one.orphans);
         }
         return sum;
     }
@@ -39,7 +42,8 @@ record RedisLeftovers(long pending, long inFlight, long payloads, long orphans) 
             java.util.Set<String> shards = new java.util.TreeSet<>();
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
-                KeyScanCursor<byte[]> page = redis.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
+                KeyScanCursor<byte[]> page =
+                        redis.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
                 for (byte[] key : page.getKeys()) {
                     String name = new String(key, StandardCharsets.UTF_8);
                     shards.add(name.substring(0, name.lastIndexOf(':')));

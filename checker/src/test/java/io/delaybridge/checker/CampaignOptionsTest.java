@@ -15,8 +15,10 @@ class CampaignOptionsTest {
     void fullMeansTheFiguresOfTheReliabilityPage() {
         CampaignOptions o = CampaignOptions.parse(new String[] {"--records", "1000000", "--faults", "full"});
         assertEquals(1_000_000, o.records());
-        int bridgeKills = o.faults().entrySet().stream().filter(e -> e.getKey().killsABridge() && e.getKey() != Fault.ZOMBIE)
-                .mapToInt(e -> e.getValue()).sum();
+        int bridgeKills = o.faults().entrySet().stream()
+                .filter(e -> e.getKey().killsABridge() && e.getKey() != Fault.ZOMBIE)
+                .mapToInt(e -> e.getValue())
+                .sum();
         assertEquals(20, bridgeKills);
         assertEquals(5, o.faults().get(Fault.REDIS));
         assertEquals(3, o.faults().get(Fault.BROKER));
@@ -26,9 +28,22 @@ class CampaignOptionsTest {
 
     @Test
     void parsesEveryOptionAndPrintsThemBack() {
-        CampaignOptions o = CampaignOptions.parse(new String[] {"--seed", "7", "--lease", "5s", "--faults",
-                "kill=2,zombie", "--clock-shift", "+1h,-1h", "--clock-shift-mode", "java", "--max-delay", "2m",
-                "--exactly-once", "on"});
+        CampaignOptions o = CampaignOptions.parse(new String[] {
+            "--seed",
+            "7",
+            "--lease",
+            "5s",
+            "--faults",
+            "kill=2,zombie",
+            "--clock-shift",
+            "+1h,-1h",
+            "--clock-shift-mode",
+            "java",
+            "--max-delay",
+            "2m",
+            "--exactly-once",
+            "on"
+        });
         assertTrue(o.exactlyOnce());
         assertFalse(CampaignOptions.defaults().exactlyOnce());
         assertEquals(7, o.seed());
@@ -42,10 +57,10 @@ class CampaignOptionsTest {
 
     @Test
     void refusesUnknownFaultsAndOptions() {
-        assertThrows(IllegalArgumentException.class,
-                () -> CampaignOptions.parse(new String[] {"--faults", "meteor=1"}));
+        assertThrows(
+                IllegalArgumentException.class, () -> CampaignOptions.parse(new String[] {"--faults", "meteor=1"}));
         assertThrows(IllegalArgumentException.class, () -> CampaignOptions.parse(new String[] {"--recordz", "1"}));
-        assertThrows(IllegalArgumentException.class,
-                () -> CampaignOptions.parse(new String[] {"--exactly-once", "maybe"}));
+        assertThrows(
+                IllegalArgumentException.class, () -> CampaignOptions.parse(new String[] {"--exactly-once", "maybe"}));
     }
 }

@@ -13,13 +13,35 @@ class CampaignReportTest {
 
     private static final RedisLeftovers EMPTY = new RedisLeftovers(0, 0, 0, 0);
 
-    private static CampaignReport report(long lost, long duplicates, long early, Map<Fault, Integer> faults,
-            RedisLeftovers leftovers) {
-        return new CampaignReport("--records 10", 10, 10, 10, 0, lost, duplicates, duplicates > 0 ? 1 : 0, 1500,
-                early, List.of(), 0, 0, List.of(), new long[] {1, 2, 3, 4},
-                List.of("kill         x1: 12 late > 1 s, max 9.0 s"), faults, List.of(), List.of(), leftovers,
-                leftovers, Map.of(), CampaignOptions.RedisTopology.STANDALONE, List.of(),
-                new DeliveryPaths.Totals(1200, 8800, 3), 1.0);
+    private static CampaignReport report(
+            long lost, long duplicates, long early, Map<Fault, Integer> faults, RedisLeftovers leftovers) {
+        return new CampaignReport(
+                "--records 10",
+                10,
+                10,
+                10,
+                0,
+                lost,
+                duplicates,
+                duplicates > 0 ? 1 : 0,
+                1500,
+                early,
+                List.of(),
+                0,
+                0,
+                List.of(),
+                new long[] {1, 2, 3, 4},
+                List.of("kill         x1: 12 late > 1 s, max 9.0 s"),
+                faults,
+                List.of(),
+                List.of(),
+                leftovers,
+                leftovers,
+                Map.of(),
+                CampaignOptions.RedisTopology.STANDALONE,
+                List.of(),
+                new DeliveryPaths.Totals(1200, 8800, 3),
+                1.0);
     }
 
     @Test
@@ -37,9 +59,11 @@ class CampaignReportTest {
         assertTrue(report(0, 1, 0, Map.of(Fault.KILL, 1), EMPTY).passed());
         assertFalse(report(0, 1501, 0, Map.of(Fault.KILL, 1), EMPTY).passed());
         assertTrue(report(0, 0, 0, Map.of(), EMPTY).render().contains("RESULT: PASS"));
-        assertTrue(report(0, 0, 0, Map.of(), EMPTY).render()
+        assertTrue(report(0, 0, 0, Map.of(), EMPTY)
+                .render()
                 .contains("delivery paths: express-path records: 1,200 (lower bound), parked: 8,800\n"));
-        assertTrue(report(0, 0, 0, Map.of(), EMPTY).render()
+        assertTrue(report(0, 0, 0, Map.of(), EMPTY)
+                .render()
                 .contains("\n                kill         x1: 12 late > 1 s, max 9.0 s\n"));
     }
 

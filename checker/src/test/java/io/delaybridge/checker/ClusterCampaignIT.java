@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.testkit.KafkaBroker;
-import io.delaybridge.testkit.RedisSlots;
 import io.delaybridge.testkit.RedisServer;
+import io.delaybridge.testkit.RedisSlots;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,8 +46,26 @@ class ClusterCampaignIT {
     @Test
     void nothingLostNothingEarlyWhenABridgeIsKilledAndEveryMasterHoldsPendingMessages() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
-                "--redis", "cluster", "--bridges", "2", "--partitions", "16", "--records", "5000", "--rate", "250",
-                "--max-delay", "8s", "--lease", "4s", "--fault-gap", "6s", "--faults", "kill=1"}).withWorkDir(dir);
+                    "--redis",
+                    "cluster",
+                    "--bridges",
+                    "2",
+                    "--partitions",
+                    "16",
+                    "--records",
+                    "5000",
+                    "--rate",
+                    "250",
+                    "--max-delay",
+                    "8s",
+                    "--lease",
+                    "4s",
+                    "--fault-gap",
+                    "6s",
+                    "--faults",
+                    "kill=1"
+                })
+                .withWorkDir(dir);
 
         CampaignReport report = new Campaign(options).run();
         System.out.print(report.render());
@@ -57,10 +75,15 @@ class ClusterCampaignIT {
         assertEquals(0, report.early());
         assertTrue(report.acknowledged() > 4_900, "the broker acknowledged " + report.acknowledged());
         assertEquals(Map.of(Fault.KILL, 1), report.faults(), "the bridge kill ran");
-        assertTrue(report.pendingSamples().size() >= 10, "sampled while running: " + report.pendingSamples().size());
-        assertEquals(3, report.serversWithPending().size(),
+        assertTrue(
+                report.pendingSamples().size() >= 10,
+                "sampled while running: " + report.pendingSamples().size());
+        assertEquals(
+                3,
+                report.serversWithPending().size(),
                 "every master held pending messages: " + PendingSpread.describe(report.pendingSamples()));
-        assertTrue(report.leftoversAfterStop().empty(), report.leftoversAfterStop().toString());
+        assertTrue(
+                report.leftoversAfterStop().empty(), report.leftoversAfterStop().toString());
     }
 
     /**
@@ -70,16 +93,20 @@ class ClusterCampaignIT {
     @Test
     void cancelsAndReplacementsFindTheirMessageOnAnyShardAndMaster() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
-                "--redis", "cluster", "--bridges", "2", "--partitions", "16", "--targets", "1", "--lease", "4s"})
+                    "--redis", "cluster", "--bridges", "2", "--partitions", "16", "--targets", "1", "--lease", "4s"
+                })
                 .withWorkDir(dir);
         Campaign campaign = new Campaign(options);
         String target = "campaign-target-0";
         try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"));
                 CampaignRedis redis = CampaignRedis.start(options.redis(), dir.resolve("redis"))) {
             campaign.createTopics(broker.bootstrapServers(), List.of(target));
-            BridgeFleet fleet = new BridgeFleet(campaign.writeBridgeConfig(dir), dir.resolve("bridges"),
+            BridgeFleet fleet = new BridgeFleet(
+                    campaign.writeBridgeConfig(dir),
+                    dir.resolve("bridges"),
                     Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "REDIS_URI", redis.uri()),
-                    options, new SplittableRandom(1));
+                    options,
+                    new SplittableRandom(1));
             try {
                 fleet.restore(2);
                 runCancelsAndReplacements(broker.bootstrapServers(), target, redis);
@@ -96,31 +123,40 @@ class ClusterCampaignIT {
         try (KafkaProducer<String, String> producer = producer(bootstrap)) {
             for (int i = 0; i < ids; i++) {
                 // due late (20 s), so a slow intake still reads its replacement or cancel before it falls due
-                RecordMetadata m = producer.send(record("s-" + i, "first-" + i, target,
-                        i % 3 == 2 ? "4000" : "20000", "order-" + i, null)).get();
+                RecordMetadata m = producer.send(record(
+                                "s-" + i, "first-" + i, target, i % 3 == 2 ? "4000" : "20000", "order-" + i, null))
+                        .get();
                 schedulePartition.put(i, m.partition());
             }
             for (int i = 0; i < ids; i++) {
                 RecordMetadata m = switch (i % 3) {
-                    case 0 -> producer.send(record("r-" + i, "second-" + i, target, "4000", "order-" + i, null)).get();
-                    case 1 -> producer.send(record("c-" + i, null, null, null, null, "order-" + i)).get();
+                    case 0 ->
+                        producer.send(record("r-" + i, "second-" + i, target, "4000", "order-" + i, null))
+                                .get();
+                    case 1 ->
+                        producer.send(record("c-" + i, null, null, null, null, "order-" + i))
+                                .get();
                     default -> null;
                 };
                 if (m != null) {
                     laterPartition.put(i, m.partition());
                 }
             }
-            producer.send(record("marker", "marker", target, "22000", "marker", null)).get();
+            producer.send(record("marker", "marker", target, "22000", "marker", null))
+                    .get();
         }
         long elsewhere = laterPartition.entrySet().stream()
-                .filter(e -> !e.getValue().equals(schedulePartition.get(e.getKey()))).count();
-        assertTrue(elsewhere >= laterPartition.size() / 2,
+                .filter(e -> !e.getValue().equals(schedulePartition.get(e.getKey())))
+                .count();
+        assertTrue(
+                elsewhere >= laterPartition.size() / 2,
                 "most replacements and cancels arrive on another partition than their message: " + elsewhere);
         Set<String> mastersOfSchedules = new HashSet<>();
         if (redis instanceof CampaignRedis.Cluster cluster) {
             for (int p : schedulePartition.values()) {
-                RedisServer master = cluster.cluster().masterOfSlot(
-                        RedisSlots.slotOf(Campaign.KEY_PREFIX + ":{" + Campaign.INTAKE + ":" + p + "}:due"));
+                RedisServer master = cluster.cluster()
+                        .masterOfSlot(
+                                RedisSlots.slotOf(Campaign.KEY_PREFIX + ":{" + Campaign.INTAKE + ":" + p + "}:due"));
                 mastersOfSchedules.add(master.uri());
             }
             assertEquals(3, mastersOfSchedules.size(), "the scheduled messages are on every master");
@@ -130,11 +166,15 @@ class ClusterCampaignIT {
         for (int i = 0; i < ids; i++) {
             List<String> values = delivered.getOrDefault("order-" + i, List.of());
             switch (i % 3) {
-                case 0 -> assertTrue(!values.isEmpty() && values.stream().allMatch(("second-" + i)::equals),
-                        "order-" + i + " was replaced: only its second version is delivered, got " + values);
+                case 0 ->
+                    assertTrue(
+                            !values.isEmpty() && values.stream().allMatch(("second-" + i)::equals),
+                            "order-" + i + " was replaced: only its second version is delivered, got " + values);
                 case 1 -> assertEquals(List.of(), values, "order-" + i + " was cancelled");
-                default -> assertTrue(!values.isEmpty() && values.stream().allMatch(("first-" + i)::equals),
-                        "order-" + i + " is delivered as scheduled, got " + values);
+                default ->
+                    assertTrue(
+                            !values.isEmpty() && values.stream().allMatch(("first-" + i)::equals),
+                            "order-" + i + " is delivered as scheduled, got " + values);
             }
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -146,8 +186,8 @@ class ClusterCampaignIT {
         assertTrue(left.empty(), "cancelled and replaced versions leave nothing behind: " + left);
     }
 
-    private static ProducerRecord<String, String> record(String key, String value, String target, String delayMs,
-            String id, String cancel) {
+    private static ProducerRecord<String, String> record(
+            String key, String value, String target, String delayMs, String id, String cancel) {
         ProducerRecord<String, String> record = new ProducerRecord<>(Campaign.INTAKE, key, value);
         if (target != null) {
             record.headers().add("delay-target", target.getBytes(StandardCharsets.UTF_8));
@@ -167,8 +207,8 @@ class ClusterCampaignIT {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         Map<String, List<String>> delivered = new TreeMap<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
-                new StringDeserializer())) {
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
             consumer.partitionsFor(target)
                     .forEach(info -> partitions.add(new TopicPartition(target, info.partition())));

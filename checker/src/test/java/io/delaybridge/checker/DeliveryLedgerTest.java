@@ -19,8 +19,8 @@ class DeliveryLedgerTest {
         ledger.arrived(0, 150, "in-1-10", false);
         ledger.arrived(0, 140, "in-1-10", false); // a duplicate with the same id; earlier arrival wins
         ledger.arrived(1, 120, "in-1-99", false); // wrong id
-        ledger.arrived(2, 130, null, true);       // deadlettered counts as reached
-        ledger.arrived(7, 130, "x", false);       // not ours
+        ledger.arrived(2, 130, null, true); // deadlettered counts as reached
+        ledger.arrived(7, 130, "x", false); // not ours
         ledger.checkDelayIds();
 
         assertEquals(0, ledger.missing());

@@ -32,12 +32,16 @@ class DeliveryPathsTest {
     @Test
     void bridgesWithoutTheMetersReadAsNotAvailable() {
         DeliveryPaths paths = new DeliveryPaths();
-        assertEquals("express-path records: 0 (lower bound), parked: n/a (the bridges have no delay.intake.express "
-                + "meter)", paths.totals().render());
+        assertEquals(
+                "express-path records: 0 (lower bound), parked: n/a (the bridges have no delay.intake.express "
+                        + "meter)",
+                paths.totals().render());
         paths.record("bridge-1", "{\"meters\":{\"delay.intake.read\":{\"count\":500}}}");
         assertEquals(new DeliveryPaths.Totals(-1, -1, 1), paths.totals());
-        assertEquals("express-path records: 0 (lower bound), parked: n/a (the bridges have no delay.intake.express "
-                + "meter)", paths.totals().render());
+        assertEquals(
+                "express-path records: 0 (lower bound), parked: n/a (the bridges have no delay.intake.express "
+                        + "meter)",
+                paths.totals().render());
     }
 
     @Test

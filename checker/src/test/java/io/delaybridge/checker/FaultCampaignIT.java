@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.faults.CrashPoint;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,10 +22,28 @@ class FaultCampaignIT {
     @Test
     void nothingLostNothingEarlyUnderEveryKindOfFault() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
-                "--records", "12000", "--rate", "150", "--max-delay", "8s", "--partitions", "6", "--lease", "4s",
-                "--fault-gap", "1s", "--rebalance-hold", "3s",
-                "--faults", "crash-store=1,crash-claim=1,crash-send=1,kill=1,redis=1,broker=1,rebalance=1,zombie=1",
-                "--clock-shift", "+1h,-1h", "--clock-shift-mode", "java"}).withWorkDir(dir);
+                    "--records",
+                    "12000",
+                    "--rate",
+                    "150",
+                    "--max-delay",
+                    "8s",
+                    "--partitions",
+                    "6",
+                    "--lease",
+                    "4s",
+                    "--fault-gap",
+                    "1s",
+                    "--rebalance-hold",
+                    "3s",
+                    "--faults",
+                    "crash-store=1,crash-claim=1,crash-send=1,kill=1,redis=1,broker=1,rebalance=1,zombie=1",
+                    "--clock-shift",
+                    "+1h,-1h",
+                    "--clock-shift-mode",
+                    "java"
+                })
+                .withWorkDir(dir);
 
         CampaignReport report = new Campaign(options).run();
         System.out.print(report.render());
@@ -35,10 +52,12 @@ class FaultCampaignIT {
         assertEquals(0, report.lost());
         assertEquals(0, report.early());
         assertTrue(report.acknowledged() > 11_000, "the broker acknowledged " + report.acknowledged());
-        assertTrue(report.leftoversAfterStop().empty(), report.leftoversAfterStop().toString());
+        assertTrue(
+                report.leftoversAfterStop().empty(), report.leftoversAfterStop().toString());
         assertEquals(options.faults(), report.faults(), "every planned fault ran");
         for (CrashPoint point : CrashPoint.values()) {
-            assertTrue(report.faultLog().stream().anyMatch(l -> l.contains("halted at " + point.settingName())),
+            assertTrue(
+                    report.faultLog().stream().anyMatch(l -> l.contains("halted at " + point.settingName())),
                     "a bridge halted at " + point.settingName() + ": " + report.faultLog());
         }
     }
@@ -46,8 +65,22 @@ class FaultCampaignIT {
     @Test
     void gracefulRebalancesDeliverNothingTwice() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
-                "--records", "5000", "--rate", "250", "--max-delay", "5s", "--partitions", "6",
-                "--fault-gap", "1s", "--rebalance-hold", "4s", "--faults", "rebalance=2"}).withWorkDir(dir);
+                    "--records",
+                    "5000",
+                    "--rate",
+                    "250",
+                    "--max-delay",
+                    "5s",
+                    "--partitions",
+                    "6",
+                    "--fault-gap",
+                    "1s",
+                    "--rebalance-hold",
+                    "4s",
+                    "--faults",
+                    "rebalance=2"
+                })
+                .withWorkDir(dir);
 
         CampaignReport report = new Campaign(options).run();
         System.out.print(report.render());

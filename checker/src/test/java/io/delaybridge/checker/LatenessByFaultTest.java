@@ -39,20 +39,23 @@ class LatenessByFaultTest {
         assertEquals(2, byFault.lateCount(0));
         assertEquals(0, byFault.lateCount(1));
         assertEquals(1, byFault.unattributed());
-        assertEquals(List.of(
-                "kill         kill -9 bridge-1 (10.0 s until every bridge was healthy again; 2 late > 1 s, max 9.5 s)",
-                "broker       kill -9 Kafka broker (10.0 s until every bridge was healthy again; none late > 1 s)",
-                "kill         kill -9 bridge-2 (5.0 s until every bridge was healthy again; none late > 1 s)"),
+        assertEquals(
+                List.of(
+                        "kill         kill -9 bridge-1 (10.0 s until every bridge was healthy again; 2 late > 1 s, max 9.5 s)",
+                        "broker       kill -9 Kafka broker (10.0 s until every bridge was healthy again; none late > 1 s)",
+                        "kill         kill -9 bridge-2 (5.0 s until every bridge was healthy again; none late > 1 s)"),
                 byFault.faultLog());
-        assertEquals(List.of(
-                "kill         x2: 2 late > 1 s, max 9.5 s",
-                "broker       x1: none late > 1 s",
-                "no fault yet     1 late > 1 s, max 3.0 s"), byFault.byKind());
+        assertEquals(
+                List.of(
+                        "kill         x2: 2 late > 1 s, max 9.5 s",
+                        "broker       x1: none late > 1 s",
+                        "no fault yet     1 late > 1 s, max 3.0 s"),
+                byFault.byKind());
     }
 
     @Test
     void windowsMustComeInTheOrderTheyRan() {
-        assertThrows(IllegalArgumentException.class, () -> new LatenessByFault(List.of(WINDOWS.get(1),
-                WINDOWS.get(0))));
+        assertThrows(
+                IllegalArgumentException.class, () -> new LatenessByFault(List.of(WINDOWS.get(1), WINDOWS.get(0))));
     }
 }

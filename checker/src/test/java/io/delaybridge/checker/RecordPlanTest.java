@@ -32,8 +32,8 @@ class RecordPlanTest {
         for (int n = 0; n < 1000; n++) {
             assertEquals(a.delayMillis(n), b.delayMillis(n));
             long due = a.dueAt(n, 1_000_000);
-            assertEquals(a.delayMillis(n) == RecordPlan.AT_SHARED_INSTANT ? 2_000_000 : 1_000_000 + a.delayMillis(n),
-                    due);
+            assertEquals(
+                    a.delayMillis(n) == RecordPlan.AT_SHARED_INSTANT ? 2_000_000 : 1_000_000 + a.delayMillis(n), due);
         }
         assertEquals(2, a.target(5));
     }

@@ -84,8 +84,9 @@ public final class Delay {
             throw new IllegalArgumentException("due time is null");
         }
         if (dueAt.isBefore(Instant.EPOCH)) {
-            throw new IllegalArgumentException("due time " + dueAt + " is before 1970-01-01T00:00:00Z, which "
-                    + DelayHeaders.UNTIL + " (epoch milliseconds) cannot express; use Delay.ofMillis(0) to deliver at once");
+            throw new IllegalArgumentException(
+                    "due time " + dueAt + " is before 1970-01-01T00:00:00Z, which " + DelayHeaders.UNTIL
+                            + " (epoch milliseconds) cannot express; use Delay.ofMillis(0) to deliver at once");
         }
         long epochMillis;
         try {
@@ -98,8 +99,9 @@ public final class Delay {
 
     private static Delay ofMillis(long millis, String shown) {
         if (millis < 0) {
-            throw new IllegalArgumentException("delay " + shown + " is negative; use Delay.ofMillis(0) to deliver at once"
-                    + " or Delay.until(instant) for an absolute due time");
+            throw new IllegalArgumentException(
+                    "delay " + shown + " is negative; use Delay.ofMillis(0) to deliver at once"
+                            + " or Delay.until(instant) for an absolute due time");
         }
         return new Delay(DelayHeaders.DELAY_MS, millis);
     }

@@ -25,8 +25,11 @@ public final class DelayOptions<K, V> {
     private final Function<FixedKeyRecord<K, V>, Integer> partition;
     private final Produced<K, V> produced;
 
-    private DelayOptions(String intake, Function<FixedKeyRecord<K, V>, String> id,
-            Function<FixedKeyRecord<K, V>, Integer> partition, Produced<K, V> produced) {
+    private DelayOptions(
+            String intake,
+            Function<FixedKeyRecord<K, V>, String> id,
+            Function<FixedKeyRecord<K, V>, Integer> partition,
+            Produced<K, V> produced) {
         this.intake = intake;
         this.id = id;
         this.partition = partition;

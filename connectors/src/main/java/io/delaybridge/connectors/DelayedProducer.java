@@ -107,7 +107,8 @@ public final class DelayedProducer<K, V> implements Producer<K, V> {
      * @throws IllegalArgumentException if the target or delay is invalid (see {@link DelayedRecords#to})
      */
     public Future<RecordMetadata> sendDelayed(String target, K key, V value, Delay delay) {
-        return delegate.send(DelayedRecords.to(target, key, value, delay).intake(intake).toRecord());
+        return delegate.send(
+                DelayedRecords.to(target, key, value, delay).intake(intake).toRecord());
     }
 
     /**
@@ -121,7 +122,8 @@ public final class DelayedProducer<K, V> implements Producer<K, V> {
      * @return the future of the intake record's send
      */
     public Future<RecordMetadata> sendDelayed(String target, K key, V value, Delay delay, Callback callback) {
-        return delegate.send(DelayedRecords.to(target, key, value, delay).intake(intake).toRecord(), callback);
+        return delegate.send(
+                DelayedRecords.to(target, key, value, delay).intake(intake).toRecord(), callback);
     }
 
     /**
@@ -137,7 +139,10 @@ public final class DelayedProducer<K, V> implements Producer<K, V> {
      * @throws IllegalArgumentException also if the id is blank or too long (see {@link DelayedRecords.Schedule#withId})
      */
     public Future<RecordMetadata> sendDelayed(String target, K key, V value, Delay delay, String id) {
-        return delegate.send(DelayedRecords.to(target, key, value, delay).withId(id).intake(intake).toRecord());
+        return delegate.send(DelayedRecords.to(target, key, value, delay)
+                .withId(id)
+                .intake(intake)
+                .toRecord());
     }
 
     /**
@@ -162,7 +167,8 @@ public final class DelayedProducer<K, V> implements Producer<K, V> {
      * @throws IllegalArgumentException if the id is null, blank or too long
      */
     public Future<RecordMetadata> cancel(String id, K key) {
-        return delegate.send(DelayedRecords.<K, V>cancel(id).withKey(key).intake(intake).toRecord());
+        return delegate.send(
+                DelayedRecords.<K, V>cancel(id).withKey(key).intake(intake).toRecord());
     }
 
     @Override
@@ -176,8 +182,9 @@ public final class DelayedProducer<K, V> implements Producer<K, V> {
     }
 
     @Override
-    public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets,
-            ConsumerGroupMetadata groupMetadata) throws ProducerFencedException {
+    public void sendOffsetsToTransaction(
+            Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata groupMetadata)
+            throws ProducerFencedException {
         delegate.sendOffsetsToTransaction(offsets, groupMetadata);
     }
 

@@ -66,8 +66,7 @@ public final class DelayedRecords {
     /** The intake topic the bridge reads unless configured otherwise. */
     public static final String DEFAULT_INTAKE = "delay-intake";
 
-    private DelayedRecords() {
-    }
+    private DelayedRecords() {}
 
     /**
      * Starts a record that the bridge delivers to {@code target} when {@code delay} is due.
@@ -123,7 +122,14 @@ public final class DelayedRecords {
         private final Integer partition;
         private final List<Header> headers;
 
-        private Schedule(String intake, String target, K key, V value, Delay delay, String id, Integer partition,
+        private Schedule(
+                String intake,
+                String target,
+                K key,
+                V value,
+                Delay delay,
+                String id,
+                Integer partition,
                 List<Header> headers) {
             this.intake = intake;
             this.target = target;
@@ -320,8 +326,8 @@ public final class DelayedRecords {
     /** Same limits as {@link IntakeParser}: not blank, at most {@value IntakeParser#MAX_ID_BYTES} UTF-8 bytes. */
     private static void checkId(String id, String header) {
         if (id == null || id.isBlank()) {
-            throw new IllegalArgumentException(header + ": " + ContractViolation.quote(id)
-                    + " is not a message id: blank; give a non-blank id");
+            throw new IllegalArgumentException(
+                    header + ": " + ContractViolation.quote(id) + " is not a message id: blank; give a non-blank id");
         }
         int bytes = id.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > IntakeParser.MAX_ID_BYTES) {
@@ -336,10 +342,11 @@ public final class DelayedRecords {
         }
         String name = h.key();
         if (DelayHeaders.isControl(name) && !DelayHeaders.isProvenance(name)) {
-            throw new IllegalArgumentException("header " + ContractViolation.quote(name) + " is reserved: names starting"
-                    + " with \"" + DelayHeaders.PREFIX + "\" are control headers; set the target and delay with"
-                    + " DelayedRecords.to(...), the id with withId, the partition with withPartition, and remove"
-                    + " other delay- headers from the user headers");
+            throw new IllegalArgumentException(
+                    "header " + ContractViolation.quote(name) + " is reserved: names starting"
+                            + " with \"" + DelayHeaders.PREFIX + "\" are control headers; set the target and delay with"
+                            + " DelayedRecords.to(...), the id with withId, the partition with withPartition, and remove"
+                            + " other delay- headers from the user headers");
         }
     }
 }

@@ -71,13 +71,19 @@ public final class Delays {
      * @param <K>     key type
      * @param <V>     value type
      */
-    public static <K, V> void to(KStream<K, V> stream, String target, Function<FixedKeyRecord<K, V>, Duration> delay,
+    public static <K, V> void to(
+            KStream<K, V> stream,
+            String target,
+            Function<FixedKeyRecord<K, V>, Duration> delay,
             DelayOptions<K, V> options) {
         if (delay == null) {
-            throw new IllegalArgumentException("delay is null; give a function such as record -> Duration.ofMinutes(30)");
+            throw new IllegalArgumentException(
+                    "delay is null; give a function such as record -> Duration.ofMinutes(30)");
         }
-        KStream<K, V> delayed = stream.processValues(schedule(target,
-                record -> Delay.until(Instant.ofEpochMilli(record.timestamp()).plus(delay.apply(record))), options));
+        KStream<K, V> delayed = stream.processValues(schedule(
+                target,
+                record -> Delay.until(Instant.ofEpochMilli(record.timestamp()).plus(delay.apply(record))),
+                options));
         if (options.produced() == null) {
             delayed.to(options.intakeTopic());
         } else {
@@ -97,16 +103,19 @@ public final class Delays {
      * @return for {@link KStream#processValues}
      * @throws IllegalArgumentException if the target is not a legal topic name or is internal
      */
-    public static <K, V> FixedKeyProcessorSupplier<K, V, V> schedule(String target,
-            Function<FixedKeyRecord<K, V>, Delay> when, DelayOptions<K, V> options) {
+    public static <K, V> FixedKeyProcessorSupplier<K, V, V> schedule(
+            String target, Function<FixedKeyRecord<K, V>, Delay> when, DelayOptions<K, V> options) {
         DelayedRecords.to(target, null, null, Delay.ofMillis(0)).intake(options.intakeTopic()); // checks the target now
         return () -> new HeaderProcessor<>(record -> {
-            DelayedRecords.Schedule<K, V> schedule = DelayedRecords.to(target, record.key(), record.value(),
-                    when.apply(record)).intake(options.intakeTopic()).withHeaders(userHeaders(record.headers()));
+            DelayedRecords.Schedule<K, V> schedule = DelayedRecords.to(
+                            target, record.key(), record.value(), when.apply(record))
+                    .intake(options.intakeTopic())
+                    .withHeaders(userHeaders(record.headers()));
             if (options.id() != null) {
                 schedule = schedule.withId(options.id().apply(record));
             }
-            Integer partition = options.partition() == null ? null : options.partition().apply(record);
+            Integer partition =
+                    options.partition() == null ? null : options.partition().apply(record);
             if (partition != null) {
                 schedule = schedule.withPartition(partition);
             }
@@ -126,9 +135,11 @@ public final class Delays {
      */
     public static <K, V> FixedKeyProcessorSupplier<K, V, V> cancel(Function<FixedKeyRecord<K, V>, String> id) {
         if (id == null) {
-            throw new IllegalArgumentException("id is null; give a function such as record -> \"order-timeout:\" + record.key()");
+            throw new IllegalArgumentException(
+                    "id is null; give a function such as record -> \"order-timeout:\" + record.key()");
         }
-        return () -> new HeaderProcessor<>(record -> DelayedRecords.<K, V>cancel(id.apply(record)).withKey(record.key())
+        return () -> new HeaderProcessor<>(record -> DelayedRecords.<K, V>cancel(id.apply(record))
+                .withKey(record.key())
                 .toRecord());
     }
 
@@ -159,7 +170,9 @@ public final class Delays {
         @Override
         public void process(FixedKeyRecord<K, V> record) {
             ProducerRecord<K, V> intake = build.apply(record);
-            context.forward(record.withHeaders(new RecordHeaders(intake.headers().toArray())).withValue(intake.value()));
+            context.forward(
+                    record.withHeaders(new RecordHeaders(intake.headers().toArray()))
+                            .withValue(intake.value()));
         }
     }
 }

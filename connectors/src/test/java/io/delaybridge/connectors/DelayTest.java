@@ -44,7 +44,8 @@ class DelayTest {
         Duration odd = Duration.ofHours(49).plusMillis(7);
         assertEquals(odd.toMillis(), DelayText.parseDelayMillis(Delay.of(odd).headerValue()));
         Instant at = Instant.parse("2031-02-03T04:05:06.789Z");
-        assertEquals(at.toEpochMilli(), DelayText.parseInstantMillis(Delay.until(at).headerValue()));
+        assertEquals(
+                at.toEpochMilli(), DelayText.parseInstantMillis(Delay.until(at).headerValue()));
     }
 
     @Test
@@ -76,16 +77,16 @@ class DelayTest {
 
     @Test
     void delaysBeyondLongMillisAreRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Delay.of(Duration.ofSeconds(Long.MAX_VALUE)));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> Delay.of(Duration.ofSeconds(Long.MAX_VALUE)));
         assertTrue(e.getMessage().contains("too long"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Delay.until(Instant.MAX));
     }
 
     @Test
     void instantsBeforeTheEpochAreRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> Delay.until(Instant.EPOCH.minusMillis(1)));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> Delay.until(Instant.EPOCH.minusMillis(1)));
         assertTrue(e.getMessage().contains("before 1970"), e.getMessage());
         assertEquals("0", Delay.until(Instant.EPOCH).headerValue());
     }
@@ -100,6 +101,8 @@ class DelayTest {
     @Test
     void toStringIsReadable() {
         assertEquals("Delay[30m]", Delay.of(Duration.ofMinutes(30)).toString());
-        assertEquals("Delay[until 2026-11-22T08:00:00Z]", Delay.until(Instant.parse("2026-11-22T08:00:00Z")).toString());
+        assertEquals(
+                "Delay[until 2026-11-22T08:00:00Z]",
+                Delay.until(Instant.parse("2026-11-22T08:00:00Z")).toString());
     }
 }

@@ -47,8 +47,9 @@ class DelayedProducerTest {
 
     @Test
     void sendDelayedSendsOneIntakeRecord() throws Exception {
-        RecordMetadata meta = producer.sendDelayed("orders.timeout", "order-42", "{\"order\":42}",
-                Delay.of(Duration.ofMinutes(30))).get();
+        RecordMetadata meta = producer.sendDelayed(
+                        "orders.timeout", "order-42", "{\"order\":42}", Delay.of(Duration.ofMinutes(30)))
+                .get();
 
         assertEquals("delay-intake", meta.topic());
         assertEquals(1, mock.history().size());
@@ -62,7 +63,8 @@ class DelayedProducerTest {
     @Test
     void sendDelayedUntil() {
         producer.sendDelayed("orders.timeout", "k", "v", Delay.until(Instant.parse("2026-11-22T08:00:00Z")));
-        assertEquals(List.of("delay-target=orders.timeout", "delay-until=1795334400000"),
+        assertEquals(
+                List.of("delay-target=orders.timeout", "delay-until=1795334400000"),
                 rendered(mock.history().get(0).headers()));
     }
 
@@ -77,7 +79,8 @@ class DelayedProducerTest {
     @Test
     void sendDelayedWithIdSetsDelayId() {
         producer.sendDelayed("orders.timeout", "k", "v", Delay.ofMillis(5), "order-42-timeout");
-        assertEquals(List.of("delay-target=orders.timeout", "delay-ms=5", "delay-id=order-42-timeout"),
+        assertEquals(
+                List.of("delay-target=orders.timeout", "delay-ms=5", "delay-id=order-42-timeout"),
                 rendered(mock.history().get(0).headers()));
     }
 
@@ -103,7 +106,7 @@ class DelayedProducerTest {
         DelayedProducer<String, String> p = new DelayedProducer<>(mock, "my-intake");
         assertEquals("my-intake", p.intakeTopic());
         p.sendDelayed("t", "k", "v", Delay.ofMillis(1));
-        p.sendDelayed("t", "k", "v", Delay.ofMillis(1), (m, e) -> { });
+        p.sendDelayed("t", "k", "v", Delay.ofMillis(1), (m, e) -> {});
         p.sendDelayed("t", "k", "v", Delay.ofMillis(1), "id");
         p.cancel("id");
         p.cancel("id", "k");
@@ -132,7 +135,7 @@ class DelayedProducerTest {
     void plainSendsPassThroughUntouched() {
         ProducerRecord<String, String> record = new ProducerRecord<>("orders", "k", "v");
         producer.send(record);
-        producer.send(record, (m, e) -> { });
+        producer.send(record, (m, e) -> {});
         assertSame(record, mock.history().get(0));
         assertSame(record, mock.history().get(1));
         assertFalse(record.headers().iterator().hasNext());
@@ -140,7 +143,8 @@ class DelayedProducerTest {
 
     @Test
     void delayedRecordsJoinTheWrappedProducersTransaction() {
-        MockProducer<String, String> tx = new MockProducer<>(false, null, new StringSerializer(), new StringSerializer());
+        MockProducer<String, String> tx =
+                new MockProducer<>(false, null, new StringSerializer(), new StringSerializer());
         DelayedProducer<String, String> p = new DelayedProducer<>(tx);
         p.initTransactions();
         assertTrue(tx.transactionInitialized());
@@ -148,8 +152,8 @@ class DelayedProducerTest {
         assertTrue(tx.transactionInFlight());
         p.send(new ProducerRecord<>("orders", "k", "v"));
         p.sendDelayed("orders.timeout", "k", "v", Delay.ofMillis(5));
-        p.sendOffsetsToTransaction(Map.of(new TopicPartition("in", 0), new OffsetAndMetadata(7)),
-                new ConsumerGroupMetadata("g"));
+        p.sendOffsetsToTransaction(
+                Map.of(new TopicPartition("in", 0), new OffsetAndMetadata(7)), new ConsumerGroupMetadata("g"));
         assertTrue(tx.sentOffsets());
         p.commitTransaction();
         assertTrue(tx.transactionCommitted());
@@ -164,7 +168,8 @@ class DelayedProducerTest {
 
     @Test
     void flushAndCloseReachTheWrappedProducer() {
-        MockProducer<String, String> manual = new MockProducer<>(false, null, new StringSerializer(), new StringSerializer());
+        MockProducer<String, String> manual =
+                new MockProducer<>(false, null, new StringSerializer(), new StringSerializer());
         DelayedProducer<String, String> p = new DelayedProducer<>(manual);
         p.sendDelayed("t", "k", "v", Delay.ofMillis(5));
         assertFalse(manual.flushed());
@@ -229,7 +234,9 @@ class DelayedProducerTest {
                         return result;
                     });
 
-            Object[] args = Arrays.stream(method.getParameterTypes()).map(DelayedProducerTest::argument).toArray();
+            Object[] args = Arrays.stream(method.getParameterTypes())
+                    .map(DelayedProducerTest::argument)
+                    .toArray();
             Object returned;
             try {
                 returned = method.invoke(new DelayedProducer<>(recorder), args);
@@ -237,7 +244,9 @@ class DelayedProducerTest {
                 throw new AssertionError(method + " threw", e.getCause());
             }
 
-            assertEquals(List.of(method.getName() + Arrays.toString(method.getParameterTypes())), calls,
+            assertEquals(
+                    List.of(method.getName() + Arrays.toString(method.getParameterTypes())),
+                    calls,
                     method + " must be passed to the wrapped producer once, as itself");
             if (args.length > 0) {
                 Object[] got = received.get();
@@ -275,7 +284,7 @@ class DelayedProducerTest {
             return new ProducerRecord<>("t", "k", "v");
         }
         if (type == Callback.class) {
-            return (Callback) (m, e) -> { };
+            return (Callback) (m, e) -> {};
         }
         if (type == String.class) {
             return new String("topic");
@@ -296,7 +305,11 @@ class DelayedProducerTest {
     }
 
     private static KafkaMetric metric() {
-        return new KafkaMetric(new Object(), new MetricName("m", "g", "d", Map.of()), (Measurable) (config, now) -> 1.0,
-                new MetricConfig(), Time.SYSTEM);
+        return new KafkaMetric(
+                new Object(),
+                new MetricName("m", "g", "d", Map.of()),
+                (Measurable) (config, now) -> 1.0,
+                new MetricConfig(),
+                Time.SYSTEM);
     }
 }

@@ -29,14 +29,15 @@ class DelayedRecordsTest {
 
     /** The bridge's parser with the bridge's default topics: what it accepts, the bridge accepts. */
     private static final IntakeParser BRIDGE = new IntakeParser(
-            new TargetPolicy("delay-intake", "delay-deadletter", List.of()), Duration.ofDays(365).toMillis());
+            new TargetPolicy("delay-intake", "delay-deadletter", List.of()),
+            Duration.ofDays(365).toMillis());
 
     private static final long TIMESTAMP = 1_795_334_400_000L;
 
     @Test
     void scheduleGoesToTheIntakeWithTargetAndDelayMs() {
-        ProducerRecord<String, String> r = DelayedRecords
-                .to("orders.timeout", "order-42", "{\"order\":42}", Delay.of(Duration.ofMinutes(30)))
+        ProducerRecord<String, String> r = DelayedRecords.to(
+                        "orders.timeout", "order-42", "{\"order\":42}", Delay.of(Duration.ofMinutes(30)))
                 .toRecord();
 
         assertEquals("delay-intake", r.topic());
@@ -49,8 +50,8 @@ class DelayedRecordsTest {
 
     @Test
     void untilRendersDelayUntil() {
-        ProducerRecord<String, String> r = DelayedRecords
-                .to("orders.timeout", "k", "v", Delay.until(Instant.parse("2026-11-22T08:00:00Z")))
+        ProducerRecord<String, String> r = DelayedRecords.to(
+                        "orders.timeout", "k", "v", Delay.until(Instant.parse("2026-11-22T08:00:00Z")))
                 .toRecord();
         assertEquals(List.of("delay-target=orders.timeout", "delay-until=1795334400000"), rendered(r.headers()));
     }
@@ -61,8 +62,9 @@ class DelayedRecordsTest {
                 .withId("order-42-timeout")
                 .withPartition(3)
                 .toRecord();
-        assertEquals(List.of("delay-target=orders.timeout", "delay-ms=5", "delay-id=order-42-timeout",
-                "delay-partition=3"), rendered(r.headers()));
+        assertEquals(
+                List.of("delay-target=orders.timeout", "delay-ms=5", "delay-id=order-42-timeout", "delay-partition=3"),
+                rendered(r.headers()));
     }
 
     @Test
@@ -73,24 +75,27 @@ class DelayedRecordsTest {
                 .withHeaders(List.of(new RecordHeader("trace", "abc".getBytes(StandardCharsets.UTF_8))))
                 .toRecord();
 
-        IntakeCommand.Schedule s = assertInstanceOf(IntakeCommand.Schedule.class,
-                BRIDGE.parse(r.headers(), TIMESTAMP, "default-id"));
+        IntakeCommand.Schedule s =
+                assertInstanceOf(IntakeCommand.Schedule.class, BRIDGE.parse(r.headers(), TIMESTAMP, "default-id"));
         assertEquals("orders.timeout", s.target());
         assertEquals(TIMESTAMP + 1500, s.dueAt());
         assertEquals("ünïcode id", s.id());
         assertTrue(s.explicitId());
         assertEquals(7, s.partition());
 
-        ProducerRecord<String, String> until = DelayedRecords
-                .to("orders.timeout", "k", "v", Delay.until(Instant.ofEpochMilli(TIMESTAMP + 60_000))).toRecord();
-        assertEquals(TIMESTAMP + 60_000,
-                ((IntakeCommand.Schedule) BRIDGE.parse(until.headers(), TIMESTAMP, "d")).dueAt());
+        ProducerRecord<String, String> until = DelayedRecords.to(
+                        "orders.timeout", "k", "v", Delay.until(Instant.ofEpochMilli(TIMESTAMP + 60_000)))
+                .toRecord();
+        assertEquals(
+                TIMESTAMP + 60_000, ((IntakeCommand.Schedule) BRIDGE.parse(until.headers(), TIMESTAMP, "d")).dueAt());
     }
 
     @Test
     void theBridgesParserReadsTheCancel() throws ContractViolation {
-        ProducerRecord<String, String> r = DelayedRecords.<String, String>cancel("order-42-timeout").toRecord();
-        IntakeCommand.Cancel c = assertInstanceOf(IntakeCommand.Cancel.class, BRIDGE.parse(r.headers(), TIMESTAMP, "d"));
+        ProducerRecord<String, String> r =
+                DelayedRecords.<String, String>cancel("order-42-timeout").toRecord();
+        IntakeCommand.Cancel c =
+                assertInstanceOf(IntakeCommand.Cancel.class, BRIDGE.parse(r.headers(), TIMESTAMP, "d"));
         assertEquals("order-42-timeout", c.id());
     }
 
@@ -103,7 +108,8 @@ class DelayedRecordsTest {
         ProducerRecord<String, String> r = DelayedRecords.to("orders.timeout", "k", "v", Delay.ofMillis(5))
                 .withHeaders(user)
                 .toRecord();
-        assertEquals(List.of("delay-target=orders.timeout", "delay-ms=5", "trace=t1", "tenant=null", "trace=t2"),
+        assertEquals(
+                List.of("delay-target=orders.timeout", "delay-ms=5", "trace=t1", "tenant=null", "trace=t2"),
                 rendered(r.headers()));
         assertEquals(List.of("trace=t1", "tenant=null", "trace=t2"), rendered(IntakeParser.userHeaders(r.headers())));
     }
@@ -112,12 +118,15 @@ class DelayedRecordsTest {
     void userHeadersAreCopiedNotShared() {
         byte[] value = "before".getBytes(StandardCharsets.UTF_8);
         Headers user = new RecordHeaders().add("trace", value);
-        DelayedRecords.Schedule<String, String> s = DelayedRecords.to("t", "k", "v", Delay.ofMillis(5)).withHeaders(user);
+        DelayedRecords.Schedule<String, String> s =
+                DelayedRecords.to("t", "k", "v", Delay.ofMillis(5)).withHeaders(user);
         value[0] = 'X';
         user.add("late", new byte[0]);
 
         ProducerRecord<String, String> first = s.toRecord();
-        assertArrayEquals("before".getBytes(StandardCharsets.UTF_8), first.headers().lastHeader("trace").value());
+        assertArrayEquals(
+                "before".getBytes(StandardCharsets.UTF_8),
+                first.headers().lastHeader("trace").value());
         assertNull(first.headers().lastHeader("late"));
 
         first.headers().add("changed-by-interceptor", new byte[0]);
@@ -136,8 +145,14 @@ class DelayedRecordsTest {
 
     @Test
     void controlHeadersAmongUserHeadersAreRejected() {
-        for (String name : List.of(DelayHeaders.TARGET, DelayHeaders.DELAY_MS, DelayHeaders.UNTIL, DelayHeaders.ID,
-                DelayHeaders.CANCEL, DelayHeaders.PARTITION, "delay-msec")) {
+        for (String name : List.of(
+                DelayHeaders.TARGET,
+                DelayHeaders.DELAY_MS,
+                DelayHeaders.UNTIL,
+                DelayHeaders.ID,
+                DelayHeaders.CANCEL,
+                DelayHeaders.PARTITION,
+                "delay-msec")) {
             DelayedRecords.Schedule<String, String> s = DelayedRecords.to("t", "k", "v", Delay.ofMillis(5));
             List<Header> user = List.of(new RecordHeader(name, "x".getBytes(StandardCharsets.UTF_8)));
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.withHeaders(user), name);
@@ -153,7 +168,8 @@ class DelayedRecordsTest {
                 .add(DelayHeaders.ORIGIN, "delay-intake/0/1".getBytes(StandardCharsets.UTF_8))
                 .add(DelayHeaders.ATTEMPT, "1".getBytes(StandardCharsets.UTF_8));
         ProducerRecord<String, String> r = DelayedRecords.to("t", "k", "v", Delay.ofMillis(5))
-                .withHeaders(delivered).toRecord();
+                .withHeaders(delivered)
+                .toRecord();
         assertInstanceOf(IntakeCommand.Schedule.class, BRIDGE.parse(r.headers(), TIMESTAMP, "d"));
     }
 
@@ -167,13 +183,21 @@ class DelayedRecordsTest {
 
     @Test
     void intakeTopicCanBeChanged() {
-        assertEquals("my-intake", DelayedRecords.to("t", "k", "v", Delay.ofMillis(5)).intake("my-intake").toRecord().topic());
-        assertEquals("my-intake", DelayedRecords.cancel("id").intake("my-intake").toRecord().topic());
+        assertEquals(
+                "my-intake",
+                DelayedRecords.to("t", "k", "v", Delay.ofMillis(5))
+                        .intake("my-intake")
+                        .toRecord()
+                        .topic());
+        assertEquals(
+                "my-intake",
+                DelayedRecords.cancel("id").intake("my-intake").toRecord().topic());
     }
 
     @Test
     void cancelCarriesOnlyDelayCancelAndANullValue() {
-        ProducerRecord<String, String> r = DelayedRecords.<String, String>cancel("order-42-timeout").toRecord();
+        ProducerRecord<String, String> r =
+                DelayedRecords.<String, String>cancel("order-42-timeout").toRecord();
         assertEquals("delay-intake", r.topic());
         assertNull(r.key());
         assertNull(r.value());
@@ -183,15 +207,16 @@ class DelayedRecordsTest {
     @Test
     void cancelCanCarryTheScheduledKey() {
         ProducerRecord<String, String> r = DelayedRecords.<String, String>cancel("order-42-timeout")
-                .withKey("order-42").toRecord();
+                .withKey("order-42")
+                .toRecord();
         assertEquals("order-42", r.key());
         assertNull(r.value());
     }
 
     @Test
     void nullTargetIsRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> DelayedRecords.to(null, "k", "v", Delay.ofMillis(5)));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> DelayedRecords.to(null, "k", "v", Delay.ofMillis(5)));
         assertTrue(e.getMessage().startsWith("delay-target: null"), e.getMessage());
     }
 
@@ -201,8 +226,10 @@ class DelayedRecordsTest {
         assertMessage("illegal character", () -> DelayedRecords.to("orders timeout", "k", "v", Delay.ofMillis(5)));
         assertMessage("Kafka internal", () -> DelayedRecords.to("__consumer_offsets", "k", "v", Delay.ofMillis(5)));
         assertMessage("intake topic", () -> DelayedRecords.to("delay-intake", "k", "v", Delay.ofMillis(5)));
-        assertMessage("intake topic",
-                () -> DelayedRecords.to("my-intake", "k", "v", Delay.ofMillis(5)).intake("my-intake"));
+        assertMessage(
+                "intake topic",
+                () -> DelayedRecords.to("my-intake", "k", "v", Delay.ofMillis(5))
+                        .intake("my-intake"));
     }
 
     @Test
@@ -233,7 +260,8 @@ class DelayedRecordsTest {
 
     @Test
     void negativePartitionIsRejected() {
-        assertMessage("delay-partition: -1 is not a partition",
+        assertMessage(
+                "delay-partition: -1 is not a partition",
                 () -> DelayedRecords.to("t", "k", "v", Delay.ofMillis(5)).withPartition(-1));
     }
 
@@ -248,7 +276,9 @@ class DelayedRecordsTest {
 
     @Test
     void blankIntakeIsRejected() {
-        assertMessage("intake topic", () -> DelayedRecords.to("t", "k", "v", Delay.ofMillis(5)).intake(" "));
+        assertMessage(
+                "intake topic",
+                () -> DelayedRecords.to("t", "k", "v", Delay.ofMillis(5)).intake(" "));
         assertMessage("intake topic", () -> DelayedRecords.cancel("id").intake(null));
     }
 
@@ -268,7 +298,9 @@ class DelayedRecordsTest {
 
     @Test
     void toStringNamesWhatMatters() {
-        String s = DelayedRecords.to("orders.timeout", "k", "v", Delay.of(Duration.ofMinutes(30))).withId("a").toString();
+        String s = DelayedRecords.to("orders.timeout", "k", "v", Delay.of(Duration.ofMinutes(30)))
+                .withId("a")
+                .toString();
         assertTrue(s.contains("target=orders.timeout") && s.contains("Delay[30m]") && s.contains("id=\"a\""), s);
         assertFalse(DelayedRecords.cancel("x").toString().isEmpty());
     }

@@ -41,8 +41,8 @@ class DelaysTest {
     private static final IntakeParser PARSER =
             new IntakeParser(new TargetPolicy("delay-intake", "delay-deadletter", List.of()), Long.MAX_VALUE);
 
-    private record Run(TopologyTestDriver driver, TestInputTopic<String, String> in,
-            TestOutputTopic<String, String> out) {}
+    private record Run(
+            TopologyTestDriver driver, TestInputTopic<String, String> in, TestOutputTopic<String, String> out) {}
 
     private static Run run(String intake, Consumer<KStream<String, String>> topology) {
         StreamsBuilder builder = new StreamsBuilder();
@@ -53,7 +53,9 @@ class DelaysTest {
         props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props, T0);
-        return new Run(driver, driver.createInputTopic("orders", new StringSerializer(), new StringSerializer()),
+        return new Run(
+                driver,
+                driver.createInputTopic("orders", new StringSerializer(), new StringSerializer()),
                 driver.createOutputTopic(intake, new StringDeserializer(), new StringDeserializer()));
     }
 
@@ -69,8 +71,8 @@ class DelaysTest {
             assertEquals("order-42", out.key());
             assertEquals("{\"order\":42}", out.value());
             assertEquals("t1", header(out, "trace"));
-            IntakeCommand.Schedule command = (IntakeCommand.Schedule) PARSER.parse(out.headers(),
-                    out.timestamp(), "default-id");
+            IntakeCommand.Schedule command =
+                    (IntakeCommand.Schedule) PARSER.parse(out.headers(), out.timestamp(), "default-id");
             assertEquals("orders.timeout", command.target());
             assertEquals(T0.plus(Duration.ofMinutes(30)).toEpochMilli(), command.dueAt());
             assertEquals("default-id", command.id(), "a delay- header of the stream record is not passed on");
@@ -80,12 +82,17 @@ class DelaysTest {
 
     @Test
     void theIdPartitionIntakeAndSerdesOptions() throws Exception {
-        Run r = run("my-intake", s -> Delays.to(s, "orders.timeout", record -> Duration.ofSeconds(5),
-                DelayOptions.<String, String>defaults()
-                        .withId(record -> "order-timeout:" + record.key())
-                        .withPartition(record -> record.key().length() % 3)
-                        .intake("my-intake")
-                        .produced(Produced.with(Serdes.String(), Serdes.String()))));
+        Run r = run(
+                "my-intake",
+                s -> Delays.to(
+                        s,
+                        "orders.timeout",
+                        record -> Duration.ofSeconds(5),
+                        DelayOptions.<String, String>defaults()
+                                .withId(record -> "order-timeout:" + record.key())
+                                .withPartition(record -> record.key().length() % 3)
+                                .intake("my-intake")
+                                .produced(Produced.with(Serdes.String(), Serdes.String()))));
         try (TopologyTestDriver ignored = r.driver()) {
             r.in().pipeInput(new TestRecord<>("order-42", "v", new RecordHeaders(), T0));
             TestRecord<String, String> out = r.out().readRecord();
@@ -98,8 +105,10 @@ class DelaysTest {
 
     @Test
     void aCancelProcessorKeepsTheKeyAndDropsTheValue() throws Exception {
-        Run r = run("delay-intake", s -> s.processValues(Delays.cancel(record -> "order-timeout:" + record.key()))
-                .to("delay-intake"));
+        Run r = run(
+                "delay-intake",
+                s -> s.processValues(Delays.cancel(record -> "order-timeout:" + record.key()))
+                        .to("delay-intake"));
         try (TopologyTestDriver ignored = r.driver()) {
             r.in().pipeInput("order-42", "{\"paid\":true}");
             TestRecord<String, String> out = r.out().readRecord();
@@ -112,13 +121,16 @@ class DelaysTest {
     @Test
     void aScheduleProcessorTakesAnyDelayIncludingAnInstant() throws Exception {
         Instant due = Instant.parse("2026-12-01T00:00:00Z");
-        Run r = run("delay-intake", s -> s.processValues(Delays.schedule("orders.reminder",
-                record -> Delay.until(due), DelayOptions.defaults())).to("delay-intake"));
+        Run r = run(
+                "delay-intake",
+                s -> s.processValues(
+                                Delays.schedule("orders.reminder", record -> Delay.until(due), DelayOptions.defaults()))
+                        .to("delay-intake"));
         try (TopologyTestDriver ignored = r.driver()) {
             r.in().pipeInput("k", "v");
             TestRecord<String, String> out = r.out().readRecord();
-            assertEquals(due.toEpochMilli(),
-                    ((IntakeCommand.Schedule) PARSER.parse(out.headers(), 0, "unused")).dueAt());
+            assertEquals(
+                    due.toEpochMilli(), ((IntakeCommand.Schedule) PARSER.parse(out.headers(), 0, "unused")).dueAt());
             List<String> names = new ArrayList<>();
             for (Header h : out.headers()) {
                 names.add(h.key());
@@ -129,12 +141,21 @@ class DelaysTest {
 
     @Test
     void badArgumentsFailAtOnceOrInTheStreamThread() {
-        assertThrows(IllegalArgumentException.class, () -> Delays.schedule("__consumer_offsets",
-                record -> Delay.ofMillis(0), DelayOptions.<String, String>defaults()));
-        assertThrows(IllegalArgumentException.class, () -> Delays.schedule("delay-intake",
-                record -> Delay.ofMillis(0), DelayOptions.<String, String>defaults()));
-        Run r = run("delay-intake", s -> Delays.to(s, "orders.timeout", record -> Duration.ofSeconds(1),
-                DelayOptions.<String, String>defaults().withId(record -> " ")));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> Delays.schedule(
+                        "__consumer_offsets", record -> Delay.ofMillis(0), DelayOptions.<String, String>defaults()));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> Delays.schedule(
+                        "delay-intake", record -> Delay.ofMillis(0), DelayOptions.<String, String>defaults()));
+        Run r = run(
+                "delay-intake",
+                s -> Delays.to(
+                        s,
+                        "orders.timeout",
+                        record -> Duration.ofSeconds(1),
+                        DelayOptions.<String, String>defaults().withId(record -> " ")));
         try (TopologyTestDriver ignored = r.driver()) {
             StreamsException e = assertThrows(StreamsException.class, () -> r.in().pipeInput("k", "v"));
             Throwable cause = e;

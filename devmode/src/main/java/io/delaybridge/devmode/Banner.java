@@ -9,7 +9,8 @@ import java.util.stream.Collectors;
 record Banner(String kafka, String redis, int httpPort, int adminPort, Path dataDir, List<Path> logs) {
 
     void print() {
-        System.out.println("""
+        System.out.println(
+                """
 
                 ============================================================================
                 delay-bridge dev mode is ready
@@ -27,8 +28,7 @@ record Banner(String kafka, String redis, int httpPort, int adminPort, Path data
                   kcat -C -b %1$s -t %6$s -o beginning -f 'key=%%k headers=[%%h] value=%%s\\n'
 
                 Ctrl-C stops the bridge, Kafka and Redis.
-                ============================================================================"""
-                .formatted(kafka, redis, adminPort, httpPort, dataDir, DevMode.EXAMPLE_TARGET, logList()));
+                ============================================================================""".formatted(kafka, redis, adminPort, httpPort, dataDir, DevMode.EXAMPLE_TARGET, logList()));
     }
 
     private String logList() {

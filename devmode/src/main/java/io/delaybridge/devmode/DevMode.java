@@ -61,8 +61,8 @@ public final class DevMode {
     public static void main(String[] args) throws Exception {
         DevLogging.librariesAtWarn();
         if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
-            System.out.println("./dev.sh [options]: Kafka, Redis and the bridge on this machine, no Docker.\n"
-                    + Options.USAGE);
+            System.out.println(
+                    "./dev.sh [options]: Kafka, Redis and the bridge on this machine, no Docker.\n" + Options.USAGE);
             return;
         }
         Options options;
@@ -83,16 +83,20 @@ public final class DevMode {
 
         int redisPort = portOr(options.redisPort, 6379);
         Path redisDir = dataDir.resolve("redis");
-        RedisServer redis = step("starting Redis on 127.0.0.1:" + redisPort, "ready", redisDir.resolve("redis.log"),
-                servers, () -> RedisServer.start(redisDir, redisPort));
+        RedisServer redis = step(
+                "starting Redis on 127.0.0.1:" + redisPort,
+                "ready",
+                redisDir.resolve("redis.log"),
+                servers,
+                () -> RedisServer.start(redisDir, redisPort));
         servers.redis = redis;
 
         int kafkaPort = portOr(options.kafkaPort, 9092);
         int controllerPort = portOr(0, 9093);
         Path kafkaDir = dataDir.resolve("kafka");
         // Ready means it answers and has the example target topic
-        KafkaBroker broker = step("starting Kafka on 127.0.0.1:" + kafkaPort, "ready", kafkaDir.resolve("broker.log"),
-                servers, () -> {
+        KafkaBroker broker = step(
+                "starting Kafka on 127.0.0.1:" + kafkaPort, "ready", kafkaDir.resolve("broker.log"), servers, () -> {
                     servers.broker = KafkaBroker.start(kafkaDir, kafkaPort, controllerPort);
                     createExampleTarget(servers.broker.bootstrapServers());
                     return servers.broker;
@@ -102,8 +106,11 @@ public final class DevMode {
         int adminPort = portOr(options.adminPort, 8081);
         Path config = dataDir.resolve("bridge.yml");
         Files.writeString(config, bridgeConfig(broker.bootstrapServers(), redis.uri(), httpPort, adminPort, bridgeLog));
-        Files.writeString(bridgeLog, "---- dev mode starting the bridge at " + Instant.now() + "\n",
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Files.writeString(
+                bridgeLog,
+                "---- dev mode starting the bridge at " + Instant.now() + "\n",
+                StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND);
         System.out.println(PREFIX + "starting the bridge on 127.0.0.1:" + httpPort + " (its full log: "
                 + Banner.shown(bridgeLog) + ")");
         long bridgeStarted = System.nanoTime();
@@ -117,8 +124,8 @@ public final class DevMode {
                     server.stop(); // stops the intake (offsets committed, shards handed back), then the pump
                 }
             } catch (Exception e) {
-                System.out.println(PREFIX + "the bridge did not stop cleanly: " + e + " (see " + Banner.shown(bridgeLog)
-                        + ")");
+                System.out.println(
+                        PREFIX + "the bridge did not stop cleanly: " + e + " (see " + Banner.shown(bridgeLog) + ")");
             }
             servers.stop();
             System.out.println(PREFIX + "stopped. Data kept in " + dataDir);
@@ -139,7 +146,12 @@ public final class DevMode {
             });
         }
 
-        Banner banner = new Banner(broker.bootstrapServers(), redis.uri(), httpPort, adminPort, dataDir,
+        Banner banner = new Banner(
+                broker.bootstrapServers(),
+                redis.uri(),
+                httpPort,
+                adminPort,
+                dataDir,
                 List.of(bridgeLog, broker.logFile(), redis.logFile()));
         Consumer<Throwable> bridgeFailed = failure -> {
             if (stopping.compareAndSet(false, true)) {
@@ -150,10 +162,15 @@ public final class DevMode {
                 System.exit(1);
             }
         };
-        new DevBridgeApplication(bridgeLog, () -> {
-            System.out.println(PREFIX + "the bridge is ready in " + seconds(bridgeStarted));
-            banner.print();
-        }, bridgeFailed, jetty).run("server", config.toString());
+        new DevBridgeApplication(
+                        bridgeLog,
+                        () -> {
+                            System.out.println(PREFIX + "the bridge is ready in " + seconds(bridgeStarted));
+                            banner.print();
+                        },
+                        bridgeFailed,
+                        jetty)
+                .run("server", config.toString());
     }
 
     /**
@@ -244,7 +261,8 @@ public final class DevMode {
         try (Admin admin = Admin.create(props)) {
             if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(EXAMPLE_TARGET)) {
                 admin.createTopics(List.of(new NewTopic(EXAMPLE_TARGET, Optional.of(1), Optional.empty())))
-                        .all().get(30, TimeUnit.SECONDS);
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
         } catch (Exception e) {
             throw new IllegalStateException("could not create the example topic " + EXAMPLE_TARGET, e);
@@ -267,7 +285,6 @@ public final class DevMode {
             }
         }
     }
-
 
     private record Options(Path dataDir, int kafkaPort, int redisPort, int httpPort, int adminPort, boolean fresh) {
         static final String USAGE = """

@@ -50,22 +50,37 @@ class DevModeIT {
         int kafkaPort = freePort();
         int redisPort = freePort();
         int adminPort = freePort();
-        Process dev = startDevMode("--data-dir", dataDir.toString(),
-                "--kafka-port", Integer.toString(kafkaPort), "--redis-port", Integer.toString(redisPort),
-                "--http-port", Integer.toString(freePort()), "--admin-port", Integer.toString(adminPort));
+        Process dev = startDevMode(
+                "--data-dir",
+                dataDir.toString(),
+                "--kafka-port",
+                Integer.toString(kafkaPort),
+                "--redis-port",
+                Integer.toString(redisPort),
+                "--http-port",
+                Integer.toString(freePort()),
+                "--admin-port",
+                Integer.toString(adminPort));
         List<String> output = new CopyOnWriteArrayList<>();
         Thread reader = readLines(dev, output);
         boolean exited;
         try {
             // A generous deadline: on two cores shared with other builds the broker alone has taken 60 s to start
-            await().atMost(Duration.ofSeconds(180)).untilAsserted(() -> assertTrue(
-                    bannerEnd(output) >= 0 || !dev.isAlive(), () -> "no banner yet:\n" + String.join("\n", output)));
+            await().atMost(Duration.ofSeconds(180))
+                    .untilAsserted(() -> assertTrue(
+                            bannerEnd(output) >= 0 || !dev.isAlive(),
+                            () -> "no banner yet:\n" + String.join("\n", output)));
             assertTrue(dev.isAlive(), () -> "dev mode died:\n" + String.join("\n", output));
             assertSpeaksInAFewLines(List.copyOf(output).subList(0, bannerEnd(output) + 1), kafkaPort);
-            String bootstrap = output.stream().map(KAFKA::matcher).filter(Matcher::find)
-                    .map(m -> m.group(1)).findFirst().orElseThrow();
+            String bootstrap = output.stream()
+                    .map(KAFKA::matcher)
+                    .filter(Matcher::find)
+                    .map(m -> m.group(1))
+                    .findFirst()
+                    .orElseThrow();
             assertEquals("127.0.0.1:" + kafkaPort, bootstrap);
-            assertTrue(output.stream().anyMatch(l -> l.contains("kcat -P -b " + bootstrap + " -t delay-intake")),
+            assertTrue(
+                    output.stream().anyMatch(l -> l.contains("kcat -P -b " + bootstrap + " -t delay-intake")),
                     "prints a ready-to-paste kcat producer line");
 
             try (KafkaProducer<String, String> producer = producer(bootstrap);
@@ -93,7 +108,8 @@ class DevModeIT {
             exited = stop(dev, reader, output);
         }
         assertTrue(exited, () -> "dev mode did not stop within 60 s:\n" + String.join("\n", output));
-        assertTrue(output.stream().anyMatch(l -> l.contains("dev mode: stopped")),
+        assertTrue(
+                output.stream().anyMatch(l -> l.contains("dev mode: stopped")),
                 () -> "stopped the broker and Redis:\n" + String.join("\n", output));
         assertFalse(listening(kafkaPort), "the broker is gone");
         assertFalse(listening(redisPort), "redis-server is gone");
@@ -120,10 +136,17 @@ class DevModeIT {
         int kafkaPort = freePort();
         int redisPort = freePort();
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Process dev = startDevMode("--data-dir", dataDir.toString(),
-                    "--kafka-port", Integer.toString(kafkaPort), "--redis-port", Integer.toString(redisPort),
-                    "--http-port", Integer.toString(taken.getLocalPort()),
-                    "--admin-port", Integer.toString(freePort()));
+            Process dev = startDevMode(
+                    "--data-dir",
+                    dataDir.toString(),
+                    "--kafka-port",
+                    Integer.toString(kafkaPort),
+                    "--redis-port",
+                    Integer.toString(redisPort),
+                    "--http-port",
+                    Integer.toString(taken.getLocalPort()),
+                    "--admin-port",
+                    Integer.toString(freePort()));
             List<String> output = new CopyOnWriteArrayList<>();
             Thread reader = readLines(dev, output);
             boolean exited = dev.waitFor(120, TimeUnit.SECONDS);
@@ -138,8 +161,8 @@ class DevModeIT {
             int failed = output.indexOf("delay-bridge dev mode: the bridge did not start: "
                     + "java.io.IOException: Failed to bind to /127.0.0.1:" + taken.getLocalPort());
             assertTrue(failed >= 0, () -> "names what failed:\n" + shown);
-            assertTrue(output.subList(failed, output.size())
-                            .contains("delay-bridge dev mode: read its log: " + bridgeLog),
+            assertTrue(
+                    output.subList(failed, output.size()).contains("delay-bridge dev mode: read its log: " + bridgeLog),
                     () -> "names the log to read:\n" + shown);
             assertTrue(output.stream().noneMatch(l -> l.contains("dev mode is ready")), shown);
             assertTrue(Files.readString(bridgeLog).contains("Failed to bind to /127.0.0.1:" + taken.getLocalPort()));
@@ -156,30 +179,41 @@ class DevModeIT {
         String shown = String.join("\n", upToBanner);
         assertTrue(upToBanner.size() <= 30, () -> upToBanner.size() + " lines up to the banner:\n" + shown);
         assertTrue(upToBanner.stream().noneMatch(l -> l.contains("DEBUG")), () -> "a DEBUG line:\n" + shown);
-        assertTrue(upToBanner.stream().noneMatch(l -> CONFIG_DUMP.matcher(l).find()),
+        assertTrue(
+                upToBanner.stream().noneMatch(l -> CONFIG_DUMP.matcher(l).find()),
                 () -> "a client configuration dump:\n" + shown);
         String kafkaStep = "delay-bridge dev mode: starting Kafka on 127.0.0.1:" + kafkaPort + " ... ready in ";
-        assertTrue(upToBanner.stream().anyMatch(l -> l.startsWith(kafkaStep) && l.endsWith(" s")),
+        assertTrue(
+                upToBanner.stream().anyMatch(l -> l.startsWith(kafkaStep) && l.endsWith(" s")),
                 () -> "one line for the broker's start:\n" + shown);
-        assertTrue(upToBanner.stream().anyMatch(l -> l.contains("INFO  RedisDelayStore: Redis store at")),
+        assertTrue(
+                upToBanner.stream().anyMatch(l -> l.contains("INFO  RedisDelayStore: Redis store at")),
                 () -> "the bridge's own INFO lines:\n" + shown);
 
-        List<Path> logs = upToBanner.stream().map(LOGS::matcher).filter(Matcher::find)
+        List<Path> logs = upToBanner.stream()
+                .map(LOGS::matcher)
+                .filter(Matcher::find)
                 .flatMap(m -> Arrays.stream(m.group(1).trim().split("\\s{2,}")))
                 .map(name -> Path.of(name).toAbsolutePath())
                 .toList();
-        assertEquals(List.of("bridge.log", "broker.log", "redis.log"),
-                logs.stream().map(log -> log.getFileName().toString()).toList(), shown);
+        assertEquals(
+                List.of("bridge.log", "broker.log", "redis.log"),
+                logs.stream().map(log -> log.getFileName().toString()).toList(),
+                shown);
         logs.forEach(log -> assertTrue(Files.isRegularFile(log), () -> log + " is named but does not exist"));
         String broker = Files.readString(logs.get(1));
-        assertTrue(broker.contains("---- starting Kafka broker on 127.0.0.1:" + kafkaPort)
-                && broker.contains("[BrokerServer id=1] Transition from STARTING to STARTED"), broker);
+        assertTrue(
+                broker.contains("---- starting Kafka broker on 127.0.0.1:" + kafkaPort)
+                        && broker.contains("[BrokerServer id=1] Transition from STARTING to STARTED"),
+                broker);
         assertTrue(Files.readString(logs.get(2)).contains("Ready to accept connections"));
         // The bridge's file appender writes asynchronously: wait for its start-up lines, at INFO, from everyone
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             String bridge = Files.readString(logs.get(0));
-            assertTrue(bridge.contains("io.delaybridge.bridge.store.redis.RedisDelayStore: Redis store at")
-                    && bridge.contains("ConsumerConfig values:"), bridge);
+            assertTrue(
+                    bridge.contains("io.delaybridge.bridge.store.redis.RedisDelayStore: Redis store at")
+                            && bridge.contains("ConsumerConfig values:"),
+                    bridge);
         });
     }
 
@@ -213,8 +247,8 @@ class DevModeIT {
 
     private static Thread readLines(Process process, List<String> output) {
         Thread reader = new Thread(() -> {
-            try (BufferedReader lines = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader lines =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = lines.readLine()) != null) {
                     output.add(line);

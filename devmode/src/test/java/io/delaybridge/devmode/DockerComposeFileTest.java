@@ -71,19 +71,33 @@ class DockerComposeFileTest {
     @Test
     void everyDependencyIsAServiceAndTheBridgeWaitsForAllThree() {
         for (Map.Entry<String, JsonNode> service : fields(services)) {
-            for (Map.Entry<String, JsonNode> dependency : fields(service.getValue().path("depends_on"))) {
-                assertTrue(services.has(dependency.getKey()),
+            for (Map.Entry<String, JsonNode> dependency :
+                    fields(service.getValue().path("depends_on"))) {
+                assertTrue(
+                        services.has(dependency.getKey()),
                         service.getKey() + " depends on unknown service " + dependency.getKey());
             }
         }
         JsonNode dependsOn = services.path("bridge").path("depends_on");
-        assertEquals("service_healthy", dependsOn.path("kafka").path("condition").asText());
-        assertEquals("service_healthy", dependsOn.path("redis").path("condition").asText());
-        assertEquals("service_completed_successfully", dependsOn.path("topics").path("condition").asText(),
+        assertEquals(
+                "service_healthy", dependsOn.path("kafka").path("condition").asText());
+        assertEquals(
+                "service_healthy", dependsOn.path("redis").path("condition").asText());
+        assertEquals(
+                "service_completed_successfully",
+                dependsOn.path("topics").path("condition").asText(),
                 "the bridge must start after the intake topic exists with its settings, or it would create it itself");
-        assertEquals("service_healthy", services.path("topics").path("depends_on").path("kafka").path("condition").asText());
-        assertFalse(services.path("kafka").path("healthcheck").path("test").isMissingNode(), "kafka needs a healthcheck");
-        assertFalse(services.path("redis").path("healthcheck").path("test").isMissingNode(), "redis needs a healthcheck");
+        assertEquals(
+                "service_healthy",
+                services.path("topics")
+                        .path("depends_on")
+                        .path("kafka")
+                        .path("condition")
+                        .asText());
+        assertFalse(
+                services.path("kafka").path("healthcheck").path("test").isMissingNode(), "kafka needs a healthcheck");
+        assertFalse(
+                services.path("redis").path("healthcheck").path("test").isMissingNode(), "redis needs a healthcheck");
     }
 
     @Test
@@ -98,10 +112,14 @@ class DockerComposeFileTest {
         Map<String, String> kafka = environment(services.path("kafka"));
         Map<String, String> advertised = listeners(kafka.get("KAFKA_ADVERTISED_LISTENERS"));
         Map<String, String> bound = listeners(kafka.get("KAFKA_LISTENERS"));
-        String listener = advertised.entrySet().stream().filter(e -> e.getValue().equals(bootstrap))
-                .map(Map.Entry::getKey).findFirst()
+        String listener = advertised.entrySet().stream()
+                .filter(e -> e.getValue().equals(bootstrap))
+                .map(Map.Entry::getKey)
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no listener is advertised as " + bootstrap + ": " + advertised));
-        assertEquals(hostPort[1], port(bound.get(listener)),
+        assertEquals(
+                hostPort[1],
+                port(bound.get(listener)),
                 "listener " + listener + " must listen on the port it is advertised with inside the network");
     }
 
@@ -113,16 +131,22 @@ class DockerComposeFileTest {
         List<PublishedPort> published = publishedPorts(services.path("kafka"));
         assertFalse(published.isEmpty(), "kafka publishes no port for clients on the host");
         for (PublishedPort p : published) {
-            String listener = bound.entrySet().stream().filter(e -> port(e.getValue()).equals(p.container))
-                    .map(Map.Entry::getKey).findFirst()
+            String listener = bound.entrySet().stream()
+                    .filter(e -> port(e.getValue()).equals(p.container))
+                    .map(Map.Entry::getKey)
+                    .findFirst()
                     .orElseThrow(() -> new AssertionError("published port " + p + " is no listener of " + bound));
             String address = advertised.get(listener);
             assertNotNull(address, "listener " + listener + " is not advertised");
-            assertEquals(p.hostIp + ":" + p.host, address,
+            assertEquals(
+                    p.hostIp + ":" + p.host,
+                    address,
                     "a host client bootstraps on " + p.hostIp + ":" + p.host + " and then connects to what listener "
                             + listener + " advertises, so both must be the same");
         }
-        assertEquals("false", kafka.get("KAFKA_AUTO_CREATE_TOPICS_ENABLE"),
+        assertEquals(
+                "false",
+                kafka.get("KAFKA_AUTO_CREATE_TOPICS_ENABLE"),
                 "topics are created by the topics service; a misspelt target must not create a topic");
     }
 
@@ -167,8 +191,16 @@ class DockerComposeFileTest {
                 assertEquals(List.of(), profiles, service.getKey());
             }
         }
-        assertEquals(Set.of("redis-node-1", "redis-node-2", "redis-node-3", "redis-node-4", "redis-node-5",
-                "redis-node-6", "redis-cluster-create"), cluster);
+        assertEquals(
+                Set.of(
+                        "redis-node-1",
+                        "redis-node-2",
+                        "redis-node-3",
+                        "redis-node-4",
+                        "redis-node-5",
+                        "redis-node-6",
+                        "redis-cluster-create"),
+                cluster);
         assertEquals(Set.of("prometheus", "redis-exporter", "grafana"), monitoring);
     }
 
@@ -177,7 +209,9 @@ class DockerComposeFileTest {
     void theMonitoringProfileMountsTheShippedRulesAndDashboard() throws IOException {
         for (String service : List.of("prometheus", "grafana")) {
             for (JsonNode volume : services.path(service).path("volumes")) {
-                Path source = repo.resolve("docker").resolve(volume.asText().split(":")[0]).normalize();
+                Path source = repo.resolve("docker")
+                        .resolve(volume.asText().split(":")[0])
+                        .normalize();
                 assertTrue(Files.isRegularFile(source), service + " mounts " + source + ", which does not exist");
             }
         }
@@ -185,10 +219,13 @@ class DockerComposeFileTest {
                 + services.path("grafana").path("volumes").toString();
         assertTrue(volumes.contains("../monitoring/prometheus/delay-bridge-rules.yml"), volumes);
         assertTrue(volumes.contains("../monitoring/grafana/delay-bridge-dashboard.json"), volumes);
-        JsonNode prometheus = YAML.readTree(repo.resolve("docker/monitoring/prometheus.yml").toFile());
+        JsonNode prometheus =
+                YAML.readTree(repo.resolve("docker/monitoring/prometheus.yml").toFile());
         JsonNode bridgeJob = prometheus.path("scrape_configs").get(0);
         assertEquals("/prometheus", bridgeJob.path("metrics_path").asText());
-        assertEquals("bridge:8081", bridgeJob.path("static_configs").get(0).path("targets").get(0).asText());
+        assertEquals(
+                "bridge:8081",
+                bridgeJob.path("static_configs").get(0).path("targets").get(0).asText());
         assertTrue(services.has("bridge"));
     }
 
@@ -217,7 +254,9 @@ class DockerComposeFileTest {
     void theClusterIsCreatedFromEveryNodeWithAReplicaEachAndTheBridgeWaitsForIt() {
         JsonNode create = services.path("redis-cluster-create");
         for (String node : clusterNodes()) {
-            assertEquals("service_healthy", create.path("depends_on").path(node).path("condition").asText(),
+            assertEquals(
+                    "service_healthy",
+                    create.path("depends_on").path(node).path("condition").asText(),
                     "redis-cluster-create must wait for " + node);
         }
         String script = String.join(" ", tokens(create.path("command")));
@@ -225,8 +264,11 @@ class DockerComposeFileTest {
         assertTrue(script.contains("--cluster-replicas 1"), script);
         assertTrue(script.contains("for n in 1 2 3 4 5 6;"), "every node joins: " + script);
         JsonNode dependency = services.path("bridge").path("depends_on").path("redis-cluster-create");
-        assertEquals("service_completed_successfully", dependency.path("condition").asText());
-        assertEquals("false", dependency.path("required").asText(),
+        assertEquals(
+                "service_completed_successfully", dependency.path("condition").asText());
+        assertEquals(
+                "false",
+                dependency.path("required").asText(),
                 "without --profile cluster the bridge must not wait for a cluster that is not started");
     }
 
@@ -252,7 +294,9 @@ class DockerComposeFileTest {
         assertTrue(intake.contains("--config message.timestamp.type=LogAppendTime"), intake);
         Matcher partitions = Pattern.compile("--partitions (\\d+)").matcher(intake);
         assertTrue(partitions.find(), intake);
-        assertEquals(config.path("kafka").path("intakePartitions").asText(), partitions.group(1),
+        assertEquals(
+                config.path("kafka").path("intakePartitions").asText(),
+                partitions.group(1),
                 "the intake's partitions must match intakePartitions in bridge/config.yml");
         creation(script, "delay-deadletter");
         creation(script, "orders.timeout");
@@ -282,12 +326,14 @@ class DockerComposeFileTest {
                 read.add(m.group(1));
             }
         }
-        assertTrue(read.containsAll(List.of("KAFKA_BOOTSTRAP_SERVERS", "REDIS_URI", "DELAY_BIND_HOST")),
+        assertTrue(
+                read.containsAll(List.of("KAFKA_BOOTSTRAP_SERVERS", "REDIS_URI", "DELAY_BIND_HOST")),
                 "bridge/config.yml reads " + read);
         Map<String, String> env = environment(services.path("bridge"));
         assertFalse(env.isEmpty(), "bridge sets no environment");
         for (String name : env.keySet()) {
-            assertTrue(read.contains(name),
+            assertTrue(
+                    read.contains(name),
                     "the compose file sets " + name + " on the bridge, but bridge/config.yml reads only " + read);
         }
     }
@@ -295,9 +341,11 @@ class DockerComposeFileTest {
     @Test
     void theBridgeIsBuiltFromTheRepositoryRootWithTheDockerfile() {
         JsonNode build = services.path("bridge").path("build");
-        Path context = repo.resolve("docker").resolve(build.path("context").asText()).normalize();
+        Path context =
+                repo.resolve("docker").resolve(build.path("context").asText()).normalize();
         assertEquals(repo.normalize(), context, "the build context must be the repository root (the Maven reactor)");
-        assertTrue(Files.isRegularFile(context.resolve(build.path("dockerfile").asText())),
+        assertTrue(
+                Files.isRegularFile(context.resolve(build.path("dockerfile").asText())),
                 "dockerfile " + build.path("dockerfile").asText() + " not found in " + context);
     }
 
@@ -332,16 +380,21 @@ class DockerComposeFileTest {
     @Test
     void theDockerfileBuildsInOneStageAndRunsTheJarInAnother() throws IOException {
         List<String> instructions = dockerfileInstructions(repo.resolve("docker/Dockerfile"));
-        List<String> from = instructions.stream().filter(i -> i.startsWith("FROM ")).toList();
+        List<String> from =
+                instructions.stream().filter(i -> i.startsWith("FROM ")).toList();
         assertEquals(2, from.size(), "two stages expected: " + from);
         assertTrue(from.get(0).matches("FROM \\S+ AS \\S+"), "the build stage is named: " + from.get(0));
         String buildStage = from.get(0).split(" ")[3];
 
-        String build = instructions.stream().filter(i -> i.startsWith("RUN ") && i.contains("package")).findFirst()
+        String build = instructions.stream()
+                .filter(i -> i.startsWith("RUN ") && i.contains("package"))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no RUN ... package in the build stage"));
         assertTrue(build.contains("-pl bridge") && build.contains("-am"), build);
 
-        String entrypoint = instructions.stream().filter(i -> i.startsWith("ENTRYPOINT ")).reduce((a, b) -> b)
+        String entrypoint = instructions.stream()
+                .filter(i -> i.startsWith("ENTRYPOINT "))
+                .reduce((a, b) -> b)
                 .orElseThrow(() -> new AssertionError("no ENTRYPOINT"));
         List<String> command = new ArrayList<>();
         YAML.readTree(entrypoint.substring("ENTRYPOINT ".length())).forEach(t -> command.add(t.asText()));
@@ -354,33 +407,44 @@ class DockerComposeFileTest {
         // the jar the runtime stage copies is the one the bridge's shade plugin writes
         String copyJar = instructions.stream()
                 .filter(i -> i.startsWith("COPY --from=" + buildStage + " ") && i.endsWith(" " + command.get(jar + 1)))
-                .findFirst().orElseThrow(() -> new AssertionError("the jar is not copied from the build stage"));
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("the jar is not copied from the build stage"));
         assertTrue(copyJar.contains("bridge/target/delay-bridge.jar"), copyJar);
-        assertTrue(Files.readString(repo.resolve("bridge/pom.xml")).contains("<finalName>delay-bridge</finalName>"),
+        assertTrue(
+                Files.readString(repo.resolve("bridge/pom.xml")).contains("<finalName>delay-bridge</finalName>"),
                 "bridge/pom.xml no longer shades to delay-bridge.jar");
-        assertTrue(instructions.contains("COPY bridge/config.yml " + configPath),
+        assertTrue(
+                instructions.contains("COPY bridge/config.yml " + configPath),
                 "the configuration the ENTRYPOINT names is copied from bridge/config.yml: " + configPath);
 
         // the class-data-sharing archive the ENTRYPOINT maps is made in the image, by its JVM, for that jar's path
-        String archive = command.stream().filter(t -> t.startsWith("-XX:SharedArchiveFile=")).findFirst()
+        String archive = command.stream()
+                .filter(t -> t.startsWith("-XX:SharedArchiveFile="))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("the ENTRYPOINT maps no CDS archive: " + entrypoint));
         assertTrue(command.indexOf(archive) < jar, entrypoint);
-        String dump = instructions.stream().filter(i -> i.startsWith("RUN ") && i.contains("-Xshare:dump"))
-                .findFirst().orElseThrow(() -> new AssertionError("the runtime stage makes no CDS archive"));
+        String dump = instructions.stream()
+                .filter(i -> i.startsWith("RUN ") && i.contains("-Xshare:dump"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("the runtime stage makes no CDS archive"));
         assertTrue(dump.contains(archive) && dump.contains("-cp " + command.get(jar + 1)), dump);
-        assertTrue(instructions.indexOf(dump) > instructions.indexOf(from.get(1)),
-                "made in the runtime stage: " + dump);
-        assertTrue(instructions.stream()
-                        .anyMatch(i -> i.startsWith("COPY bridge/src/main/cds/delay-bridge.classlist ")),
+        assertTrue(
+                instructions.indexOf(dump) > instructions.indexOf(from.get(1)), "made in the runtime stage: " + dump);
+        assertTrue(
+                instructions.stream().anyMatch(i -> i.startsWith("COPY bridge/src/main/cds/delay-bridge.classlist ")),
                 "the archive is made from the training run's class list");
 
-        assertTrue(instructions.stream().anyMatch(i -> i.matches("ENV DELAY_BIND_HOST=0\\.0\\.0\\.0")),
+        assertTrue(
+                instructions.stream().anyMatch(i -> i.matches("ENV DELAY_BIND_HOST=0\\.0\\.0\\.0")),
                 "inside a container loopback is unreachable; the image must bind 0.0.0.0");
-        String user = instructions.stream().filter(i -> i.startsWith("USER ")).reduce((a, b) -> b)
+        String user = instructions.stream()
+                .filter(i -> i.startsWith("USER "))
+                .reduce((a, b) -> b)
                 .orElseThrow(() -> new AssertionError("no USER: the bridge would run as root"));
         assertFalse(user.matches("USER (root|0)(:.*)?"), user);
         assertTrue(instructions.contains("EXPOSE 8080 8081"), "EXPOSE 8080 8081 missing");
-        assertTrue(instructions.stream().anyMatch(i -> i.startsWith("HEALTHCHECK ") && i.contains("/healthcheck")),
+        assertTrue(
+                instructions.stream().anyMatch(i -> i.startsWith("HEALTHCHECK ") && i.contains("/healthcheck")),
                 "HEALTHCHECK on the admin healthcheck missing");
     }
 
@@ -390,13 +454,16 @@ class DockerComposeFileTest {
         long nonHeapMb = 240;
         long containerMb = 512;
         String options = dockerfileInstructions(repo.resolve("docker/Dockerfile")).stream()
-                .filter(i -> i.startsWith("ENV ") && i.contains("JAVA_TOOL_OPTIONS=")).reduce((a, b) -> b)
+                .filter(i -> i.startsWith("ENV ") && i.contains("JAVA_TOOL_OPTIONS="))
+                .reduce((a, b) -> b)
                 .orElseThrow(() -> new AssertionError("no ENV JAVA_TOOL_OPTIONS"));
         Matcher percentage = Pattern.compile("-XX:MaxRAMPercentage=([0-9.]+)").matcher(options);
         assertTrue(percentage.find(), "the heap must follow the container's limit: " + options);
         double heapMb = containerMb * Double.parseDouble(percentage.group(1)) / 100;
-        assertTrue(heapMb + nonHeapMb <= containerMb, "a " + containerMb + " MB container would hold a " + heapMb
-                + " MB heap plus ~" + nonHeapMb + " MB: " + options);
+        assertTrue(
+                heapMb + nonHeapMb <= containerMb,
+                "a " + containerMb + " MB container would hold a " + heapMb + " MB heap plus ~" + nonHeapMb + " MB: "
+                        + options);
         assertTrue(options.contains("-XX:+ExitOnOutOfMemoryError"), options);
     }
 
@@ -404,8 +471,10 @@ class DockerComposeFileTest {
     void theBuildContextIgnoresHostBuildOutput() throws IOException {
         Path ignore = repo.resolve("docker/Dockerfile.dockerignore");
         assertTrue(Files.isRegularFile(ignore), "docker/Dockerfile.dockerignore missing");
-        List<String> patterns = Files.readAllLines(ignore).stream().map(String::strip)
-                .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+        List<String> patterns = Files.readAllLines(ignore).stream()
+                .map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                .toList();
         assertTrue(patterns.contains("**/target"), patterns.toString());
         assertTrue(patterns.contains(".git"), patterns.toString());
     }
@@ -432,7 +501,9 @@ class DockerComposeFileTest {
     }
 
     private static List<String> clusterNodes() {
-        List<String> nodes = fieldNames(services).stream().filter(n -> n.matches("redis-node-\\d+")).toList();
+        List<String> nodes = fieldNames(services).stream()
+                .filter(n -> n.matches("redis-node-\\d+"))
+                .toList();
         assertEquals(6, nodes.size(), "three masters and three replicas: " + nodes);
         return nodes;
     }
@@ -494,7 +565,9 @@ class DockerComposeFileTest {
         List<PublishedPort> out = new ArrayList<>();
         for (JsonNode p : service.path("ports")) {
             if (p.isObject()) {
-                out.add(new PublishedPort(p.path("host_ip").asText("0.0.0.0"), p.path("published").asText(),
+                out.add(new PublishedPort(
+                        p.path("host_ip").asText("0.0.0.0"),
+                        p.path("published").asText(),
                         p.path("target").asText()));
                 continue;
             }
@@ -510,7 +583,8 @@ class DockerComposeFileTest {
 
     private static boolean hasVolumeAt(JsonNode service, String path) {
         for (JsonNode v : service.path("volumes")) {
-            String target = v.isObject() ? v.path("target").asText() : v.asText().split(":")[1];
+            String target =
+                    v.isObject() ? v.path("target").asText() : v.asText().split(":")[1];
             if (target.equals(path)) {
                 return true;
             }
@@ -531,7 +605,9 @@ class DockerComposeFileTest {
 
     /** The kafka-topics invocation that creates {@code topic}, up to the next command. */
     private static String creation(String script, String topic) {
-        Matcher m = Pattern.compile("--create(?:(?!--create)[^$#])*?--topic " + Pattern.quote(topic) + "(?![\\w.-])[^$#]*").matcher(script);
+        Matcher m = Pattern.compile(
+                        "--create(?:(?!--create)[^$#])*?--topic " + Pattern.quote(topic) + "(?![\\w.-])[^$#]*")
+                .matcher(script);
         assertTrue(m.find(), "the topics service does not create " + topic + ": " + script);
         return m.group();
     }
@@ -546,7 +622,8 @@ class DockerComposeFileTest {
                 continue;
             }
             boolean continues = line.endsWith("\\");
-            current.append(continues ? line.substring(0, line.length() - 1) : line).append(' ');
+            current.append(continues ? line.substring(0, line.length() - 1) : line)
+                    .append(' ');
             if (!continues) {
                 out.add(current.toString().strip().replaceAll("\\s+", " "));
                 current.setLength(0);

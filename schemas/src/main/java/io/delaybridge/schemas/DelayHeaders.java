@@ -117,8 +117,7 @@ public final class DelayHeaders {
      */
     public static final String RULE_SOURCE = "x-delay-source";
 
-    private DelayHeaders() {
-    }
+    private DelayHeaders() {}
 
     /**
      * Whether a header belongs to the bridge (starts with {@value #PREFIX}) rather than passing through.

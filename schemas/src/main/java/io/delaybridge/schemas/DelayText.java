@@ -50,8 +50,7 @@ public final class DelayText {
     private static final long DAY = 24 * HOUR;
     private static final BigDecimal MAX_MILLIS = BigDecimal.valueOf(Long.MAX_VALUE);
 
-    private DelayText() {
-    }
+    private DelayText() {}
 
     /**
      * Parses a delay.
@@ -104,7 +103,8 @@ public final class DelayText {
         String number = t.substring(0, numberEnd);
         if (unit.isEmpty()) {
             if (fraction) {
-                throw notADelay(text, "a number without a unit is milliseconds and must be whole (write 1.5s, not 1.5)");
+                throw notADelay(
+                        text, "a number without a unit is milliseconds and must be whole (write 1.5s, not 1.5)");
             }
             try {
                 return Long.parseLong(number);
@@ -116,8 +116,8 @@ public final class DelayText {
         if (unitMillis == 0) {
             throw notADelay(text, "unknown unit " + ContractViolation.quote(unit) + " (ms, s, m, h, d)");
         }
-        BigDecimal millis = new BigDecimal(number).multiply(BigDecimal.valueOf(unitMillis))
-                .setScale(0, RoundingMode.DOWN);
+        BigDecimal millis =
+                new BigDecimal(number).multiply(BigDecimal.valueOf(unitMillis)).setScale(0, RoundingMode.DOWN);
         if (millis.compareTo(MAX_MILLIS) > 0) {
             throw notADelay(text, "too large");
         }

@@ -18,8 +18,8 @@ import org.apache.kafka.common.header.Header;
  * @param value     record value, may be {@code null}: a delayed tombstone
  * @param headers   the user headers (no {@code delay-} headers) in their original order; values may be null
  */
-public record Envelope(String target, Integer partition, String origin, byte[] key, byte[] value,
-                       List<Header> headers) {
+public record Envelope(
+        String target, Integer partition, String origin, byte[] key, byte[] value, List<Header> headers) {
 
     /** Copies the header list; a null list means no headers. */
     public Envelope {
@@ -62,8 +62,8 @@ public record Envelope(String target, Integer partition, String origin, byte[] k
     /** Sizes rather than contents: payloads can be large and private. */
     @Override
     public String toString() {
-        return "Envelope[target=" + target + ", partition=" + partition + ", origin=" + origin
-                + ", key=" + size(key) + ", value=" + size(value) + ", headers=" + headers.size() + "]";
+        return "Envelope[target=" + target + ", partition=" + partition + ", origin=" + origin + ", key=" + size(key)
+                + ", value=" + size(value) + ", headers=" + headers.size() + "]";
     }
 
     private static String size(byte[] bytes) {

@@ -49,8 +49,7 @@ public final class EnvelopeCodec {
     /** Leave room for array header words: the JVM refuses arrays of exactly Integer.MAX_VALUE. */
     private static final long MAX_ENCODED = Integer.MAX_VALUE - 8;
 
-    private EnvelopeCodec() {
-    }
+    private EnvelopeCodec() {}
 
     /**
      * Encodes into a single array of exactly the right size.
@@ -91,8 +90,8 @@ public final class EnvelopeCodec {
             }
         }
         if (size > MAX_ENCODED) {
-            throw new IllegalArgumentException("envelope for " + e.origin() + " would take " + size
-                    + " bytes, more than a Java array holds");
+            throw new IllegalArgumentException(
+                    "envelope for " + e.origin() + " would take " + size + " bytes, more than a Java array holds");
         }
 
         byte[] out = new byte[(int) size];
@@ -339,8 +338,8 @@ public final class EnvelopeCodec {
         }
 
         private CorruptEnvelopeException corrupt(String what) {
-            return new CorruptEnvelopeException("corrupt envelope (" + in.length + " bytes, at byte " + pos + "): "
-                    + what);
+            return new CorruptEnvelopeException(
+                    "corrupt envelope (" + in.length + " bytes, at byte " + pos + "): " + what);
         }
     }
 }

@@ -91,8 +91,7 @@ public final class IntakeParser {
      * @return a {@link IntakeCommand.Schedule} or a {@link IntakeCommand.Cancel}
      * @throws ContractViolation if the record breaks the header contract; see the order of checks above
      */
-    public IntakeCommand parse(Headers headers, long recordTimestampMillis, String defaultId)
-            throws ContractViolation {
+    public IntakeCommand parse(Headers headers, long recordTimestampMillis, String defaultId) throws ContractViolation {
         Objects.requireNonNull(defaultId, "defaultId");
         Controls c = Controls.read(headers);
         if (c.has(CANCEL)) {
@@ -145,22 +144,28 @@ public final class IntakeParser {
             }
         }
         if (!others.isEmpty()) {
-            throw new ContractViolation(ErrorCode.INVALID_CANCEL, DelayHeaders.CANCEL
-                    + ": a cancel record carries only delay-cancel, but this one also has " + String.join(", ", others)
-                    + "; send the cancel as a record of its own");
+            throw new ContractViolation(
+                    ErrorCode.INVALID_CANCEL,
+                    DelayHeaders.CANCEL
+                            + ": a cancel record carries only delay-cancel, but this one also has "
+                            + String.join(", ", others)
+                            + "; send the cancel as a record of its own");
         }
         return new IntakeCommand.Cancel(checkedId(c, CANCEL, ErrorCode.INVALID_CANCEL));
     }
 
     private String target(Controls c) throws ContractViolation {
         if (!c.has(TARGET)) {
-            throw new ContractViolation(ErrorCode.MISSING_TARGET, DelayHeaders.TARGET
-                    + ": missing; a record to delay names the topic to deliver it to");
+            throw new ContractViolation(
+                    ErrorCode.MISSING_TARGET,
+                    DelayHeaders.TARGET + ": missing; a record to delay names the topic to deliver it to");
         }
         String target = c.values[TARGET].strip();
         if (target.isEmpty()) {
-            throw new ContractViolation(ErrorCode.MISSING_TARGET, DelayHeaders.TARGET + ": "
-                    + ContractViolation.quote(c.values[TARGET]) + " is blank; give the topic to deliver to");
+            throw new ContractViolation(
+                    ErrorCode.MISSING_TARGET,
+                    DelayHeaders.TARGET + ": " + ContractViolation.quote(c.values[TARGET])
+                            + " is blank; give the topic to deliver to");
         }
         policy.check(target);
         return target;
@@ -170,31 +175,41 @@ public final class IntakeParser {
         boolean ms = c.has(DELAY_MS);
         boolean until = c.has(UNTIL);
         if (!ms && !until) {
-            throw new ContractViolation(ErrorCode.MISSING_DELAY, "no " + DelayHeaders.DELAY_MS + " or "
-                    + DelayHeaders.UNTIL + "; give exactly one, e.g. delay-ms: 30s or delay-until: 2026-11-22T08:00:00Z");
+            throw new ContractViolation(
+                    ErrorCode.MISSING_DELAY,
+                    "no " + DelayHeaders.DELAY_MS + " or " + DelayHeaders.UNTIL
+                            + "; give exactly one, e.g. delay-ms: 30s or delay-until: 2026-11-22T08:00:00Z");
         }
         if (ms && until) {
-            throw new ContractViolation(ErrorCode.CONFLICTING_DELAY, "both " + DelayHeaders.DELAY_MS + " "
-                    + ContractViolation.quote(c.values[DELAY_MS]) + " and " + DelayHeaders.UNTIL + " "
-                    + ContractViolation.quote(c.values[UNTIL]) + " given; give exactly one");
+            throw new ContractViolation(
+                    ErrorCode.CONFLICTING_DELAY,
+                    "both " + DelayHeaders.DELAY_MS + " "
+                            + ContractViolation.quote(c.values[DELAY_MS]) + " and " + DelayHeaders.UNTIL + " "
+                            + ContractViolation.quote(c.values[UNTIL]) + " given; give exactly one");
         }
         String header = ms ? DelayHeaders.DELAY_MS : DelayHeaders.UNTIL;
         String text = c.values[ms ? DELAY_MS : UNTIL];
         long dueAt;
         try {
-            dueAt = ms ? Math.addExact(timestamp, DelayText.parseDelayMillis(text)) : DelayText.parseInstantMillis(text);
+            dueAt = ms
+                    ? Math.addExact(timestamp, DelayText.parseDelayMillis(text))
+                    : DelayText.parseInstantMillis(text);
         } catch (ArithmeticException e) {
-            throw new ContractViolation(ErrorCode.INVALID_DELAY, header + ": " + ContractViolation.quote(text)
-                    + " is not a delay: the due time overflows; " + DelayText.DELAY_FORMS);
+            throw new ContractViolation(
+                    ErrorCode.INVALID_DELAY,
+                    header + ": " + ContractViolation.quote(text) + " is not a delay: the due time overflows; "
+                            + DelayText.DELAY_FORMS);
         } catch (IllegalArgumentException e) {
             throw new ContractViolation(ErrorCode.INVALID_DELAY, header + ": " + e.getMessage());
         }
         long delay = dueAt - timestamp;
         // dueAt > timestamp, so a negative difference can only be an overflow: far beyond any maximum
         if (dueAt > timestamp && (delay < 0 || delay > maxDelayMillis)) {
-            throw new ContractViolation(ErrorCode.DELAY_TOO_LONG, header + ": " + ContractViolation.quote(text)
-                    + " is " + describe(delay) + " after the record timestamp; the longest delay accepted is "
-                    + describe(maxDelayMillis));
+            throw new ContractViolation(
+                    ErrorCode.DELAY_TOO_LONG,
+                    header + ": " + ContractViolation.quote(text)
+                            + " is " + describe(delay) + " after the record timestamp; the longest delay accepted is "
+                            + describe(maxDelayMillis));
         }
         return dueAt;
     }
@@ -202,13 +217,18 @@ public final class IntakeParser {
     private static String checkedId(Controls c, int index, ErrorCode code) throws ContractViolation {
         String id = c.values[index];
         if (id.isBlank()) {
-            throw new ContractViolation(code, NAMES[index] + ": " + ContractViolation.quote(id)
-                    + " is not a message id: blank; leave the header out or give a non-blank id");
+            throw new ContractViolation(
+                    code,
+                    NAMES[index] + ": " + ContractViolation.quote(id)
+                            + " is not a message id: blank; leave the header out or give a non-blank id");
         }
         if (c.byteLengths[index] > MAX_ID_BYTES) {
-            throw new ContractViolation(code, NAMES[index] + ": " + ContractViolation.quote(id)
-                    + " is not a message id: " + c.byteLengths[index] + " bytes; ids are at most " + MAX_ID_BYTES
-                    + " UTF-8 bytes");
+            throw new ContractViolation(
+                    code,
+                    NAMES[index] + ": " + ContractViolation.quote(id)
+                            + " is not a message id: " + c.byteLengths[index] + " bytes; ids are at most "
+                            + MAX_ID_BYTES
+                            + " UTF-8 bytes");
         }
         return id;
     }
@@ -222,9 +242,12 @@ public final class IntakeParser {
                 return (int) p;
             }
         }
-        throw new ContractViolation(ErrorCode.INVALID_PARTITION, DelayHeaders.PARTITION + ": "
-                + ContractViolation.quote(text) + " is not a partition; use a non-negative integer (0, 1, 2, ...)"
-                + " or leave the header out to let the target's partitioner decide");
+        throw new ContractViolation(
+                ErrorCode.INVALID_PARTITION,
+                DelayHeaders.PARTITION + ": "
+                        + ContractViolation.quote(text)
+                        + " is not a partition; use a non-negative integer (0, 1, 2, ...)"
+                        + " or leave the header out to let the target's partitioner decide");
     }
 
     private static String describe(long millis) {
@@ -238,7 +261,8 @@ public final class IntakeParser {
         long days = millis / 86_400_000L;
         long hours = millis / 3_600_000L;
         long minutes = millis / 60_000L;
-        String about = days > 0 ? days + "d" : hours > 0 ? hours + "h" : minutes > 0 ? minutes + "m" : millis / 1000 + "s";
+        String about =
+                days > 0 ? days + "d" : hours > 0 ? hours + "h" : minutes > 0 ? minutes + "m" : millis / 1000 + "s";
         return exact + " (over " + about + ")";
     }
 
@@ -263,22 +287,28 @@ public final class IntakeParser {
                 }
                 int index = indexOf(name);
                 if (index < 0) {
-                    throw new ContractViolation(ErrorCode.UNKNOWN_HEADER, ContractViolation.quote(name)
-                            + " is not a control header; names starting with \"" + DelayHeaders.PREFIX
-                            + "\" are reserved: use " + String.join(", ", NAMES));
+                    throw new ContractViolation(
+                            ErrorCode.UNKNOWN_HEADER,
+                            ContractViolation.quote(name)
+                                    + " is not a control header; names starting with \"" + DelayHeaders.PREFIX
+                                    + "\" are reserved: use " + String.join(", ", NAMES));
                 }
                 byte[] raw = h.value() == null ? new byte[0] : h.value();
                 if (c.has(index)) {
-                    throw new ContractViolation(ErrorCode.DUPLICATE_HEADER, name + ": given more than once (first "
-                            + ContractViolation.quote(c.values[index]) + ", then "
-                            + ContractViolation.quote(new String(raw, StandardCharsets.UTF_8))
-                            + "); give each control header once");
+                    throw new ContractViolation(
+                            ErrorCode.DUPLICATE_HEADER,
+                            name + ": given more than once (first "
+                                    + ContractViolation.quote(c.values[index]) + ", then "
+                                    + ContractViolation.quote(new String(raw, StandardCharsets.UTF_8))
+                                    + "); give each control header once");
                 }
                 try {
                     c.values[index] = Utf8.decode(raw, 0, raw.length);
                 } catch (Utf8.MalformedUtf8 e) {
-                    throw new ContractViolation(ErrorCode.INVALID_HEADER, name + ": value is not valid UTF-8 ("
-                            + e.getMessage() + "); header values are UTF-8 strings");
+                    throw new ContractViolation(
+                            ErrorCode.INVALID_HEADER,
+                            name + ": value is not valid UTF-8 (" + e.getMessage()
+                                    + "); header values are UTF-8 strings");
                 }
                 c.byteLengths[index] = raw.length;
             }

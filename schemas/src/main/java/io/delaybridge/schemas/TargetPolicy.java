@@ -56,9 +56,11 @@ public final class TargetPolicy {
     public void check(String target) throws ContractViolation {
         String invalid = whyIllegal(target);
         if (invalid != null) {
-            throw new ContractViolation(ErrorCode.INVALID_TARGET, DelayHeaders.TARGET + ": "
-                    + ContractViolation.quote(target) + " is not a Kafka topic name: " + invalid
-                    + "; use 1 to " + MAX_TOPIC_LENGTH + " characters of a-z A-Z 0-9 . _ -");
+            throw new ContractViolation(
+                    ErrorCode.INVALID_TARGET,
+                    DelayHeaders.TARGET + ": "
+                            + ContractViolation.quote(target) + " is not a Kafka topic name: " + invalid
+                            + "; use 1 to " + MAX_TOPIC_LENGTH + " characters of a-z A-Z 0-9 . _ -");
         }
         if (target.startsWith("_")) {
             throw forbidden(target, "names starting with \"_\" are Kafka internal topics");
@@ -70,8 +72,10 @@ public final class TargetPolicy {
             throw forbidden(target, "it is the deadletter topic");
         }
         if (!allow.isEmpty() && allow.stream().noneMatch(p -> p.matcher(target).matches())) {
-            throw forbidden(target, "it matches none of the allowed patterns " + allow.stream()
-                    .map(Pattern::pattern).collect(Collectors.joining(", ", "[", "]")));
+            throw forbidden(
+                    target,
+                    "it matches none of the allowed patterns "
+                            + allow.stream().map(Pattern::pattern).collect(Collectors.joining(", ", "[", "]")));
         }
     }
 
@@ -87,8 +91,12 @@ public final class TargetPolicy {
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            boolean legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '.' || c == '_' || c == '-';
+            boolean legal = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '.'
+                    || c == '_'
+                    || c == '-';
             if (!legal) {
                 return "illegal character " + ContractViolation.quote(String.valueOf(c)) + " at index " + i;
             }
@@ -97,7 +105,8 @@ public final class TargetPolicy {
     }
 
     private static ContractViolation forbidden(String target, String why) {
-        return new ContractViolation(ErrorCode.TARGET_FORBIDDEN,
+        return new ContractViolation(
+                ErrorCode.TARGET_FORBIDDEN,
                 DelayHeaders.TARGET + ": " + ContractViolation.quote(target) + " is not allowed: " + why);
     }
 
@@ -105,8 +114,10 @@ public final class TargetPolicy {
         try {
             return Pattern.compile(Objects.requireNonNull(regex, "allow pattern"));
         } catch (PatternSyntaxException e) {
-            throw new IllegalArgumentException("target allow pattern " + ContractViolation.quote(regex)
-                    + " is not a valid Java regular expression: " + e.getDescription(), e);
+            throw new IllegalArgumentException(
+                    "target allow pattern " + ContractViolation.quote(regex)
+                            + " is not a valid Java regular expression: " + e.getDescription(),
+                    e);
         }
     }
 

@@ -14,8 +14,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class Utf8 {
 
-    private Utf8() {
-    }
+    private Utf8() {}
 
     /**
      * @return the decoded string
@@ -33,7 +32,8 @@ final class Utf8 {
     }
 
     private static String decodeNonAscii(byte[] bytes, int offset, int length) throws MalformedUtf8 {
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        CharsetDecoder decoder = StandardCharsets.UTF_8
+                .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         ByteBuffer in = ByteBuffer.wrap(bytes, offset, length);

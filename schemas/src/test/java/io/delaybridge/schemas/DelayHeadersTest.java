@@ -38,12 +38,19 @@ class DelayHeadersTest {
 
     @Test
     void provenanceIsWhatTheBridgeAdds() {
-        for (String name : List.of("delay-due-at", "delay-origin", "delay-attempt", "delay-error",
-                "delay-error-message")) {
+        for (String name :
+                List.of("delay-due-at", "delay-origin", "delay-attempt", "delay-error", "delay-error-message")) {
             assertTrue(DelayHeaders.isProvenance(name), name);
         }
-        for (String name : List.of("delay-id", "delay-target", "delay-ms", "delay-until", "delay-cancel",
-                "delay-partition", "delay-errors", "traceparent")) {
+        for (String name : List.of(
+                "delay-id",
+                "delay-target",
+                "delay-ms",
+                "delay-until",
+                "delay-cancel",
+                "delay-partition",
+                "delay-errors",
+                "traceparent")) {
             assertFalse(DelayHeaders.isProvenance(name), name);
         }
         assertFalse(DelayHeaders.isProvenance(null));
@@ -51,10 +58,27 @@ class DelayHeadersTest {
 
     @Test
     void errorCodeNamesAreStable() {
-        assertEquals(List.of("MISSING_TARGET", "INVALID_TARGET", "TARGET_FORBIDDEN", "MISSING_DELAY",
-                "CONFLICTING_DELAY", "INVALID_DELAY", "DELAY_TOO_LONG", "INVALID_ID", "INVALID_PARTITION",
-                "INVALID_CANCEL", "INVALID_HEADER", "DUPLICATE_HEADER", "UNKNOWN_HEADER", "PAYLOAD_TOO_LARGE",
-                "DELIVERY_FAILED", "CORRUPT_ENVELOPE", "MISSING_KEY", "MISSING_FIELD", "INVALID_VALUE"),
+        assertEquals(
+                List.of(
+                        "MISSING_TARGET",
+                        "INVALID_TARGET",
+                        "TARGET_FORBIDDEN",
+                        "MISSING_DELAY",
+                        "CONFLICTING_DELAY",
+                        "INVALID_DELAY",
+                        "DELAY_TOO_LONG",
+                        "INVALID_ID",
+                        "INVALID_PARTITION",
+                        "INVALID_CANCEL",
+                        "INVALID_HEADER",
+                        "DUPLICATE_HEADER",
+                        "UNKNOWN_HEADER",
+                        "PAYLOAD_TOO_LARGE",
+                        "DELIVERY_FAILED",
+                        "CORRUPT_ENVELOPE",
+                        "MISSING_KEY",
+                        "MISSING_FIELD",
+                        "INVALID_VALUE"),
                 java.util.Arrays.stream(ErrorCode.values()).map(Enum::name).toList());
     }
 }

@@ -33,11 +33,17 @@ class EnvelopeCodecTest {
     }
 
     static Envelope full() {
-        return new Envelope(TARGET, 5, ORIGIN, bytes("order-42"), bytes("{\"order\":42}"), List.of(
-                new RecordHeader("traceparent", bytes("00-abc-def-01")),
-                new RecordHeader("empty", new byte[0]),
-                new RecordHeader("none", null),
-                new RecordHeader("traceparent", bytes("again"))));
+        return new Envelope(
+                TARGET,
+                5,
+                ORIGIN,
+                bytes("order-42"),
+                bytes("{\"order\":42}"),
+                List.of(
+                        new RecordHeader("traceparent", bytes("00-abc-def-01")),
+                        new RecordHeader("empty", new byte[0]),
+                        new RecordHeader("none", null),
+                        new RecordHeader("traceparent", bytes("again"))));
     }
 
     @Test
@@ -47,7 +53,8 @@ class EnvelopeCodecTest {
         assertEquals(5, back.partition());
         assertEquals(ORIGIN, back.origin());
         assertArrayEquals(bytes("order-42"), back.key());
-        assertEquals(List.of("traceparent", "empty", "none", "traceparent"),
+        assertEquals(
+                List.of("traceparent", "empty", "none", "traceparent"),
                 back.headers().stream().map(Header::key).toList());
     }
 
@@ -76,9 +83,13 @@ class EnvelopeCodecTest {
 
     @Test
     void unicodeStringsRoundTrip() {
-        Envelope e = new Envelope("t", 0, "intake-日本/0/1", bytes("ключ"), bytes("värde 😀"), List.of(
-                new RecordHeader("grüße-😀-€", bytes("ß")),
-                new RecordHeader("", bytes("empty key"))));
+        Envelope e = new Envelope(
+                "t",
+                0,
+                "intake-日本/0/1",
+                bytes("ключ"),
+                bytes("värde 😀"),
+                List.of(new RecordHeader("grüße-😀-€", bytes("ß")), new RecordHeader("", bytes("empty key"))));
         Envelope back = roundTrip(e);
         assertEquals("intake-日本/0/1", back.origin());
         assertEquals("grüße-😀-€", back.headers().get(0).key());
@@ -107,9 +118,12 @@ class EnvelopeCodecTest {
 
     @Test
     void largestPartitionRoundTrips() {
-        assertEquals(Integer.MAX_VALUE,
-                roundTrip(new Envelope(TARGET, Integer.MAX_VALUE, ORIGIN, null, null, null)).partition());
-        assertEquals(0, roundTrip(new Envelope(TARGET, 0, ORIGIN, null, null, null)).partition());
+        assertEquals(
+                Integer.MAX_VALUE,
+                roundTrip(new Envelope(TARGET, Integer.MAX_VALUE, ORIGIN, null, null, null))
+                        .partition());
+        assertEquals(
+                0, roundTrip(new Envelope(TARGET, 0, ORIGIN, null, null, null)).partition());
     }
 
     @Test
@@ -117,7 +131,8 @@ class EnvelopeCodecTest {
         byte[] key = bytes("order-42");
         byte[] value = new byte[200];
         byte[] encoded = EnvelopeCodec.encode(new Envelope(TARGET, null, ORIGIN, key, value, List.of()));
-        assertTrue(encoded.length <= value.length + TARGET.length() + ORIGIN.length() + 16,
+        assertTrue(
+                encoded.length <= value.length + TARGET.length() + ORIGIN.length() + 16,
                 "encoded " + encoded.length + " bytes");
         // version, flags, target length, origin length, key length, two-byte value length
         assertEquals(7 + TARGET.length() + ORIGIN.length() + key.length + value.length, encoded.length);
@@ -126,18 +141,36 @@ class EnvelopeCodecTest {
     @Test
     void layoutIsTheDocumentedOne() {
         // stored envelopes outlive deployments: this pins version 1 byte for byte
-        Envelope e = new Envelope("t", 300, "i/0/9", bytes("k"), null, List.of(
-                new RecordHeader("h", bytes("v")), new RecordHeader("n", null)));
+        Envelope e = new Envelope(
+                "t",
+                300,
+                "i/0/9",
+                bytes("k"),
+                null,
+                List.of(new RecordHeader("h", bytes("v")), new RecordHeader("n", null)));
         byte[] expected = {
-            1,                              // version
-            0x01 | 0x02 | 0x08,             // partition, key, headers; no value
-            1, 't',                         // target
-            5, 'i', '/', '0', '/', '9',     // origin
-            (byte) 0xAC, 0x02,              // partition 300 as a varint
-            1, 'k',                         // key
-            2,                              // header count
-            1, 'h', 2, 'v',                 // "h" = "v" (length + 1)
-            1, 'n', 0,                      // "n" = null
+            1, // version
+            0x01 | 0x02 | 0x08, // partition, key, headers; no value
+            1,
+            't', // target
+            5,
+            'i',
+            '/',
+            '0',
+            '/',
+            '9', // origin
+            (byte) 0xAC,
+            0x02, // partition 300 as a varint
+            1,
+            'k', // key
+            2, // header count
+            1,
+            'h',
+            2,
+            'v', // "h" = "v" (length + 1)
+            1,
+            'n',
+            0, // "n" = null
         };
         assertArrayEquals(expected, EnvelopeCodec.encode(e));
         assertEquals(e, EnvelopeCodec.decode(expected));
@@ -242,9 +275,10 @@ class EnvelopeCodecTest {
     void envelopeEqualityIsByContent() {
         assertEquals(full(), full());
         assertEquals(full().hashCode(), full().hashCode());
-        assertNotEquals(full(), new Envelope(TARGET, 5, ORIGIN, bytes("order-43"), bytes("{\"order\":42}"),
-                full().headers()));
-        assertNotEquals(new Envelope(TARGET, null, ORIGIN, null, null, null),
+        assertNotEquals(
+                full(), new Envelope(TARGET, 5, ORIGIN, bytes("order-43"), bytes("{\"order\":42}"), full().headers()));
+        assertNotEquals(
+                new Envelope(TARGET, null, ORIGIN, null, null, null),
                 new Envelope(TARGET, null, ORIGIN, null, new byte[0], null));
     }
 
@@ -276,7 +310,8 @@ class EnvelopeCodecTest {
     void anEnvelopeLosesItsOriginAndGetsItBackWithEveryOtherFieldAsItWas() {
         byte[] encoded = EnvelopeCodec.encode(full());
 
-        byte[] stripped = EnvelopeCodec.replaceOrigin(encoded, 0, ORIGIN, () -> "").orElseThrow();
+        byte[] stripped =
+                EnvelopeCodec.replaceOrigin(encoded, 0, ORIGIN, () -> "").orElseThrow();
         assertEquals(encoded.length - ORIGIN.length(), stripped.length);
         Envelope withoutOrigin = EnvelopeCodec.decode(stripped);
         assertEquals("", withoutOrigin.origin());
@@ -284,7 +319,9 @@ class EnvelopeCodecTest {
 
         byte[] prefixed = new byte[3 + stripped.length];
         System.arraycopy(stripped, 0, prefixed, 3, stripped.length);
-        assertArrayEquals(encoded, EnvelopeCodec.replaceOrigin(prefixed, 3, "", () -> ORIGIN).orElseThrow());
+        assertArrayEquals(
+                encoded,
+                EnvelopeCodec.replaceOrigin(prefixed, 3, "", () -> ORIGIN).orElseThrow());
     }
 
     @Test
@@ -294,12 +331,14 @@ class EnvelopeCodecTest {
             throw new AssertionError("asked for the new origin of an envelope that keeps its own");
         };
 
-        assertTrue(EnvelopeCodec.replaceOrigin(encoded, 0, "delay-intake/3/1043", notAsked).isEmpty());
+        assertTrue(EnvelopeCodec.replaceOrigin(encoded, 0, "delay-intake/3/1043", notAsked)
+                .isEmpty());
         assertTrue(EnvelopeCodec.replaceOrigin(encoded, 0, "", notAsked).isEmpty());
         assertTrue(EnvelopeCodec.replaceOrigin(bytes("new"), 0, "", notAsked).isEmpty());
         assertTrue(EnvelopeCodec.replaceOrigin(new byte[] {1}, 0, "", notAsked).isEmpty());
         assertTrue(EnvelopeCodec.replaceOrigin(new byte[0], 0, "", notAsked).isEmpty());
-        assertTrue(EnvelopeCodec.replaceOrigin(encoded, encoded.length, "", notAsked).isEmpty());
+        assertTrue(EnvelopeCodec.replaceOrigin(encoded, encoded.length, "", notAsked)
+                .isEmpty());
         // cut inside the origin
         assertTrue(EnvelopeCodec.replaceOrigin(Arrays.copyOf(encoded, 4 + TARGET.length()), 0, ORIGIN, notAsked)
                 .isEmpty());

@@ -68,21 +68,24 @@ class IntakeParserTest {
         }
 
         @ParameterizedTest(name = "delay-ms: {0}")
-        @CsvSource(delimiter = '|', value = {
-            "1500    | 1500",
-            "250ms   | 250",
-            "30s     | 30000",
-            "5m      | 300000",
-            "2h      | 7200000",
-            "7d      | 604800000",
-            "1.5s    | 1500",
-            "PT30M   | 1800000",
-            "P3D     | 259200000",
-            "0       | 0",
-            "' 30s ' | 30000",
-        })
+        @CsvSource(
+                delimiter = '|',
+                value = {
+                    "1500    | 1500",
+                    "250ms   | 250",
+                    "30s     | 30000",
+                    "5m      | 300000",
+                    "2h      | 7200000",
+                    "7d      | 604800000",
+                    "1.5s    | 1500",
+                    "PT30M   | 1800000",
+                    "P3D     | 259200000",
+                    "0       | 0",
+                    "' 30s ' | 30000",
+                })
         void delayCountsFromTheRecordTimestamp(String text, long millis) throws ContractViolation {
-            assertEquals(TS + millis, schedule("delay-target", "t", "delay-ms", text).dueAt());
+            assertEquals(
+                    TS + millis, schedule("delay-target", "t", "delay-ms", text).dueAt());
         }
 
         @Test
@@ -93,26 +96,34 @@ class IntakeParserTest {
         }
 
         @ParameterizedTest(name = "delay-until: {0}")
-        @CsvSource(delimiter = '|', value = {
-            "2026-11-22T09:00:00Z      | 2026-11-22T09:00:00Z",
-            "2026-11-22T10:00:00+01:00 | 2026-11-22T09:00:00Z",
-            "1795338000000             | 2026-11-22T09:00:00Z",
-        })
+        @CsvSource(
+                delimiter = '|',
+                value = {
+                    "2026-11-22T09:00:00Z      | 2026-11-22T09:00:00Z",
+                    "2026-11-22T10:00:00+01:00 | 2026-11-22T09:00:00Z",
+                    "1795338000000             | 2026-11-22T09:00:00Z",
+                })
         void untilIsTheDueTime(String text, String expected) throws ContractViolation {
-            assertEquals(Instant.parse(expected).toEpochMilli(),
+            assertEquals(
+                    Instant.parse(expected).toEpochMilli(),
                     schedule("delay-target", "t", "delay-until", text).dueAt());
         }
 
         @Test
         void aDueTimeInThePastIsKeptAsIsAndMeansNow() throws ContractViolation {
             long past = Instant.parse("2020-01-01T00:00:00Z").toEpochMilli();
-            assertEquals(past, schedule("delay-target", "t", "delay-until", "2020-01-01T00:00:00Z").dueAt());
+            assertEquals(
+                    past,
+                    schedule("delay-target", "t", "delay-until", "2020-01-01T00:00:00Z")
+                            .dueAt());
             assertEquals(0L, schedule("delay-target", "t", "delay-until", "0").dueAt());
         }
 
         @Test
         void targetIsTrimmedAndCheckedByThePolicy() throws ContractViolation {
-            assertEquals("orders", schedule("delay-target", " orders\n", "delay-ms", "1s").target());
+            assertEquals(
+                    "orders",
+                    schedule("delay-target", " orders\n", "delay-ms", "1s").target());
             assertCode(ErrorCode.TARGET_FORBIDDEN, reject("delay-target", "delay-intake", "delay-ms", "1s"));
             assertCode(ErrorCode.TARGET_FORBIDDEN, reject("delay-target", "__consumer_offsets", "delay-ms", "1s"));
             assertCode(ErrorCode.INVALID_TARGET, reject("delay-target", "orders timeout", "delay-ms", "1s"));
@@ -120,9 +131,10 @@ class IntakeParserTest {
 
         @Test
         void restrictivePolicyIsApplied() {
-            IntakeParser strict = new IntakeParser(
-                    new TargetPolicy("delay-intake", "delay-deadletter", List.of("orders\\..*")), MAX);
-            ContractViolation v = assertThrows(ContractViolation.class,
+            IntakeParser strict =
+                    new IntakeParser(new TargetPolicy("delay-intake", "delay-deadletter", List.of("orders\\..*")), MAX);
+            ContractViolation v = assertThrows(
+                    ContractViolation.class,
                     () -> strict.parse(headers("delay-target", "payments", "delay-ms", "1s"), TS, DEFAULT_ID));
             assertCode(ErrorCode.TARGET_FORBIDDEN, v);
         }
@@ -140,11 +152,13 @@ class IntakeParserTest {
         void exactlyOneDelayHeader() {
             ContractViolation neither = reject("delay-target", "t");
             assertCode(ErrorCode.MISSING_DELAY, neither);
-            assertTrue(neither.getMessage().contains("delay-ms") && neither.getMessage().contains("delay-until"));
+            assertTrue(neither.getMessage().contains("delay-ms")
+                    && neither.getMessage().contains("delay-until"));
 
             ContractViolation both = reject("delay-target", "t", "delay-ms", "5m", "delay-until", "1795338000000");
             assertCode(ErrorCode.CONFLICTING_DELAY, both);
-            assertTrue(both.getMessage().contains("\"5m\"") && both.getMessage().contains("\"1795338000000\""),
+            assertTrue(
+                    both.getMessage().contains("\"5m\"") && both.getMessage().contains("\"1795338000000\""),
                     both.getMessage());
         }
 
@@ -174,8 +188,9 @@ class IntakeParserTest {
         @Test
         void messageNamesHeaderValueAndAcceptedForms() {
             ContractViolation v = reject("delay-target", "t", "delay-ms", "5y");
-            assertEquals("delay-ms: \"5y\" is not a delay: unknown unit \"y\" (ms, s, m, h, d); use integer "
-                    + "milliseconds, a number with a unit (250ms, 30s, 5m, 2h, 7d) or ISO-8601 (PT30M)",
+            assertEquals(
+                    "delay-ms: \"5y\" is not a delay: unknown unit \"y\" (ms, s, m, h, d); use integer "
+                            + "milliseconds, a number with a unit (250ms, 30s, 5m, 2h, 7d) or ISO-8601 (PT30M)",
                     v.getMessage());
         }
 
@@ -183,15 +198,19 @@ class IntakeParserTest {
         void garbageValuesAreTruncatedInMessages() {
             ContractViolation v = reject("delay-target", "t", "delay-ms", "\u0001".repeat(100_000));
             assertCode(ErrorCode.INVALID_DELAY, v);
-            assertTrue(v.getMessage().length() < 1000, "message of " + v.getMessage().length() + " chars");
+            assertTrue(
+                    v.getMessage().length() < 1000,
+                    "message of " + v.getMessage().length() + " chars");
             assertTrue(v.getMessage().contains("\\u0001"), v.getMessage());
         }
 
         @Test
         void dueTimeOverflowIsAnInvalidDelay() {
             IntakeParser unlimited = new IntakeParser(POLICY, Long.MAX_VALUE);
-            ContractViolation v = assertThrows(ContractViolation.class, () -> unlimited.parse(
-                    headers("delay-target", "t", "delay-ms", String.valueOf(Long.MAX_VALUE)), TS, DEFAULT_ID));
+            ContractViolation v = assertThrows(
+                    ContractViolation.class,
+                    () -> unlimited.parse(
+                            headers("delay-target", "t", "delay-ms", String.valueOf(Long.MAX_VALUE)), TS, DEFAULT_ID));
             assertCode(ErrorCode.INVALID_DELAY, v);
             assertTrue(v.getMessage().contains("overflows"), v.getMessage());
             // the same holds under a finite maximum: the sum is checked before the maximum
@@ -208,30 +227,37 @@ class IntakeParserTest {
 
         @Test
         void delayUpToTheMaximumIsAcceptedBeyondItIsTooLong() throws ContractViolation {
-            assertEquals(TS + MAX, schedule("delay-target", "t", "delay-ms", "365d").dueAt());
+            assertEquals(
+                    TS + MAX, schedule("delay-target", "t", "delay-ms", "365d").dueAt());
             ContractViolation v = reject("delay-target", "t", "delay-ms", "366d");
             assertCode(ErrorCode.DELAY_TOO_LONG, v);
             assertTrue(v.getMessage().contains("366d") && v.getMessage().contains("365d"), v.getMessage());
-            assertCode(ErrorCode.DELAY_TOO_LONG,
-                    reject("delay-target", "t", "delay-ms", String.valueOf(MAX + 1)));
+            assertCode(ErrorCode.DELAY_TOO_LONG, reject("delay-target", "t", "delay-ms", String.valueOf(MAX + 1)));
         }
 
         @Test
         void untilIsMeasuredAgainstTheMaximumFromTheRecordTimestamp() throws ContractViolation {
-            assertEquals(TS + MAX, schedule("delay-target", "t", "delay-until", String.valueOf(TS + MAX)).dueAt());
+            assertEquals(
+                    TS + MAX,
+                    schedule("delay-target", "t", "delay-until", String.valueOf(TS + MAX))
+                            .dueAt());
             ContractViolation v = reject("delay-target", "t", "delay-until", String.valueOf(TS + MAX + 1));
             assertCode(ErrorCode.DELAY_TOO_LONG, v);
             assertTrue(v.getMessage().startsWith("delay-until: "), v.getMessage());
-            assertCode(ErrorCode.DELAY_TOO_LONG,
-                    reject("delay-target", "t", "delay-until", "2099-01-01T00:00:00Z"));
-            assertCode(ErrorCode.DELAY_TOO_LONG,
+            assertCode(ErrorCode.DELAY_TOO_LONG, reject("delay-target", "t", "delay-until", "2099-01-01T00:00:00Z"));
+            assertCode(
+                    ErrorCode.DELAY_TOO_LONG,
                     reject("delay-target", "t", "delay-until", String.valueOf(Long.MAX_VALUE)));
         }
 
         @Test
         void untilBeyondTheMaximumOverflowingTheDifferenceIsStillTooLong() {
-            ContractViolation v = assertThrows(ContractViolation.class, () -> parser.parse(
-                    headers("delay-target", "t", "delay-until", String.valueOf(Long.MAX_VALUE)), -TS, DEFAULT_ID));
+            ContractViolation v = assertThrows(
+                    ContractViolation.class,
+                    () -> parser.parse(
+                            headers("delay-target", "t", "delay-until", String.valueOf(Long.MAX_VALUE)),
+                            -TS,
+                            DEFAULT_ID));
             assertCode(ErrorCode.DELAY_TOO_LONG, v);
         }
 
@@ -240,7 +266,8 @@ class IntakeParserTest {
             IntakeParser none = new IntakeParser(POLICY, 0);
             IntakeCommand c = none.parse(headers("delay-target", "t", "delay-ms", "0"), TS, DEFAULT_ID);
             assertEquals(TS, ((IntakeCommand.Schedule) c).dueAt());
-            assertThrows(ContractViolation.class,
+            assertThrows(
+                    ContractViolation.class,
                     () -> none.parse(headers("delay-target", "t", "delay-ms", "1"), TS, DEFAULT_ID));
         }
     }
@@ -260,8 +287,10 @@ class IntakeParserTest {
             IntakeCommand.Schedule s = schedule("delay-target", "t", "delay-ms", "1s", "delay-id", " order-42 ");
             assertEquals(" order-42 ", s.id());
             assertTrue(s.explicitId());
-            assertEquals("Bestellung-Grüße-😀",
-                    schedule("delay-target", "t", "delay-ms", "1s", "delay-id", "Bestellung-Grüße-😀").id());
+            assertEquals(
+                    "Bestellung-Grüße-😀",
+                    schedule("delay-target", "t", "delay-ms", "1s", "delay-id", "Bestellung-Grüße-😀")
+                            .id());
         }
 
         @ParameterizedTest
@@ -277,9 +306,13 @@ class IntakeParserTest {
 
         @Test
         void idLimitCountsUtf8Bytes() throws ContractViolation {
-            assertEquals(512, schedule("delay-target", "t", "delay-ms", "1s", "delay-id", "i".repeat(512)).id().length());
-            assertCode(ErrorCode.INVALID_ID,
-                    reject("delay-target", "t", "delay-ms", "1s", "delay-id", "i".repeat(513)));
+            assertEquals(
+                    512,
+                    schedule("delay-target", "t", "delay-ms", "1s", "delay-id", "i".repeat(512))
+                            .id()
+                            .length());
+            assertCode(
+                    ErrorCode.INVALID_ID, reject("delay-target", "t", "delay-ms", "1s", "delay-id", "i".repeat(513)));
             // 170 euro signs are 510 bytes, 171 are 513: the limit is bytes, not characters
             schedule("delay-target", "t", "delay-ms", "1s", "delay-id", "€".repeat(170));
             ContractViolation v = reject("delay-target", "t", "delay-ms", "1s", "delay-id", "€".repeat(171));
@@ -294,7 +327,8 @@ class IntakeParserTest {
 
         @Test
         void defaultIdIsRequired() {
-            assertThrows(NullPointerException.class,
+            assertThrows(
+                    NullPointerException.class,
                     () -> parser.parse(headers("delay-target", "t", "delay-ms", "1s"), TS, null));
         }
     }
@@ -303,9 +337,14 @@ class IntakeParserTest {
     class Partitions {
 
         @ParameterizedTest(name = "delay-partition: \"{0}\" -> {1}")
-        @CsvSource(delimiter = '|', value = {"0 | 0", "7 | 7", "' 3 ' | 3", "007 | 7", "2147483647 | 2147483647"})
+        @CsvSource(
+                delimiter = '|',
+                value = {"0 | 0", "7 | 7", "' 3 ' | 3", "007 | 7", "2147483647 | 2147483647"})
         void validPartition(String text, int expected) throws ContractViolation {
-            assertEquals(expected, schedule("delay-target", "t", "delay-ms", "1s", "delay-partition", text).partition());
+            assertEquals(
+                    expected,
+                    schedule("delay-target", "t", "delay-ms", "1s", "delay-partition", text)
+                            .partition());
         }
 
         @Test
@@ -327,9 +366,11 @@ class IntakeParserTest {
 
         @Test
         void cancelCarriesTheIdExactly() throws ContractViolation {
-            assertEquals(new IntakeCommand.Cancel("order-42"),
+            assertEquals(
+                    new IntakeCommand.Cancel("order-42"),
                     parser.parse(headers("delay-cancel", "order-42"), TS, DEFAULT_ID));
-            assertEquals(new IntakeCommand.Cancel(" order-42"),
+            assertEquals(
+                    new IntakeCommand.Cancel(" order-42"),
                     parser.parse(headers("delay-cancel", " order-42"), TS, DEFAULT_ID));
         }
 
@@ -352,13 +393,15 @@ class IntakeParserTest {
         }
 
         @ParameterizedTest
-        @CsvSource(delimiter = '|', value = {
-            "delay-target    | orders",
-            "delay-ms        | 5m",
-            "delay-until     | 1795338000000",
-            "delay-id        | order-42",
-            "delay-partition | 0",
-        })
+        @CsvSource(
+                delimiter = '|',
+                value = {
+                    "delay-target    | orders",
+                    "delay-ms        | 5m",
+                    "delay-until     | 1795338000000",
+                    "delay-id        | order-42",
+                    "delay-partition | 0",
+                })
         void cancelCarriesNoOtherControlHeader(String other, String value) {
             ContractViolation v = reject("delay-cancel", "order-42", other, value);
             assertCode(ErrorCode.INVALID_CANCEL, v);
@@ -383,8 +426,10 @@ class IntakeParserTest {
             h.add("delay-target", new byte[] {'o', (byte) 0xC3, '('});
             ContractViolation v = reject(h);
             assertCode(ErrorCode.INVALID_HEADER, v);
-            assertEquals("delay-target: value is not valid UTF-8 (malformed UTF-8 at byte 1 (0xC3)); "
-                    + "header values are UTF-8 strings", v.getMessage());
+            assertEquals(
+                    "delay-target: value is not valid UTF-8 (malformed UTF-8 at byte 1 (0xC3)); "
+                            + "header values are UTF-8 strings",
+                    v.getMessage());
         }
 
         @Test
@@ -424,8 +469,11 @@ class IntakeParserTest {
             ContractViolation v = reject("delay-target", "t", "delay-msec", "5000");
             assertCode(ErrorCode.UNKNOWN_HEADER, v);
             assertTrue(v.getMessage().startsWith("\"delay-msec\" is not a control header"), v.getMessage());
-            assertTrue(v.getMessage().contains("delay-target, delay-ms, delay-until, delay-id, delay-cancel, "
-                    + "delay-partition"), v.getMessage());
+            assertTrue(
+                    v.getMessage()
+                            .contains("delay-target, delay-ms, delay-until, delay-id, delay-cancel, "
+                                    + "delay-partition"),
+                    v.getMessage());
             assertCode(ErrorCode.UNKNOWN_HEADER, reject("delay-target", "t", "delay-ms", "1s", "delay-", "x"));
             assertCode(ErrorCode.UNKNOWN_HEADER, reject("delay-target", "t", "delay-ms", "1s", "delay-Target", "x"));
         }
@@ -433,10 +481,24 @@ class IntakeParserTest {
         @Test
         void provenanceHeadersAreIgnoredEvenWhenRepeatedOrBinary() throws ContractViolation {
             Headers h = headers(
-                    "delay-target", "orders", "delay-ms", "5m", "delay-id", "order-42",
-                    "delay-due-at", "1795338000000", "delay-due-at", "garbage",
-                    "delay-origin", "delay-intake/0/7", "delay-attempt", "3",
-                    "delay-error", "DELIVERY_FAILED", "delay-error-message", "broker said no");
+                    "delay-target",
+                    "orders",
+                    "delay-ms",
+                    "5m",
+                    "delay-id",
+                    "order-42",
+                    "delay-due-at",
+                    "1795338000000",
+                    "delay-due-at",
+                    "garbage",
+                    "delay-origin",
+                    "delay-intake/0/7",
+                    "delay-attempt",
+                    "3",
+                    "delay-error",
+                    "DELIVERY_FAILED",
+                    "delay-error-message",
+                    "broker said no");
             h.add("delay-attempt", new byte[] {(byte) 0xFF});
             IntakeCommand.Schedule s = (IntakeCommand.Schedule) parser.parse(h, TS, DEFAULT_ID);
             assertEquals(new IntakeCommand.Schedule("orders", TS + 300_000, "order-42", true, null), s);
@@ -444,9 +506,11 @@ class IntakeParserTest {
 
         @Test
         void firstOffendingHeaderInRecordOrderWins() {
-            assertCode(ErrorCode.UNKNOWN_HEADER,
+            assertCode(
+                    ErrorCode.UNKNOWN_HEADER,
                     reject("delay-ms", "1s", "delay-bogus", "x", "delay-ms", "2s", "delay-target", "t"));
-            assertCode(ErrorCode.DUPLICATE_HEADER,
+            assertCode(
+                    ErrorCode.DUPLICATE_HEADER,
                     reject("delay-ms", "1s", "delay-ms", "2s", "delay-bogus", "x", "delay-target", "t"));
             Headers h = headers("delay-target", "t");
             h.add("delay-ms", new byte[] {(byte) 0xFF});
@@ -474,19 +538,19 @@ class IntakeParserTest {
 
         @Test
         void targetBeatsDelayBeatsIdBeatsPartition() {
-            assertCode(ErrorCode.MISSING_TARGET,
-                    reject("delay-ms", "x", "delay-id", "", "delay-partition", "-1"));
-            assertCode(ErrorCode.INVALID_TARGET,
-                    reject("delay-target", "a b", "delay-id", "", "delay-partition", "-1"));
-            assertCode(ErrorCode.TARGET_FORBIDDEN,
-                    reject("delay-target", "_x", "delay-ms", "5y"));
-            assertCode(ErrorCode.MISSING_DELAY,
-                    reject("delay-target", "t", "delay-id", "", "delay-partition", "-1"));
-            assertCode(ErrorCode.INVALID_DELAY,
+            assertCode(ErrorCode.MISSING_TARGET, reject("delay-ms", "x", "delay-id", "", "delay-partition", "-1"));
+            assertCode(
+                    ErrorCode.INVALID_TARGET, reject("delay-target", "a b", "delay-id", "", "delay-partition", "-1"));
+            assertCode(ErrorCode.TARGET_FORBIDDEN, reject("delay-target", "_x", "delay-ms", "5y"));
+            assertCode(ErrorCode.MISSING_DELAY, reject("delay-target", "t", "delay-id", "", "delay-partition", "-1"));
+            assertCode(
+                    ErrorCode.INVALID_DELAY,
                     reject("delay-target", "t", "delay-ms", "x", "delay-id", "", "delay-partition", "-1"));
-            assertCode(ErrorCode.DELAY_TOO_LONG,
+            assertCode(
+                    ErrorCode.DELAY_TOO_LONG,
                     reject("delay-target", "t", "delay-ms", "999d", "delay-id", "", "delay-partition", "-1"));
-            assertCode(ErrorCode.INVALID_ID,
+            assertCode(
+                    ErrorCode.INVALID_ID,
                     reject("delay-target", "t", "delay-ms", "1s", "delay-id", "", "delay-partition", "-1"));
         }
     }
@@ -498,10 +562,22 @@ class IntakeParserTest {
         void deadletterRecordCanBeProducedToTheIntakeAsIs() throws ContractViolation {
             // a record that was deadlettered for a delivery failure: original headers plus what the bridge added
             Headers deadletter = headers(
-                    "traceparent", "00-abc-def-01",
-                    "delay-target", "orders.timeout", "delay-ms", "30m", "delay-id", "order-42",
-                    "delay-error", "DELIVERY_FAILED", "delay-error-message", "delay-target: ...",
-                    "delay-origin", "delay-intake/3/1042", "delay-attempt", "5");
+                    "traceparent",
+                    "00-abc-def-01",
+                    "delay-target",
+                    "orders.timeout",
+                    "delay-ms",
+                    "30m",
+                    "delay-id",
+                    "order-42",
+                    "delay-error",
+                    "DELIVERY_FAILED",
+                    "delay-error-message",
+                    "delay-target: ...",
+                    "delay-origin",
+                    "delay-intake/3/1042",
+                    "delay-attempt",
+                    "5");
             IntakeCommand c = parser.parse(deadletter, TS, "delay-intake-3-2000");
             assertEquals(new IntakeCommand.Schedule("orders.timeout", TS + 1_800_000, "order-42", true, null), c);
 
@@ -527,7 +603,8 @@ class IntakeParserTest {
 
             Header[] out = IntakeParser.userHeaders(in).toArray();
             assertEquals(5, out.length);
-            assertEquals(List.of("b", "a", "Delay-Ms", "b", "bin"),
+            assertEquals(
+                    List.of("b", "a", "Delay-Ms", "b", "bin"),
                     java.util.Arrays.stream(out).map(Header::key).toList());
             assertArrayEquals("1".getBytes(UTF_8), out[0].value());
             assertNull(out[1].value());

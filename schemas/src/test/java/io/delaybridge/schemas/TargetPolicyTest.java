@@ -28,8 +28,8 @@ class TargetPolicyTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", ".", "..", "orders timeout", "orders/timeout", "orders:x", "ördérs", "tab\t",
-        "emoji😀"})
+    @ValueSource(
+            strings = {"", ".", "..", "orders timeout", "orders/timeout", "orders:x", "ördérs", "tab\t", "emoji😀"})
     void illegalNamesAreInvalid(String target) {
         ContractViolation v = assertThrows(ContractViolation.class, () -> open.check(target));
         assertEquals(ErrorCode.INVALID_TARGET, v.code());
@@ -81,8 +81,8 @@ class TargetPolicyTest {
 
     @Test
     void badPatternFailsAtConstructionNamingIt() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new TargetPolicy("in", "dlq", List.of("orders.(")));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> new TargetPolicy("in", "dlq", List.of("orders.(")));
         assertTrue(e.getMessage().contains("\"orders.(\""), e.getMessage());
     }
 }

@@ -14,7 +14,8 @@ class Utf8Test {
     @Test
     void encodingMatchesTheJdkIncludingUnpairedSurrogates() {
         Random random = new Random(1);
-        List<String> fixed = List.of("", "ascii", "ß€😀", "\uD800", "a\uDC00b", "\uD83D\uDE00\uD83D", "\u0000\u07FF\u0800\uFFFF");
+        List<String> fixed =
+                List.of("", "ascii", "ß€😀", "\uD800", "a\uDC00b", "\uD83D\uDE00\uD83D", "\u0000\u07FF\u0800\uFFFF");
         for (String s : fixed) {
             assertEncodesLikeTheJdk(s);
         }

@@ -18,15 +18,19 @@ import java.util.regex.Pattern;
  */
 public final class AdminMetrics {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private AdminMetrics() {}
 
     /** The body of {@code GET http://127.0.0.1:<adminPort><path>} if it answers 200 within {@code timeout}. */
     public static Optional<String> get(int adminPort, String path, Duration timeout) {
         try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + adminPort + path)).timeout(timeout).GET().build(),
+            HttpResponse<String> response = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
+                            .timeout(timeout)
+                            .GET()
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 ? Optional.of(response.body()) : Optional.empty();
         } catch (IOException e) {

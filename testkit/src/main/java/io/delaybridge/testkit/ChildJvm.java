@@ -126,8 +126,10 @@ public final class ChildJvm implements AutoCloseable {
                     // through an argument file: a long class path could pass the kernel's limit for one argument
                     Path argFile = Files.createTempFile(name + "-classpath-", ".args");
                     argFile.toFile().deleteOnExit();
-                    Files.writeString(argFile, "-cp \"" + classPath.replace("\\", "\\\\").replace("\"", "\\\"")
-                            + "\"\n", StandardCharsets.UTF_8);
+                    Files.writeString(
+                            argFile,
+                            "-cp \"" + classPath.replace("\\", "\\\\").replace("\"", "\\\"") + "\"\n",
+                            StandardCharsets.UTF_8);
                     command.add("@" + argFile);
                     command.add(mainClass);
                 }
@@ -184,8 +186,8 @@ public final class ChildJvm implements AutoCloseable {
                         + " while starting; the end of " + log + ":\n" + logTail(30));
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(name + " not ready after " + timeout + "; the end of " + log + ":\n"
-                        + logTail(30));
+                throw new IllegalStateException(
+                        name + " not ready after " + timeout + "; the end of " + log + ":\n" + logTail(30));
             }
             ChildProcesses.pause(100);
         }
@@ -211,7 +213,9 @@ public final class ChildJvm implements AutoCloseable {
     public void signal(String signal) {
         try {
             Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
                 throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name + ") failed");
             }

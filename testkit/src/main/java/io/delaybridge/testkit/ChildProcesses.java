@@ -19,15 +19,17 @@ final class ChildProcesses {
     private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (Process p : LIVE) {
-                p.destroyForcibly();
-            }
-        }, "testkit-child-reaper"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            for (Process p : LIVE) {
+                                p.destroyForcibly();
+                            }
+                        },
+                        "testkit-child-reaper"));
     }
 
-    private ChildProcesses() {
-    }
+    private ChildProcesses() {}
 
     static void register(Process process) {
         LIVE.add(process);
@@ -70,7 +72,8 @@ final class ChildProcesses {
     /** The java launcher of this JVM, so that the child runs on the same Java. */
     static String javaExecutable() {
         Optional<String> command = ProcessHandle.current().info().command();
-        if (command.isPresent() && Files.isExecutable(Path.of(command.get()))
+        if (command.isPresent()
+                && Files.isExecutable(Path.of(command.get()))
                 && Path.of(command.get()).getFileName().toString().startsWith("java")) {
             return command.get();
         }
@@ -119,8 +122,12 @@ final class ChildProcesses {
         }
         String script = "while kill -0 \"$0\" 2>/dev/null && kill -0 \"$1\" 2>/dev/null; do sleep 1; done; "
                 + "kill -0 \"$0\" 2>/dev/null || kill -9 \"$1\" 2>/dev/null; exit 0";
-        ProcessBuilder pb = new ProcessBuilder("sh", "-c", script,
-                Long.toString(ProcessHandle.current().pid()), Long.toString(child.pid()))
+        ProcessBuilder pb = new ProcessBuilder(
+                        "sh",
+                        "-c",
+                        script,
+                        Long.toString(ProcessHandle.current().pid()),
+                        Long.toString(child.pid()))
                 .redirectInput(ProcessBuilder.Redirect.from(devNull()))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(ProcessBuilder.Redirect.DISCARD);

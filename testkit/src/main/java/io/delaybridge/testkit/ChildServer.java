@@ -132,8 +132,12 @@ abstract class ChildServer implements AutoCloseable {
         try {
             Files.createDirectories(dataDir);
             List<String> command = command();
-            Files.writeString(logFile(), "---- starting " + name() + "\n", StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Files.writeString(
+                    logFile(),
+                    "---- starting " + name() + "\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
             process = startProcess(new ProcessBuilder(command)
                     .directory(dataDir.toFile())
                     .redirectErrorStream(true)

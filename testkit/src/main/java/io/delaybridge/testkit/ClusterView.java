@@ -28,7 +28,9 @@ record ClusterView(List<Node> nodes) {
          * {@code noaddr}).
          */
         boolean isTroubled() {
-            return flags.contains("fail") || flags.contains("fail?") || flags.contains("handshake")
+            return flags.contains("fail")
+                    || flags.contains("fail?")
+                    || flags.contains("handshake")
                     || flags.contains("noaddr");
         }
 
@@ -67,10 +69,13 @@ record ClusterView(List<Node> nodes) {
                     continue; // a slot being imported or migrated
                 }
                 int dash = f[i].indexOf('-');
-                ranges.add(dash < 0
-                        ? new int[] {Integer.parseInt(f[i]), Integer.parseInt(f[i])}
-                        : new int[] {Integer.parseInt(f[i].substring(0, dash)),
-                                Integer.parseInt(f[i].substring(dash + 1))});
+                ranges.add(
+                        dash < 0
+                                ? new int[] {Integer.parseInt(f[i]), Integer.parseInt(f[i])}
+                                : new int[] {
+                                    Integer.parseInt(f[i].substring(0, dash)),
+                                    Integer.parseInt(f[i].substring(dash + 1))
+                                });
             }
             nodes.add(new Node(f[0], port, Set.of(f[2].split(",")), f[3], List.copyOf(ranges)));
         }

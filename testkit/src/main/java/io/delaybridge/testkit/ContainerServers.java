@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.utils.AppInfoParser;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
@@ -25,8 +24,7 @@ final class ContainerServers {
     /** System property overriding the Redis image; default {@code redis:7}. */
     static final String REDIS_IMAGE_PROPERTY = "delaybridge.testkit.redisImage";
 
-    private ContainerServers() {
-    }
+    private ContainerServers() {}
 
     /**
      * Whether a Docker engine answers. Without any sign of one (no DOCKER_HOST, no Testcontainers settings file,
@@ -38,7 +36,8 @@ final class ContainerServers {
             return false;
         }
         try {
-            return CompletableFuture.supplyAsync(() -> DockerClientFactory.instance().isDockerAvailable())
+            return CompletableFuture.supplyAsync(
+                            () -> DockerClientFactory.instance().isDockerAvailable())
                     .get(15, TimeUnit.SECONDS);
         } catch (Throwable t) {
             return false;
@@ -82,8 +81,16 @@ final class ContainerServers {
         String image = System.getProperty(REDIS_IMAGE_PROPERTY, "redis:7");
         GenericContainer<?> redis = new GenericContainer<>(DockerImageName.parse(image))
                 .withExposedPorts(6379)
-                .withCommand("redis-server", "--save", "", "--appendonly", "yes", "--appendfsync", "always",
-                        "--maxmemory-policy", "noeviction")
+                .withCommand(
+                        "redis-server",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "yes",
+                        "--appendfsync",
+                        "always",
+                        "--maxmemory-policy",
+                        "noeviction")
                 .waitingFor(Wait.forLogMessage(".*Ready to accept connections.*\\n", 1));
         redis.start();
         return "redis://" + redis.getHost() + ":" + redis.getMappedPort(6379);

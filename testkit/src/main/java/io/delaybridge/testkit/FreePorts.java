@@ -20,8 +20,7 @@ public final class FreePorts {
 
     private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
-    private FreePorts() {
-    }
+    private FreePorts() {}
 
     /** A port free on 127.0.0.1 now, never handed out before by this JVM. */
     public static int pick() {
@@ -53,8 +52,8 @@ public final class FreePorts {
                 return port;
             }
         }
-        throw new IllegalStateException("Cannot find a free TCP port p on 127.0.0.1 with p + " + offset
-                + " free as well");
+        throw new IllegalStateException(
+                "Cannot find a free TCP port p on 127.0.0.1 with p + " + offset + " free as well");
     }
 
     private static boolean isBindable(int port) {

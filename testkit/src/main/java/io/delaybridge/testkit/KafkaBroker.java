@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -55,8 +54,13 @@ public final class KafkaBroker extends ChildServer {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaBroker.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final List<String> JVM_OPTIONS = List.of(
-            "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:-UsePerfData",
-            "-Djava.awt.headless=true", "-Djava.net.preferIPv4Stack=true");
+            "-Xms128m",
+            "-Xmx512m",
+            "-XX:+UseSerialGC",
+            "-XX:+ExitOnOutOfMemoryError",
+            "-XX:-UsePerfData",
+            "-Djava.awt.headless=true",
+            "-Djava.net.preferIPv4Stack=true");
 
     /** Settings that differ from the kit's defaults, for a broker of its own. */
     public enum Option {
@@ -74,8 +78,8 @@ public final class KafkaBroker extends ChildServer {
         this(dataDir, port, controllerPort, options, 0, null);
     }
 
-    private KafkaBroker(Path dataDir, int port, int controllerPort, Set<Option> options, int saslPort,
-            TestCertificates tls) {
+    private KafkaBroker(
+            Path dataDir, int port, int controllerPort, Set<Option> options, int saslPort, TestCertificates tls) {
         super(dataDir);
         this.port = port;
         this.controllerPort = controllerPort;
@@ -93,8 +97,15 @@ public final class KafkaBroker extends ChildServer {
      * {@code SASL_SSL} one, where every request is checked against the ACLs.
      */
     public static KafkaBroker startSecured(Path dataDir, TestCertificates tls) {
-        return startRetryingPorts(() -> new KafkaBroker(dataDir, FreePorts.pick(), FreePorts.pick(),
-                EnumSet.noneOf(Option.class), FreePorts.pick(), tls), true);
+        return startRetryingPorts(
+                () -> new KafkaBroker(
+                        dataDir,
+                        FreePorts.pick(),
+                        FreePorts.pick(),
+                        EnumSet.noneOf(Option.class),
+                        FreePorts.pick(),
+                        tls),
+                true);
     }
 
     /** {@code 127.0.0.1:port} of the {@code SASL_SSL} listener of a {@link #startSecured} broker. */
@@ -109,9 +120,12 @@ public final class KafkaBroker extends ChildServer {
     public void addScramUser(String user, String password) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
             admin.alterUserScramCredentials(List.of(new org.apache.kafka.clients.admin.UserScramCredentialUpsertion(
-                    user, new org.apache.kafka.clients.admin.ScramCredentialInfo(
-                            org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512, 4096), password)))
-                    .all().get(30, TimeUnit.SECONDS);
+                            user,
+                            new org.apache.kafka.clients.admin.ScramCredentialInfo(
+                                    org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_512, 4096),
+                            password)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("Cannot create the SCRAM user " + user, e);
         }
@@ -135,9 +149,12 @@ public final class KafkaBroker extends ChildServer {
      */
     public static KafkaBroker start(Path dataDir, int port, int controllerPort) {
         // Retried only when both ports were picked here: with a fixed port the clash is most likely on that one.
-        return startRetryingPorts(() -> new KafkaBroker(dataDir,
-                port == 0 ? FreePorts.pick() : port,
-                controllerPort == 0 ? FreePorts.pick() : controllerPort, EnumSet.noneOf(Option.class)),
+        return startRetryingPorts(
+                () -> new KafkaBroker(
+                        dataDir,
+                        port == 0 ? FreePorts.pick() : port,
+                        controllerPort == 0 ? FreePorts.pick() : controllerPort,
+                        EnumSet.noneOf(Option.class)),
                 port == 0 && controllerPort == 0);
     }
 
@@ -196,12 +213,15 @@ public final class KafkaBroker extends ChildServer {
         cmd.addAll(extraArgs);
         cmd.add("-Dlogback.configurationFile=" + dataDir.resolve("broker-logback.xml"));
         cmd.add("-Dlog4j2.configurationFile=" + dataDir.resolve("broker-log4j2.xml"));
-        cmd.add("-D" + KafkaBrokerMain.PARENT_PID_PROPERTY + "=" + ProcessHandle.current().pid());
+        cmd.add("-D" + KafkaBrokerMain.PARENT_PID_PROPERTY + "="
+                + ProcessHandle.current().pid());
         // The class path goes through an argument file: a long one (Dropwizard apps) could pass the
         // kernel's limit for one command-line argument.
         Path argFile = dataDir.resolve("broker-classpath.args");
         String classPath = System.getProperty("java.class.path");
-        Files.writeString(argFile, "-cp \"" + classPath.replace("\\", "\\\\").replace("\"", "\\\"") + "\"\n",
+        Files.writeString(
+                argFile,
+                "-cp \"" + classPath.replace("\\", "\\\\").replace("\"", "\\\"") + "\"\n",
                 StandardCharsets.UTF_8);
         cmd.add("@" + argFile);
         cmd.add(KafkaBrokerMain.class.getName());
@@ -222,14 +242,19 @@ public final class KafkaBroker extends ChildServer {
         p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
         if (tls != null) {
             p.setProperty("listeners", p.getProperty("listeners") + ",SASL_SSL://127.0.0.1:" + saslPort);
-            p.setProperty("advertised.listeners", p.getProperty("advertised.listeners") + ",SASL_SSL://127.0.0.1:"
-                    + saslPort);
-            p.setProperty("listener.security.protocol.map", p.getProperty("listener.security.protocol.map")
-                    + ",SASL_SSL:SASL_SSL");
+            p.setProperty(
+                    "advertised.listeners",
+                    p.getProperty("advertised.listeners") + ",SASL_SSL://127.0.0.1:" + saslPort);
+            p.setProperty(
+                    "listener.security.protocol.map",
+                    p.getProperty("listener.security.protocol.map") + ",SASL_SSL:SASL_SSL");
             p.setProperty("sasl.enabled.mechanisms", "SCRAM-SHA-512");
-            p.setProperty("listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+            p.setProperty(
+                    "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
                     "org.apache.kafka.common.security.scram.ScramLoginModule required;");
-            p.setProperty("listener.name.sasl_ssl.ssl.keystore.location", tls.serverKeyStore().toString());
+            p.setProperty(
+                    "listener.name.sasl_ssl.ssl.keystore.location",
+                    tls.serverKeyStore().toString());
             p.setProperty("listener.name.sasl_ssl.ssl.keystore.type", "PKCS12");
             p.setProperty("listener.name.sasl_ssl.ssl.keystore.password", tls.password());
             p.setProperty("listener.name.sasl_ssl.ssl.key.password", tls.password());
@@ -284,8 +309,16 @@ public final class KafkaBroker extends ChildServer {
                 .append("</Console></Appenders>\n")
                 .append("  <Loggers>\n");
         info.forEach((name, level) -> {
-            logback.append("  <logger name=\"").append(name).append("\" level=\"").append(level).append("\"/>\n");
-            log4j2.append("    <Logger name=\"").append(name).append("\" level=\"").append(level).append("\"/>\n");
+            logback.append("  <logger name=\"")
+                    .append(name)
+                    .append("\" level=\"")
+                    .append(level)
+                    .append("\"/>\n");
+            log4j2.append("    <Logger name=\"")
+                    .append(name)
+                    .append("\" level=\"")
+                    .append(level)
+                    .append("\"/>\n");
         });
         logback.append("  <root level=\"WARN\"><appender-ref ref=\"OUT\"/></root>\n</configuration>\n");
         log4j2.append("    <Root level=\"warn\"><AppenderRef ref=\"OUT\"/></Root>\n  </Loggers>\n</Configuration>\n");
@@ -314,7 +347,9 @@ public final class KafkaBroker extends ChildServer {
                             AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200));
                 }
                 int nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000))
-                        .nodes().get(3, TimeUnit.SECONDS).size();
+                        .nodes()
+                        .get(3, TimeUnit.SECONDS)
+                        .size();
                 return nodes > 0 ? null : "describeCluster returned no nodes";
             }
 

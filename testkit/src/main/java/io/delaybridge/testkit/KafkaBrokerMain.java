@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
-
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.common.Uuid;
@@ -30,8 +29,7 @@ public final class KafkaBrokerMain {
     /** System property naming the process whose end makes this broker halt. */
     public static final String PARENT_PID_PROPERTY = "delaybridge.testkit.parentPid";
 
-    private KafkaBrokerMain() {
-    }
+    private KafkaBrokerMain() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
@@ -48,14 +46,17 @@ public final class KafkaBrokerMain {
         formatIfNeeded(config);
 
         KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                server.shutdown();
-            } catch (Throwable t) {
-                t.printStackTrace();
-                Runtime.getRuntime().halt(1);
-            }
-        }, "kafka-broker-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                server.shutdown();
+                            } catch (Throwable t) {
+                                t.printStackTrace();
+                                Runtime.getRuntime().halt(1);
+                            }
+                        },
+                        "kafka-broker-shutdown"));
         try {
             server.startup();
         } catch (Throwable t) {

@@ -29,7 +29,8 @@ import java.util.List;
  */
 public final class PrometheusServer extends ChildServer {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** One scrape job: its name, metrics path and {@code host:port} targets. */
     public record Job(String name, String metricsPath, String... targets) {}
@@ -50,8 +51,7 @@ public final class PrometheusServer extends ChildServer {
     /** Starts Prometheus on a free port scraping {@code jobs} every second; returns once it is ready. */
     public static PrometheusServer start(Path dataDir, List<Job> jobs, List<Path> ruleFiles) {
         String binary = System.getenv().getOrDefault("PROMETHEUS_BIN", "prometheus");
-        return startRetryingPorts(() -> new PrometheusServer(dataDir, binary, FreePorts.pick(), jobs, ruleFiles),
-                true);
+        return startRetryingPorts(() -> new PrometheusServer(dataDir, binary, FreePorts.pick(), jobs, ruleFiles), true);
     }
 
     /** {@code GET /api/v1/query?query=...}: the JSON answer as text; a status other than 200 throws. */
@@ -62,11 +62,14 @@ public final class PrometheusServer extends ChildServer {
     /** {@code GET path} on the server's API: the body; a status other than 200 throws. */
     public String get(String path) {
         try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url() + path))
-                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(url() + path))
+                            .timeout(Duration.ofSeconds(30))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
-                throw new IllegalStateException("GET " + path + " answered " + response.statusCode() + ": "
-                        + response.body());
+                throw new IllegalStateException(
+                        "GET " + path + " answered " + response.statusCode() + ": " + response.body());
             }
             return response.body();
         } catch (IOException e) {
@@ -91,19 +94,31 @@ public final class PrometheusServer extends ChildServer {
         StringBuilder config = new StringBuilder("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n");
         if (!ruleFiles.isEmpty()) {
             config.append("rule_files:\n");
-            ruleFiles.forEach(f -> config.append("  - '").append(f.toAbsolutePath()).append("'\n"));
+            ruleFiles.forEach(
+                    f -> config.append("  - '").append(f.toAbsolutePath()).append("'\n"));
         }
         config.append("scrape_configs:\n");
         for (Job job : jobs) {
-            config.append("  - job_name: '").append(job.name()).append("'\n    metrics_path: '")
-                    .append(job.metricsPath()).append("'\n    static_configs:\n      - targets: [");
-            config.append(String.join(", ", java.util.Arrays.stream(job.targets()).map(t -> "'" + t + "'")
-                    .toList())).append("]\n");
+            config.append("  - job_name: '")
+                    .append(job.name())
+                    .append("'\n    metrics_path: '")
+                    .append(job.metricsPath())
+                    .append("'\n    static_configs:\n      - targets: [");
+            config.append(String.join(
+                            ", ",
+                            java.util.Arrays.stream(job.targets())
+                                    .map(t -> "'" + t + "'")
+                                    .toList()))
+                    .append("]\n");
         }
         Path file = dataDir.resolve("prometheus.yml");
         Files.writeString(file, config);
-        return List.of(binary, "--config.file=" + file, "--storage.tsdb.path=" + dataDir.resolve("data"),
-                "--web.listen-address=127.0.0.1:" + port, "--log.level=warn");
+        return List.of(
+                binary,
+                "--config.file=" + file,
+                "--storage.tsdb.path=" + dataDir.resolve("data"),
+                "--web.listen-address=127.0.0.1:" + port,
+                "--log.level=warn");
     }
 
     @Override

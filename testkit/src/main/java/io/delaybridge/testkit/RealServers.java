@@ -7,7 +7,6 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,8 +49,7 @@ public final class RealServers {
     private static KafkaBroker broker;
     private static RedisServer redis;
 
-    private RealServers() {
-    }
+    private RealServers() {}
 
     /** {@code bootstrap.servers} of the shared Kafka broker. */
     public static String kafkaBootstrap() {
@@ -68,8 +66,8 @@ public final class RealServers {
     private static void ensureStarted() {
         synchronized (START_LOCK) {
             if (failure != null) {
-                throw new IllegalStateException("The shared test servers failed to start earlier: "
-                        + failure.getMessage(), failure);
+                throw new IllegalStateException(
+                        "The shared test servers failed to start earlier: " + failure.getMessage(), failure);
             }
             if (kafkaBootstrap != null && redisUri != null) {
                 return;
@@ -111,15 +109,14 @@ public final class RealServers {
         }
         tempDir();
         startInParallel(RealServers::startBroker, RealServers::startRedisServer);
-        LOG.info("Shared test servers as child processes in {}: Kafka {}, Redis {}", tempDir, kafkaBootstrap,
-                redisUri);
+        LOG.info("Shared test servers as child processes in {}: Kafka {}, Redis {}", tempDir, kafkaBootstrap, redisUri);
     }
 
     private static void startInParallel(Supplier<String> kafka, Supplier<String> redisStarter) {
-        CompletableFuture<String> k = kafkaBootstrap != null
-                ? CompletableFuture.completedFuture(kafkaBootstrap) : async("kafka", kafka);
-        CompletableFuture<String> r = redisUri != null
-                ? CompletableFuture.completedFuture(redisUri) : async("redis", redisStarter);
+        CompletableFuture<String> k =
+                kafkaBootstrap != null ? CompletableFuture.completedFuture(kafkaBootstrap) : async("kafka", kafka);
+        CompletableFuture<String> r =
+                redisUri != null ? CompletableFuture.completedFuture(redisUri) : async("redis", redisStarter);
         try {
             String kafkaResult = k.join();
             String redisResult = r.join();
@@ -127,20 +124,23 @@ public final class RealServers {
             redisUri = redisResult;
         } catch (CompletionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw cause instanceof RuntimeException ? (RuntimeException) cause
+            throw cause instanceof RuntimeException
+                    ? (RuntimeException) cause
                     : new IllegalStateException("Cannot start the shared test servers", cause);
         }
     }
 
     private static CompletableFuture<String> async(String name, Supplier<String> starter) {
         CompletableFuture<String> future = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                future.complete(starter.get());
-            } catch (Throwable t) {
-                future.completeExceptionally(t);
-            }
-        }, "testkit-start-" + name);
+        Thread thread = new Thread(
+                () -> {
+                    try {
+                        future.complete(starter.get());
+                    } catch (Throwable t) {
+                        future.completeExceptionally(t);
+                    }
+                },
+                "testkit-start-" + name);
         thread.setDaemon(true);
         thread.start();
         return future;
@@ -210,8 +210,8 @@ public final class RealServers {
         }
         mode = mode == null || mode.isBlank() ? "auto" : mode.trim().toLowerCase(Locale.ROOT);
         if (!mode.equals("auto") && !mode.equals("processes") && !mode.equals("containers")) {
-            throw new IllegalArgumentException(MODE_PROPERTY + "/" + MODE_ENV + " must be auto, processes or "
-                    + "containers, not '" + mode + "'");
+            throw new IllegalArgumentException(
+                    MODE_PROPERTY + "/" + MODE_ENV + " must be auto, processes or " + "containers, not '" + mode + "'");
         }
         return mode;
     }

@@ -31,8 +31,7 @@ final class RedisBinary {
 
     private static Path located;
 
-    private RedisBinary() {
-    }
+    private RedisBinary() {}
 
     static synchronized Path locate() {
         if (located == null) {
@@ -102,8 +101,8 @@ final class RedisBinary {
         } else if (os.startsWith("windows") && x64) {
             return "-windows-amd64.exe";
         }
-        throw new IllegalStateException("No bundled redis-server for " + os + "/" + arch
-                + ": install redis-server on the PATH or set " + ENV);
+        throw new IllegalStateException(
+                "No bundled redis-server for " + os + "/" + arch + ": install redis-server on the PATH or set " + ENV);
     }
 
     /** The binary bundled in embedded-redis for this platform, extracted (once) and executable. */
@@ -118,8 +117,7 @@ final class RedisBinary {
         try {
             URLConnection connection = anchor.openConnection();
             if (!(connection instanceof JarURLConnection)) {
-                throw new IllegalStateException("embedded-redis is not loaded from a jar (" + anchor
-                        + "); set " + ENV);
+                throw new IllegalStateException("embedded-redis is not loaded from a jar (" + anchor + "); set " + ENV);
             }
             connection.setUseCaches(false);
             try (JarFile jar = ((JarURLConnection) connection).getJarFile()) {
@@ -127,14 +125,16 @@ final class RedisBinary {
                 Enumeration<JarEntry> entries = jar.entries();
                 while (entries.hasMoreElements()) {
                     JarEntry e = entries.nextElement();
-                    if (!e.isDirectory() && e.getName().startsWith("redis-server-") && e.getName().endsWith(suffix)
+                    if (!e.isDirectory()
+                            && e.getName().startsWith("redis-server-")
+                            && e.getName().endsWith(suffix)
                             && !e.getName().contains("/")) {
                         candidates.add(e);
                     }
                 }
                 if (candidates.isEmpty()) {
-                    throw new IllegalStateException("The embedded-redis jar " + jar.getName()
-                            + " has no redis-server-*" + suffix + "; set " + ENV);
+                    throw new IllegalStateException("The embedded-redis jar " + jar.getName() + " has no redis-server-*"
+                            + suffix + "; set " + ENV);
                 }
                 candidates.sort((a, b) -> a.getName().compareTo(b.getName()));
                 JarEntry entry = candidates.get(candidates.size() - 1);

@@ -1,6 +1,5 @@
 package io.delaybridge.testkit;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +47,7 @@ public final class RedisCluster implements AutoCloseable {
     private final Map<Integer, String> ids = new HashMap<>();
     /** Replica ports of each killed master's id, in kill order. */
     private final Map<String, List<Integer>> killedMasters = new LinkedHashMap<>();
+
     private Duration formDuration = Duration.ZERO;
 
     private final TestCertificates tls;
@@ -110,18 +109,26 @@ public final class RedisCluster implements AutoCloseable {
             throw e;
         }
         cluster.formDuration = Duration.ofNanos(System.nanoTime() - started);
-        LOG.info("Redis Cluster of {} masters and {} replicas formed in {} ms: {}", masters,
-                masters * replicasPerMaster, cluster.formDuration.toMillis(), cluster.uri());
+        LOG.info(
+                "Redis Cluster of {} masters and {} replicas formed in {} ms: {}",
+                masters,
+                masters * replicasPerMaster,
+                cluster.formDuration.toMillis(),
+                cluster.uri());
         return cluster;
     }
 
     private static RedisServer startNode(Path nodeDir, TestCertificates tls) {
         List<String> args = List.of(
-                "--cluster-enabled", "yes",
-                "--cluster-config-file", nodeDir.toAbsolutePath().resolve("nodes.conf").toString(),
-                "--cluster-node-timeout", Integer.toString(NODE_TIMEOUT_MILLIS),
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                nodeDir.toAbsolutePath().resolve("nodes.conf").toString(),
+                "--cluster-node-timeout",
+                Integer.toString(NODE_TIMEOUT_MILLIS),
                 // Redis 7 waits 5 s by default for more replicas before a diskless full sync.
-                "--repl-diskless-sync-delay", "0");
+                "--repl-diskless-sync-delay",
+                "0");
         if (tls != null) {
             // the bus port is the TLS port + 10000 (tls-cluster yes, no plain port)
             return RedisServer.startTls(nodeDir, tls, () -> FreePorts.pickWithPartner(BUS_PORT_OFFSET), args);
@@ -149,7 +156,11 @@ public final class RedisCluster implements AutoCloseable {
         // Every node meets every other one: no waiting for gossip to spread the news.
         for (int a = 0; a < nodes.size(); a++) {
             for (int b = a + 1; b < nodes.size(); b++) {
-                RedisProbes.call(nodes.get(a), "CLUSTER", "MEET", FreePorts.LOOPBACK.getHostAddress(),
+                RedisProbes.call(
+                        nodes.get(a),
+                        "CLUSTER",
+                        "MEET",
+                        FreePorts.LOOPBACK.getHostAddress(),
                         Integer.toString(nodes.get(b).port()));
             }
         }
@@ -159,10 +170,12 @@ public final class RedisCluster implements AutoCloseable {
                 if (view.nodes().size() != nodes.size()) {
                     return node.port() + " knows " + view.nodes().size() + " of " + nodes.size() + " nodes";
                 }
-                Optional<ClusterView.Node> troubled = view.nodes().stream().filter(ClusterView.Node::isTroubled)
+                Optional<ClusterView.Node> troubled = view.nodes().stream()
+                        .filter(ClusterView.Node::isTroubled)
                         .findFirst();
                 if (troubled.isPresent()) {
-                    return node.port() + " sees " + troubled.get().port() + " as " + troubled.get().flags();
+                    return node.port() + " sees " + troubled.get().port() + " as "
+                            + troubled.get().flags();
                 }
             }
             return null;
@@ -171,7 +184,9 @@ public final class RedisCluster implements AutoCloseable {
             RedisServer master = nodes.get((r - masters) % masters);
             RedisProbes.call(nodes.get(r), "CLUSTER", "REPLICATE", ids.get(master.port()));
         }
-        RedisProbes.await(deadline, "cluster_state:ok with every role seen by every node and replicas in sync",
+        RedisProbes.await(
+                deadline,
+                "cluster_state:ok with every role seen by every node and replicas in sync",
                 () -> problemOfFormedCluster(masters));
     }
 
@@ -186,10 +201,15 @@ public final class RedisCluster implements AutoCloseable {
             for (int i = 0; i < nodes.size(); i++) {
                 String id = ids.get(nodes.get(i).port());
                 Optional<ClusterView.Node> seen = view.byId(id);
-                boolean asExpected = seen.isPresent() && !seen.get().isTroubled() && (i < masters
-                        ? seen.get().isMaster()
-                        : seen.get().isReplica()
-                                && seen.get().masterId().equals(ids.get(nodes.get((i - masters) % masters).port())));
+                boolean asExpected = seen.isPresent()
+                        && !seen.get().isTroubled()
+                        && (i < masters
+                                ? seen.get().isMaster()
+                                : seen.get().isReplica()
+                                        && seen.get()
+                                                .masterId()
+                                                .equals(ids.get(nodes.get((i - masters) % masters)
+                                                        .port())));
                 if (!asExpected) {
                     return node.port() + " sees " + nodes.get(i).port() + " as "
                             + seen.map(n -> n.flags() + " of " + n.masterId()).orElse("unknown");
@@ -210,7 +230,8 @@ public final class RedisCluster implements AutoCloseable {
      * ({@code rediss://} for a TLS cluster).
      */
     public String uri() {
-        return (tls == null ? "redis://" : "rediss://") + initialMasters.stream().map(n -> "127.0.0.1:" + n.port()).collect(Collectors.joining(","));
+        return (tls == null ? "redis://" : "rediss://")
+                + initialMasters.stream().map(n -> "127.0.0.1:" + n.port()).collect(Collectors.joining(","));
     }
 
     /** Every node, killed ones included: the masters first (in slot order), then the replicas, as started. */
@@ -244,7 +265,9 @@ public final class RedisCluster implements AutoCloseable {
         if (slot < 0 || slot >= RedisSlots.SLOTS) {
             throw new IllegalArgumentException("A slot is 0-" + (RedisSlots.SLOTS - 1) + ", not " + slot);
         }
-        return liveView().masterOfSlot(slot).map(n -> byPort(n.port()))
+        return liveView()
+                .masterOfSlot(slot)
+                .map(n -> byPort(n.port()))
                 .orElseThrow(() -> new IllegalStateException("No master serves slot " + slot + " now"));
     }
 
@@ -266,8 +289,10 @@ public final class RedisCluster implements AutoCloseable {
         boolean master = view.byId(id).map(ClusterView.Node::isMaster).orElse(false);
         node.kill();
         if (master) {
-            List<Integer> replicaPorts = view.nodes().stream().filter(n -> id.equals(n.masterId()))
-                    .map(ClusterView.Node::port).toList();
+            List<Integer> replicaPorts = view.nodes().stream()
+                    .filter(n -> id.equals(n.masterId()))
+                    .map(ClusterView.Node::port)
+                    .toList();
             killedMasters.put(id, replicaPorts);
         }
         LOG.info("Killed {} {} of the cluster", master ? "master" : "node", node.port());
@@ -294,7 +319,9 @@ public final class RedisCluster implements AutoCloseable {
                 RedisServer candidate = byPort(port);
                 if (candidate.isAlive()) {
                     Optional<ClusterView.Node> self = view(candidate).byId(ids.get(port));
-                    if (self.isPresent() && self.get().isMaster() && !self.get().slotRanges().isEmpty()) {
+                    if (self.isPresent()
+                            && self.get().isMaster()
+                            && !self.get().slotRanges().isEmpty()) {
                         promoted[0] = candidate;
                         return null;
                     }
@@ -343,8 +370,10 @@ public final class RedisCluster implements AutoCloseable {
                 }
             }
             int served = view.nodes().stream()
-                    .filter(n -> n.isMaster() && !n.isTroubled() && byPort(n.port()).isAlive())
-                    .mapToInt(ClusterView.Node::slotCount).sum();
+                    .filter(n ->
+                            n.isMaster() && !n.isTroubled() && byPort(n.port()).isAlive())
+                    .mapToInt(ClusterView.Node::slotCount)
+                    .sum();
             if (served != RedisSlots.SLOTS) {
                 return node.port() + " sees " + served + " slots served by live masters";
             }
@@ -359,8 +388,8 @@ public final class RedisCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        List<CompletableFuture<Void>> stopping = nodes.stream()
-                .map(n -> CompletableFuture.runAsync(n::stop)).toList();
+        List<CompletableFuture<Void>> stopping =
+                nodes.stream().map(n -> CompletableFuture.runAsync(n::stop)).toList();
         stopping.forEach(CompletableFuture::join);
     }
 

@@ -6,16 +6,17 @@ import java.util.function.Supplier;
 /** Small blocking calls to the kit's Redis servers for the cluster and sentinel set-ups: a command, a wait, a check. */
 final class RedisProbes {
 
-    private RedisProbes() {
-    }
+    private RedisProbes() {}
 
     /** One command on a fresh connection; an error reply or a dead server becomes an IllegalStateException. */
     static Object call(RedisServer node, String... args) {
         try (Resp resp = node.connect(2000)) {
             return resp.call(args);
         } catch (IOException e) {
-            throw new IllegalStateException(args[0] + " " + (args.length > 1 ? args[1] : "") + " on " + node.port()
-                    + " failed: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    args[0] + " " + (args.length > 1 ? args[1] : "") + " on " + node.port() + " failed: "
+                            + e.getMessage(),
+                    e);
         }
     }
 

@@ -69,18 +69,31 @@ final class RedisSentinel extends ChildServer {
     protected List<String> command() throws IOException {
         if (!Files.exists(configFile())) {
             String host = FreePorts.LOOPBACK.getHostAddress();
-            List<String> ports = tls == null ? List.of("port " + port) : List.of("port 0", "tls-port " + port,
-                    "tls-cert-file " + tls.serverCertificate(), "tls-key-file " + tls.serverKey(),
-                    "tls-ca-cert-file " + tls.caFile(), "tls-auth-clients yes", "tls-replication yes");
-            Files.writeString(configFile(), String.join("\n", ports) + "\n" + String.join("\n",
-                    "bind " + host,
-                    "daemonize no",
-                    "dir " + dataDir,
-                    "sentinel monitor " + masterName + " " + host + " " + masterPort + " 2",
-                    "sentinel down-after-milliseconds " + masterName + " " + RedisSentinels.DOWN_AFTER_MILLIS,
-                    "sentinel failover-timeout " + masterName + " " + RedisSentinels.FAILOVER_TIMEOUT_MILLIS,
-                    "sentinel parallel-syncs " + masterName + " 1",
-                    ""));
+            List<String> ports = tls == null
+                    ? List.of("port " + port)
+                    : List.of(
+                            "port 0",
+                            "tls-port " + port,
+                            "tls-cert-file " + tls.serverCertificate(),
+                            "tls-key-file " + tls.serverKey(),
+                            "tls-ca-cert-file " + tls.caFile(),
+                            "tls-auth-clients yes",
+                            "tls-replication yes");
+            Files.writeString(
+                    configFile(),
+                    String.join("\n", ports) + "\n"
+                            + String.join(
+                                    "\n",
+                                    "bind " + host,
+                                    "daemonize no",
+                                    "dir " + dataDir,
+                                    "sentinel monitor " + masterName + " " + host + " " + masterPort + " 2",
+                                    "sentinel down-after-milliseconds " + masterName + " "
+                                            + RedisSentinels.DOWN_AFTER_MILLIS,
+                                    "sentinel failover-timeout " + masterName + " "
+                                            + RedisSentinels.FAILOVER_TIMEOUT_MILLIS,
+                                    "sentinel parallel-syncs " + masterName + " 1",
+                                    ""));
         }
         return List.of(binary.toString(), configFile().toString(), "--sentinel");
     }
@@ -120,8 +133,8 @@ final class RedisSentinel extends ChildServer {
         try (Resp resp = Resp.connect(port, 2000, tlsContext)) {
             return resp.call(args);
         } catch (IOException e) {
-            throw new IllegalStateException(String.join(" ", args) + " on sentinel " + port + " failed: "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    String.join(" ", args) + " on sentinel " + port + " failed: " + e.getMessage(), e);
         }
     }
 }

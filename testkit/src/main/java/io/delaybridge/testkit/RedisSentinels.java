@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,8 +41,8 @@ public final class RedisSentinels implements AutoCloseable {
 
     private final TestCertificates tls;
 
-    private RedisSentinels(String masterName, List<RedisServer> servers, List<RedisSentinel> sentinels,
-            TestCertificates tls) {
+    private RedisSentinels(
+            String masterName, List<RedisServer> servers, List<RedisSentinel> sentinels, TestCertificates tls) {
         this.masterName = masterName;
         this.servers = List.copyOf(servers);
         this.sentinels = List.copyOf(sentinels);
@@ -69,8 +68,8 @@ public final class RedisSentinels implements AutoCloseable {
 
     private static RedisSentinels start(Path dir, String masterName, TestCertificates tls) {
         if (!masterName.matches("[A-Za-z0-9._-]+")) {
-            throw new IllegalArgumentException("A sentinel master name of letters, digits, '.', '_' or '-', not '"
-                    + masterName + "'");
+            throw new IllegalArgumentException(
+                    "A sentinel master name of letters, digits, '.', '_' or '-', not '" + masterName + "'");
         }
         long started = System.nanoTime();
         List<RedisServer> servers = new ArrayList<>();
@@ -78,12 +77,18 @@ public final class RedisSentinels implements AutoCloseable {
         try {
             // Redis 7 waits 5 s by default for more replicas before a diskless full sync.
             List<String> noSyncDelay = List.of("--repl-diskless-sync-delay", "0");
-            RedisServer master = tls == null ? RedisServer.start(dir.resolve("redis-1"), 0, noSyncDelay)
+            RedisServer master = tls == null
+                    ? RedisServer.start(dir.resolve("redis-1"), 0, noSyncDelay)
                     : RedisServer.startTls(dir.resolve("redis-1"), tls, noSyncDelay);
             servers.add(master);
-            List<String> replicaArgs = List.of("--replicaof", FreePorts.LOOPBACK.getHostAddress(),
-                    Integer.toString(master.port()), "--repl-diskless-sync-delay", "0");
-            RedisServer replica = tls == null ? RedisServer.start(dir.resolve("redis-2"), 0, replicaArgs)
+            List<String> replicaArgs = List.of(
+                    "--replicaof",
+                    FreePorts.LOOPBACK.getHostAddress(),
+                    Integer.toString(master.port()),
+                    "--repl-diskless-sync-delay",
+                    "0");
+            RedisServer replica = tls == null
+                    ? RedisServer.start(dir.resolve("redis-2"), 0, replicaArgs)
                     : RedisServer.startTls(dir.resolve("redis-2"), tls, replicaArgs);
             servers.add(replica);
             long deadline = started + START_TIMEOUT.toNanos();
@@ -99,10 +104,12 @@ public final class RedisSentinels implements AutoCloseable {
                 sentinels.add(f.join());
             }
             RedisSentinels set = new RedisSentinels(masterName, servers, sentinels, tls);
-            RedisProbes.await(deadline, "every sentinel to know the replica and the other sentinels",
-                    set::sentinelProblem);
+            RedisProbes.await(
+                    deadline, "every sentinel to know the replica and the other sentinels", set::sentinelProblem);
             set.startDuration = Duration.ofNanos(System.nanoTime() - started);
-            LOG.info("Redis master, replica and three sentinels ready in {} ms: {}", set.startDuration.toMillis(),
+            LOG.info(
+                    "Redis master, replica and three sentinels ready in {} ms: {}",
+                    set.startDuration.toMillis(),
                     set.uri());
             return set;
         } catch (RuntimeException e) {
@@ -115,7 +122,8 @@ public final class RedisSentinels implements AutoCloseable {
     private String sentinelProblem() {
         for (RedisSentinel sentinel : sentinels) {
             Map<String, String> state = sentinel.masterState();
-            if (!"1".equals(state.get("num-slaves")) || !"2".equals(state.get("num-other-sentinels"))
+            if (!"1".equals(state.get("num-slaves"))
+                    || !"2".equals(state.get("num-other-sentinels"))
                     || !"master".equals(state.get("flags"))) {
                 return "sentinel " + sentinel.port() + " reports flags " + state.get("flags") + ", "
                         + state.get("num-slaves") + " replicas, " + state.get("num-other-sentinels")
@@ -130,8 +138,9 @@ public final class RedisSentinels implements AutoCloseable {
      * TLS).
      */
     public String uri() {
-        return (tls == null ? "redis-sentinel://" : "rediss-sentinel://") + sentinels.stream().map(s -> "127.0.0.1:" + s.port())
-                .collect(Collectors.joining(",")) + "#" + masterName;
+        return (tls == null ? "redis-sentinel://" : "rediss-sentinel://")
+                + sentinels.stream().map(s -> "127.0.0.1:" + s.port()).collect(Collectors.joining(",")) + "#"
+                + masterName;
     }
 
     public String masterName() {
@@ -153,9 +162,11 @@ public final class RedisSentinels implements AutoCloseable {
         for (RedisSentinel sentinel : sentinels) {
             if (sentinel.isAlive()) {
                 int port = sentinel.reportedMasterPort();
-                return servers.stream().filter(s -> s.port() == port).findFirst()
-                        .orElseThrow(() -> new IllegalStateException("Sentinel " + sentinel.port()
-                                + " reports an unknown master on port " + port));
+                return servers.stream()
+                        .filter(s -> s.port() == port)
+                        .findFirst()
+                        .orElseThrow(() -> new IllegalStateException(
+                                "Sentinel " + sentinel.port() + " reports an unknown master on port " + port));
             }
         }
         throw new IllegalStateException("No sentinel is alive");
@@ -184,7 +195,8 @@ public final class RedisSentinels implements AutoCloseable {
         if (killedMaster == null) {
             throw new IllegalStateException("The master was not killed: nothing to fail over");
         }
-        RedisServer promoted = servers.stream().filter(s -> s != killedMaster).findFirst().orElseThrow();
+        RedisServer promoted =
+                servers.stream().filter(s -> s != killedMaster).findFirst().orElseThrow();
         RedisProbes.await(System.nanoTime() + timeout.toNanos(), "the sentinels to promote " + promoted.port(), () -> {
             for (RedisSentinel sentinel : sentinels) {
                 int reported = sentinel.reportedMasterPort();

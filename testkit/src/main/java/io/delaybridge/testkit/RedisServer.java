@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntSupplier;
 import javax.net.ssl.SSLContext;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -172,16 +171,24 @@ public final class RedisServer extends ChildServer {
     protected List<String> command() {
         List<String> cmd = new ArrayList<>(List.of(
                 binary.toString(),
-                "--port", Integer.toString(port),
-                "--bind", "127.0.0.1",
-                "--save", "",
-                "--appendonly", "yes",
-                "--appendfsync", "always",
-                "--dir", dataDir.toString(),
-                "--maxmemory-policy", "noeviction",
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--dir",
+                dataDir.toString(),
+                "--maxmemory-policy",
+                "noeviction",
                 // the setting docs/operations.md recommends: at the default 64mb a full-speed bridge made Redis
                 // rewrite its AOF every few seconds, each rewrite a fork and disk writes beside the fsyncs
-                "--auto-aof-rewrite-min-size", "1gb"));
+                "--auto-aof-rewrite-min-size",
+                "1gb"));
         if (tls != null) {
             cmd.addAll(tls.redisServerArgs(port));
         }

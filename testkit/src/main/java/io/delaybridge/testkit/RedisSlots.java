@@ -16,8 +16,7 @@ public final class RedisSlots {
     /** Number of hash slots of a Redis Cluster. */
     public static final int SLOTS = 16384;
 
-    private RedisSlots() {
-    }
+    private RedisSlots() {}
 
     /** The hash slot (0-16383) of {@code key}. */
     public static int slotOf(String key) {

@@ -66,7 +66,8 @@ final class Resp implements Closeable {
             plain.connect(new InetSocketAddress(FreePorts.LOOPBACK, port), timeoutMillis);
             plain.setSoTimeout(timeoutMillis);
             plain.setTcpNoDelay(true);
-            SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket(plain, FreePorts.LOOPBACK.getHostAddress(), port, true);
+            SSLSocket socket = (SSLSocket)
+                    tls.getSocketFactory().createSocket(plain, FreePorts.LOOPBACK.getHostAddress(), port, true);
             socket.startHandshake();
             return new Resp(socket);
         } catch (IOException e) {

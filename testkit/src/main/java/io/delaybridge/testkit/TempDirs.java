@@ -9,8 +9,7 @@ import java.util.stream.Stream;
 /** Temporary directories the kit's users make and must remove again: servers' data, browser profiles. */
 public final class TempDirs {
 
-    private TempDirs() {
-    }
+    private TempDirs() {}
 
     /** Deletes {@code dir} and everything under it; nothing if it does not exist. */
     public static void deleteRecursively(Path dir) throws IOException {

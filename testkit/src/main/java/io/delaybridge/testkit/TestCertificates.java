@@ -50,18 +50,64 @@ public final class TestCertificates {
             TestCertificates certs = new TestCertificates(dir);
             certs.makeCa("ca", "delay-bridge test CA");
             certs.makeCa("stranger-ca", "a CA nobody trusts");
-            certs.makeSigned("server", "localhost", "ca", "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
-                    + "extendedKeyUsage=serverAuth,clientAuth\n");
-            certs.makeSigned("elsewhere", "redis.example", "ca", "subjectAltName=DNS:redis.example\n"
-                    + "extendedKeyUsage=serverAuth\n");
+            certs.makeSigned(
+                    "server",
+                    "localhost",
+                    "ca",
+                    "subjectAltName=DNS:localhost,IP:127.0.0.1\n" + "extendedKeyUsage=serverAuth,clientAuth\n");
+            certs.makeSigned(
+                    "elsewhere",
+                    "redis.example",
+                    "ca",
+                    "subjectAltName=DNS:redis.example\n" + "extendedKeyUsage=serverAuth\n");
             certs.makeSigned("client", "delay-bridge", "ca", "extendedKeyUsage=clientAuth\n");
             certs.makeSigned("stranger", "delay-bridge", "stranger-ca", "extendedKeyUsage=clientAuth\n");
-            certs.run("openssl", "pkcs12", "-export", "-in", "server.pem", "-inkey", "server.key", "-certfile",
-                    "ca.pem", "-name", "server", "-out", "server.p12", "-passout", "pass:" + PASSWORD);
-            certs.run("openssl", "pkcs12", "-export", "-in", "client.pem", "-inkey", "client.key", "-certfile",
-                    "ca.pem", "-name", "client", "-out", "client.p12", "-passout", "pass:" + PASSWORD);
-            certs.run("keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore",
-                    "truststore.p12", "-storetype", "PKCS12", "-storepass", PASSWORD);
+            certs.run(
+                    "openssl",
+                    "pkcs12",
+                    "-export",
+                    "-in",
+                    "server.pem",
+                    "-inkey",
+                    "server.key",
+                    "-certfile",
+                    "ca.pem",
+                    "-name",
+                    "server",
+                    "-out",
+                    "server.p12",
+                    "-passout",
+                    "pass:" + PASSWORD);
+            certs.run(
+                    "openssl",
+                    "pkcs12",
+                    "-export",
+                    "-in",
+                    "client.pem",
+                    "-inkey",
+                    "client.key",
+                    "-certfile",
+                    "ca.pem",
+                    "-name",
+                    "client",
+                    "-out",
+                    "client.p12",
+                    "-passout",
+                    "pass:" + PASSWORD);
+            certs.run(
+                    "keytool",
+                    "-importcert",
+                    "-noprompt",
+                    "-alias",
+                    "ca",
+                    "-file",
+                    "ca.pem",
+                    "-keystore",
+                    "truststore.p12",
+                    "-storetype",
+                    "PKCS12",
+                    "-storepass",
+                    PASSWORD);
             return certs;
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot make test certificates in " + dir, e);
@@ -69,21 +115,67 @@ public final class TestCertificates {
     }
 
     private void makeCa(String name, String cn) throws IOException {
-        run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", name + ".key", "-out", name + ".pem", "-days", "2", "-subj", "/CN=" + cn,
-                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+        run(
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                name + ".key",
+                "-out",
+                name + ".pem",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=" + cn,
+                "-addext",
+                "basicConstraints=critical,CA:TRUE",
+                "-addext",
+                "keyUsage=critical,keyCertSign,cRLSign");
     }
 
     private void makeSigned(String name, String cn, String ca, String extensions) throws IOException {
-        run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-                name + ".key", "-out", name + ".csr", "-subj", "/CN=" + cn);
+        run(
+                "openssl",
+                "req",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                name + ".key",
+                "-out",
+                name + ".csr",
+                "-subj",
+                "/CN=" + cn);
         Files.writeString(dir.resolve(name + ".ext"), extensions, StandardCharsets.US_ASCII);
-        run("openssl", "x509", "-req", "-in", name + ".csr", "-CA", ca + ".pem", "-CAkey", ca + ".key",
-                "-CAcreateserial", "-out", name + ".pem", "-days", "2", "-extfile", name + ".ext");
+        run(
+                "openssl",
+                "x509",
+                "-req",
+                "-in",
+                name + ".csr",
+                "-CA",
+                ca + ".pem",
+                "-CAkey",
+                ca + ".key",
+                "-CAcreateserial",
+                "-out",
+                name + ".pem",
+                "-days",
+                "2",
+                "-extfile",
+                name + ".ext");
     }
 
     private void run(String... command) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+        ProcessBuilder builder =
+                new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
         Process process = builder.start();
         try (InputStream out = process.getInputStream()) {
             String text = new String(out.readAllBytes(), StandardCharsets.UTF_8);
@@ -205,9 +297,22 @@ public final class TestCertificates {
      * for replication and the cluster bus too.
      */
     public List<String> redisServerArgs(int port) {
-        return List.of("--port", "0", "--tls-port", Integer.toString(port),
-                "--tls-cert-file", serverCertificate().toString(), "--tls-key-file", serverKey().toString(),
-                "--tls-ca-cert-file", caFile().toString(), "--tls-auth-clients", "yes",
-                "--tls-replication", "yes", "--tls-cluster", "yes");
+        return List.of(
+                "--port",
+                "0",
+                "--tls-port",
+                Integer.toString(port),
+                "--tls-cert-file",
+                serverCertificate().toString(),
+                "--tls-key-file",
+                serverKey().toString(),
+                "--tls-ca-cert-file",
+                caFile().toString(),
+                "--tls-auth-clients",
+                "yes",
+                "--tls-replication",
+                "yes",
+                "--tls-cluster",
+                "yes");
     }
 }

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -46,8 +45,9 @@ class KafkaBrokerIT {
     @BeforeAll
     static void startBroker() {
         broker = KafkaBroker.start(dataDir);
-        System.out.printf("Kafka broker started in %d ms on %s%n", broker.lastStartDuration().toMillis(),
-                broker.bootstrapServers());
+        System.out.printf(
+                "Kafka broker started in %d ms on %s%n",
+                broker.lastStartDuration().toMillis(), broker.bootstrapServers());
     }
 
     @AfterAll
@@ -82,7 +82,10 @@ class KafkaBrokerIT {
     void topicsAreNotCreatedAutomatically() throws Exception {
         try (Admin admin = admin()) {
             ConfigResource node = new ConfigResource(ConfigResource.Type.BROKER, "1");
-            Config config = admin.describeConfigs(Set.of(node)).all().get(10, TimeUnit.SECONDS).get(node);
+            Config config = admin.describeConfigs(Set.of(node))
+                    .all()
+                    .get(10, TimeUnit.SECONDS)
+                    .get(node);
             assertEquals("false", config.get("auto.create.topics.enable").value());
         }
     }
@@ -102,7 +105,9 @@ class KafkaBrokerIT {
         assertFalse(broker.isAlive());
 
         broker.restart();
-        System.out.printf("Kafka broker restarted after SIGKILL in %d ms%n", broker.lastStartDuration().toMillis());
+        System.out.printf(
+                "Kafka broker restarted after SIGKILL in %d ms%n",
+                broker.lastStartDuration().toMillis());
         assertTrue(broker.isAlive());
         assertNotEquals(oldPid, broker.pid());
 
@@ -114,8 +119,8 @@ class KafkaBrokerIT {
     @Test
     void aPortThatIsTakenFailsWithTheBrokerLogTail(@TempDir Path otherDir) throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            IllegalStateException e = assertThrows(IllegalStateException.class,
-                    () -> KafkaBroker.start(otherDir, taken.getLocalPort(), 0));
+            IllegalStateException e = assertThrows(
+                    IllegalStateException.class, () -> KafkaBroker.start(otherDir, taken.getLocalPort(), 0));
             assertTrue(e.getMessage().contains("broker.log"), e.getMessage());
             assertTrue(e.getMessage().contains("Address already in use"), e.getMessage());
         }
@@ -132,19 +137,28 @@ class KafkaBrokerIT {
     }
 
     private KafkaProducer<byte[], byte[]> producer() {
-        return new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all"),
-                new ByteArraySerializer(), new ByteArraySerializer());
+        return new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        broker.bootstrapServers(),
+                        ProducerConfig.ACKS_CONFIG,
+                        "all"),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
     }
 
     private List<ConsumerRecord<byte[], byte[]>> consume(String topic, int expected) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                ConsumerConfig.GROUP_ID_CONFIG, "it-" + topic,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        broker.bootstrapServers(),
+                        ConsumerConfig.GROUP_ID_CONFIG,
+                        "it-" + topic,
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                        "earliest"),
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
             consumer.subscribe(List.of(topic));
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (out.size() < expected && System.nanoTime() < deadline) {

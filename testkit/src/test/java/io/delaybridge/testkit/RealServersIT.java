@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,8 +23,9 @@ class RealServersIT {
         long t0 = System.nanoTime();
         String kafka = RealServers.kafkaBootstrap();
         String redis = RealServers.redisUri();
-        System.out.printf("Shared servers (Kafka %s, Redis %s) ready in %d ms%n", kafka, redis,
-                (System.nanoTime() - t0) / 1_000_000);
+        System.out.printf(
+                "Shared servers (Kafka %s, Redis %s) ready in %d ms%n",
+                kafka, redis, (System.nanoTime() - t0) / 1_000_000);
     }
 
     @Test

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,14 +22,18 @@ class RedisClusterIT {
     @Test
     void formsAClusterWhereEveryKeyLandsOnTheMasterTheKitComputes() throws Exception {
         try (RedisCluster cluster = RedisCluster.start(dir, 3, 0)) {
-            System.out.printf("Redis Cluster of 3 masters formed in %d ms: %s%n", cluster.formDuration().toMillis(),
-                    cluster.uri());
+            System.out.printf(
+                    "Redis Cluster of 3 masters formed in %d ms: %s%n",
+                    cluster.formDuration().toMillis(), cluster.uri());
             List<RedisServer> masters = cluster.masters();
             assertEquals(3, masters.size());
             assertEquals(cluster.nodes(), masters);
             assertEquals(List.of(), cluster.replicas());
-            assertEquals("redis://127.0.0.1:" + masters.get(0).port() + ",127.0.0.1:" + masters.get(1).port()
-                    + ",127.0.0.1:" + masters.get(2).port(), cluster.uri());
+            assertEquals(
+                    "redis://127.0.0.1:" + masters.get(0).port() + ",127.0.0.1:"
+                            + masters.get(1).port() + ",127.0.0.1:"
+                            + masters.get(2).port(),
+                    cluster.uri());
             assertEquals(masters.get(0), cluster.masterOfSlot(0));
             assertEquals(masters.get(2), cluster.masterOfSlot(RedisSlots.SLOTS - 1));
 
@@ -46,9 +49,10 @@ class RedisClusterIT {
                 for (RedisServer other : masters) {
                     if (other != owner) {
                         try (Resp resp = Resp.connect(other.port(), 2000)) {
-                            Resp.ErrorReply moved = assertThrows(Resp.ErrorReply.class,
-                                    () -> resp.call("ZADD", key, "1", "m"));
-                            assertEquals("MOVED " + RedisSlots.slotOf(key) + " 127.0.0.1:" + owner.port(),
+                            Resp.ErrorReply moved =
+                                    assertThrows(Resp.ErrorReply.class, () -> resp.call("ZADD", key, "1", "m"));
+                            assertEquals(
+                                    "MOVED " + RedisSlots.slotOf(key) + " 127.0.0.1:" + owner.port(),
                                     moved.getMessage());
                         }
                     }
@@ -66,7 +70,8 @@ class RedisClusterIT {
     @Test
     void aKilledMastersReplicaTakesOverWithTheDataAndTheMasterRejoinsAsReplica() throws Exception {
         try (RedisCluster cluster = RedisCluster.start(dir, 3, 1)) {
-            System.out.printf("Redis Cluster of 3 masters and 3 replicas formed in %d ms%n",
+            System.out.printf(
+                    "Redis Cluster of 3 masters and 3 replicas formed in %d ms%n",
                     cluster.formDuration().toMillis());
             assertEquals(6, cluster.nodes().size());
             assertEquals(3, cluster.masters().size());
@@ -81,7 +86,9 @@ class RedisClusterIT {
             long killedAt = System.nanoTime();
             cluster.kill(victim);
             RedisServer promoted = cluster.awaitFailover(Duration.ofSeconds(30));
-            System.out.printf("replica %d took over %d ms after its master was killed%n", promoted.port(),
+            System.out.printf(
+                    "replica %d took over %d ms after its master was killed%n",
+                    promoted.port(),
                     Duration.ofNanos(System.nanoTime() - killedAt).toMillis());
             assertNotEquals(victim, promoted);
             assertEquals(promoted, cluster.masterOfKey(key));

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,12 +18,15 @@ class RedisSentinelsIT {
     @Test
     void theSentinelsPromoteTheReplicaWhenTheMasterIsKilled() throws Exception {
         try (RedisSentinels redis = RedisSentinels.start(dir, "delay")) {
-            System.out.printf("master, replica and three sentinels ready in %d ms: %s%n",
+            System.out.printf(
+                    "master, replica and three sentinels ready in %d ms: %s%n",
                     redis.startDuration().toMillis(), redis.uri());
             List<Integer> sentinels = redis.sentinelPorts();
             assertEquals(3, sentinels.size());
-            assertEquals("redis-sentinel://127.0.0.1:" + sentinels.get(0) + ",127.0.0.1:" + sentinels.get(1)
-                    + ",127.0.0.1:" + sentinels.get(2) + "#delay", redis.uri());
+            assertEquals(
+                    "redis-sentinel://127.0.0.1:" + sentinels.get(0) + ",127.0.0.1:" + sentinels.get(1) + ",127.0.0.1:"
+                            + sentinels.get(2) + "#delay",
+                    redis.uri());
             RedisServer master = redis.master();
             RedisServer replica = redis.replica();
             assertEquals(redis.servers().get(0), master);
@@ -36,7 +38,9 @@ class RedisSentinelsIT {
             long killedAt = System.nanoTime();
             assertEquals(master, redis.killMaster());
             RedisServer promoted = redis.awaitFailover(Duration.ofSeconds(30));
-            System.out.printf("sentinels promoted %d %d ms after the master was killed%n", promoted.port(),
+            System.out.printf(
+                    "sentinels promoted %d %d ms after the master was killed%n",
+                    promoted.port(),
                     Duration.ofNanos(System.nanoTime() - killedAt).toMillis());
             assertEquals(replica, promoted);
             assertEquals(promoted, redis.master());

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,8 +20,9 @@ class RedisServerIT {
     @Test
     void setAndGetRoundTrip() throws Exception {
         try (RedisServer redis = RedisServer.start(dataDir)) {
-            System.out.printf("redis-server %s (%s) started in %d ms on %s%n", redis.version(), redis.binary(),
-                    redis.lastStartDuration().toMillis(), redis.uri());
+            System.out.printf(
+                    "redis-server %s (%s) started in %d ms on %s%n",
+                    redis.version(), redis.binary(), redis.lastStartDuration().toMillis(), redis.uri());
             assertTrue(redis.uri().startsWith("redis://127.0.0.1:"));
             assertTrue(redis.version().matches("\\d+\\.\\d+\\.\\d+.*"), redis.version());
             try (Resp resp = Resp.connect(redis.port(), 2000)) {
@@ -50,7 +50,9 @@ class RedisServerIT {
             assertFalse(redis.isAlive());
 
             redis.restart();
-            System.out.printf("redis-server restarted after SIGKILL in %d ms%n", redis.lastStartDuration().toMillis());
+            System.out.printf(
+                    "redis-server restarted after SIGKILL in %d ms%n",
+                    redis.lastStartDuration().toMillis());
             assertTrue(redis.isAlive());
             assertNotEquals(oldPid, redis.pid());
             assertEquals(port, redis.port());
@@ -63,8 +65,8 @@ class RedisServerIT {
 
     @Test
     void extraArgumentsAreApplied() throws Exception {
-        try (RedisServer redis = RedisServer.start(dataDir, 0,
-                List.of("--appendfsync", "everysec", "--requirepass", "s3cret"))) {
+        try (RedisServer redis =
+                RedisServer.start(dataDir, 0, List.of("--appendfsync", "everysec", "--requirepass", "s3cret"))) {
             try (Resp resp = Resp.connect(redis.port(), 2000)) {
                 Resp.ErrorReply noAuth = assertThrows(Resp.ErrorReply.class, () -> resp.call("GET", "x"));
                 assertTrue(noAuth.getMessage().startsWith("NOAUTH"), noAuth.getMessage());
@@ -77,8 +79,8 @@ class RedisServerIT {
 
     @Test
     void aStartFailureNamesTheCauseWithTheLogTail() {
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> RedisServer.start(dataDir, 0, List.of("--no-such-option", "1")));
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class, () -> RedisServer.start(dataDir, 0, List.of("--no-such-option", "1")));
         assertTrue(e.getMessage().contains("redis.log"), e.getMessage());
         assertTrue(e.getMessage().toLowerCase().contains("no-such-option"), e.getMessage());
     }
@@ -89,8 +91,9 @@ class RedisServerIT {
         Path bundled = RedisBinary.bundled();
         assertEquals(bundled, RedisBinary.bundled(), "extracted once");
         try (RedisServer redis = RedisServer.start(bundled, dataDir, 0, List.of())) {
-            System.out.printf("bundled redis-server %s started in %d ms%n", redis.version(),
-                    redis.lastStartDuration().toMillis());
+            System.out.printf(
+                    "bundled redis-server %s started in %d ms%n",
+                    redis.version(), redis.lastStartDuration().toMillis());
             try (Resp resp = Resp.connect(redis.port(), 2000)) {
                 assertEquals("OK", resp.call("SET", "k", "v"));
             }

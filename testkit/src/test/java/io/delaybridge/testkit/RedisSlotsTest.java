@@ -3,7 +3,6 @@ package io.delaybridge.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
-
 import org.junit.jupiter.api.Test;
 
 class RedisSlotsTest {

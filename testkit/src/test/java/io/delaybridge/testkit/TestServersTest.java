@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashSet;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
 
 class TestServersTest {
@@ -30,7 +29,8 @@ class TestServersTest {
     @Test
     void bundledRedisResourceNameMatchesThisPlatform() {
         String suffix = RedisBinary.platformSuffix();
-        assertTrue(suffix.startsWith("-linux-") || suffix.startsWith("-darwin-") || suffix.startsWith("-windows-"),
+        assertTrue(
+                suffix.startsWith("-linux-") || suffix.startsWith("-darwin-") || suffix.startsWith("-windows-"),
                 suffix);
     }
 }

@@ -28,8 +28,10 @@ public final class ClockSkewHealthCheck extends HealthCheck {
         long after = clock.millis();
         long skew = redisNow - (before + after) / 2;
         if (Math.abs(skew) > maxSkewMillis + (after - before) / 2) {
-            return Result.unhealthy("clock skew %d ms (Redis minus host) exceeds api.maxClockSkew %d ms: check NTP"
-                    + " on this host and the Redis host", skew, maxSkewMillis);
+            return Result.unhealthy(
+                    "clock skew %d ms (Redis minus host) exceeds api.maxClockSkew %d ms: check NTP"
+                            + " on this host and the Redis host",
+                    skew, maxSkewMillis);
         }
         return Result.healthy("clock skew %d ms (Redis minus host), limit %d ms", skew, maxSkewMillis);
     }

@@ -35,8 +35,8 @@ public final class GroupView {
     private final long timeoutMillis;
     private Snapshot last = new Snapshot(Map.of(), Map.of(), 0, null);
 
-    public GroupView(Admin admin, String groupId, String intakeTopic, Clock clock, long cacheMillis,
-            long timeoutMillis) {
+    public GroupView(
+            Admin admin, String groupId, String intakeTopic, Clock clock, long cacheMillis, long timeoutMillis) {
         this.admin = admin;
         this.groupId = groupId;
         this.intakeTopic = intakeTopic;
@@ -62,21 +62,30 @@ public final class GroupView {
     }
 
     private Snapshot read(long now) throws Exception {
-        ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(groupId)).describedGroups()
-                .get(groupId).get(timeoutMillis, TimeUnit.MILLISECONDS);
+        ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(groupId))
+                .describedGroups()
+                .get(groupId)
+                .get(timeoutMillis, TimeUnit.MILLISECONDS);
         Map<Integer, String> owners = new HashMap<>();
         for (MemberDescription member : group.members()) {
             for (TopicPartition tp : member.assignment().topicPartitions()) {
                 if (tp.topic().equals(intakeTopic)) {
-                    owners.put(tp.partition(), member.clientId() + "@" + member.host().replaceFirst("^/", ""));
+                    owners.put(
+                            tp.partition(),
+                            member.clientId() + "@" + member.host().replaceFirst("^/", ""));
                 }
             }
         }
         Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(groupId)
-                .partitionsToOffsetAndMetadata().get(timeoutMillis, TimeUnit.MILLISECONDS);
+                .partitionsToOffsetAndMetadata()
+                .get(timeoutMillis, TimeUnit.MILLISECONDS);
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        int partitions = admin.describeTopics(List.of(intakeTopic)).allTopicNames()
-                .get(timeoutMillis, TimeUnit.MILLISECONDS).get(intakeTopic).partitions().size();
+        int partitions = admin.describeTopics(List.of(intakeTopic))
+                .allTopicNames()
+                .get(timeoutMillis, TimeUnit.MILLISECONDS)
+                .get(intakeTopic)
+                .partitions()
+                .size();
         for (int p = 0; p < partitions; p++) {
             latest.put(new TopicPartition(intakeTopic, p), OffsetSpec.latest());
         }

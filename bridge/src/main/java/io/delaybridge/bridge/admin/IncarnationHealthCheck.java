@@ -15,7 +15,8 @@ public final class IncarnationHealthCheck extends HealthCheck {
     @Override
     protected Result check() {
         String problem = messages.incarnationProblem();
-        return problem == null ? Result.healthy("incarnation intact in the meta hash and every shard")
+        return problem == null
+                ? Result.healthy("incarnation intact in the meta hash and every shard")
                 : Result.unhealthy(problem + ". Pending messages may be gone: see docs/redis-store.md (data loss)");
     }
 }

@@ -19,8 +19,13 @@ public final class OperationsGauges {
 
     private OperationsGauges() {}
 
-    public static void register(MetricRegistry registry, ShardReport report, Pump pump, PausableStore pauses,
-            GroupView group, Map<MetricName, ? extends Metric> producerMetrics) {
+    public static void register(
+            MetricRegistry registry,
+            ShardReport report,
+            Pump pump,
+            PausableStore pauses,
+            GroupView group,
+            Map<MetricName, ? extends Metric> producerMetrics) {
         CachedGauge<Long> oldest = new CachedGauge<>(1, TimeUnit.SECONDS) {
             @Override
             protected Long loadValue() {
@@ -28,12 +33,14 @@ public final class OperationsGauges {
             }
         };
         registry.register("delay.oldest-overdue-ms", oldest);
-        registry.register("delay.intake.lag", (Gauge<Long>) () -> group.snapshot().totalLag());
+        registry.register(
+                "delay.intake.lag", (Gauge<Long>) () -> group.snapshot().totalLag());
         registry.register("delay.pump.paused", (Gauge<Integer>) () -> pump.paused() ? 1 : 0);
         registry.register("delay.pump.paused-shards", (Gauge<Integer>) () ->
                 pump.paused() ? pauses.shardCount() : pauses.pausedShards().size());
         registry.register("delay.pump.in-flight", (Gauge<Integer>) pump::inFlight);
-        registry.register("delay.pump.owned-shards", (Gauge<Integer>) () -> pump.ownedShards().size());
+        registry.register("delay.pump.owned-shards", (Gauge<Integer>)
+                () -> pump.ownedShards().size());
         producerGauge(registry, producerMetrics, "batch-size-avg", "delay.send.batch-size-bytes-avg");
         producerGauge(registry, producerMetrics, "records-per-request-avg", "delay.send.records-per-request-avg");
     }
@@ -41,10 +48,12 @@ public final class OperationsGauges {
     private static void producerGauge(
             MetricRegistry registry, Map<MetricName, ? extends Metric> metrics, String kafkaName, String name) {
         registry.register(name, (Gauge<Double>) () -> metrics.entrySet().stream()
-                .filter(e -> e.getKey().name().equals(kafkaName) && e.getKey().group().equals("producer-metrics"))
+                .filter(e -> e.getKey().name().equals(kafkaName)
+                        && e.getKey().group().equals("producer-metrics"))
                 .map(e -> e.getValue().metricValue())
                 .filter(v -> v instanceof Double d && !d.isNaN())
                 .map(v -> (Double) v)
-                .findFirst().orElse(0.0));
+                .findFirst()
+                .orElse(0.0));
     }
 }

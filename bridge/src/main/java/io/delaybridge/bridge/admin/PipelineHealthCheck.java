@@ -33,11 +33,14 @@ public final class PipelineHealthCheck extends HealthCheck {
         if (!intake.isRunning()) {
             return Result.unhealthy("the intake consumer has stopped; see the log for the error that stopped it");
         }
-        String paused = pump.paused() ? " (pump paused: all shards)"
+        String paused = pump.paused()
+                ? " (pump paused: all shards)"
                 : pauses.pausedShards().isEmpty() ? "" : " (paused shards " + pauses.pausedShards() + ")";
-        return Result.builder().healthy()
-                .withMessage("intake running; pumping shards %s%s; %d in flight", pump.ownedShards(), paused,
-                        pump.inFlight())
+        return Result.builder()
+                .healthy()
+                .withMessage(
+                        "intake running; pumping shards %s%s; %d in flight",
+                        pump.ownedShards(), paused, pump.inFlight())
                 .withDetail("paused", pump.paused())
                 .withDetail("pausedShards", pauses.pausedShards())
                 .build();

@@ -1,9 +1,5 @@
 package io.delaybridge.bridge.admin;
 
-import io.delaybridge.bridge.delivery.TargetRates;
-import io.prometheus.metrics.core.metrics.SummaryWithCallback;
-import io.prometheus.metrics.model.snapshots.Quantile;
-import io.prometheus.metrics.model.snapshots.Quantiles;
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
@@ -17,11 +13,15 @@ import com.codahale.metrics.Timer;
 import com.codahale.metrics.UniformReservoir;
 import com.codahale.metrics.health.HealthCheck;
 import com.codahale.metrics.health.HealthCheckRegistry;
+import io.delaybridge.bridge.delivery.TargetRates;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.SummaryWithCallback;
 import io.prometheus.metrics.exporter.servlet.jakarta.PrometheusMetricsServlet;
 import io.prometheus.metrics.instrumentation.dropwizard.DropwizardExports;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Quantile;
+import io.prometheus.metrics.model.snapshots.Quantiles;
 import jakarta.servlet.http.HttpServlet;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -74,37 +74,51 @@ public final class PrometheusExport {
     public static HttpServlet servlet(MetricRegistry metrics, HealthCheckRegistry health) {
         PrometheusRegistry registry = new PrometheusRegistry();
         healthGauge(registry, health);
-        DropwizardExports.builder()
-                .dropwizardRegistry(mirror(metrics))
-                .register(registry);
+        DropwizardExports.builder().dropwizardRegistry(mirror(metrics)).register(registry);
         CounterWithCallback.builder()
                 .name("delay_deadlettered")
                 .help("deadletter records written, by reason code (delay-error)")
                 .labelNames("reason")
-                .callback(callback -> metrics.getMeters((name, m) -> name.startsWith(DEADLETTERED)).forEach(
-                        (name, meter) -> callback.call(meter.getCount(), name.substring(DEADLETTERED.length()))))
+                .callback(callback -> metrics.getMeters((name, m) -> name.startsWith(DEADLETTERED))
+                        .forEach((name, meter) ->
+                                callback.call(meter.getCount(), name.substring(DEADLETTERED.length()))))
                 .register(registry);
-        perTargetCounter(registry, metrics, "delivered", "delay_target_delivered",
-                "records delivered, by target topic");
-        perTargetCounter(registry, metrics, "held-back", "delay_target_held_back",
+        perTargetCounter(
+                registry, metrics, "delivered", "delay_target_delivered", "records delivered, by target topic");
+        perTargetCounter(
+                registry,
+                metrics,
+                "held-back",
+                "delay_target_held_back",
                 "records that waited in memory for their target's rate cap, by target topic");
-        perTargetCounter(registry, metrics, "handed-back", "delay_target_handed_back",
+        perTargetCounter(
+                registry,
+                metrics,
+                "handed-back",
+                "delay_target_handed_back",
                 "claimed records handed back to Redis to wait for their target's rate cap, by target topic");
         String lateness = TargetRates.PREFIX + "lateness-ms.";
         SummaryWithCallback.builder()
                 .name("delay_target_lateness_seconds")
                 .help("delivery time minus due time, by target topic (recent, weighted to the last five minutes)")
                 .labelNames("target")
-                .callback(callback -> metrics.getHistograms((name, m) -> name.startsWith(lateness)).forEach(
-                        (name, histogram) -> {
+                .callback(callback -> metrics.getHistograms((name, m) -> name.startsWith(lateness))
+                        .forEach((name, histogram) -> {
                             Snapshot s = histogram.getSnapshot();
-                            callback.call(histogram.getCount(), s.getMean() * histogram.getCount() / 1000.0,
-                                    Quantiles.of(new Quantile(0.5, s.getMedian() / 1000.0),
+                            callback.call(
+                                    histogram.getCount(),
+                                    s.getMean() * histogram.getCount() / 1000.0,
+                                    Quantiles.of(
+                                            new Quantile(0.5, s.getMedian() / 1000.0),
                                             new Quantile(0.99, s.get99thPercentile() / 1000.0)),
                                     name.substring(lateness.length()));
                         }))
                 .register(registry);
-        perShard(registry, metrics, "delay.pending", "delay_pending_by_shard",
+        perShard(
+                registry,
+                metrics,
+                "delay.pending",
+                "delay_pending_by_shard",
                 "pending (due, not in flight) messages per shard");
         perShard(registry, metrics, "delay.in-flight", "delay_in_flight_by_shard", "in-flight messages per shard");
         return new PrometheusMetricsServlet(registry);
@@ -117,8 +131,8 @@ public final class PrometheusExport {
                 .name("delay_health")
                 .help("1 while the health check is healthy, 0 while it is not (the checks of /healthcheck)")
                 .labelNames("check")
-                .callback(callback -> results.get().forEach(
-                        (name, result) -> callback.call(result.isHealthy() ? 1 : 0, name)))
+                .callback(callback ->
+                        results.get().forEach((name, result) -> callback.call(result.isHealthy() ? 1 : 0, name)))
                 .register(registry);
     }
 
@@ -181,7 +195,8 @@ public final class PrometheusExport {
         MetricRegistry view = new MetricRegistry();
         metrics.addListener(new MetricRegistryListener() {
             private void add(String name, Metric metric) {
-                if (!PER_SHARD.matcher(name).matches() && !name.startsWith(DEADLETTERED)
+                if (!PER_SHARD.matcher(name).matches()
+                        && !name.startsWith(DEADLETTERED)
                         && !name.startsWith(TargetRates.PREFIX)) {
                     try {
                         view.register(prometheusName(name), inSeconds(name, metric));
@@ -255,8 +270,8 @@ public final class PrometheusExport {
      * {@code delay.lateness-seconds} (the values are divided by 1000, see {@link #inSeconds}).
      */
     static String prometheusName(String name) {
-        String base = name.endsWith(MS_SUFFIX) ? name.substring(0, name.length() - MS_SUFFIX.length()) + "-seconds"
-                : name;
+        String base =
+                name.endsWith(MS_SUFFIX) ? name.substring(0, name.length() - MS_SUFFIX.length()) + "-seconds" : name;
         return CAMEL.matcher(base).replaceAll("$1_$2").toLowerCase(java.util.Locale.ROOT);
     }
 
@@ -347,8 +362,8 @@ public final class PrometheusExport {
                 .name(name)
                 .help(help)
                 .labelNames("target")
-                .callback(callback -> metrics.getMeters((n, m) -> n.startsWith(prefix)).forEach(
-                        (n, meter) -> callback.call(meter.getCount(), n.substring(prefix.length()))))
+                .callback(callback -> metrics.getMeters((n, m) -> n.startsWith(prefix))
+                        .forEach((n, meter) -> callback.call(meter.getCount(), n.substring(prefix.length()))))
                 .register(registry);
     }
 

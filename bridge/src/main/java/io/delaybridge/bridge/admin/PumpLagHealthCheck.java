@@ -21,8 +21,11 @@ public final class PumpLagHealthCheck extends HealthCheck {
     protected Result check() {
         long[] oldest = report.oldestOverdue();
         if (oldest[0] > maxLagMillis) {
-            return Result.unhealthy("shard %d has a message overdue by %d ms (limit api.maxPumpLag %d ms)%s",
-                    oldest[1], oldest[0], maxLagMillis,
+            return Result.unhealthy(
+                    "shard %d has a message overdue by %d ms (limit api.maxPumpLag %d ms)%s",
+                    oldest[1],
+                    oldest[0],
+                    maxLagMillis,
                     report.shards().get((int) oldest[1]).paused() ? "; that shard is paused" : "");
         }
         return Result.healthy("oldest overdue message: %d ms (limit %d ms)", oldest[0], maxLagMillis);

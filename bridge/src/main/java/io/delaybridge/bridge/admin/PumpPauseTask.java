@@ -60,7 +60,9 @@ public final class PumpPauseTask extends Task {
                     + (shards.shardCount() - 1) + ")");
         }
         Audit.log(Audit.principal(), getName(), "shards=" + n);
-        output.println((pause ? "paused" : "resumed") + " shard " + n + (pump.paused() && !pause
-                ? " (but every shard is still paused: POST /tasks/resume-pump without shard)" : ""));
+        output.println((pause ? "paused" : "resumed") + " shard " + n
+                + (pump.paused() && !pause
+                        ? " (but every shard is still paused: POST /tasks/resume-pump without shard)"
+                        : ""));
     }
 }

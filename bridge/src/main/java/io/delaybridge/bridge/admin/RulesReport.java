@@ -55,7 +55,8 @@ public final class RulesReport {
         return new HealthCheck() {
             @Override
             protected Result check() {
-                String counts = String.format("%s: %s; scheduled %d, cancelled %d, rejected %d, source lag %d",
+                String counts = String.format(
+                        "%s: %s; scheduled %d, cancelled %d, rejected %d, source lag %d",
                         r.sourceText(), r.describe(), m.scheduled(), m.cancelled(), m.rejected(), lag.lag(r.name()));
                 return runner.isHealthy()
                         ? Result.healthy("%s", counts)

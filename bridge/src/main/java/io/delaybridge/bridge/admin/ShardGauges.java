@@ -28,15 +28,16 @@ public final class ShardGauges {
                 return stats;
             }
         };
-        registry.register("delay.pending", (Gauge<Long>) () ->
-                all.getValue().stream().mapToLong(ShardStats::pending).sum());
-        registry.register("delay.in-flight", (Gauge<Long>) () ->
-                all.getValue().stream().mapToLong(ShardStats::inFlight).sum());
+        registry.register("delay.pending", (Gauge<Long>)
+                () -> all.getValue().stream().mapToLong(ShardStats::pending).sum());
+        registry.register("delay.in-flight", (Gauge<Long>)
+                () -> all.getValue().stream().mapToLong(ShardStats::inFlight).sum());
         for (int shard = 0; shard < store.shardCount(); shard++) {
             int index = shard;
-            registry.register("delay.pending.shard-" + shard, (Gauge<Long>) () -> all.getValue().get(index).pending());
-            registry.register("delay.in-flight.shard-" + shard,
-                    (Gauge<Long>) () -> all.getValue().get(index).inFlight());
+            registry.register("delay.pending.shard-" + shard, (Gauge<Long>)
+                    () -> all.getValue().get(index).pending());
+            registry.register("delay.in-flight.shard-" + shard, (Gauge<Long>)
+                    () -> all.getValue().get(index).inFlight());
         }
     }
 }

@@ -34,8 +34,9 @@ public final class ShardReport {
     private static final long MINUTE = 60_000;
     private static final long HOUR = 60 * MINUTE;
     private static final long DAY = 24 * HOUR;
-    private static final String[] LABELS = {"overdue", "next minute", "next hour", "next day", "next week",
-        "next 30 days", "later"};
+    private static final String[] LABELS = {
+        "overdue", "next minute", "next hour", "next day", "next week", "next 30 days", "later"
+    };
     private static final long[] EDGES = {0, MINUTE, HOUR, DAY, 7 * DAY, 30 * DAY};
 
     private final DelayStore store;
@@ -72,10 +73,15 @@ public final class ShardReport {
         for (int shard = 0; shard < store.shardCount(); shard++) {
             ShardStats stats = store.stats(shard);
             Long next = stats.nextDueAt() < 0 ? null : stats.nextDueAt();
-            shards.add(new Shard(shard, owners.get(shard), here.contains(shard),
+            shards.add(new Shard(
+                    shard,
+                    owners.get(shard),
+                    here.contains(shard),
                     pump.paused() || pauses.isPaused(shard),
                     messages.epoch(shard).isPresent() ? messages.epoch(shard).getAsLong() : null,
-                    stats.pending(), stats.inFlight(), next,
+                    stats.pending(),
+                    stats.inFlight(),
+                    next,
                     next != null && next < now ? now - next : 0));
         }
         return shards;
@@ -124,7 +130,9 @@ public final class ShardReport {
         Map<String, Object> totals = new LinkedHashMap<>();
         totals.put("pending", shards.stream().mapToLong(Shard::pending).sum());
         totals.put("inFlight", shards.stream().mapToLong(Shard::inFlight).sum());
-        totals.put("oldestOverdueMillis", shards.stream().mapToLong(Shard::oldestOverdueMillis).max().orElse(0));
+        totals.put(
+                "oldestOverdueMillis",
+                shards.stream().mapToLong(Shard::oldestOverdueMillis).max().orElse(0));
         return totals;
     }
 }

@@ -22,7 +22,8 @@ import java.util.Map;
 @SettingsCheck
 public class ApiFactory {
 
-    @Setting(value = "One bearer token, principal `token`; empty means none. At least 16 characters.",
+    @Setting(
+            value = "One bearer token, principal `token`; empty means none. At least 16 characters.",
             defaultMeans = "none")
     private String token = "";
 
@@ -55,22 +56,25 @@ public class ApiFactory {
     private Duration maxPumpLag = Duration.seconds(30);
 
     @NotNull
-    @Setting(value = "Health: this host's clock further than this from Redis' `TIME` makes `clock-skew` unhealthy.",
+    @Setting(
+            value = "Health: this host's clock further than this from Redis' `TIME` makes `clock-skew` unhealthy.",
             min = "1ms")
     private Duration maxClockSkew = Duration.seconds(2);
 
     @Setting("Serve the status page at `/status/` on the application port.")
     private boolean statusPage = true;
 
-    @ValidationMethod(message = "holds a token shorter than 16 characters: api.token and every value of api.tokens"
-            + " must be at least 16 characters (e.g. openssl rand -hex 24)")
+    @ValidationMethod(
+            message = "holds a token shorter than 16 characters: api.token and every value of api.tokens"
+                    + " must be at least 16 characters (e.g. openssl rand -hex 24)")
     public boolean isTokensLongEnough() {
         return (token == null || token.isEmpty() || token.length() >= 16)
                 && tokens.values().stream().allMatch(t -> t != null && t.length() >= 16);
     }
 
-    @ValidationMethod(message = "holds a password shorter than 12 characters: every value of api.users must be at"
-            + " least 12 characters")
+    @ValidationMethod(
+            message = "holds a password shorter than 12 characters: every value of api.users must be at"
+                    + " least 12 characters")
     public boolean isPasswordsLongEnough() {
         return users.values().stream().allMatch(p -> p != null && p.length() >= 12);
     }

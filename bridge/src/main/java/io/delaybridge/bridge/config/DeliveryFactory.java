@@ -26,8 +26,10 @@ public class DeliveryFactory {
     private boolean exactlyOnce;
 
     @NotNull
-    @Setting(value = "With `exactlyOnce`: how long a shard's transaction gathers sends before it commits.",
-            min = "1ms", max = "5s")
+    @Setting(
+            value = "With `exactlyOnce`: how long a shard's transaction gathers sends before it commits.",
+            min = "1ms",
+            max = "5s")
     private Duration commitInterval = Duration.milliseconds(50);
 
     /**
@@ -36,28 +38,44 @@ public class DeliveryFactory {
      * delivered log {@code <intakeTopic>-delivered} (created here, compacted, one partition per shard). The caller
      * closes what {@link Delivery#sends()} returns if it is {@link AutoCloseable}.
      */
-    public Delivery build(KafkaFactory kafka, Admin admin, Producer<byte[], byte[]> producer, TargetCatalog catalog,
-            int shards, int maxRecordBytes, long leaseMillis) throws Exception {
+    public Delivery build(
+            KafkaFactory kafka,
+            Admin admin,
+            Producer<byte[], byte[]> producer,
+            TargetCatalog catalog,
+            int shards,
+            int maxRecordBytes,
+            long leaseMillis)
+            throws Exception {
         if (!exactlyOnce) {
             return new Delivery(new PlainSends(producer), catalog, kafka.getDeadletterTopic());
         }
         String logTopic = kafka.getIntakeTopic() + "-delivered";
-        DeliveredLog.prepare(admin, logTopic, shards, kafka.getReplicationFactor() < 0
-                ? java.util.Optional.empty() : java.util.Optional.of((short) kafka.getReplicationFactor()));
+        DeliveredLog.prepare(
+                admin,
+                logTopic,
+                shards,
+                kafka.getReplicationFactor() < 0
+                        ? java.util.Optional.empty()
+                        : java.util.Optional.of((short) kafka.getReplicationFactor()));
         DeliveredLog log = new DeliveredLog(logTopic, kafka.consumerProperties(), 30_000);
         // a killed owner's open transaction holds back read_committed consumers of its targets until the next owner
         // fences it or the broker aborts it: keep its timeout short, and under the lease
         long transactionTimeout = Math.max(5_000, Math.min(leaseMillis / 2, 15_000));
         Properties base = kafka.producerProperties(maxRecordBytes);
-        TransactionalSends sends = new TransactionalSends(id -> {
-            Properties properties = new Properties();
-            properties.putAll(base);
-            properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
-            properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout));
-            properties.put(ProducerConfig.CLIENT_ID_CONFIG, id);
-            return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
-        }, kafka.getGroupId() + "-" + kafka.getIntakeTopic(), log,
-                new IntakeCommits(admin, kafka.getGroupId(), 250), commitInterval.toMilliseconds());
+        TransactionalSends sends = new TransactionalSends(
+                id -> {
+                    Properties properties = new Properties();
+                    properties.putAll(base);
+                    properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
+                    properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout));
+                    properties.put(ProducerConfig.CLIENT_ID_CONFIG, id);
+                    return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+                },
+                kafka.getGroupId() + "-" + kafka.getIntakeTopic(),
+                log,
+                new IntakeCommits(admin, kafka.getGroupId(), 250),
+                commitInterval.toMilliseconds());
         return new Delivery(sends, catalog, kafka.getDeadletterTopic());
     }
 

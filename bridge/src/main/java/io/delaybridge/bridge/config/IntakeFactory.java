@@ -18,12 +18,16 @@ public class IntakeFactory implements SettingsCheck.Checked {
     private Duration maxDelay = Duration.days(365);
 
     @NotNull
-    @Setting(value = "Larger records (key + value + headers) are refused with `PAYLOAD_TOO_LARGE`.", min = "1 byte",
-            max = "64MiB", why = "every pending record sits in Redis memory")
+    @Setting(
+            value = "Larger records (key + value + headers) are refused with `PAYLOAD_TOO_LARGE`.",
+            min = "1 byte",
+            max = "64MiB",
+            why = "every pending record sits in Redis memory")
     private DataSize maxRecordSize = DataSize.mebibytes(1);
 
     @NotNull
-    @Setting(value = "Regular expressions; a target must match one fully, else `TARGET_FORBIDDEN`.",
+    @Setting(
+            value = "Regular expressions; a target must match one fully, else `TARGET_FORBIDDEN`.",
             defaultMeans = "any target")
     private List<String> allowedTargets = new ArrayList<>();
 
@@ -32,14 +36,19 @@ public class IntakeFactory implements SettingsCheck.Checked {
     private Duration pollTimeout = Duration.milliseconds(100);
 
     @NotNull
-    @Setting(value = "How long the offsets of stored records may wait for their commit, so that one commit covers "
-            + "many polls; `0ms` commits every poll at once.", min = "0ms", max = "10s",
+    @Setting(
+            value = "How long the offsets of stored records may wait for their commit, so that one commit covers "
+                    + "many polls; `0ms` commits every poll at once.",
+            min = "0ms",
+            max = "10s",
             why = "a crash reads that much of the intake again")
     private Duration commitInterval = Duration.milliseconds(100);
 
     @NotNull
-    @Setting(value = "How long (in record time) a cancel is remembered, so that an older schedule of the same id "
-            + "read after it is dropped.", min = "0ms")
+    @Setting(
+            value = "How long (in record time) a cancel is remembered, so that an older schedule of the same id "
+                    + "read after it is dropped.",
+            min = "0ms")
     private Duration cancelMemory = Duration.hours(1);
 
     @NotNull
@@ -47,7 +56,9 @@ public class IntakeFactory implements SettingsCheck.Checked {
     private Duration retryBackoff = Duration.milliseconds(100);
 
     @NotNull
-    @Setting(value = "The longest wait between tries of a batch.", max = "60s",
+    @Setting(
+            value = "The longest wait between tries of a batch.",
+            max = "60s",
             why = "the consumer must poll within max.poll.interval.ms")
     private Duration maxRetryBackoff = Duration.seconds(30);
 
@@ -56,12 +67,19 @@ public class IntakeFactory implements SettingsCheck.Checked {
             + "path: delivered straight from the intake, never written to Redis; `off` parks every record.")
     private String expressWindow = "250ms";
 
-    @Setting(value = "Express records held in memory at once, at most; a record that finds the buffer full is "
-            + "written to Redis instead.", min = "1", max = "1000000", why = "they are held in memory")
+    @Setting(
+            value = "Express records held in memory at once, at most; a record that finds the buffer full is "
+                    + "written to Redis instead.",
+            min = "1",
+            max = "1000000",
+            why = "they are held in memory")
     private int expressBufferRecords = 50_000;
 
     @NotNull
-    @Setting(value = "The same bound in bytes (envelope plus about 300 bytes a record).", min = "1KiB", max = "256MiB",
+    @Setting(
+            value = "The same bound in bytes (envelope plus about 300 bytes a record).",
+            min = "1KiB",
+            max = "256MiB",
             why = "they are held in the heap")
     private DataSize expressBufferBytes = DataSize.mebibytes(32);
 
@@ -85,22 +103,29 @@ public class IntakeFactory implements SettingsCheck.Checked {
             try {
                 expressWindowMillis();
             } catch (IllegalArgumentException e) {
-                problems.add("expressWindow", "is \"" + expressWindow + "\", which is not a duration of 0 to 1 minute"
-                        + " or off: write e.g. 250ms, or off to write every record to Redis");
+                problems.add(
+                        "expressWindow",
+                        "is \"" + expressWindow + "\", which is not a duration of 0 to 1 minute"
+                                + " or off: write e.g. 250ms, or off to write every record to Redis");
             }
         }
         for (String pattern : allowedTargets) {
             try {
                 java.util.regex.Pattern.compile(pattern);
             } catch (PatternSyntaxException e) {
-                problems.add("allowedTargets", "holds \"" + pattern + "\", which is not a regular expression ("
-                        + e.getDescription() + "): write full-match patterns such as orders\\..*");
+                problems.add(
+                        "allowedTargets",
+                        "holds \"" + pattern + "\", which is not a regular expression (" + e.getDescription()
+                                + "): write full-match patterns such as orders\\..*");
             }
         }
-        if (maxRetryBackoff != null && retryBackoff != null
+        if (maxRetryBackoff != null
+                && retryBackoff != null
                 && maxRetryBackoff.toMilliseconds() < retryBackoff.toMilliseconds()) {
-            problems.add("maxRetryBackoff", "is " + maxRetryBackoff + ", shorter than intake.retryBackoff ("
-                    + retryBackoff + "), which it caps: raise intake.maxRetryBackoff or lower intake.retryBackoff");
+            problems.add(
+                    "maxRetryBackoff",
+                    "is " + maxRetryBackoff + ", shorter than intake.retryBackoff (" + retryBackoff
+                            + "), which it caps: raise intake.maxRetryBackoff or lower intake.retryBackoff");
         }
     }
 

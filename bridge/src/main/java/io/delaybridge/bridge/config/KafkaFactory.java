@@ -40,6 +40,7 @@ public class KafkaFactory implements SettingsCheck.Checked {
      * (group.consumer.session.timeout.ms, default and minimum 45 s).
      */
     static final String SESSION_TIMEOUT_MS = "8000";
+
     static final String HEARTBEAT_INTERVAL_MS = "1000";
     private static final String INSTANCE_ID = "[a-zA-Z0-9._:-]{0,249}";
     private static final String TOPIC_MESSAGE =
@@ -63,21 +64,31 @@ public class KafkaFactory implements SettingsCheck.Checked {
     @Setting("The consumer group of all bridge instances; shards follow its partition assignment.")
     private String groupId = "delay-bridge";
 
-    @Pattern(regexp = INSTANCE_ID, message = "is \"${validatedValue}\": use up to 249 of the characters a-z A-Z 0-9 . _ "
-            + ": - (e.g. the pod or host name), or leave it empty for the host name")
-    @Setting(value = "This instance's static member id in the group (`group.instance.id`): the same across restarts, "
-            + "unique among running instances.", defaultMeans = "the host name (`HOSTNAME`, else the resolver's)")
+    @Pattern(
+            regexp = INSTANCE_ID,
+            message = "is \"${validatedValue}\": use up to 249 of the characters a-z A-Z 0-9 . _ "
+                    + ": - (e.g. the pod or host name), or leave it empty for the host name")
+    @Setting(
+            value = "This instance's static member id in the group (`group.instance.id`): the same across restarts, "
+                    + "unique among running instances.",
+            defaultMeans = "the host name (`HOSTNAME`, else the resolver's)")
     private String instanceId = "";
 
     @Setting("Create the intake and deadletter topics if missing; with `false` a missing intake stops start-up.")
     private boolean createTopics = true;
 
-    @Setting(value = "Partitions of a created intake topic; one shard each.", min = "1", max = "10000",
+    @Setting(
+            value = "Partitions of a created intake topic; one shard each.",
+            min = "1",
+            max = "10000",
             why = "partitions, one shard each")
     private int intakePartitions = 16;
 
-    @Setting(value = "Replication of created topics; `-1` takes the broker's `default.replication.factor`.",
-            min = "-1", max = "32767", why = "-1 for the broker's default.replication.factor")
+    @Setting(
+            value = "Replication of created topics; `-1` takes the broker's `default.replication.factor`.",
+            min = "-1",
+            max = "32767",
+            why = "-1 for the broker's default.replication.factor")
     private int replicationFactor = -1;
 
     @NotNull
@@ -95,24 +106,35 @@ public class KafkaFactory implements SettingsCheck.Checked {
     @Override
     public void check(SettingsCheck.Problems problems) {
         if (intakeTopic != null && intakeTopic.equals(deadletterTopic)) {
-            problems.add("deadletterTopic", "is \"" + deadletterTopic + "\", the same as kafka.intakeTopic: a "
-                    + "deadletter record would be read back as intake. Set kafka.deadletterTopic to another topic");
+            problems.add(
+                    "deadletterTopic",
+                    "is \"" + deadletterTopic + "\", the same as kafka.intakeTopic: a "
+                            + "deadletter record would be read back as intake. Set kafka.deadletterTopic to another topic");
         }
         if (replicationFactor == 0) {
-            problems.add("replicationFactor", "is 0: use -1 for the broker's default.replication.factor, or 1 "
-                    + "and up");
+            problems.add(
+                    "replicationFactor", "is 0: use -1 for the broker's default.replication.factor, or 1 " + "and up");
         }
-        List<String> ownedByBridge = consumer.keySet().stream().filter(OWNED_CONSUMER_KEYS::contains).sorted().toList();
+        List<String> ownedByBridge = consumer.keySet().stream()
+                .filter(OWNED_CONSUMER_KEYS::contains)
+                .sorted()
+                .toList();
         if (!ownedByBridge.isEmpty()) {
-            problems.add("consumer", "sets " + ownedByBridge + ", which the bridge sets itself (offsets are committed "
-                    + "only after Redis holds the records). Remove them from kafka.consumer; the group is "
-                    + "kafka.groupId, the member id kafka.instanceId");
+            problems.add(
+                    "consumer",
+                    "sets " + ownedByBridge + ", which the bridge sets itself (offsets are committed "
+                            + "only after Redis holds the records). Remove them from kafka.consumer; the group is "
+                            + "kafka.groupId, the member id kafka.instanceId");
         }
-        List<String> ownedProducerKeys =
-                producer.keySet().stream().filter(OWNED_PRODUCER_KEYS::contains).sorted().toList();
+        List<String> ownedProducerKeys = producer.keySet().stream()
+                .filter(OWNED_PRODUCER_KEYS::contains)
+                .sorted()
+                .toList();
         if (!ownedProducerKeys.isEmpty()) {
-            problems.add("producer", "sets " + ownedProducerKeys + ", which the bridge sets itself (acks=all and "
-                    + "idempotence keep deliveries durable and ordered). Remove them from kafka.producer");
+            problems.add(
+                    "producer",
+                    "sets " + ownedProducerKeys + ", which the bridge sets itself (acks=all and "
+                            + "idempotence keep deliveries durable and ordered). Remove them from kafka.producer");
         }
     }
 
@@ -133,8 +155,8 @@ public class KafkaFactory implements SettingsCheck.Checked {
         if (!"consumer".equalsIgnoreCase(consumer.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG))) {
             // the KIP-848 consumer protocol refuses these client settings: the broker owns them there
             properties.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-            properties.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-                    CooperativeStickyAssignor.class.getName());
+            properties.put(
+                    ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
             properties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
             properties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
         }
@@ -156,9 +178,12 @@ public class KafkaFactory implements SettingsCheck.Checked {
             try {
                 host = java.net.InetAddress.getLocalHost().getHostName();
             } catch (java.net.UnknownHostException e) {
-                throw new IllegalStateException("kafka.instanceId is empty and this host's name cannot be read ("
-                        + e.getMessage() + "): set kafka.instanceId (DELAY_INSTANCE_ID) to a name unique to this "
-                        + "instance", e);
+                throw new IllegalStateException(
+                        "kafka.instanceId is empty and this host's name cannot be read ("
+                                + e.getMessage()
+                                + "): set kafka.instanceId (DELAY_INSTANCE_ID) to a name unique to this "
+                                + "instance",
+                        e);
             }
         }
         return host;

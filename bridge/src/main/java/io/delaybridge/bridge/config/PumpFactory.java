@@ -19,12 +19,16 @@ public class PumpFactory implements SettingsCheck.Checked {
     private int batchSize = 500;
 
     @NotNull
-    @Setting(value = "A claimed message not acknowledged within it is delivered again by the shard's owner.",
-            min = "1s", why = "longer than a send can take")
+    @Setting(
+            value = "A claimed message not acknowledged within it is delivered again by the shard's owner.",
+            min = "1s",
+            why = "longer than a send can take")
     private Duration lease = Duration.seconds(30);
 
-    @Setting(value = "Messages sent and not yet acknowledged, at most; at the limit the pump stops claiming.",
-            min = "1", max = "1000000")
+    @Setting(
+            value = "Messages sent and not yet acknowledged, at most; at the limit the pump stops claiming.",
+            min = "1",
+            max = "1000000")
     private int maxInFlight = 10_000;
 
     @Setting(value = "Delivery attempts before the deadletter topic (`DELIVERY_FAILED`).", min = "1", max = "1000")
@@ -43,8 +47,11 @@ public class PumpFactory implements SettingsCheck.Checked {
     private Duration revokeDrain = Duration.seconds(10);
 
     @NotNull
-    @Setting(value = "Claims also take messages due this much later and send each at its due time, so the claim's "
-            + "round trip is not part of the lateness; `0ms` claims only what is due.", min = "0ms", max = "1s",
+    @Setting(
+            value = "Claims also take messages due this much later and send each at its due time, so the claim's "
+                    + "round trip is not part of the lateness; `0ms` claims only what is due.",
+            min = "0ms",
+            max = "1s",
             why = "a little more than a claim takes")
     private Duration lookAhead = Duration.milliseconds(100);
 
@@ -54,8 +61,12 @@ public class PumpFactory implements SettingsCheck.Checked {
     private MissingTopics.Mode missingTopics = MissingTopics.Mode.BROKER;
 
     @NotNull
-    @Setting(value = "Where a missing target is not created: how long its message waits for it before the "
-            + "deadletter topic.", min = "0s", max = "10m", why = "0s deadletters at the first attempt")
+    @Setting(
+            value = "Where a missing target is not created: how long its message waits for it before the "
+                    + "deadletter topic.",
+            min = "0s",
+            max = "10m",
+            why = "0s deadletters at the first attempt")
     private Duration missingTopicWait = Duration.seconds(5);
 
     @NotNull
@@ -64,22 +75,32 @@ public class PumpFactory implements SettingsCheck.Checked {
     @Override
     public void check(SettingsCheck.Problems problems) {
         if (maxRetryBackoff.toMilliseconds() < retryBackoff.toMilliseconds()) {
-            problems.add("maxRetryBackoff", "is " + maxRetryBackoff + ", shorter than pump.retryBackoff ("
-                    + retryBackoff + "), which it caps: raise pump.maxRetryBackoff or lower pump.retryBackoff");
+            problems.add(
+                    "maxRetryBackoff",
+                    "is " + maxRetryBackoff + ", shorter than pump.retryBackoff (" + retryBackoff
+                            + "), which it caps: raise pump.maxRetryBackoff or lower pump.retryBackoff");
         }
         if (lookAhead.toMilliseconds() * 2 > lease.toMilliseconds()) {
-            problems.add("lookAhead", "is " + lookAhead + ", more than half of pump.lease (" + lease + "): a message "
-                    + "held until its due time could outlive its lease. Lower pump.lookAhead or raise pump.lease");
+            problems.add(
+                    "lookAhead",
+                    "is " + lookAhead + ", more than half of pump.lease (" + lease + "): a message "
+                            + "held until its due time could outlive its lease. Lower pump.lookAhead or raise pump.lease");
         }
         rateLimits.check("rateLimits", problems);
         if (maxInFlight < batchSize) {
-            problems.add("maxInFlight", "is " + maxInFlight + ", below pump.batchSize (" + batchSize + "): a claim "
-                    + "takes up to batchSize messages into flight. Raise pump.maxInFlight or lower pump.batchSize");
+            problems.add(
+                    "maxInFlight",
+                    "is " + maxInFlight + ", below pump.batchSize (" + batchSize + "): a claim "
+                            + "takes up to batchSize messages into flight. Raise pump.maxInFlight or lower pump.batchSize");
         }
     }
 
     public PumpSettings build() {
-        return new PumpSettings(batchSize, lease.toMilliseconds(), maxInFlight, revokeDrain.toMilliseconds(),
+        return new PumpSettings(
+                batchSize,
+                lease.toMilliseconds(),
+                maxInFlight,
+                revokeDrain.toMilliseconds(),
                 lookAhead.toMilliseconds());
     }
 

@@ -18,10 +18,13 @@ public class RateLimitsFactory {
 
     /** The highest cap: above it a cap would not be one (a bridge delivers some 10^5 records per second). */
     static final double MAX = 1_000_000;
+
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
-    @Setting(name = "default", value = "Records per second for every target topic without an entry in `targets`; "
-            + "`0`: no cap. A decimal is allowed (`0.5`: one every 2 s).")
+    @Setting(
+            name = "default",
+            value = "Records per second for every target topic without an entry in `targets`; "
+                    + "`0`: no cap. A decimal is allowed (`0.5`: one every 2 s).")
     private double defaultLimit;
 
     @Setting("Records per second per target topic; `0` exempts a topic from `default`.")
@@ -30,22 +33,30 @@ public class RateLimitsFactory {
     /** Adds a problem, under {@code prefix}, for each cap that is wrong. */
     void check(String prefix, SettingsCheck.Problems problems) {
         if (!valid(defaultLimit)) {
-            problems.add(prefix + ".default", "is " + show(defaultLimit) + ": use records per second per target "
-                    + "topic, 0 to " + (long) MAX + " (0: no cap), e.g. 500, or set DELAY_RATE_LIMIT");
+            problems.add(
+                    prefix + ".default",
+                    "is " + show(defaultLimit) + ": use records per second per target " + "topic, 0 to " + (long) MAX
+                            + " (0: no cap), e.g. 500, or set DELAY_RATE_LIMIT");
         }
         if (targets == null) {
-            problems.add(prefix + ".targets", "is empty (null): write {} or a map of topic: records per second, "
-                    + "e.g. {orders.timeout: 500}");
+            problems.add(
+                    prefix + ".targets",
+                    "is empty (null): write {} or a map of topic: records per second, " + "e.g. {orders.timeout: 500}");
             return;
         }
         targets.forEach((topic, cap) -> {
             if (topic == null || !TOPIC.matcher(topic).matches()) {
-                problems.add(prefix + ".targets", "names \"" + topic + "\", which is not a legal Kafka topic name "
-                        + "(1 to 249 of a-z A-Z 0-9 . _ -): write the target topic as it is, e.g. orders.timeout: 500");
+                problems.add(
+                        prefix + ".targets",
+                        "names \"" + topic + "\", which is not a legal Kafka topic name "
+                                + "(1 to 249 of a-z A-Z 0-9 . _ -): write the target topic as it is, e.g. orders.timeout: 500");
             } else if (cap == null || !valid(cap)) {
-                problems.add(prefix + ".targets." + topic, "is " + (cap == null ? "empty" : show(cap)) + ": use "
-                        + "records per second, 0 to " + (long) MAX + " (0 exempts " + topic + " from the default), "
-                        + "e.g. " + topic + ": 500");
+                problems.add(
+                        prefix + ".targets." + topic,
+                        "is " + (cap == null ? "empty" : show(cap)) + ": use "
+                                + "records per second, 0 to " + (long) MAX + " (0 exempts " + topic
+                                + " from the default), "
+                                + "e.g. " + topic + ": 500");
             }
         });
     }

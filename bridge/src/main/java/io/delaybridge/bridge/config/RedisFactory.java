@@ -11,7 +11,6 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.net.URI;
 import java.time.Clock;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
 /** The Redis side: settings under {@code redis:} (docs/configuration.md). */
@@ -30,8 +29,10 @@ public class RedisFactory implements SettingsCheck.Checked {
     private RedisMode mode = RedisMode.AUTO;
 
     @NotNull
-    @Pattern(regexp = "[A-Za-z0-9_.:-]{1,64}", message = "is \"${validatedValue}\": use 1 to 64 of the characters "
-            + "A-Z a-z 0-9 _ . : - (no braces: the shard's hash tag follows the prefix)")
+    @Pattern(
+            regexp = "[A-Za-z0-9_.:-]{1,64}",
+            message = "is \"${validatedValue}\": use 1 to 64 of the characters "
+                    + "A-Z a-z 0-9 _ . : - (no braces: the shard's hash tag follows the prefix)")
     @Setting("The first part of every key (`dq:{delay-intake:7}:due`); an ACL can be limited to `dq:*`.")
     private String keyPrefix = "dq";
 
@@ -39,8 +40,12 @@ public class RedisFactory implements SettingsCheck.Checked {
     @Setting(value = "How long one Redis command may take.", min = "10ms")
     private Duration commandTimeout = Duration.seconds(5);
 
-    @Setting(value = "Replicas that must acknowledge a batch (`WAIT`) before its offsets are committed; `0` relies on "
-            + "the primary's AOF.", min = "0", max = "16", why = "0 relies on the primary's AOF")
+    @Setting(
+            value = "Replicas that must acknowledge a batch (`WAIT`) before its offsets are committed; `0` relies on "
+                    + "the primary's AOF.",
+            min = "0",
+            max = "16",
+            why = "0 relies on the primary's AOF")
     private int waitReplicas = 0;
 
     @NotNull
@@ -54,21 +59,27 @@ public class RedisFactory implements SettingsCheck.Checked {
     @Override
     public void check(SettingsCheck.Problems problems) {
         if (uri != null && !uri.isEmpty() && !isRedisUri(uri)) {
-            problems.add("uri", "is \"" + withoutPassword(uri) + "\": not a Redis URI. Use redis://host:6379, "
-                    + "rediss://host:6380 (TLS) or redis-sentinel://host:26379/0#mymaster");
+            problems.add(
+                    "uri",
+                    "is \"" + withoutPassword(uri) + "\": not a Redis URI. Use redis://host:6379, "
+                            + "rediss://host:6380 (TLS) or redis-sentinel://host:26379/0#mymaster");
         } else if (uri != null && mode != null) {
             boolean sentinelUri = uri.startsWith("redis-sentinel") || uri.startsWith("rediss-sentinel");
             if (mode == RedisMode.SENTINEL && !sentinelUri) {
-                problems.add("mode", "is sentinel but uri is not a Sentinel URI: use "
-                        + "redis-sentinel://host:26379,host2:26379#mymaster, or set mode to auto");
+                problems.add(
+                        "mode",
+                        "is sentinel but uri is not a Sentinel URI: use "
+                                + "redis-sentinel://host:26379,host2:26379#mymaster, or set mode to auto");
             } else if (sentinelUri && (mode == RedisMode.STANDALONE || mode == RedisMode.CLUSTER)) {
-                problems.add("mode", "is " + mode.setting() + " but uri names sentinels: set mode to sentinel or "
-                        + "auto");
+                problems.add(
+                        "mode", "is " + mode.setting() + " but uri names sentinels: set mode to sentinel or " + "auto");
             }
         }
         if (uri != null && tls != null && tls.configured() && !uri.startsWith("rediss")) {
-            problems.add("tls", "names certificate files but uri is \"" + withoutPassword(uri) + "\", which is"
-                    + " not TLS: use rediss://host:port (rediss-sentinel:// for Sentinel), or leave redis.tls empty");
+            problems.add(
+                    "tls",
+                    "names certificate files but uri is \"" + withoutPassword(uri) + "\", which is"
+                            + " not TLS: use rediss://host:port (rediss-sentinel:// for Sentinel), or leave redis.tls empty");
         }
     }
 
@@ -98,16 +109,19 @@ public class RedisFactory implements SettingsCheck.Checked {
      * the intake's partitions meanwhile.
      */
     public RedisDelayStore build(String intakeTopic, IntSupplier shardCount) {
-        return RedisDelayStore.connect(new RedisStoreOptions(
-                uri,
-                keyPrefix,
-                intakeTopic,
-                1, // a placeholder: the store takes its count from shardCount
-                waitReplicas,
-                waitTimeout.toJavaDuration(),
-                commandTimeout.toJavaDuration(),
-                mode,
-                tls.build()), Clock.systemUTC(), shardCount);
+        return RedisDelayStore.connect(
+                new RedisStoreOptions(
+                        uri,
+                        keyPrefix,
+                        intakeTopic,
+                        1, // a placeholder: the store takes its count from shardCount
+                        waitReplicas,
+                        waitTimeout.toJavaDuration(),
+                        commandTimeout.toJavaDuration(),
+                        mode,
+                        tls.build()),
+                Clock.systemUTC(),
+                shardCount);
     }
 
     @JsonProperty

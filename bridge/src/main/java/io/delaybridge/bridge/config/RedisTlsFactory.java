@@ -18,22 +18,31 @@ public class RedisTlsFactory implements SettingsCheck.Checked {
 
     @Setting("PEM file of the CA certificates to trust.")
     private String caFile;
+
     @Setting("Or a key store of them; with neither, the JVM's default CAs.")
     private String trustStore;
+
     @Setting("The trust store's password (a PKCS12 store made by keytool hides its certificates without it).")
     private String trustStorePassword;
+
     @Setting("`PKCS12` or `JKS`.")
     private String trustStoreType = "PKCS12";
+
     @Setting("PEM client certificate chain, own certificate first, for servers with `tls-auth-clients yes`.")
     private String certificateFile;
+
     @Setting("The client certificate's PKCS#8 PEM key.")
     private String keyFile;
+
     @Setting("The key's password, if it is encrypted.")
     private String keyPassword;
+
     @Setting("Or a key store with the client key and certificate.")
     private String keyStore;
+
     @Setting("The key store's password (and the key's).")
     private String keyStorePassword;
+
     @Setting("`PKCS12` or `JKS`.")
     private String keyStoreType = "PKCS12";
 
@@ -50,24 +59,32 @@ public class RedisTlsFactory implements SettingsCheck.Checked {
         readable(problems, "keyFile", keyFile);
         readable(problems, "keyStore", keyStore);
         if (set(caFile) && set(trustStore)) {
-            problems.add("trustStore", "is set beside caFile: give the CA either as a PEM file (caFile) or in a key"
-                    + " store (trustStore), not both");
+            problems.add(
+                    "trustStore",
+                    "is set beside caFile: give the CA either as a PEM file (caFile) or in a key"
+                            + " store (trustStore), not both");
         }
         if (set(certificateFile) != set(keyFile)) {
-            problems.add(set(keyFile) ? "certificateFile" : "keyFile", "is empty but "
-                    + (set(keyFile) ? "keyFile" : "certificateFile") + " is set: a client certificate needs both"
-                    + " (REDIS_TLS_CERT_FILE and REDIS_TLS_KEY_FILE)");
+            problems.add(
+                    set(keyFile) ? "certificateFile" : "keyFile",
+                    "is empty but "
+                            + (set(keyFile) ? "keyFile" : "certificateFile")
+                            + " is set: a client certificate needs both"
+                            + " (REDIS_TLS_CERT_FILE and REDIS_TLS_KEY_FILE)");
         }
         if (set(keyStore) && (set(certificateFile) || set(keyFile))) {
-            problems.add("keyStore", "is set beside certificateFile/keyFile: give the client certificate either as"
-                    + " PEM files or in a key store, not both");
+            problems.add(
+                    "keyStore",
+                    "is set beside certificateFile/keyFile: give the client certificate either as"
+                            + " PEM files or in a key store, not both");
         }
     }
 
     private static void readable(SettingsCheck.Problems problems, String setting, String value) {
         if (set(value) && !Files.isReadable(Path.of(value))) {
-            problems.add(setting, "is \"" + value + "\": no readable file there. Check the path and the file's"
-                    + " permissions");
+            problems.add(
+                    setting,
+                    "is \"" + value + "\": no readable file there. Check the path and the file's" + " permissions");
         }
     }
 
@@ -90,10 +107,18 @@ public class RedisTlsFactory implements SettingsCheck.Checked {
 
     /** The store layer's TLS settings; files are read when the store connects. */
     public RedisTls build() {
-        return new RedisTls(path(caFile), path(trustStore), orNull(trustStorePassword),
-                set(trustStoreType) ? trustStoreType : "PKCS12", path(certificateFile), path(keyFile),
-                orNull(keyPassword), path(keyStore), orNull(keyStorePassword),
-                set(keyStoreType) ? keyStoreType : "PKCS12", verifyPeer);
+        return new RedisTls(
+                path(caFile),
+                path(trustStore),
+                orNull(trustStorePassword),
+                set(trustStoreType) ? trustStoreType : "PKCS12",
+                path(certificateFile),
+                path(keyFile),
+                orNull(keyPassword),
+                path(keyStore),
+                orNull(keyStorePassword),
+                set(keyStoreType) ? keyStoreType : "PKCS12",
+                verifyPeer);
     }
 
     @JsonProperty

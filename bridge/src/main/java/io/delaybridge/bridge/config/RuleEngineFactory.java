@@ -29,13 +29,16 @@ public class RuleEngineFactory implements SettingsCheck.Checked {
             StreamsConfig.BOOTSTRAP_SERVERS_CONFIG);
 
     @Pattern(regexp = "[a-zA-Z0-9._-]{1,200}", message = "is \"${validatedValue}\": use 1 to 200 of a-z A-Z 0-9 . _ -")
-    @Setting(value = "The Kafka Streams application id (its consumer group and transactional ids); every instance "
-            + "with the same id shares the rules' work.", defaultMeans = "`<kafka.groupId>-rules`")
+    @Setting(
+            value = "The Kafka Streams application id (its consumer group and transactional ids); every instance "
+                    + "with the same id shares the rules' work.",
+            defaultMeans = "`<kafka.groupId>-rules`")
     private String applicationId;
 
     @NotNull
-    @Pattern(regexp = "earliest|latest", message = "is \"${validatedValue}\": use latest (records from now on) or"
-            + " earliest (the whole topic)")
+    @Pattern(
+            regexp = "earliest|latest",
+            message = "is \"${validatedValue}\": use latest (records from now on) or" + " earliest (the whole topic)")
     @Setting("Where a source without committed offsets starts: `latest` (records from now on) or `earliest` (the "
             + "whole topic; those past due are delivered at once).")
     private String startFrom = "latest";
@@ -44,15 +47,19 @@ public class RuleEngineFactory implements SettingsCheck.Checked {
     private int threads = 1;
 
     @NotNull
-    @Setting(value = "The transaction commit interval: the intake sees a rule's records at the commit, so this adds "
-            + "to the lateness of very short delays.", min = "10ms", max = "60s")
+    @Setting(
+            value = "The transaction commit interval: the intake sees a rule's records at the commit, so this adds "
+                    + "to the lateness of very short delays.",
+            min = "10ms",
+            max = "60s")
     private Duration commitInterval = Duration.milliseconds(100);
 
     @NotNull
     @Setting("How long a stop waits for the stream threads to commit and close.")
     private Duration closeTimeout = Duration.seconds(30);
 
-    @Setting(value = "Kafka Streams' state directory; stateless rules keep only a lock file there.",
+    @Setting(
+            value = "Kafka Streams' state directory; stateless rules keep only a lock file there.",
             defaultMeans = "`<java.io.tmpdir>/delay-bridge-rules`")
     private String stateDir;
 
@@ -62,11 +69,14 @@ public class RuleEngineFactory implements SettingsCheck.Checked {
 
     @Override
     public void check(SettingsCheck.Problems problems) {
-        List<String> owned = streams.keySet().stream().filter(OWNED::contains).sorted().toList();
+        List<String> owned =
+                streams.keySet().stream().filter(OWNED::contains).sorted().toList();
         if (!owned.isEmpty()) {
-            problems.add("streams", "sets " + owned + ", which the bridge sets itself (exactly_once_v2 keeps every"
-                    + " rule's record in the intake once; the id is ruleEngine.applicationId, the brokers"
-                    + " kafka.bootstrapServers). Remove them from ruleEngine.streams");
+            problems.add(
+                    "streams",
+                    "sets " + owned + ", which the bridge sets itself (exactly_once_v2 keeps every"
+                            + " rule's record in the intake once; the id is ruleEngine.applicationId, the brokers"
+                            + " kafka.bootstrapServers). Remove them from ruleEngine.streams");
         }
     }
 
@@ -87,8 +97,12 @@ public class RuleEngineFactory implements SettingsCheck.Checked {
     public Properties streamsProperties(KafkaFactory kafka) {
         Properties p = new Properties();
         p.putAll(kafka.getCommon());
-        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir != null ? stateDir
-                : Path.of(System.getProperty("java.io.tmpdir"), "delay-bridge-rules").toString());
+        p.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                stateDir != null
+                        ? stateDir
+                        : Path.of(System.getProperty("java.io.tmpdir"), "delay-bridge-rules")
+                                .toString());
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, Integer.toString(threads));
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitInterval.toMilliseconds()));
         p.put(StreamsConfig.CLIENT_ID_CONFIG, applicationId(kafka.getGroupId()));

@@ -19,22 +19,28 @@ public class RuleFactory {
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9._-]{1,100}");
     private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
-    @Setting(value = "Unique; 1-100 of `a-z A-Z 0-9 . _ -`. Names the health check `rule-<name>`, the meters "
-            + "`delay.rules.<name>.*` and the `x-delay-rule` header.", defaultMeans = "required")
+    @Setting(
+            value = "Unique; 1-100 of `a-z A-Z 0-9 . _ -`. Names the health check `rule-<name>`, the meters "
+                    + "`delay.rules.<name>.*` and the `x-delay-rule` header.",
+            defaultMeans = "required")
     private String name;
 
-    @Setting(value = "The topic the rule reads (must exist when the rules start).",
+    @Setting(
+            value = "The topic the rule reads (must exist when the rules start).",
             defaultMeans = "one of `source` / `sourcePattern`")
     private String source;
 
-    @Setting("A Java regular expression; the rule reads every topic it matches in full, including topics created later.")
+    @Setting(
+            "A Java regular expression; the rule reads every topic it matches in full, including topics created later.")
     private String sourcePattern;
 
-    @Setting(value = "The topic the record is delivered to; checked against `intake.allowedTargets` at start-up.",
+    @Setting(
+            value = "The topic the record is delivered to; checked against `intake.allowedTargets` at start-up.",
             defaultMeans = "required to schedule")
     private String target;
 
-    @Setting(value = "A fixed delay in the grammar of `delay-ms`: `1500`, `30s`, `5m`, `PT30M`.",
+    @Setting(
+            value = "A fixed delay in the grammar of `delay-ms`: `1500`, `30s`, `5m`, `PT30M`.",
             defaultMeans = "one of `delay` / `delayHeader` / `delayField` to schedule")
     private String delay;
 
@@ -45,20 +51,25 @@ public class RuleFactory {
             + "milliseconds, a string uses the grammar of `delay-ms`.")
     private String delayField;
 
-    @Setting(value = "The delay of a record without the header or field; without it such a record is deadlettered "
-            + "(`MISSING_DELAY`).", defaultMeans = "none")
+    @Setting(
+            value = "The delay of a record without the header or field; without it such a record is deadlettered "
+                    + "(`MISSING_DELAY`).",
+            defaultMeans = "none")
     private String delayFallback;
 
-    @Setting(value = "The target partition (`delay-partition`); otherwise the target's partitioner on the key.",
+    @Setting(
+            value = "The target partition (`delay-partition`); otherwise the target's partitioner on the key.",
             defaultMeans = "none")
     private Integer partition;
 
-    @Setting(value = "The message id, a template over the source record: `{key}`, `{topic}`, `{partition}`, "
-            + "`{offset}`, `{rule}`, `{header:NAME}`, `{field:PATH}`.",
+    @Setting(
+            value = "The message id, a template over the source record: `{key}`, `{topic}`, `{partition}`, "
+                    + "`{offset}`, `{rule}`, `{header:NAME}`, `{field:PATH}`.",
             defaultMeans = "`{rule}:{topic}-{partition}-{offset}`")
     private String id;
 
-    @Setting(value = "Instead of scheduling: the template of the id to cancel, e.g. `order-timeout:{key}`.",
+    @Setting(
+            value = "Instead of scheduling: the template of the id to cancel, e.g. `order-timeout:{key}`.",
             defaultMeans = "none")
     private String cancel;
 
@@ -68,25 +79,33 @@ public class RuleFactory {
     /** Adds what is wrong with this rule alone; {@code key} is how messages name it, e.g. {@code order-timeout}. */
     void check(String key, SettingsCheck.Problems problems) {
         if (name == null || !NAME.matcher(name).matches()) {
-            problems.add(key + ".name", "is " + quoted(name) + ": give each rule a name of 1 to 100 characters"
-                    + " a-z A-Z 0-9 . _ -, e.g. order-timeout");
+            problems.add(
+                    key + ".name",
+                    "is " + quoted(name) + ": give each rule a name of 1 to 100 characters"
+                            + " a-z A-Z 0-9 . _ -, e.g. order-timeout");
         }
         if ((source == null) == (sourcePattern == null)) {
-            problems.add(key + ".source", "and sourcePattern are " + quoted(source) + " and " + quoted(sourcePattern)
-                    + ": give exactly one, the topic the rule reads (source: orders.created) or a pattern"
-                    + " (sourcePattern: \"orders\\\\..*\")");
+            problems.add(
+                    key + ".source",
+                    "and sourcePattern are " + quoted(source) + " and " + quoted(sourcePattern)
+                            + ": give exactly one, the topic the rule reads (source: orders.created) or a pattern"
+                            + " (sourcePattern: \"orders\\\\..*\")");
         }
         if (source != null && !TOPIC.matcher(source).matches()) {
-            problems.add(key + ".source", "is " + quoted(source) + ": use a legal Kafka topic name (1 to 249 of the"
-                    + " characters a-z A-Z 0-9 . _ -), or sourcePattern for a regular expression");
+            problems.add(
+                    key + ".source",
+                    "is " + quoted(source) + ": use a legal Kafka topic name (1 to 249 of the"
+                            + " characters a-z A-Z 0-9 . _ -), or sourcePattern for a regular expression");
         }
         if (sourcePattern != null) {
             try {
                 Pattern.compile(sourcePattern);
             } catch (PatternSyntaxException e) {
-                problems.add(key + ".sourcePattern", "is " + quoted(sourcePattern) + ", which is not a Java regular"
-                        + " expression (" + e.getDescription() + " near index " + e.getIndex() + "): write a"
-                        + " full-match pattern such as orders\\\\..* (a dot is \\\\. in YAML double quotes)");
+                problems.add(
+                        key + ".sourcePattern",
+                        "is " + quoted(sourcePattern) + ", which is not a Java regular"
+                                + " expression (" + e.getDescription() + " near index " + e.getIndex() + "): write a"
+                                + " full-match pattern such as orders\\\\..* (a dot is \\\\. in YAML double quotes)");
             }
         }
         if (cancel != null) {
@@ -106,45 +125,60 @@ public class RuleFactory {
         addIf(extra, partition, "partition");
         addIf(extra, id, "id");
         if (!extra.isEmpty()) {
-            problems.add(key + ".cancel", "is set together with " + extra + ": a rule either cancels or schedules;"
-                    + " make two rules");
+            problems.add(
+                    key + ".cancel",
+                    "is set together with " + extra + ": a rule either cancels or schedules;" + " make two rules");
         }
         IdTemplate t = template(key + ".cancel", cancel, problems);
         if (t != null && t.usesOffset()) {
-            problems.add(key + ".cancel", "is " + quoted(cancel) + ", which uses {offset}: the offset of the record"
-                    + " that cancels never names a message scheduled from another record, so it can never match."
-                    + " Cancel by the key or a field, e.g. order-timeout:{key}, and schedule with the same id");
+            problems.add(
+                    key + ".cancel",
+                    "is " + quoted(cancel) + ", which uses {offset}: the offset of the record"
+                            + " that cancels never names a message scheduled from another record, so it can never match."
+                            + " Cancel by the key or a field, e.g. order-timeout:{key}, and schedule with the same id");
         }
     }
 
     private void checkSchedule(String key, SettingsCheck.Problems problems) {
         if (target == null || target.isBlank()) {
-            problems.add(key + ".target", "is missing: give the topic to deliver to (target: orders.timeout), or"
-                    + " cancel: <id template> for a rule that cancels");
+            problems.add(
+                    key + ".target",
+                    "is missing: give the topic to deliver to (target: orders.timeout), or"
+                            + " cancel: <id template> for a rule that cancels");
         }
         int delays = (delay == null ? 0 : 1) + (delayHeader == null ? 0 : 1) + (delayField == null ? 0 : 1);
         if (delays != 1) {
-            problems.add(key + ".delay", "delay, delayHeader and delayField are " + quoted(delay) + ", "
-                    + quoted(delayHeader) + ", " + quoted(delayField) + ": give exactly one (delay: 30m, or"
-                    + " delayHeader: x-timeout, or delayField: timeout)");
+            problems.add(
+                    key + ".delay",
+                    "delay, delayHeader and delayField are " + quoted(delay) + ", "
+                            + quoted(delayHeader) + ", " + quoted(delayField) + ": give exactly one (delay: 30m, or"
+                            + " delayHeader: x-timeout, or delayField: timeout)");
         }
         if (delay != null && delayFallback != null) {
-            problems.add(key + ".delayFallback", "is " + quoted(delayFallback) + " with the fixed delay " + quoted(delay)
-                    + ": a fallback is for delayHeader or delayField; remove it");
+            problems.add(
+                    key + ".delayFallback",
+                    "is " + quoted(delayFallback) + " with the fixed delay " + quoted(delay)
+                            + ": a fallback is for delayHeader or delayField; remove it");
         }
         parseDelay(key + ".delay", delay, problems);
         parseDelay(key + ".delayFallback", delayFallback, problems);
         if (delayHeader != null && delayHeader.isBlank()) {
             problems.add(key + ".delayHeader", "is blank: name the header that holds the delay");
         }
-        if (delayField != null && (delayField.isBlank() || delayField.startsWith(".") || delayField.endsWith(".")
-                || delayField.contains(".."))) {
-            problems.add(key + ".delayField", "is " + quoted(delayField) + ": name a field of the JSON value, dotted"
-                    + " for nested objects (timeout, payment.timeout)");
+        if (delayField != null
+                && (delayField.isBlank()
+                        || delayField.startsWith(".")
+                        || delayField.endsWith(".")
+                        || delayField.contains(".."))) {
+            problems.add(
+                    key + ".delayField",
+                    "is " + quoted(delayField) + ": name a field of the JSON value, dotted"
+                            + " for nested objects (timeout, payment.timeout)");
         }
         if (partition != null && partition < 0) {
-            problems.add(key + ".partition", "is " + partition + ": use 0 or more, or leave it out to partition on"
-                    + " the key");
+            problems.add(
+                    key + ".partition",
+                    "is " + partition + ": use 0 or more, or leave it out to partition on" + " the key");
         }
         if (id != null) {
             template(key + ".id", id, problems);
@@ -189,10 +223,18 @@ public class RuleFactory {
             return Rule.cancel(name, topics, pattern, IdTemplate.parse(cancel));
         }
         Long fallback = delayFallback == null ? null : DelayText.parseDelayMillis(delayFallback);
-        RuleDelay when = delay != null ? new RuleDelay.Fixed(DelayText.parseDelayMillis(delay))
-                : delayHeader != null ? new RuleDelay.FromHeader(delayHeader, fallback)
-                : new RuleDelay.FromField(delayField, fallback);
-        return Rule.schedule(name, topics, pattern, target.strip(), when, partition,
+        RuleDelay when = delay != null
+                ? new RuleDelay.Fixed(DelayText.parseDelayMillis(delay))
+                : delayHeader != null
+                        ? new RuleDelay.FromHeader(delayHeader, fallback)
+                        : new RuleDelay.FromField(delayField, fallback);
+        return Rule.schedule(
+                name,
+                topics,
+                pattern,
+                target.strip(),
+                when,
+                partition,
                 IdTemplate.parse(id == null ? IdTemplate.DEFAULT : id));
     }
 

@@ -59,8 +59,9 @@ public class RulesFactory implements SettingsCheck.Checked {
             }
             r.check(key(i), problems);
             if (r.getName() != null && !names.add(r.getName())) {
-                problems.add(key(i) + ".name", "is \"" + r.getName() + "\", the name of an earlier rule: give each"
-                        + " rule its own name");
+                problems.add(
+                        key(i) + ".name",
+                        "is \"" + r.getName() + "\", the name of an earlier rule: give each" + " rule its own name");
             }
         }
         if (problems.size() > before) {
@@ -71,20 +72,30 @@ public class RulesFactory implements SettingsCheck.Checked {
             Rule a = built.get(i);
             for (int j = 0; j < built.size(); j++) {
                 Rule b = built.get(j);
-                if (a.pattern() != null && b.pattern() == null && b.topics().stream().anyMatch(a::reads)) {
-                    problems.add(key(i) + ".sourcePattern", "is \"" + a.pattern().pattern() + "\", which matches "
-                            + b.topics() + ", the source of rule " + b.name() + ": Kafka Streams reads a topic once."
-                            + " Give both rules the same source, or narrow the pattern");
+                if (a.pattern() != null
+                        && b.pattern() == null
+                        && b.topics().stream().anyMatch(a::reads)) {
+                    problems.add(
+                            key(i) + ".sourcePattern",
+                            "is \"" + a.pattern().pattern() + "\", which matches "
+                                    + b.topics() + ", the source of rule " + b.name()
+                                    + ": Kafka Streams reads a topic once."
+                                    + " Give both rules the same source, or narrow the pattern");
                 }
             }
             if (a.cancels() && !rules.get(i).isExternal()) {
                 List<Rule> schedules = built.stream().filter(r -> !r.cancels()).toList();
                 boolean matches = schedules.stream().anyMatch(s -> a.cancel().canMatch(a.name(), s.id(), s.name()));
                 if (!schedules.isEmpty() && !matches) {
-                    problems.add(key(i) + ".cancel", "is \"" + a.cancel() + "\", which can never match the id of a"
-                            + " message the rules schedule (" + schedules.stream().map(s -> s.name() + ": " + s.id())
-                            .collect(Collectors.joining(", ")) + "): use the scheduling rule's id template, e.g."
-                            + " the same literal prefix, or set external: true if producers schedule these ids");
+                    problems.add(
+                            key(i) + ".cancel",
+                            "is \"" + a.cancel() + "\", which can never match the id of a"
+                                    + " message the rules schedule ("
+                                    + schedules.stream()
+                                            .map(s -> s.name() + ": " + s.id())
+                                            .collect(Collectors.joining(", "))
+                                    + "): use the scheduling rule's id template, e.g."
+                                    + " the same literal prefix, or set external: true if producers schedule these ids");
                 }
             }
         }
@@ -102,8 +113,8 @@ public class RulesFactory implements SettingsCheck.Checked {
      * @throws IllegalArgumentException naming every rule that targets a forbidden topic or reads the intake or
      *                                  deadletter topic
      */
-    public List<Rule> build(String intakeTopic, String deadletterTopic, List<String> allowedTargets,
-            long maxDelayMillis) {
+    public List<Rule> build(
+            String intakeTopic, String deadletterTopic, List<String> allowedTargets, long maxDelayMillis) {
         TargetPolicy policy = new TargetPolicy(intakeTopic, deadletterTopic, allowedTargets);
         List<String> problems = new ArrayList<>();
         List<Rule> built = new ArrayList<>();
@@ -121,12 +132,13 @@ public class RulesFactory implements SettingsCheck.Checked {
                 try {
                     policy.check(rule.target());
                 } catch (ContractViolation v) {
-                    problems.add("rules." + key(i) + ".target: " + v.getMessage().replace("delay-target: ", "")
-                            + ". Change the target, or allow it in intake.allowedTargets");
+                    problems.add(
+                            "rules." + key(i) + ".target: " + v.getMessage().replace("delay-target: ", "")
+                                    + ". Change the target, or allow it in intake.allowedTargets");
                 }
                 if (rule.delay() instanceof RuleDelay.Fixed f && f.delayMillis() > maxDelayMillis) {
-                    problems.add("rules." + key(i) + ".delay: " + rules.get(i).getDelay() + " is longer than intake.maxDelay;"
-                            + " shorten it or raise intake.maxDelay");
+                    problems.add("rules." + key(i) + ".delay: " + rules.get(i).getDelay()
+                            + " is longer than intake.maxDelay;" + " shorten it or raise intake.maxDelay");
                 }
             }
         }

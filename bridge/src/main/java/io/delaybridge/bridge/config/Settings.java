@@ -42,9 +42,9 @@ public final class Settings {
             if (!low && !high) {
                 return null;
             }
-            String range = setting.min().isEmpty() ? "at most " + setting.max()
-                    : setting.max().isEmpty() ? "at least " + setting.min()
-                    : setting.min() + " to " + setting.max();
+            String range = setting.min().isEmpty()
+                    ? "at most " + setting.max()
+                    : setting.max().isEmpty() ? "at least " + setting.min() : setting.min() + " to " + setting.max();
             String why = setting.why().isEmpty() ? "" : " (" + setting.why() + ")";
             return "is " + value + ": use " + range + ", e.g. " + defaultText() + why;
         }
@@ -89,30 +89,32 @@ public final class Settings {
             return "";
         }
         if (value instanceof Duration duration) {
-            return duration.getQuantity() + switch (duration.getUnit()) {
-                case NANOSECONDS -> "ns";
-                case MICROSECONDS -> "us";
-                case MILLISECONDS -> "ms";
-                case SECONDS -> "s";
-                case MINUTES -> "m";
-                case HOURS -> "h";
-                case DAYS -> "d";
-            };
+            return duration.getQuantity()
+                    + switch (duration.getUnit()) {
+                        case NANOSECONDS -> "ns";
+                        case MICROSECONDS -> "us";
+                        case MILLISECONDS -> "ms";
+                        case SECONDS -> "s";
+                        case MINUTES -> "m";
+                        case HOURS -> "h";
+                        case DAYS -> "d";
+                    };
         }
         if (value instanceof DataSize size) {
-            return size.getQuantity() + switch (size.getUnit()) {
-                case BYTES -> "B";
-                case KIBIBYTES -> "KiB";
-                case MEBIBYTES -> "MiB";
-                case GIBIBYTES -> "GiB";
-                case TEBIBYTES -> "TiB";
-                case PEBIBYTES -> "PiB";
-                case KILOBYTES -> "KB";
-                case MEGABYTES -> "MB";
-                case GIGABYTES -> "GB";
-                case TERABYTES -> "TB";
-                case PETABYTES -> "PB";
-            };
+            return size.getQuantity()
+                    + switch (size.getUnit()) {
+                        case BYTES -> "B";
+                        case KIBIBYTES -> "KiB";
+                        case MEBIBYTES -> "MiB";
+                        case GIBIBYTES -> "GiB";
+                        case TEBIBYTES -> "TiB";
+                        case PEBIBYTES -> "PiB";
+                        case KILOBYTES -> "KB";
+                        case MEGABYTES -> "MB";
+                        case GIGABYTES -> "GB";
+                        case TERABYTES -> "TB";
+                        case PETABYTES -> "PB";
+                    };
         }
         if (value instanceof Enum<?> constant) {
             return constant.name().toLowerCase(Locale.ROOT);

@@ -75,7 +75,10 @@ public @interface SettingsCheck {
 
         /** Message templates interpret braces, dollar signs and backslashes: a value must be shown as it is. */
         private static String literal(String text) {
-            return text.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}").replace("$", "\\$");
+            return text.replace("\\", "\\\\")
+                    .replace("{", "\\{")
+                    .replace("}", "\\}")
+                    .replace("$", "\\$");
         }
     }
 }

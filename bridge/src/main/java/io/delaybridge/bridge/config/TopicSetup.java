@@ -34,13 +34,12 @@ public final class TopicSetup {
     }
 
     /** Creates the topics if asked and missing; returns the intake topic's partition count. */
-    public int prepare(String intakeTopic, String deadletterTopic, boolean create, int intakePartitions,
-            int replicationFactor) {
+    public int prepare(
+            String intakeTopic, String deadletterTopic, boolean create, int intakePartitions, int replicationFactor) {
         try {
             Set<String> existing = admin.listTopics().names().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            Optional<Short> replication = replicationFactor < 0
-                    ? Optional.empty()
-                    : Optional.of((short) replicationFactor);
+            Optional<Short> replication =
+                    replicationFactor < 0 ? Optional.empty() : Optional.of((short) replicationFactor);
             if (!existing.contains(intakeTopic)) {
                 if (!create) {
                     throw new IllegalStateException("kafka.intakeTopic: topic " + intakeTopic + " does not exist and "
@@ -59,8 +58,10 @@ public final class TopicSetup {
             return intake.partitions().size();
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new IllegalStateException("Could not prepare the topics " + intakeTopic + " and " + deadletterTopic
-                    + " (kafka.bootstrapServers, kafka.common): " + cause, cause);
+            throw new IllegalStateException(
+                    "Could not prepare the topics " + intakeTopic + " and " + deadletterTopic
+                            + " (kafka.bootstrapServers, kafka.common): " + cause,
+                    cause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while preparing the topics", e);
@@ -70,7 +71,9 @@ public final class TopicSetup {
     private void create(NewTopic topic) throws InterruptedException, ExecutionException, TimeoutException {
         try {
             admin.createTopics(List.of(topic)).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            LOG.info("Created topic {} ({} partitions{})", topic.name(),
+            LOG.info(
+                    "Created topic {} ({} partitions{})",
+                    topic.name(),
                     topic.numPartitions() < 0 ? "broker default" : topic.numPartitions(),
                     topic.configs() == null || topic.configs().isEmpty() ? "" : ", " + topic.configs());
         } catch (ExecutionException e) {

@@ -40,8 +40,17 @@ public final class DeadletterReplay implements Runnable {
 
     /** What a replay has done so far. {@code state}: running, done, failed, cancelled. */
     public record Progress(
-            String id, String state, Filter filter, long scanned, long matched, long sent, long acknowledged,
-            long failed, long startedAt, Long finishedAt, String error) {}
+            String id,
+            String state,
+            Filter filter,
+            long scanned,
+            long matched,
+            long sent,
+            long acknowledged,
+            long failed,
+            long startedAt,
+            Long finishedAt,
+            String error) {}
 
     private final String id;
     private final Filter filter;
@@ -61,14 +70,21 @@ public final class DeadletterReplay implements Runnable {
     private volatile Long finishedAt;
     private volatile boolean stopRequested;
 
-    public DeadletterReplay(String id, Filter filter, Properties consumerProperties, Producer<byte[], byte[]> producer,
-            String deadletterTopic, String intakeTopic, Clock clock) {
+    public DeadletterReplay(
+            String id,
+            Filter filter,
+            Properties consumerProperties,
+            Producer<byte[], byte[]> producer,
+            String deadletterTopic,
+            String intakeTopic,
+            Clock clock) {
         this.id = id;
         this.filter = filter;
         this.consumerProperties = new Properties();
         this.consumerProperties.putAll(consumerProperties);
         this.consumerProperties.remove(ConsumerConfig.GROUP_ID_CONFIG); // assigned partitions, nothing committed
-        this.consumerProperties.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG); // not a member: never fences the intake
+        this.consumerProperties.remove(
+                ConsumerConfig.GROUP_INSTANCE_ID_CONFIG); // not a member: never fences the intake
         this.consumerProperties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         this.consumerProperties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1000");
         this.producer = producer;
@@ -91,8 +107,18 @@ public final class DeadletterReplay implements Runnable {
     }
 
     public Progress progress() {
-        return new Progress(id, state, filter, scanned.get(), matched.get(), sent.get(), acknowledged.get(),
-                failed.get(), startedAt, finishedAt, firstError.get());
+        return new Progress(
+                id,
+                state,
+                filter,
+                scanned.get(),
+                matched.get(),
+                sent.get(),
+                acknowledged.get(),
+                failed.get(),
+                startedAt,
+                finishedAt,
+                firstError.get());
     }
 
     @Override
@@ -108,7 +134,8 @@ public final class DeadletterReplay implements Runnable {
             seekToStart(consumer, partitions, end);
             Map<TopicPartition, Long> remaining = new HashMap<>(end);
             remaining.entrySet().removeIf(e -> consumer.position(e.getKey(), Duration.ofSeconds(30)) >= e.getValue());
-            consumer.pause(partitions.stream().filter(tp -> !remaining.containsKey(tp)).toList());
+            consumer.pause(
+                    partitions.stream().filter(tp -> !remaining.containsKey(tp)).toList());
             while (!remaining.isEmpty() && !stopRequested && matched.get() < filter.limit()) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
@@ -175,7 +202,8 @@ public final class DeadletterReplay implements Runnable {
             }
         }
         try {
-            producer.send(new ProducerRecord<>(intakeTopic, null, null, record.key(), record.value(), headers),
+            producer.send(
+                    new ProducerRecord<>(intakeTopic, null, null, record.key(), record.value(), headers),
                     (metadata, error) -> {
                         if (error == null) {
                             acknowledged.incrementAndGet();
@@ -193,7 +221,8 @@ public final class DeadletterReplay implements Runnable {
 
     /** The headers a deadletter record carries beyond the original record's. */
     static boolean isAddedByBridge(String name) {
-        return DelayHeaders.ERROR.equals(name) || DelayHeaders.ERROR_MESSAGE.equals(name)
+        return DelayHeaders.ERROR.equals(name)
+                || DelayHeaders.ERROR_MESSAGE.equals(name)
                 || DelayHeaders.isProvenance(name);
     }
 

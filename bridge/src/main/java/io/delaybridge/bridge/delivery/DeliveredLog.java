@@ -31,6 +31,7 @@ public final class DeliveredLog implements AutoCloseable {
 
     /** How far back from the end the first read starts: a record and a commit marker per transaction. */
     private static final int TAIL = 32;
+
     private static final Duration POLL = Duration.ofMillis(200);
 
     private final String topic;
@@ -65,10 +66,14 @@ public final class DeliveredLog implements AutoCloseable {
     public static void prepare(Admin admin, String topic, int shards, Optional<Short> replication)
             throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
         try {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(shards), replication).configs(Map.of(
-                    TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
-                    TopicConfig.SEGMENT_MS_CONFIG, "600000"))))
-                    .all().get(30, TimeUnit.SECONDS);
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(shards), replication)
+                            .configs(Map.of(
+                                    TopicConfig.CLEANUP_POLICY_CONFIG,
+                                    TopicConfig.CLEANUP_POLICY_COMPACT,
+                                    TopicConfig.SEGMENT_MS_CONFIG,
+                                    "600000"))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;
@@ -88,7 +93,10 @@ public final class DeliveredLog implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try {
-                return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+                return admin.describeTopics(List.of(topic))
+                        .allTopicNames()
+                        .get(30, TimeUnit.SECONDS)
+                        .get(topic);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() - deadline > 0) {
                     throw e;

@@ -47,8 +47,8 @@ public final class DeliveredRecord {
         try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(value))) {
             byte version = in.readByte();
             if (version != VERSION) {
-                throw new IllegalArgumentException("delivered record of version " + version + "; this bridge reads "
-                        + "version " + VERSION);
+                throw new IllegalArgumentException(
+                        "delivered record of version " + version + "; this bridge reads " + "version " + VERSION);
             }
             int count = in.readInt();
             if (count < 0) {

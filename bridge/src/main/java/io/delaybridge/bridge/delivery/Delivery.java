@@ -101,7 +101,9 @@ public final class Delivery {
                 return;
             }
             // a missing topic that the broker creates on first use: the send creates it, as any producer's would
-            if (envelope.partition() != null && target.known() && !target.missing()
+            if (envelope.partition() != null
+                    && target.known()
+                    && !target.missing()
                     && envelope.partition() >= target.partitions()) {
                 result.failed(new UnknownTopicOrPartitionException("delay-partition " + envelope.partition()
                         + " does not exist: target topic " + envelope.target() + " has " + target.partitions()
@@ -116,8 +118,8 @@ public final class Delivery {
     }
 
     /** Writes {@code record}, the deadletter copy of the message {@code id} of {@code shard}. Never throws. */
-    public void deadletter(int shard, String id, String origin, long dueAt, ProducerRecord<byte[], byte[]> record,
-            Result result) {
+    public void deadletter(
+            int shard, String id, String origin, long dueAt, ProducerRecord<byte[], byte[]> record, Result result) {
         try {
             sends.send(shard, new Sends.Message(id, origin, dueAt), record, result);
         } catch (RuntimeException e) {

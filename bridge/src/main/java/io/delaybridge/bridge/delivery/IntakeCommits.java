@@ -44,14 +44,16 @@ public final class IntakeCommits {
         readAt = now;
         asking = true;
         try {
-            admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().whenComplete((offsets, error) -> {
-                if (error == null) {
-                    committed = offsets;
-                } else {
-                    LOG.debug("Reading the offsets of {} failed: {}", groupId, error.getMessage());
-                }
-                asking = false;
-            });
+            admin.listConsumerGroupOffsets(groupId)
+                    .partitionsToOffsetAndMetadata()
+                    .whenComplete((offsets, error) -> {
+                        if (error == null) {
+                            committed = offsets;
+                        } else {
+                            LOG.debug("Reading the offsets of {} failed: {}", groupId, error.getMessage());
+                        }
+                        asking = false;
+                    });
         } catch (RuntimeException e) {
             asking = false;
             LOG.debug("Reading the offsets of {} failed: {}", groupId, e.getMessage());
@@ -69,8 +71,8 @@ public final class IntakeCommits {
             return false;
         }
         try {
-            TopicPartition partition = new TopicPartition(origin.substring(0, middle),
-                    Integer.parseInt(origin.substring(middle + 1, last)));
+            TopicPartition partition = new TopicPartition(
+                    origin.substring(0, middle), Integer.parseInt(origin.substring(middle + 1, last)));
             long offset = Long.parseLong(origin.substring(last + 1));
             OffsetAndMetadata at = committed.get(partition);
             return at != null && at.offset() > offset;

@@ -94,22 +94,29 @@ public final class MissingTopics {
     private Boolean readBrokerSetting() {
         try {
             Node node = admin.describeCluster().nodes().get(lookupTimeoutMillis, TimeUnit.MILLISECONDS).stream()
-                    .findFirst().orElseThrow(() -> new IllegalStateException("the cluster reported no broker"));
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalStateException("the cluster reported no broker"));
             ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, node.idString());
-            Map<ConfigResource, Config> configs = admin.describeConfigs(List.of(broker)).all()
-                    .get(lookupTimeoutMillis, TimeUnit.MILLISECONDS);
+            Map<ConfigResource, Config> configs =
+                    admin.describeConfigs(List.of(broker)).all().get(lookupTimeoutMillis, TimeUnit.MILLISECONDS);
             ConfigEntry entry = configs.get(broker).get(BROKER_SETTING);
             boolean creates = entry == null || entry.value() == null || Boolean.parseBoolean(entry.value());
-            LOG.info("Broker {} has {}={}: a target topic that does not exist is {}", node.idString(), BROKER_SETTING,
-                    entry == null ? "(not reported, default true)" : entry.value(), creates
+            LOG.info(
+                    "Broker {} has {}={}: a target topic that does not exist is {}",
+                    node.idString(),
+                    BROKER_SETTING,
+                    entry == null ? "(not reported, default true)" : entry.value(),
+                    creates
                             ? "created by the first delivery to it"
                             : "waited for " + waitMillis + " ms, then its messages go to the deadletter topic");
             return creates;
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            LOG.warn("Could not read the broker's {} ({}): treating missing target topics as not created by a send. "
-                    + "Set pump.missingTopics to create or deadletter to decide without asking the broker",
-                    BROKER_SETTING, SendFailures.describe(cause));
+            LOG.warn(
+                    "Could not read the broker's {} ({}): treating missing target topics as not created by a send. "
+                            + "Set pump.missingTopics to create or deadletter to decide without asking the broker",
+                    BROKER_SETTING,
+                    SendFailures.describe(cause));
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

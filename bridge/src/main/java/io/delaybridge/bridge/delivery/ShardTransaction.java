@@ -60,6 +60,7 @@ final class ShardTransaction {
     private List<Member> members = new ArrayList<>();
     /** Sends of a commit whose outcome is unknown; settled by the next {@link #open}. */
     private List<Member> inDoubt = List.of();
+
     private volatile Exception failure;
     /** Committed (delivered or deadlettered), ack not confirmed by Redis yet: id -> message. */
     private final Map<String, Sends.Message> delivered = new ConcurrentHashMap<>();
@@ -113,14 +114,18 @@ final class ShardTransaction {
                 if (listed != null && listed.origin().equals(member.message.origin())) {
                     settle.add(() -> member.result.delivered(member.timestamp));
                 } else {
-                    settle.add(() -> member.result.failed(new AbortedException(shard, member.error != null
-                            ? member.error : new KafkaException("its commit did not complete"))));
+                    settle.add(() -> member.result.failed(new AbortedException(
+                            shard,
+                            member.error != null ? member.error : new KafkaException("its commit did not complete"))));
                 }
             }
             inDoubt = List.of();
             producer = fresh;
-            LOG.info("Shard {}: transactional producer ready; {} messages delivered by committed transactions are "
-                    + "acked, not sent again", shard, committed.size());
+            LOG.info(
+                    "Shard {}: transactional producer ready; {} messages delivered by committed transactions are "
+                            + "acked, not sent again",
+                    shard,
+                    committed.size());
         } finally {
             lock.unlock();
         }
@@ -191,8 +196,12 @@ final class ShardTransaction {
                 producer.send(log.record(shard, DeliveredRecord.encode(listed.values())));
                 producer.commitTransaction();
             } catch (RuntimeException e) {
-                LOG.warn("Shard {}: a transaction of {} sends failed to {} ({}); opening the producer again to learn "
-                        + "what committed", shard, batch.size(), failed != null ? "abort" : "commit",
+                LOG.warn(
+                        "Shard {}: a transaction of {} sends failed to {} ({}); opening the producer again to learn "
+                                + "what committed",
+                        shard,
+                        batch.size(),
+                        failed != null ? "abort" : "commit",
                         SendFailures.describe(e));
                 List<Member> doubt = new ArrayList<>(inDoubt);
                 doubt.addAll(batch);

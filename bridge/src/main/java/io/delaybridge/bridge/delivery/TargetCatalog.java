@@ -51,12 +51,22 @@ public final class TargetCatalog {
     /** A catalog that follows the broker for missing topics, waiting 5 s where the broker does not create them. */
     public TargetCatalog(
             Admin admin, Clock clock, long presentTtlMillis, long missingTtlMillis, long lookupTimeoutMillis) {
-        this(admin, clock, presentTtlMillis, missingTtlMillis, lookupTimeoutMillis,
+        this(
+                admin,
+                clock,
+                presentTtlMillis,
+                missingTtlMillis,
+                lookupTimeoutMillis,
                 new MissingTopics(admin, MissingTopics.Mode.BROKER, 5_000, lookupTimeoutMillis));
     }
 
-    public TargetCatalog(Admin admin, Clock clock, long presentTtlMillis, long missingTtlMillis,
-            long lookupTimeoutMillis, MissingTopics missingTopics) {
+    public TargetCatalog(
+            Admin admin,
+            Clock clock,
+            long presentTtlMillis,
+            long missingTtlMillis,
+            long lookupTimeoutMillis,
+            MissingTopics missingTopics) {
         this.missingTopics = missingTopics;
         this.admin = admin;
         this.clock = clock;
@@ -107,13 +117,18 @@ public final class TargetCatalog {
                 try {
                     long now = clock.millis();
                     if (error == null) {
-                        topics.replace(topic, expired,
+                        topics.replace(
+                                topic,
+                                expired,
                                 new TopicState(found.get(topic).partitions().size(), now + presentTtlMillis));
                     } else if (unwrap(error) instanceof UnknownTopicOrPartitionException) {
                         topics.replace(topic, expired, new TopicState(-1, now + missingTtlMillis));
                     } else {
                         // keep the answer we had; the next lookup tries again
-                        LOG.warn("Could not refresh target topic {}: {}", topic, unwrap(error).toString());
+                        LOG.warn(
+                                "Could not refresh target topic {}: {}",
+                                topic,
+                                unwrap(error).toString());
                     }
                 } finally {
                     refreshing.remove(topic);
@@ -127,7 +142,8 @@ public final class TargetCatalog {
 
     private static Throwable unwrap(Throwable error) {
         return error instanceof ExecutionException || error instanceof java.util.concurrent.CompletionException
-                ? error.getCause() : error;
+                ? error.getCause()
+                : error;
     }
 
     private TopicState describe(String topic, long now) {
@@ -140,7 +156,8 @@ public final class TargetCatalog {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return new TopicState(-1, now + missingTtlMillis);
             }
-            LOG.warn("Could not look up target topic {}: {}", topic, e.getCause().toString());
+            LOG.warn(
+                    "Could not look up target topic {}: {}", topic, e.getCause().toString());
             return new TopicState(0, now);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -86,10 +86,13 @@ public final class TargetRates {
 
     private record Meters(Meter delivered, Histogram lateness, Meter heldBack, Meter handedBack) {
         static Meters register(MetricRegistry registry, String name) {
-            return new Meters(registry.meter(PREFIX + "delivered." + name),
+            return new Meters(
+                    registry.meter(PREFIX + "delivered." + name),
                     // lock-free: updated for every delivery, uncapped targets too
-                    registry.histogram(PREFIX + "lateness-ms." + name,
-                            () -> new Histogram(LockFreeExponentiallyDecayingReservoir.builder().build())),
+                    registry.histogram(
+                            PREFIX + "lateness-ms." + name,
+                            () -> new Histogram(LockFreeExponentiallyDecayingReservoir.builder()
+                                    .build())),
                     registry.meter(PREFIX + "held-back." + name),
                     registry.meter(PREFIX + "handed-back." + name));
         }

@@ -41,8 +41,12 @@ public final class TransactionalSends implements Sends, AutoCloseable {
      * @param transactionalIdPrefix shard n's producer is {@code <prefix>-shard-<n>}: the same in every instance
      * @param commitIntervalMillis  how long a transaction gathers sends before it commits
      */
-    public TransactionalSends(Function<String, Producer<byte[], byte[]>> producers, String transactionalIdPrefix,
-            DeliveredLog log, IntakeCommits intakeCommits, long commitIntervalMillis) {
+    public TransactionalSends(
+            Function<String, Producer<byte[], byte[]>> producers,
+            String transactionalIdPrefix,
+            DeliveredLog log,
+            IntakeCommits intakeCommits,
+            long commitIntervalMillis) {
         this.intakeCommits = intakeCommits;
         this.producers = producers;
         this.transactionalIdPrefix = transactionalIdPrefix;

@@ -14,8 +14,7 @@ import java.time.Duration;
  */
 public final class ClockShift {
 
-    private ClockShift() {
-    }
+    private ClockShift() {}
 
     /** {@code clock}, offset by the configured shift, if any. */
     public static Clock apply(Clock clock) {

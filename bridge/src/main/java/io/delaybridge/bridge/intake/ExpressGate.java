@@ -56,8 +56,8 @@ final class ExpressGate {
      * @param redisNowAtMost the latest time Redis' clock can show now (epoch ms), MAX_VALUE if unknown
      * @return true for the express path, false to park
      */
-    synchronized boolean admit(int partition, String id, String defaultId, long dueAt, long bytes,
-            long redisNowAtMost) {
+    synchronized boolean admit(
+            int partition, String id, String defaultId, long dueAt, long bytes, long redisNowAtMost) {
         boolean express = windowMillis != OFF
                 && !parkedInPoll.contains(partition)
                 && id.equals(defaultId)

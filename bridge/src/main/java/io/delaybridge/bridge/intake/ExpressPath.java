@@ -52,10 +52,12 @@ final class ExpressPath {
     private final IntPredicate deliveryPaused;
     /** Delivery rate caps: a capped target's records park (the pump's throttle keeps the cap, oldest first). */
     private final TargetRates rates;
+
     private final IntakeMetrics metrics;
     private final ExpressSender sender;
     /** Per partition: the last poll whose checks ran before a fallback park of the partition was written. */
     private final Map<Integer, Long> fallbackUpTo = new HashMap<>();
+
     private final ScheduledExecutorService parker;
     private volatile boolean stopped;
 
@@ -65,8 +67,14 @@ final class ExpressPath {
      * @param deliveryPaused whether deliveries from a shard are paused (the pump, or the shard, paused by an operator):
      *                       then its express records park too
      */
-    ExpressPath(ExpressGate gate, long windowMillis, DelayStore store, Delivery delivery, TargetRates rates,
-            IntPredicate deliveryPaused, IntakeMetrics metrics) {
+    ExpressPath(
+            ExpressGate gate,
+            long windowMillis,
+            DelayStore store,
+            Delivery delivery,
+            TargetRates rates,
+            IntPredicate deliveryPaused,
+            IntakeMetrics metrics) {
         this.gate = gate;
         this.store = store;
         this.rates = rates;
@@ -79,8 +87,10 @@ final class ExpressPath {
     /** The gate of an express path with window {@code windowMillis}, or null if the path is off. */
     static ExpressGate gate(IntakeSettings settings, Delivery delivery) {
         boolean on = settings.expressWindowMillis() != ExpressGate.OFF && delivery != null;
-        return on ? new ExpressGate(settings.expressWindowMillis(), settings.expressBufferRecords(),
-                settings.expressBufferBytes()) : null;
+        return on
+                ? new ExpressGate(
+                        settings.expressWindowMillis(), settings.expressBufferRecords(), settings.expressBufferBytes())
+                : null;
     }
 
     void start() {
@@ -113,12 +123,17 @@ final class ExpressPath {
         for (int i = 0; i < poll.express().size(); i++) {
             IntakePoll.ExpressRecord record = poll.express().get(i);
             Envelope envelope = record.envelope();
-            boolean passed = batch.passed().get(i) && !fallen.contains(record.partition())
+            boolean passed = batch.passed().get(i)
+                    && !fallen.contains(record.partition())
                     && !deliveryPaused.test(record.partition()) // a default id lives in its partition's shard
                     && !rates.capped(envelope.target())
                     && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence();
             if (passed) {
-                sends.add(new ExpressSender.Express(envelope, record.id(), record.dueAt(), record.partition(),
+                sends.add(new ExpressSender.Express(
+                        envelope,
+                        record.id(),
+                        record.dueAt(),
+                        record.partition(),
                         settlement(record, envelope.target(), settling)));
                 sent.add(record);
             } else {
@@ -133,8 +148,8 @@ final class ExpressPath {
         }
     }
 
-    private ExpressSender.Settlement settlement(IntakePoll.ExpressRecord record, String target,
-            ExpressCommits.Poll settling) {
+    private ExpressSender.Settlement settlement(
+            IntakePoll.ExpressRecord record, String target, ExpressCommits.Poll settling) {
         return new ExpressSender.Settlement() {
             @Override
             public void delivered(long timestamp) {
@@ -148,14 +163,15 @@ final class ExpressPath {
 
             @Override
             public void failed(Exception error) {
-                LOG.info("First send of express record {} failed; parking it in the store for the pump's retries: {}",
-                        record.id(), SendFailures.describe(error));
+                LOG.info(
+                        "First send of express record {} failed; parking it in the store for the pump's retries: {}",
+                        record.id(),
+                        SendFailures.describe(error));
                 metrics.expressFallback.mark();
                 try {
                     parker.execute(() -> park(record, settling, 0));
                 } catch (RuntimeException e) {
-                    LOG.warn("Could not park express record {} (stopping): the intake reads it again",
-                            record.id());
+                    LOG.warn("Could not park express record {} (stopping): the intake reads it again", record.id());
                 }
             }
         };
@@ -175,17 +191,21 @@ final class ExpressPath {
                 results.forEach(metrics::result);
                 settle(record, settling);
             } else if (stopped) {
-                LOG.warn("Could not park express record {} before the stop; the intake reads it again: {}",
-                        record.id(), SendFailures.describe(error));
+                LOG.warn(
+                        "Could not park express record {} before the stop; the intake reads it again: {}",
+                        record.id(),
+                        SendFailures.describe(error));
             } else {
                 long backoff = Math.min(MAX_PARK_RETRY_MILLIS, PARK_RETRY_MILLIS << Math.min(failures, 5));
-                LOG.warn("Could not park express record {}; trying again in {} ms: {}", record.id(), backoff,
+                LOG.warn(
+                        "Could not park express record {}; trying again in {} ms: {}",
+                        record.id(),
+                        backoff,
                         SendFailures.describe(error));
                 try {
                     parker.schedule(() -> park(record, settling, failures + 1), backoff, TimeUnit.MILLISECONDS);
                 } catch (RuntimeException e) {
-                    LOG.warn("Could not park express record {} (stopping): the intake reads it again",
-                            record.id());
+                    LOG.warn("Could not park express record {} (stopping): the intake reads it again", record.id());
                 }
             }
         });

@@ -32,16 +32,22 @@ record FarRetention(String topic, long retentionMillis, long marginMillis, Strin
     static FarRetention of(String topic, Map<String, String> config, long marginMillis) {
         String policy = config.getOrDefault("cleanup.policy", "delete").toLowerCase(Locale.ROOT);
         if (policy.contains("compact")) {
-            return off(topic, marginMillis, "cleanup.policy=" + policy + " on the intake topic " + topic + ": a "
-                    + "compacted log may drop a record before it is due. Every record stays in Redis; to use the far "
-                    + "tier, set cleanup.policy=delete on " + topic);
+            return off(
+                    topic,
+                    marginMillis,
+                    "cleanup.policy=" + policy + " on the intake topic " + topic + ": a "
+                            + "compacted log may drop a record before it is due. Every record stays in Redis; to use the far "
+                            + "tier, set cleanup.policy=delete on " + topic);
         }
         long bytes = number(config, "retention.bytes", INFINITE);
         if (bytes != INFINITE) {
-            return off(topic, marginMillis, "retention.bytes=" + bytes + " on the intake topic " + topic + ": "
-                    + "size-based retention may delete a record before it is due. Every record stays in Redis; to use "
-                    + "the far tier, set retention.bytes=-1 on " + topic + " and size it by retention.ms "
-                    + "(docs/redis-store.md, \"The far tier\")");
+            return off(
+                    topic,
+                    marginMillis,
+                    "retention.bytes=" + bytes + " on the intake topic " + topic + ": "
+                            + "size-based retention may delete a record before it is due. Every record stays in Redis; to use "
+                            + "the far tier, set retention.bytes=-1 on " + topic + " and size it by retention.ms "
+                            + "(docs/redis-store.md, \"The far tier\")");
         }
         long millis = number(config, "retention.ms", 7L * 24 * 3_600_000);
         return new FarRetention(topic, millis, marginMillis, null);

@@ -39,7 +39,8 @@ final class FencedMember {
     /** Why the intake stopped after a second fence: the health check and the log say it. */
     static String stopping(Properties consumer) {
         return "Another bridge joined consumer group '" + consumer.get(ConsumerConfig.GROUP_ID_CONFIG)
-                + "' with this instance's id '" + consumer.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) + "' and took over its partitions, so this instance stopped reading and pumping. Two running bridges "
+                + "' with this instance's id '" + consumer.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)
+                + "' and took over its partitions, so this instance stopped reading and pumping. Two running bridges "
                 + "need distinct ids: set kafka.instanceId (DELAY_INSTANCE_ID) to a name unique to each instance, "
                 + "then restart this one";
     }

@@ -28,7 +28,9 @@ final class IncarnationMarker {
         String expected = of(incarnation);
         for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
             OffsetAndMetadata offset = e.getValue();
-            if (offset != null && offset.metadata() != null && offset.metadata().startsWith(PREFIX)
+            if (offset != null
+                    && offset.metadata() != null
+                    && offset.metadata().startsWith(PREFIX)
                     && !offset.metadata().equals(expected)) {
                 return "offset " + offset.offset() + " of " + e.getKey() + " was committed while Redis held "
                         + "incarnation " + offset.metadata().substring(PREFIX.length()) + ", but Redis now holds "

@@ -22,7 +22,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.IntPredicate;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Producer;
@@ -89,6 +88,7 @@ public final class IntakeLoop implements Managed {
     private final RefusedRecords refused;
     /** Null: the express path is off. */
     private final ExpressPath express;
+
     private final PollWriter writer;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -131,8 +131,10 @@ public final class IntakeLoop implements Managed {
         this.metrics = metrics;
         this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
         ExpressGate gate = ExpressPath.gate(settings, delivery);
-        this.express = gate == null ? null : new ExpressPath(gate, settings.expressWindowMillis(), store, delivery,
-                rates, deliveryPaused, metrics);
+        this.express = gate == null
+                ? null
+                : new ExpressPath(
+                        gate, settings.expressWindowMillis(), store, delivery, rates, deliveryPaused, metrics);
         this.writer = new PollWriter(store, translator, positions, gate);
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
     }
@@ -162,8 +164,8 @@ public final class IntakeLoop implements Managed {
     /** A new consumer, and what works on it: the commits and the gap repair. */
     private void connect() {
         consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        commits = new PollCommits(new OffsetCommitter(consumer, store, metrics, settings.commitInterval(),
-                settings.pollTimeout()));
+        commits = new PollCommits(
+                new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout()));
         gaps = new StoreGapRepair(consumer, store, positions, commits, metrics);
     }
 
@@ -199,14 +201,14 @@ public final class IntakeLoop implements Managed {
                 LOG.error("Intake consumer woken up unexpectedly", e);
             }
         } catch (RuntimeException e) {
-            LOG.error("Intake stopped by an unexpected error; offsets after the last stored batch are not committed",
-                    e);
+            LOG.error(
+                    "Intake stopped by an unexpected error; offsets after the last stored batch are not committed", e);
         } finally {
             try {
                 // revokes the partitions (their shards finish in-flight sends first) and leaves the group at once: a
                 // static member would otherwise keep its partitions, unowned, until its session timed out
-                consumer.close(CloseOptions.groupMembershipOperation(
-                        CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+                consumer.close(
+                        CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             } catch (RuntimeException e) {
                 LOG.warn("Closing the intake consumer failed: {}", SendFailures.describe(e));
             }
@@ -224,20 +226,23 @@ public final class IntakeLoop implements Managed {
 
     /** Subscribes the current consumer and reads until the loop stops or the group fences this member. */
     private void read() {
-        consumer.subscribe(List.of(settings.topic()),
+        consumer.subscribe(
+                List.of(settings.topic()),
                 new IntakeRebalance(this, consumer, commits, partitionListener, store, gaps));
         backoffMillis = settings.retryBackoff().toMillis();
         while (running) {
             try {
                 // with batches in flight, take only what is already fetched: the oldest batch is waiting
-                ConsumerRecords<byte[], byte[]> records = consumer.poll(
-                        inFlight.isEmpty() ? commits.pollTimeout() : Duration.ZERO);
+                ConsumerRecords<byte[], byte[]> records =
+                        consumer.poll(inFlight.isEmpty() ? commits.pollTimeout() : Duration.ZERO);
                 if (!records.isEmpty()) {
                     submit(records);
                 }
                 if (!inFlight.isEmpty()) {
-                    completeBatches(records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT
-                            || commits.settledWaiting(), false, true);
+                    completeBatches(
+                            records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT || commits.settledWaiting(),
+                            false,
+                            true);
                 }
                 commits.commitIfDue();
                 gaps.checkIdle(inFlight.partitions());
@@ -315,8 +320,11 @@ public final class IntakeLoop implements Managed {
                     stopForDataLoss(cause.getMessage());
                     return;
                 }
-                LOG.warn("Storing a batch of {} intake records failed; reading {} records again{}: {}", poll.count(),
-                        inFlight.records(), backOffOnFailure ? " in " + backoffMillis + " ms" : "",
+                LOG.warn(
+                        "Storing a batch of {} intake records failed; reading {} records again{}: {}",
+                        poll.count(),
+                        inFlight.records(),
+                        backOffOnFailure ? " in " + backoffMillis + " ms" : "",
                         SendFailures.describe(cause));
                 rewind();
                 if (backOffOnFailure) {
@@ -399,7 +407,8 @@ public final class IntakeLoop implements Managed {
         commits.clear();
         dropInFlight();
         if (!owned.isEmpty()) {
-            partitionListener.revoked(owned.stream().map(TopicPartition::partition).sorted().toList());
+            partitionListener.revoked(
+                    owned.stream().map(TopicPartition::partition).sorted().toList());
         }
     }
 
@@ -415,7 +424,8 @@ public final class IntakeLoop implements Managed {
     private void sleepBackoff() {
         try {
             if (!stopRequested.await(backoffMillis, TimeUnit.MILLISECONDS)) {
-                backoffMillis = Math.min(backoffMillis * 2, settings.maxRetryBackoff().toMillis());
+                backoffMillis =
+                        Math.min(backoffMillis * 2, settings.maxRetryBackoff().toMillis());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -24,12 +24,14 @@ public final class IntakeMetrics {
     final Meter commits;
     /** Partitions found behind in the store (a Redis fail-over lost acknowledged writes), and the records read again. */
     final Meter storeGaps;
+
     final Meter gapRecords;
     final Meter express;
     final Meter parked;
     final Meter expressFallback;
     /** Shared with the pump: {@code delay.delivered} and {@code delay.lateness-ms} count both paths. */
     final Meter delivered;
+
     final Histogram lateness;
     private final MetricRegistry registry;
     private final Map<WriteResult, Meter> results = new EnumMap<>(WriteResult.class);

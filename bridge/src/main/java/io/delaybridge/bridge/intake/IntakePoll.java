@@ -71,8 +71,12 @@ record IntakePoll(
      * As {@link #translate(Iterable, RecordTranslator, String)}; schedules that {@code gate} admits (if not null)
      * go to {@code express}. {@code redisNowAtMost}: the latest time Redis' clock can show, MAX_VALUE if unknown.
      */
-    static IntakePoll translate(Iterable<ConsumerRecord<byte[], byte[]>> records, RecordTranslator translator,
-            String marker, ExpressGate gate, long redisNowAtMost) {
+    static IntakePoll translate(
+            Iterable<ConsumerRecord<byte[], byte[]>> records,
+            RecordTranslator translator,
+            String marker,
+            ExpressGate gate,
+            long redisNowAtMost) {
         List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
         List<RecordTranslator.Translation> translations = new ArrayList<>();
         Set<String> named = new HashSet<>(); // ids the store must decide: cancelled or given explicitly
@@ -80,7 +84,8 @@ record IntakePoll(
             RecordTranslator.Translation translation = translator.translate(record);
             read.add(record);
             translations.add(translation);
-            if (gate != null && !translation.rejected()
+            if (gate != null
+                    && !translation.rejected()
                     && (!translation.schedule() || !translation.id().equals(translation.defaultId()))) {
                 named.add(translation.id()); // a cancel names another record's id, an explicit id its own
             }
@@ -99,7 +104,8 @@ record IntakePoll(
         long lastOffset = -1;
         for (int i = 0; i < read.size(); i++) {
             ConsumerRecord<byte[], byte[]> record = read.get(i);
-            if (partition == null || partition.partition() != record.partition()
+            if (partition == null
+                    || partition.partition() != record.partition()
                     || !partition.topic().equals(record.topic())) {
                 if (partition != null) {
                     commit.put(partition, new OffsetAndMetadata(lastOffset + 1, marker));
@@ -128,8 +134,13 @@ record IntakePoll(
         return new IntakePoll(ops, express, rejected, reasons, commit, first, earliestDueAt, read.size());
     }
 
-    private static boolean admit(ExpressGate gate, int partition, RecordTranslator.Translation translation,
-            long bytes, Set<String> named, long redisNowAtMost) {
+    private static boolean admit(
+            ExpressGate gate,
+            int partition,
+            RecordTranslator.Translation translation,
+            long bytes,
+            Set<String> named,
+            long redisNowAtMost) {
         if (!translation.schedule()) {
             return false; // a cancel: written to the store, so the checks after it in the pipeline see it
         }
@@ -137,14 +148,18 @@ record IntakePoll(
             gate.park(partition); // a cancel or an explicit id names this record's id: only the store decides
             return false;
         }
-        return gate.admit(partition, translation.id(), translation.defaultId(), translation.dueAt(), bytes,
-                redisNowAtMost);
+        return gate.admit(
+                partition, translation.id(), translation.defaultId(), translation.dueAt(), bytes, redisNowAtMost);
     }
 
     /** What an express record holds of the heap, roughly: its key, value, headers, id and the objects around them. */
     private static long bytesOf(RecordTranslator.Translation translation) {
         Envelope envelope = translation.envelope();
-        long bytes = 2L * (translation.id().length() + envelope.origin().length() + envelope.target().length()) + 256;
+        long bytes = 2L
+                        * (translation.id().length()
+                                + envelope.origin().length()
+                                + envelope.target().length())
+                + 256;
         bytes += envelope.key() == null ? 0 : envelope.key().length;
         bytes += envelope.value() == null ? 0 : envelope.value().length;
         for (Header header : envelope.headers()) {

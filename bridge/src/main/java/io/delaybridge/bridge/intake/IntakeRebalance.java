@@ -31,8 +31,13 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
     private final DelayStore store;
     private final StoreGapRepair gaps;
 
-    IntakeRebalance(IntakeLoop loop, Consumer<byte[], byte[]> consumer, PollCommits commits,
-            PartitionListener partitionListener, DelayStore store, StoreGapRepair gaps) {
+    IntakeRebalance(
+            IntakeLoop loop,
+            Consumer<byte[], byte[]> consumer,
+            PollCommits commits,
+            PartitionListener partitionListener,
+            DelayStore store,
+            StoreGapRepair gaps) {
         this.loop = loop;
         this.consumer = consumer;
         this.commits = commits;
@@ -92,8 +97,10 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         } catch (WakeupException e) {
             throw e;
         } catch (RuntimeException e) {
-            LOG.warn("Could not read the committed offsets of {} to check the store's incarnation and positions: {}",
-                    partitions, SendFailures.describe(e));
+            LOG.warn(
+                    "Could not read the committed offsets of {} to check the store's incarnation and positions: {}",
+                    partitions,
+                    SendFailures.describe(e));
             return Map.of();
         }
     }

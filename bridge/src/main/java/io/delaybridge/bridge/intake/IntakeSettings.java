@@ -43,10 +43,30 @@ public record IntakeSettings(
     public static final long EXPRESS_OFF = ExpressGate.OFF;
 
     /** Settings with the express path off. */
-    public IntakeSettings(String topic, String deadletterTopic, long maxDelayMillis, int maxRecordBytes,
-            List<String> allowedTargets, Duration pollTimeout, Duration commitInterval, Duration retryBackoff,
-            Duration maxRetryBackoff, long cancelMemoryMillis) {
-        this(topic, deadletterTopic, maxDelayMillis, maxRecordBytes, allowedTargets, pollTimeout, commitInterval,
-                retryBackoff, maxRetryBackoff, cancelMemoryMillis, ExpressGate.OFF, 0, 0);
+    public IntakeSettings(
+            String topic,
+            String deadletterTopic,
+            long maxDelayMillis,
+            int maxRecordBytes,
+            List<String> allowedTargets,
+            Duration pollTimeout,
+            Duration commitInterval,
+            Duration retryBackoff,
+            Duration maxRetryBackoff,
+            long cancelMemoryMillis) {
+        this(
+                topic,
+                deadletterTopic,
+                maxDelayMillis,
+                maxRecordBytes,
+                allowedTargets,
+                pollTimeout,
+                commitInterval,
+                retryBackoff,
+                maxRetryBackoff,
+                cancelMemoryMillis,
+                ExpressGate.OFF,
+                0,
+                0);
     }
 }

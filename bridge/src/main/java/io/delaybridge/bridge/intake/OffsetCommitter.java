@@ -34,8 +34,12 @@ final class OffsetCommitter {
     /** The latest Redis' clock can show, for {@link #pacer}. */
     private final RedisClockCeiling redisClock = new RedisClockCeiling();
 
-    OffsetCommitter(Consumer<byte[], byte[]> consumer, DelayStore store, IntakeMetrics metrics,
-            Duration commitInterval, Duration pollTimeout) {
+    OffsetCommitter(
+            Consumer<byte[], byte[]> consumer,
+            DelayStore store,
+            IntakeMetrics metrics,
+            Duration commitInterval,
+            Duration pollTimeout) {
         this.consumer = consumer;
         this.store = store;
         this.metrics = metrics;
@@ -74,7 +78,8 @@ final class OffsetCommitter {
         if (!pacer.paced() || poll.refused() || poll.earliestDueAt() == Long.MAX_VALUE) {
             return pacer.mayWait(poll.earliestDueAt(), poll.refused(), Long.MAX_VALUE);
         }
-        long redisNowAtMost = redisClock.atMostNow(store::now,
+        long redisNowAtMost = redisClock.atMostNow(
+                store::now,
                 e -> LOG.debug("Reading Redis' clock failed; committing at once: {}", SendFailures.describe(e)));
         return redisNowAtMost != Long.MAX_VALUE && pacer.mayWait(poll.earliestDueAt(), false, redisNowAtMost);
     }
@@ -127,8 +132,11 @@ final class OffsetCommitter {
         } catch (WakeupException e) {
             throw e;
         } catch (RuntimeException e) {
-            LOG.warn("Could not commit stored offsets {} of revoked partitions; their next owner reads those "
-                    + "records again: {}", leaving, SendFailures.describe(e));
+            LOG.warn(
+                    "Could not commit stored offsets {} of revoked partitions; their next owner reads those "
+                            + "records again: {}",
+                    leaving,
+                    SendFailures.describe(e));
         }
     }
 

@@ -75,8 +75,10 @@ final class PollCommits {
     void settleAll(long timeoutMillis) {
         try {
             if (!settling.awaitAllSettled(timeoutMillis)) {
-                LOG.warn("Express records still unsettled after {} ms; their offsets are not committed, so whoever "
-                        + "reads those partitions next may deliver them again", timeoutMillis);
+                LOG.warn(
+                        "Express records still unsettled after {} ms; their offsets are not committed, so whoever "
+                                + "reads those partitions next may deliver them again",
+                        timeoutMillis);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

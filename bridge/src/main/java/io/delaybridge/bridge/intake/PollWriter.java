@@ -30,14 +30,19 @@ final class PollWriter {
      * @param sequence  the poll's number, counted from 1 in submission order
      * @param requested when the write was requested (monotonic ns)
      */
-    record WrittenPoll(IntakePoll poll, CompletableFuture<List<WriteResult>> results,
-            CompletableFuture<WrittenBatch> checked, long sequence, long requested) {}
+    record WrittenPoll(
+            IntakePoll poll,
+            CompletableFuture<List<WriteResult>> results,
+            CompletableFuture<WrittenBatch> checked,
+            long sequence,
+            long requested) {}
 
     private final DelayStore store;
     private final RecordTranslator translator;
     private final StorePositions positions;
     /** Null: the express path is off. */
     private final ExpressGate gate;
+
     private final RedisClockCeiling redisClock = new RedisClockCeiling();
     private long submitted;
 
@@ -50,7 +55,8 @@ final class PollWriter {
 
     /** Translates a poll and starts writing it with its marks (even a poll of refused records only is marked). */
     WrittenPoll write(Iterable<ConsumerRecord<byte[], byte[]>> records, String marker) {
-        IntakePoll poll = gate == null ? IntakePoll.translate(records, translator, marker)
+        IntakePoll poll = gate == null
+                ? IntakePoll.translate(records, translator, marker)
                 : IntakePoll.translate(records, translator, marker, gate, redisNowAtMost());
         List<PositionMark> marks = positions.marksFor(poll);
         long sequence = ++submitted;
@@ -63,7 +69,8 @@ final class PollWriter {
                 return new WrittenPoll(poll, store.write(poll.ops(), marks), null, sequence, requested);
             }
             List<ExpressCheck> checks = poll.express().stream()
-                    .map(r -> new ExpressCheck(r.id(), r.dueAt())).toList();
+                    .map(r -> new ExpressCheck(r.id(), r.dueAt()))
+                    .toList();
             CompletableFuture<WrittenBatch> checked = store.write(poll.ops(), marks, checks);
             return new WrittenPoll(poll, checked.thenApply(WrittenBatch::results), checked, sequence, requested);
         } catch (RuntimeException e) { // the batch fails: dropped and read again, its places freed by dropped()
@@ -100,7 +107,8 @@ final class PollWriter {
 
     /** The latest Redis' clock can show now, read again when the last reading is stale; MAX_VALUE if unknown. */
     private long redisNowAtMost() {
-        return redisClock.atMostNow(store::now,
+        return redisClock.atMostNow(
+                store::now,
                 e -> LOG.debug("Reading Redis' clock failed; the poll parks: {}", SendFailures.describe(e)));
     }
 }

@@ -113,15 +113,19 @@ public final class RecordTranslator {
         try {
             IntakeCommand command = parser.parse(record.headers(), record.timestamp(), defaultId);
             if (command instanceof IntakeCommand.Cancel cancel) {
-                return new Translation(defaultId, new WriteOp.Cancel(
-                        cancel.id(), record.timestamp(), record.timestamp() - cancelMemoryMillis), null);
+                return new Translation(
+                        defaultId,
+                        new WriteOp.Cancel(cancel.id(), record.timestamp(), record.timestamp() - cancelMemoryMillis),
+                        null);
             }
             IntakeCommand.Schedule schedule = (IntakeCommand.Schedule) command;
             int size = sizeOf(record);
             if (size > maxRecordBytes) {
-                throw new ContractViolation(ErrorCode.PAYLOAD_TOO_LARGE, "record of " + size
-                        + " bytes (key + value + headers) is larger than the " + maxRecordBytes
-                        + " bytes the bridge accepts (intake.maxRecordSize)");
+                throw new ContractViolation(
+                        ErrorCode.PAYLOAD_TOO_LARGE,
+                        "record of " + size
+                                + " bytes (key + value + headers) is larger than the " + maxRecordBytes
+                                + " bytes the bridge accepts (intake.maxRecordSize)");
             }
             String origin = Envelope.origin(record.topic(), record.partition(), record.offset());
             List<Header> userHeaders = new ArrayList<>();
@@ -130,8 +134,18 @@ public final class RecordTranslator {
                     userHeaders.add(header);
                 }
             }
-            return new Translation(defaultId, schedule.id(), schedule.dueAt(), record.timestamp(), new Envelope(
-                    schedule.target(), schedule.partition(), origin, record.key(), record.value(), userHeaders));
+            return new Translation(
+                    defaultId,
+                    schedule.id(),
+                    schedule.dueAt(),
+                    record.timestamp(),
+                    new Envelope(
+                            schedule.target(),
+                            schedule.partition(),
+                            origin,
+                            record.key(),
+                            record.value(),
+                            userHeaders));
         } catch (ContractViolation violation) {
             return new Translation(defaultId, null, violation);
         }

@@ -39,10 +39,15 @@ final class RefusedRecords {
         for (int i = 0; i < rejected.size(); i++) {
             ContractViolation reason = poll.reasons().get(i);
             ConsumerRecord<byte[], byte[]> record = rejected.get(i);
-            LOG.debug("Refused intake record {}-{}@{}: {} {}", record.topic(), record.partition(), record.offset(),
-                    reason.code(), reason.getMessage());
-            sends.add(producer.send(DeliveryRecords.rejectedIntake(
-                    deadletterTopic, record, reason.code(), reason.getMessage())));
+            LOG.debug(
+                    "Refused intake record {}-{}@{}: {} {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    reason.code(),
+                    reason.getMessage());
+            sends.add(producer.send(
+                    DeliveryRecords.rejectedIntake(deadletterTopic, record, reason.code(), reason.getMessage())));
         }
         for (Future<RecordMetadata> send : sends) {
             send.get(timeoutSeconds, TimeUnit.SECONDS);

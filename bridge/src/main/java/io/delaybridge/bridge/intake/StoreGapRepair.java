@@ -40,8 +40,12 @@ final class StoreGapRepair {
     private long lastCheck = System.nanoTime();
     private volatile String loss;
 
-    StoreGapRepair(Consumer<byte[], byte[]> consumer, DelayStore store, StorePositions positions,
-            PollCommits commits, IntakeMetrics metrics) {
+    StoreGapRepair(
+            Consumer<byte[], byte[]> consumer,
+            DelayStore store,
+            StorePositions positions,
+            PollCommits commits,
+            IntakeMetrics metrics) {
         this.consumer = consumer;
         this.store = store;
         this.positions = positions;
@@ -81,7 +85,8 @@ final class StoreGapRepair {
         }
         Map<Integer, Long> inStore;
         try {
-            inStore = store.positions(expected.keySet().stream().map(TopicPartition::partition).toList());
+            inStore = store.positions(
+                    expected.keySet().stream().map(TopicPartition::partition).toList());
         } catch (RuntimeException e) {
             LOG.debug("Reading the store's positions failed; checking again later: {}", SendFailures.describe(e));
             return;
@@ -99,7 +104,9 @@ final class StoreGapRepair {
     void repair(List<StoreGapException.Gap> gaps, String when) {
         Set<TopicPartition> owned = consumer.assignment();
         for (StoreGapException.Gap gap : gaps) {
-            TopicPartition partition = owned.stream().filter(p -> p.partition() == gap.partition()).findFirst()
+            TopicPartition partition = owned.stream()
+                    .filter(p -> p.partition() == gap.partition())
+                    .findFirst()
                     .orElse(null);
             if (partition == null) {
                 continue; // moved away meanwhile: its new owner compares its committed offset with the store
@@ -116,11 +123,17 @@ final class StoreGapRepair {
                 from = first;
             }
             metrics.gapRecords.mark(Math.max(0, gap.expected() - from));
-            LOG.warn("Redis lost acknowledged writes of intake {}: the store holds offsets up to {}, {} were"
-                    + " acknowledged ({} records lost, found {}; a fail-over to a replica that had not received"
-                    + " them?). Reading them again from offset {}: messages of that range already delivered may be"
-                    + " delivered again, with the same delay-id.", partition, gap.stored(), gap.expected(),
-                    gap.missing(), when, from);
+            LOG.warn(
+                    "Redis lost acknowledged writes of intake {}: the store holds offsets up to {}, {} were"
+                            + " acknowledged ({} records lost, found {}; a fail-over to a replica that had not received"
+                            + " them?). Reading them again from offset {}: messages of that range already delivered may be"
+                            + " delivered again, with the same delay-id.",
+                    partition,
+                    gap.stored(),
+                    gap.expected(),
+                    gap.missing(),
+                    when,
+                    from);
             consumer.seek(partition, from);
             positions.readFrom(partition, gap.stored());
             commits.forget(List.of(partition));
@@ -130,7 +143,8 @@ final class StoreGapRepair {
     /** Kafka's first offset of {@code partition}, or -1 if it cannot be read now (then the stored position is used). */
     private long firstOffset(TopicPartition partition) {
         try {
-            Long first = consumer.beginningOffsets(List.of(partition), OFFSETS_TIMEOUT).get(partition);
+            Long first = consumer.beginningOffsets(List.of(partition), OFFSETS_TIMEOUT)
+                    .get(partition);
             return first == null ? -1 : first;
         } catch (WakeupException e) {
             throw e;

@@ -31,8 +31,8 @@ final class StorePositions {
         List<PositionMark> marks = new ArrayList<>(poll.commit().size());
         poll.commit().forEach((partition, offset) -> {
             Long expected = written.get(partition);
-            marks.add(new PositionMark(partition.partition(), expected == null ? PositionMark.UNKNOWN : expected,
-                    offset.offset()));
+            marks.add(new PositionMark(
+                    partition.partition(), expected == null ? PositionMark.UNKNOWN : expected, offset.offset()));
             written.put(partition, offset.offset());
         });
         return marks;

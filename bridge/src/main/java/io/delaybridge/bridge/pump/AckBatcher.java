@@ -44,7 +44,8 @@ final class AckBatcher {
         if (unacked.isEmpty()) {
             sinceNanos = nowNanos;
         }
-        finished.forEach((shard, done) -> unacked.computeIfAbsent(shard, s -> new ArrayList<>()).addAll(done));
+        finished.forEach((shard, done) ->
+                unacked.computeIfAbsent(shard, s -> new ArrayList<>()).addAll(done));
     }
 
     /**

@@ -72,8 +72,11 @@ final class ClaimRounds {
     List<OwnedShard> dueShards(List<OwnedShard> shards, long now, int room) {
         List<OwnedShard> due = new ArrayList<>(shards.size());
         for (OwnedShard shard : shards) {
-            if (!shard.revoked && nextDueAt(shard) <= now + lookAheadMillis && due.size() < room
-                    && shard.claimGate <= now && shard.limitedInRound != round) {
+            if (!shard.revoked
+                    && nextDueAt(shard) <= now + lookAheadMillis
+                    && due.size() < room
+                    && shard.claimGate <= now
+                    && shard.limitedInRound != round) {
                 due.add(shard);
             }
         }

@@ -56,10 +56,17 @@ final class MessageSender {
                 outcomes.report(Outcome.alreadyDelivered(shard, message, null));
                 return;
             }
-            sendToDeadletter(shard, message, null, DeliveryRecords.corruptEnvelope(
-                    delivery.deadletterTopic(), message.ref().id(), message.dueAt(), message.attempt(),
-                    message.envelope(), "stored message " + message.ref().id() + " cannot be decoded: "
-                            + e.getMessage()),
+            sendToDeadletter(
+                    shard,
+                    message,
+                    null,
+                    DeliveryRecords.corruptEnvelope(
+                            delivery.deadletterTopic(),
+                            message.ref().id(),
+                            message.dueAt(),
+                            message.attempt(),
+                            message.envelope(),
+                            "stored message " + message.ref().id() + " cannot be decoded: " + e.getMessage()),
                     ErrorCode.CORRUPT_ENVELOPE);
             return;
         } catch (RuntimeException e) {
@@ -81,8 +88,8 @@ final class MessageSender {
 
     /** Sends now, on the release thread or (after its token came) the throttle's; the outcome is reported. */
     private void sendNow(OwnedShard shard, ClaimedMessage message, Envelope envelope, TargetRates.Target rated) {
-        delivery.deliver(shard.shard, envelope, message.ref().id(), message.dueAt(), message.attempt(),
-                new Delivery.Result() {
+        delivery.deliver(
+                shard.shard, envelope, message.ref().id(), message.dueAt(), message.attempt(), new Delivery.Result() {
                     @Override
                     public void delivered(long timestamp) {
                         outcomes.report(Outcome.delivered(shard, message, envelope, rated, timestamp));
@@ -99,10 +106,19 @@ final class MessageSender {
      * Sends {@code record}, the deadletter copy of {@code message} ({@code envelope}: as decoded, null if it does not
      * decode); reports DEADLETTERED or DEADLETTER_FAILED.
      */
-    void sendToDeadletter(OwnedShard shard, ClaimedMessage message, Envelope envelope,
-            ProducerRecord<byte[], byte[]> record, ErrorCode code) {
-        delivery.deadletter(shard.shard, message.ref().id(), envelope == null ? "" : envelope.origin(),
-                message.dueAt(), record, new Delivery.Result() {
+    void sendToDeadletter(
+            OwnedShard shard,
+            ClaimedMessage message,
+            Envelope envelope,
+            ProducerRecord<byte[], byte[]> record,
+            ErrorCode code) {
+        delivery.deadletter(
+                shard.shard,
+                message.ref().id(),
+                envelope == null ? "" : envelope.origin(),
+                message.dueAt(),
+                record,
+                new Delivery.Result() {
                     @Override
                     public void delivered(long timestamp) {
                         outcomes.report(Outcome.deadlettered(shard, message, code));

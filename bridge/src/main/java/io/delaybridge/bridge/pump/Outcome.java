@@ -11,8 +11,15 @@ import io.delaybridge.schemas.ErrorCode;
  * as they are), so the failure path never decodes the message again. A delivered one carries its target's meters
  * ({@code target}; null in the other kinds).
  */
-record Outcome(OwnedShard shard, ClaimedMessage message, Envelope envelope, Kind kind, long deliveredAt,
-        Exception error, ErrorCode code, TargetRates.Target target) {
+record Outcome(
+        OwnedShard shard,
+        ClaimedMessage message,
+        Envelope envelope,
+        Kind kind,
+        long deliveredAt,
+        Exception error,
+        ErrorCode code,
+        TargetRates.Target target) {
 
     enum Kind {
         /** The target topic has it. */
@@ -31,8 +38,8 @@ record Outcome(OwnedShard shard, ClaimedMessage message, Envelope envelope, Kind
         return delivered(shard, message, null, null, timestamp);
     }
 
-    static Outcome delivered(OwnedShard shard, ClaimedMessage message, Envelope envelope, TargetRates.Target target,
-            long timestamp) {
+    static Outcome delivered(
+            OwnedShard shard, ClaimedMessage message, Envelope envelope, TargetRates.Target target, long timestamp) {
         return new Outcome(shard, message, envelope, Kind.DELIVERED, timestamp, null, null, target);
     }
 
@@ -40,8 +47,8 @@ record Outcome(OwnedShard shard, ClaimedMessage message, Envelope envelope, Kind
         return new Outcome(shard, message, envelope, Kind.ALREADY_DELIVERED, -1, null, null, null);
     }
 
-    static Outcome failed(OwnedShard shard, ClaimedMessage message, Envelope envelope, Exception error,
-            ErrorCode code) {
+    static Outcome failed(
+            OwnedShard shard, ClaimedMessage message, Envelope envelope, Exception error, ErrorCode code) {
         return new Outcome(shard, message, envelope, Kind.FAILED, -1, error, code, null);
     }
 

@@ -50,9 +50,18 @@ final class OutcomeHandler {
     /** Fault injection: a no-op outside the fault campaign. */
     private final Crashes crashes;
 
-    OutcomeHandler(DelayStore store, TargetCatalog catalog, RetryPolicy retryPolicy, String deadletterTopic,
-            PumpMetrics metrics, OutcomeQueue outcomes, MessageSender sender, InFlightPlaces places, AckBatcher acks,
-            LongSupplier redisNow, Crashes crashes) {
+    OutcomeHandler(
+            DelayStore store,
+            TargetCatalog catalog,
+            RetryPolicy retryPolicy,
+            String deadletterTopic,
+            PumpMetrics metrics,
+            OutcomeQueue outcomes,
+            MessageSender sender,
+            InFlightPlaces places,
+            AckBatcher acks,
+            LongSupplier redisNow,
+            Crashes crashes) {
         this.store = store;
         this.catalog = catalog;
         this.retryPolicy = retryPolicy;
@@ -73,25 +82,32 @@ final class OutcomeHandler {
             switch (outcome.kind()) {
                 case DELIVERED -> {
                     metrics.delivered.mark();
-                    long lateness = Math.max(0, outcome.deliveredAt() - outcome.message().dueAt());
+                    long lateness = Math.max(
+                            0, outcome.deliveredAt() - outcome.message().dueAt());
                     metrics.lateness.update(lateness);
                     if (outcome.target() != null) {
                         outcome.target().delivered(lateness);
                     }
-                    finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>()).add(outcome);
+                    finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>())
+                            .add(outcome);
                 }
                 case ALREADY_DELIVERED -> {
                     metrics.alreadyDelivered.mark();
-                    finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>()).add(outcome);
+                    finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>())
+                            .add(outcome);
                 }
                 case DEADLETTERED -> {
                     metrics.deadlettered.mark(outcome.code());
-                    finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>()).add(outcome);
+                    finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>())
+                            .add(outcome);
                 }
                 case FAILED -> handleFailure(outcome);
                 case DEADLETTER_FAILED -> {
-                    LOG.warn("Could not write message {} to the deadletter topic {}: {}",
-                            outcome.message().ref().id(), deadletterTopic, SendFailures.describe(outcome.error()));
+                    LOG.warn(
+                            "Could not write message {} to the deadletter topic {}: {}",
+                            outcome.message().ref().id(),
+                            deadletterTopic,
+                            SendFailures.describe(outcome.error()));
                     retryLater(outcome.shard(), outcome.message(), retryPolicy.backoffMillis(1));
                 }
             }
@@ -131,8 +147,12 @@ final class OutcomeHandler {
                     + message.attempt() + (message.attempt() == 1 ? " attempt" : " attempts")
                     + (permanent ? " (not retriable)" : "") + ": " + SendFailures.describe(error);
             LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
-            sender.sendToDeadletter(failure.shard(), message, envelope,
-                    deadletterRecord(message, envelope, failure.code(), reason), failure.code());
+            sender.sendToDeadletter(
+                    failure.shard(),
+                    message,
+                    envelope,
+                    deadletterRecord(message, envelope, failure.code(), reason),
+                    failure.code());
         } else {
             metrics.retried.mark();
             retryLater(failure.shard(), message, retryPolicy.backoffMillis(message.attempt()));
@@ -158,29 +178,43 @@ final class OutcomeHandler {
                 + "waited " + wait + " ms for it after its first attempt, and the broker does not create topics on "
                 + "first use). Create the topic, then replay this record from the deadletter topic";
         LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
-        sender.sendToDeadletter(failure.shard(), message, envelope,
-                deadletterRecord(message, envelope, failure.code(), reason), failure.code());
+        sender.sendToDeadletter(
+                failure.shard(),
+                message,
+                envelope,
+                deadletterRecord(message, envelope, failure.code(), reason),
+                failure.code());
     }
 
     /** The deadletter copy of a message whose delivery failed; the stored bytes as they are if they did not decode. */
-    private ProducerRecord<byte[], byte[]> deadletterRecord(ClaimedMessage message, Envelope envelope,
-            ErrorCode code, String reason) {
+    private ProducerRecord<byte[], byte[]> deadletterRecord(
+            ClaimedMessage message, Envelope envelope, ErrorCode code, String reason) {
         if (envelope == null) {
-            return DeliveryRecords.corruptEnvelope(deadletterTopic, message.ref().id(), message.dueAt(),
-                    message.attempt(), message.envelope(), reason);
+            return DeliveryRecords.corruptEnvelope(
+                    deadletterTopic,
+                    message.ref().id(),
+                    message.dueAt(),
+                    message.attempt(),
+                    message.envelope(),
+                    reason);
         }
-        return DeliveryRecords.failedDelivery(deadletterTopic, envelope, message.ref().id(), message.dueAt(),
-                message.attempt(), code, reason);
+        return DeliveryRecords.failedDelivery(
+                deadletterTopic, envelope, message.ref().id(), message.dueAt(), message.attempt(), code, reason);
     }
 
     private void retryLater(OwnedShard shard, ClaimedMessage message, long backoffMillis) {
         try {
             store.retry(shard.shard, shard.epoch, message.ref(), redisNow.getAsLong() + backoffMillis);
         } catch (StoreFencedException e) {
-            LOG.warn("{}; message {} is returned by its lease", e.getMessage(), message.ref().id());
+            LOG.warn(
+                    "{}; message {} is returned by its lease",
+                    e.getMessage(),
+                    message.ref().id());
         } catch (StoreException e) {
-            LOG.warn("Could not schedule a retry of message {}, its lease returns it: {}",
-                    message.ref().id(), e.getMessage());
+            LOG.warn(
+                    "Could not schedule a retry of message {}, its lease returns it: {}",
+                    message.ref().id(),
+                    e.getMessage());
         }
         places.finish(shard, 1);
     }
@@ -208,15 +242,20 @@ final class OutcomeHandler {
             }
             ack.whenComplete((deleted, error) -> {
                 if (error != null) {
-                    Throwable cause = error instanceof CompletionException && error.getCause() != null
-                            ? error.getCause() : error;
+                    Throwable cause =
+                            error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
                     if (cause instanceof StoreFencedException) {
                         metrics.acksFenced.mark(refs.size());
-                        LOG.warn("{}; its new owner delivers the {} messages acked here again", cause.getMessage(),
+                        LOG.warn(
+                                "{}; its new owner delivers the {} messages acked here again",
+                                cause.getMessage(),
                                 refs.size());
                     } else {
-                        LOG.warn("Could not acknowledge {} delivered messages in shard {}: {}", refs.size(),
-                                shard.shard, cause.getMessage());
+                        LOG.warn(
+                                "Could not acknowledge {} delivered messages in shard {}: {}",
+                                refs.size(),
+                                shard.shard,
+                                cause.getMessage());
                     }
                 } else {
                     sender.acked(shard, refs.stream().map(MessageRef::id).toList());

@@ -14,6 +14,7 @@ final class OutcomeQueue {
     private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
     /** Set when an outcome is queued and the pump has not been signalled for it. */
     private final AtomicBoolean signalled = new AtomicBoolean();
+
     private final Wakeups wakeups;
 
     OutcomeQueue(Wakeups wakeups) {

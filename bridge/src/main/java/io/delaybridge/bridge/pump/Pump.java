@@ -79,6 +79,7 @@ public final class Pump implements Managed {
     private final Delivery delivery;
     /** Fault injection: a no-op outside the fault campaign. */
     private final Crashes crashes;
+
     private volatile boolean running;
     private volatile boolean paused;
     private Thread thread;
@@ -105,11 +106,23 @@ public final class Pump implements Managed {
         this.crashes = crashes;
         this.delivery = delivery;
         this.sender = new MessageSender(delivery, queue, rates, new Throttle(store, places, settings, redisClock::now));
-        this.outcomes = new OutcomeHandler(store, delivery.catalog(), retryPolicy, delivery.deadletterTopic(), metrics,
-                queue, sender, places, new AckBatcher(settings.lookAheadMillis(), settings.batchSize()),
-                redisClock::now, crashes);
-        this.releaser = new DueReleaser<>(c -> sender.release(c.shard(), c.message()), c -> c.message().dueAt(),
-                settings.lookAheadMillis(), "delay-release");
+        this.outcomes = new OutcomeHandler(
+                store,
+                delivery.catalog(),
+                retryPolicy,
+                delivery.deadletterTopic(),
+                metrics,
+                queue,
+                sender,
+                places,
+                new AckBatcher(settings.lookAheadMillis(), settings.batchSize()),
+                redisClock::now,
+                crashes);
+        this.releaser = new DueReleaser<>(
+                c -> sender.release(c.shard(), c.message()),
+                c -> c.message().dueAt(),
+                settings.lookAheadMillis(),
+                "delay-release");
         store.onWake(this::wake);
     }
 
@@ -142,7 +155,8 @@ public final class Pump implements Managed {
     /** Waits until every ack sent has been answered, or the time is up (their leases then return the messages). */
     private void awaitAcks(long timeoutNanos) {
         if (!wakeups.awaitUntilTrue(() -> places.pendingAcks() == 0, timeoutNanos)) {
-            LOG.warn("{} acks were still unanswered at stop; their messages return when their leases expire",
+            LOG.warn(
+                    "{} acks were still unanswered at stop; their messages return when their leases expire",
                     places.pendingAcks());
         }
     }
@@ -222,8 +236,8 @@ public final class Pump implements Managed {
                 outcomes.process();
                 wakeAt = Math.min(pumpOwnedShards(), outcomes.ackFlushAt());
             } catch (RuntimeException e) {
-                warnThrottled("Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS,
-                        SendFailures.describe(e));
+                warnThrottled(
+                        "Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS, SendFailures.describe(e));
                 wakeAt = redisClock.now() + STORE_RETRY_MILLIS;
             }
             awaitUntil(redisClock.nanosUntil(wakeAt));
@@ -287,8 +301,11 @@ public final class Pump implements Managed {
                 shard.epoch = store.acquire(shard.shard);
                 LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
             } catch (StoreException e) {
-                warnThrottled("Could not take shard {} yet, retrying every {} ms: {}", shard.shard,
-                        STORE_RETRY_MILLIS, e.getMessage());
+                warnThrottled(
+                        "Could not take shard {} yet, retrying every {} ms: {}",
+                        shard.shard,
+                        STORE_RETRY_MILLIS,
+                        e.getMessage());
                 return false;
             }
         }
@@ -316,8 +333,11 @@ public final class Pump implements Managed {
             letGo(shard, e);
             return false;
         } catch (RuntimeException e) {
-            warnThrottled("Could not open the delivery of shard {} yet, retrying every {} ms: {}", shard.shard,
-                    STORE_RETRY_MILLIS, SendFailures.describe(e));
+            warnThrottled(
+                    "Could not open the delivery of shard {} yet, retrying every {} ms: {}",
+                    shard.shard,
+                    STORE_RETRY_MILLIS,
+                    SendFailures.describe(e));
             return false;
         }
     }
@@ -364,8 +384,8 @@ public final class Pump implements Managed {
                 places.reserve(shard, want[i]);
                 CompletableFuture<ClaimBatch> claim;
                 try {
-                    claim = store.claimAsync(shard.shard, shard.epoch, want[i], settings.leaseMillis(),
-                            settings.lookAheadMillis());
+                    claim = store.claimAsync(
+                            shard.shard, shard.epoch, want[i], settings.leaseMillis(), settings.lookAheadMillis());
                 } catch (RuntimeException e) {
                     claim = CompletableFuture.failedFuture(e);
                 }
@@ -421,8 +441,8 @@ public final class Pump implements Managed {
         if (messages.size() < want) {
             places.unreserve(shard, want - messages.size());
         }
-        delivery.claimed(shard.shard, () -> messages.stream().map(m -> m.ref().id()).iterator(),
-                messages.size() < want);
+        delivery.claimed(
+                shard.shard, () -> messages.stream().map(m -> m.ref().id()).iterator(), messages.size() < want);
         if (!messages.isEmpty()) {
             metrics.claimBatch.update(messages.size());
             places.claimed(messages.size());

@@ -18,6 +18,7 @@ public final class PumpMetrics {
      * or a lost answer.
      */
     final Meter alreadyDelivered;
+
     final Histogram lateness;
     final Histogram claimBatch;
     final DeadletterMeters deadlettered;

@@ -38,8 +38,10 @@ final class ShardOwnership {
     void assign(Collection<Integer> shards) {
         for (int shard : shards) {
             if (shard >= store.shardCount()) {
-                LOG.warn("Intake partition {} has no shard (the store has {} shards): nothing to pump for it",
-                        shard, store.shardCount());
+                LOG.warn(
+                        "Intake partition {} has no shard (the store has {} shards): nothing to pump for it",
+                        shard,
+                        store.shardCount());
                 continue;
             }
             owned.put(shard, new OwnedShard(shard));
@@ -62,8 +64,7 @@ final class ShardOwnership {
         }
         wakeups.signal();
         boolean drained = wakeups.awaitUntilTrue(
-                () -> !running.getAsBoolean() || leaving.stream().allMatch(s -> s.outstanding.get() == 0),
-                drainNanos);
+                () -> !running.getAsBoolean() || leaving.stream().allMatch(s -> s.outstanding.get() == 0), drainNanos);
         if (!drained) {
             LOG.warn("Shards {} still had messages in flight when revoked; their leases return them", shards);
         }
@@ -157,6 +158,10 @@ final class ShardOwnership {
 
     /** The numbers of the shards held and not being revoked, in order. */
     List<Integer> numbers() {
-        return owned.values().stream().filter(s -> !s.revoked).map(s -> s.shard).sorted().toList();
+        return owned.values().stream()
+                .filter(s -> !s.revoked)
+                .map(s -> s.shard)
+                .sorted()
+                .toList();
     }
 }

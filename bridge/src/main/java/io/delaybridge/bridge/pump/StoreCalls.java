@@ -21,8 +21,8 @@ final class StoreCalls {
             }
             throw new StoreUnavailableException(operation + " failed: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
-            throw new StoreUnavailableException(operation + ": no answer within the lease (" + timeoutMillis + " ms)",
-                    e);
+            throw new StoreUnavailableException(
+                    operation + ": no answer within the lease (" + timeoutMillis + " ms)", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StoreUnavailableException(operation + " interrupted", e);

@@ -55,19 +55,21 @@ final class Throttle {
 
     /** The due set's order: due time, then member bytes (as Redis orders equal scores). */
     private static final Comparator<ClaimedMessage> IN_DUE_ORDER = Comparator.comparingLong(ClaimedMessage::dueAt)
-            .thenComparing((a, b) -> Arrays.compareUnsigned(a.ref().member(), b.ref().member()));
+            .thenComparing(
+                    (a, b) -> Arrays.compareUnsigned(a.ref().member(), b.ref().member()));
 
     /** Sends a message that waited for its token; reports failures as outcomes, never throws. */
     interface Sender {
         void send(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target);
     }
 
-    private record Held(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target, long since,
-            long sequence) {}
+    private record Held(
+            OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target, long since, long sequence) {}
 
     /** The waiting messages' order: due order, then arrival. */
     private static final Comparator<Held> HELD_ORDER = Comparator.<Held, ClaimedMessage>comparing(
-            Held::message, (a, b) -> IN_DUE_ORDER.compare(a, b)).thenComparingLong(Held::sequence);
+                    Held::message, (a, b) -> IN_DUE_ORDER.compare(a, b))
+            .thenComparingLong(Held::sequence);
 
     /** A target's messages from one shard. */
     private record Line(OwnedShard shard, Target target) {}
@@ -79,7 +81,8 @@ final class Throttle {
      */
     private record Behind(ClaimedMessage oldest, ClaimedMessage youngest, long expires) {
         Behind with(Behind other) {
-            return new Behind(IN_DUE_ORDER.compare(oldest, other.oldest) <= 0 ? oldest : other.oldest,
+            return new Behind(
+                    IN_DUE_ORDER.compare(oldest, other.oldest) <= 0 ? oldest : other.oldest,
                     IN_DUE_ORDER.compare(youngest, other.youngest) >= 0 ? youngest : other.youngest,
                     Math.max(expires, other.expires));
         }
@@ -98,6 +101,7 @@ final class Throttle {
     private final Map<Target, TreeSet<Held>> waiting = new LinkedHashMap<>();
     /** Per target refusing messages: until when (nanoTime). */
     private final Map<Target, Long> refusing = new HashMap<>();
+
     private final Map<Line, Behind> behind = new HashMap<>();
     private final List<Held> toHandBack = new ArrayList<>();
     private final List<CompletableFuture<?>> handBacks = new ArrayList<>();
@@ -105,6 +109,7 @@ final class Throttle {
     private long sequence;
     /** The thread is sending what it took from the queues: a message that goes at once would overtake them. */
     private boolean sending;
+
     private boolean stopping;
     private Sender sender;
     private Thread thread;
@@ -152,7 +157,9 @@ final class Throttle {
                 return true;
             }
             Held held = new Held(shard, message, envelope, target, now, sequence++);
-            boolean fits = !stopping && queued < maxPerTarget && waitingInAll < maxInAll
+            boolean fits = !stopping
+                    && queued < maxPerTarget
+                    && waitingInAll < maxInAll
                     && bucket.nanosUntil(now, queued + 1) <= maxWaitNanos;
             if (!fits && !stopping && queued > 0 && HELD_ORDER.compare(held, queue.last()) < 0) {
                 // older than the youngest waiting (it came from another shard's claim): it takes that one's place
@@ -189,8 +196,10 @@ final class Throttle {
     private long refuseUntil(Target target, TokenBucket bucket, long now, int queued) {
         Long until = refusing.get(target);
         if (until == null) {
-            until = now + Math.max(bucket.nanosUntil(now, queued + 1) - maxWaitNanos / 2,
-                    Math.max(bucket.nanosUntil(now, 1), MIN_REFUSAL_NANOS));
+            until = now
+                    + Math.max(
+                            bucket.nanosUntil(now, queued + 1) - maxWaitNanos / 2,
+                            Math.max(bucket.nanosUntil(now, 1), MIN_REFUSAL_NANOS));
             refusing.put(target, until);
         }
         return until;
@@ -258,8 +267,7 @@ final class Throttle {
         try {
             CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            LOG.warn("Not every held-back message was handed back at stop; their leases return them: {}",
-                    e.toString());
+            LOG.warn("Not every held-back message was handed back at stop; their leases return them: {}", e.toString());
         }
     }
 
@@ -272,7 +280,8 @@ final class Throttle {
             try {
                 long now = System.nanoTime();
                 long wait = TimeUnit.SECONDS.toNanos(1);
-                for (Iterator<Map.Entry<Target, TreeSet<Held>>> it = waiting.entrySet().iterator();
+                for (Iterator<Map.Entry<Target, TreeSet<Held>>> it =
+                                waiting.entrySet().iterator();
                         it.hasNext(); ) {
                     Map.Entry<Target, TreeSet<Held>> entry = it.next();
                     TreeSet<Held> queue = entry.getValue();
@@ -306,7 +315,10 @@ final class Throttle {
                 try {
                     sender.send(held.shard, held.message, held.envelope, held.target);
                 } catch (RuntimeException e) {
-                    LOG.error("Sending message {} failed; its lease returns it", held.message.ref().id(), e);
+                    LOG.error(
+                            "Sending message {} failed; its lease returns it",
+                            held.message.ref().id(),
+                            e);
                 }
             }
             if (!send.isEmpty()) {
@@ -352,8 +364,11 @@ final class Throttle {
             long dueAt = earliest;
             CompletableFuture<?> done = call.whenComplete((moved, error) -> {
                 if (error != null) {
-                    LOG.warn("Could not hand {} held-back messages back to shard {}; their leases return them: {}",
-                            messages.size(), shard.shard, error.toString());
+                    LOG.warn(
+                            "Could not hand {} held-back messages back to shard {}; their leases return them: {}",
+                            messages.size(),
+                            shard.shard,
+                            error.toString());
                 } else {
                     shard.woken(dueAt); // due again: claimed when the gate opens
                 }

@@ -115,8 +115,10 @@ public final class DueReleaser<T> {
         if (thread != null) {
             thread.join(maxHoldMillis + TimeUnit.SECONDS.toMillis(5));
             if (thread.isAlive()) {
-                LOG.warn("The {} thread is still sending at stop (a send blocked on the producer); what it has "
-                        + "not sent is left to the leases, or read again from the intake", threadName);
+                LOG.warn(
+                        "The {} thread is still sending at stop (a send blocked on the producer); what it has "
+                                + "not sent is left to the leases, or read again from the intake",
+                        threadName);
             }
         }
     }
@@ -138,8 +140,10 @@ public final class DueReleaser<T> {
                 if (due.isEmpty()) {
                     if (stopping && (held.isEmpty() || now - giveUpAt >= 0)) {
                         if (!held.isEmpty()) {
-                            LOG.warn("{} held messages were not due yet at stop; their leases return them, or "
-                                    + "the intake reads them again", held.size());
+                            LOG.warn(
+                                    "{} held messages were not due yet at stop; their leases return them, or "
+                                            + "the intake reads them again",
+                                    held.size());
                         }
                         return;
                     }

@@ -26,7 +26,16 @@ public final class IdTemplate {
     /** The id of a scheduling rule without {@code id:}: unique per source record, stable across re-reads. */
     public static final String DEFAULT = "{rule}:{topic}-{partition}-{offset}";
 
-    private enum Kind { TEXT, KEY, TOPIC, PARTITION, OFFSET, RULE, HEADER, FIELD }
+    private enum Kind {
+        TEXT,
+        KEY,
+        TOPIC,
+        PARTITION,
+        OFFSET,
+        RULE,
+        HEADER,
+        FIELD
+    }
 
     private record Part(Kind kind, String text) {}
 
@@ -94,8 +103,8 @@ public final class IdTemplate {
         if (name.startsWith("field:") && name.length() > "field:".length()) {
             return new Part(Kind.FIELD, name.substring("field:".length()));
         }
-        throw new IllegalArgumentException("has the unknown placeholder {" + name + "} in \"" + template
-                + "\"; placeholders are " + known());
+        throw new IllegalArgumentException(
+                "has the unknown placeholder {" + name + "} in \"" + template + "\"; placeholders are " + known());
     }
 
     private static String known() {
@@ -123,8 +132,10 @@ public final class IdTemplate {
                 case FIELD -> {
                     JsonNode v = in.field(rule, p.text);
                     if (v == null || v.isContainerNode()) {
-                        throw missing(rule, "JSON field " + ContractViolation.quote(p.text)
-                                + (v == null ? "" : " as text or a number (it is an object or array)"));
+                        throw missing(
+                                rule,
+                                "JSON field " + ContractViolation.quote(p.text)
+                                        + (v == null ? "" : " as text or a number (it is an object or array)"));
                     }
                     id.append(v.asText());
                 }
@@ -135,8 +146,10 @@ public final class IdTemplate {
     }
 
     private ContractViolation missing(String rule, String what) {
-        return new ContractViolation(ErrorCode.MISSING_FIELD, "rule " + rule + ": the template \"" + source
-                + "\" needs the " + what + ", which the record does not carry");
+        return new ContractViolation(
+                ErrorCode.MISSING_FIELD,
+                "rule " + rule + ": the template \"" + source + "\" needs the " + what
+                        + ", which the record does not carry");
     }
 
     /** Whether the template uses {@code {offset}}: ids that no other record can reproduce. */
@@ -193,7 +206,9 @@ public final class IdTemplate {
     }
 
     private static String suffix(List<Part> parts) {
-        return !parts.isEmpty() && parts.get(parts.size() - 1).kind == Kind.TEXT ? parts.get(parts.size() - 1).text : "";
+        return !parts.isEmpty() && parts.get(parts.size() - 1).kind == Kind.TEXT
+                ? parts.get(parts.size() - 1).text
+                : "";
     }
 
     @Override

@@ -17,8 +17,15 @@ import java.util.regex.Pattern;
  * @param id        the id of a scheduled record ({@link IdTemplate#DEFAULT} unless given); null for a cancel rule
  * @param cancel    the id a cancel rule cancels; null for a scheduling rule
  */
-public record Rule(String name, List<String> topics, Pattern pattern, String target, RuleDelay delay,
-        Integer partition, IdTemplate id, IdTemplate cancel) {
+public record Rule(
+        String name,
+        List<String> topics,
+        Pattern pattern,
+        String target,
+        RuleDelay delay,
+        Integer partition,
+        IdTemplate id,
+        IdTemplate cancel) {
 
     public Rule {
         Objects.requireNonNull(name, "name");
@@ -27,12 +34,19 @@ public record Rule(String name, List<String> topics, Pattern pattern, String tar
             throw new IllegalArgumentException("rule " + name + ": give source topics or a pattern, not both");
         }
         if ((cancel == null) == (target == null || delay == null || id == null)) {
-            throw new IllegalArgumentException("rule " + name + ": a rule either schedules (target, delay, id) or cancels");
+            throw new IllegalArgumentException(
+                    "rule " + name + ": a rule either schedules (target, delay, id) or cancels");
         }
     }
 
-    public static Rule schedule(String name, List<String> topics, Pattern pattern, String target, RuleDelay delay,
-            Integer partition, IdTemplate id) {
+    public static Rule schedule(
+            String name,
+            List<String> topics,
+            Pattern pattern,
+            String target,
+            RuleDelay delay,
+            Integer partition,
+            IdTemplate id) {
         return new Rule(name, topics, pattern, target, delay, partition, id, null);
     }
 
@@ -59,7 +73,7 @@ public record Rule(String name, List<String> topics, Pattern pattern, String tar
         if (cancels()) {
             return "cancel " + cancel;
         }
-        return "schedule to " + target + (partition == null ? "" : " partition " + partition) + " after "
-                + delay + " as " + id;
+        return "schedule to " + target + (partition == null ? "" : " partition " + partition) + " after " + delay
+                + " as " + id;
     }
 }

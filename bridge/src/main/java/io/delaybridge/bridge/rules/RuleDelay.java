@@ -42,7 +42,8 @@ public sealed interface RuleDelay {
 
         @Override
         public String toString() {
-            return "header " + header + (fallbackMillis == null ? "" : ", else " + DelayText.formatMillis(fallbackMillis));
+            return "header " + header
+                    + (fallbackMillis == null ? "" : ", else " + DelayText.formatMillis(fallbackMillis));
         }
     }
 
@@ -61,8 +62,10 @@ public sealed interface RuleDelay {
             if (node.isTextual()) {
                 return parse(rule, what, node.asText());
             }
-            throw new ContractViolation(ErrorCode.INVALID_DELAY, "rule " + rule + ": " + what + " is " + node
-                    + ", not a delay; give whole milliseconds as a number, or a text such as \"30s\", \"5m\", \"PT30M\"");
+            throw new ContractViolation(
+                    ErrorCode.INVALID_DELAY,
+                    "rule " + rule + ": " + what + " is " + node
+                            + ", not a delay; give whole milliseconds as a number, or a text such as \"30s\", \"5m\", \"PT30M\"");
         }
 
         @Override
@@ -75,9 +78,12 @@ public sealed interface RuleDelay {
         if (fallbackMillis != null) {
             return fallbackMillis;
         }
-        throw new ContractViolation(ErrorCode.MISSING_DELAY, "rule " + rule + ": the record has no " + what
-                + " and the rule has no delayFallback; add the " + what + " to the source records or a delayFallback"
-                + " to the rule");
+        throw new ContractViolation(
+                ErrorCode.MISSING_DELAY,
+                "rule " + rule + ": the record has no " + what
+                        + " and the rule has no delayFallback; add the " + what
+                        + " to the source records or a delayFallback"
+                        + " to the rule");
     }
 
     private static long parse(String rule, String what, String text) throws ContractViolation {

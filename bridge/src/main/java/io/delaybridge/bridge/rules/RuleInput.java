@@ -46,8 +46,10 @@ final class RuleInput {
     /** The key as UTF-8 text; a record without a key cannot fill {@code {key}}. */
     String keyText(String rule, String use) throws ContractViolation {
         if (key == null) {
-            throw new ContractViolation(ErrorCode.MISSING_KEY, "rule " + rule + ": the record has no key, and " + use
-                    + " uses {key}; give the source records a key, or use another placeholder");
+            throw new ContractViolation(
+                    ErrorCode.MISSING_KEY,
+                    "rule " + rule + ": the record has no key, and " + use
+                            + " uses {key}; give the source records a key, or use another placeholder");
         }
         return new String(key, StandardCharsets.UTF_8);
     }
@@ -82,20 +84,26 @@ final class RuleInput {
                 if (parsed != null && parsed.isObject()) {
                     json = parsed;
                 } else {
-                    notJson = new ContractViolation(ErrorCode.INVALID_VALUE, "the value is "
-                            + (value == null ? "null" : "JSON but not an object") + ", so there is no field "
-                            + ContractViolation.quote(path));
+                    notJson = new ContractViolation(
+                            ErrorCode.INVALID_VALUE,
+                            "the value is "
+                                    + (value == null ? "null" : "JSON but not an object") + ", so there is no field "
+                                    + ContractViolation.quote(path));
                 }
             } catch (JsonProcessingException e) {
-                notJson = new ContractViolation(ErrorCode.INVALID_VALUE, "the value is not JSON ("
-                        + e.getOriginalMessage() + "), so there is no field " + ContractViolation.quote(path));
+                notJson = new ContractViolation(
+                        ErrorCode.INVALID_VALUE,
+                        "the value is not JSON (" + e.getOriginalMessage() + "), so there is no field "
+                                + ContractViolation.quote(path));
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e); // reading a byte array does no I/O
             }
         }
         if (notJson != null) {
-            throw new ContractViolation(notJson.code(), "rule " + rule + ": " + notJson.getMessage()
-                    + "; produce JSON objects to the source, or take the delay from a header or a fixed delay");
+            throw new ContractViolation(
+                    notJson.code(),
+                    "rule " + rule + ": " + notJson.getMessage()
+                            + "; produce JSON objects to the source, or take the delay from a header or a fixed delay");
         }
         return json;
     }

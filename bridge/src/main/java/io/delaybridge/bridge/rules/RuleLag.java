@@ -29,8 +29,8 @@ public final class RuleLag {
     private Map<String, Long> last = Map.of();
     private long lastAt = Long.MIN_VALUE;
 
-    public RuleLag(Admin admin, String applicationId, List<Rule> rules, Clock clock, long cacheMillis,
-            long timeoutMillis) {
+    public RuleLag(
+            Admin admin, String applicationId, List<Rule> rules, Clock clock, long cacheMillis, long timeoutMillis) {
         this.admin = admin;
         this.applicationId = applicationId;
         this.rules = List.copyOf(rules);
@@ -53,13 +53,17 @@ public final class RuleLag {
         try {
             Set<String> all = admin.listTopics().names().get(timeoutMillis, TimeUnit.MILLISECONDS);
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(applicationId)
-                    .partitionsToOffsetAndMetadata().get(timeoutMillis, TimeUnit.MILLISECONDS);
-            Set<String> sources = all.stream().filter(t -> rules.stream().anyMatch(r -> r.reads(t)))
+                    .partitionsToOffsetAndMetadata()
+                    .get(timeoutMillis, TimeUnit.MILLISECONDS);
+            Set<String> sources = all.stream()
+                    .filter(t -> rules.stream().anyMatch(r -> r.reads(t)))
                     .collect(Collectors.toSet());
             Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-            admin.describeTopics(sources).allTopicNames().get(timeoutMillis, TimeUnit.MILLISECONDS)
-                    .forEach((name, d) -> d.partitions().forEach(
-                            p -> request.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
+            admin.describeTopics(sources)
+                    .allTopicNames()
+                    .get(timeoutMillis, TimeUnit.MILLISECONDS)
+                    .forEach((name, d) -> d.partitions()
+                            .forEach(p -> request.put(new TopicPartition(name, p.partition()), OffsetSpec.latest())));
             Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
                     admin.listOffsets(request).all().get(timeoutMillis, TimeUnit.MILLISECONDS);
             Map<String, Long> byTopic = new HashMap<>();
@@ -70,8 +74,12 @@ public final class RuleLag {
             });
             Map<String, Long> out = new HashMap<>();
             for (Rule r : rules) {
-                out.put(r.name(), byTopic.entrySet().stream().filter(e -> r.reads(e.getKey()))
-                        .mapToLong(Map.Entry::getValue).sum());
+                out.put(
+                        r.name(),
+                        byTopic.entrySet().stream()
+                                .filter(e -> r.reads(e.getKey()))
+                                .mapToLong(Map.Entry::getValue)
+                                .sum());
             }
             return out;
         } catch (InterruptedException e) {

@@ -22,7 +22,11 @@ final class RuleProcessor implements Processor<byte[], byte[], byte[], byte[]> {
     private final Consumer<ErrorCode> deadlettered;
     private ProcessorContext<byte[], byte[]> context;
 
-    RuleProcessor(List<Rule> rules, List<RuleMeters> meters, RuleRecords records, String deadletterTopic,
+    RuleProcessor(
+            List<Rule> rules,
+            List<RuleMeters> meters,
+            RuleRecords records,
+            String deadletterTopic,
             Consumer<ErrorCode> deadlettered) {
         this.rules = rules;
         this.meters = meters;
@@ -39,8 +43,14 @@ final class RuleProcessor implements Processor<byte[], byte[], byte[], byte[]> {
     @Override
     public void process(Record<byte[], byte[]> record) {
         RecordMetadata where = context.recordMetadata().orElseThrow();
-        RuleInput in = new RuleInput(where.topic(), where.partition(), where.offset(), record.timestamp(),
-                record.key(), record.value(), record.headers());
+        RuleInput in = new RuleInput(
+                where.topic(),
+                where.partition(),
+                where.offset(),
+                record.timestamp(),
+                record.key(),
+                record.value(),
+                record.headers());
         for (int i = 0; i < rules.size(); i++) {
             Rule rule = rules.get(i);
             if (!rule.reads(in.topic)) {
@@ -50,7 +60,8 @@ final class RuleProcessor implements Processor<byte[], byte[], byte[], byte[]> {
                 context.forward(records.intake(rule, in), RuleTopology.INTAKE_SINK);
                 (rule.cancels() ? meters.get(i).cancelled : meters.get(i).scheduled).mark();
             } catch (ContractViolation v) {
-                context.forward(RuleRecords.deadletter(deadletterTopic, rule, in, v.code(), v.getMessage()),
+                context.forward(
+                        RuleRecords.deadletter(deadletterTopic, rule, in, v.code(), v.getMessage()),
                         RuleTopology.DEADLETTER_SINK);
                 meters.get(i).rejected.mark();
                 deadlettered.accept(v.code());

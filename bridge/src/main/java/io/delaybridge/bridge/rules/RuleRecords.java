@@ -61,7 +61,9 @@ public final class RuleRecords {
         }
         if (in.headers != null) {
             for (Header h : in.headers) {
-                if (!DelayHeaders.isControl(h.key()) && !RULE_HEADER.equals(h.key()) && !SOURCE_HEADER.equals(h.key())) {
+                if (!DelayHeaders.isControl(h.key())
+                        && !RULE_HEADER.equals(h.key())
+                        && !SOURCE_HEADER.equals(h.key())) {
                     headers.add(h);
                 }
             }
@@ -85,8 +87,10 @@ public final class RuleRecords {
         try {
             return Math.addExact(in.timestamp, delay);
         } catch (ArithmeticException e) {
-            throw new ContractViolation(ErrorCode.INVALID_DELAY, "rule " + rule.name() + ": a delay of " + delay
-                    + "ms after the record's timestamp " + in.timestamp + " overflows");
+            throw new ContractViolation(
+                    ErrorCode.INVALID_DELAY,
+                    "rule " + rule.name() + ": a delay of " + delay + "ms after the record's timestamp " + in.timestamp
+                            + " overflows");
         }
     }
 
@@ -95,11 +99,20 @@ public final class RuleRecords {
      * ({@code delay-error}, {@code delay-error-message}, {@code delay-origin} = the source record,
      * {@code delay-attempt: 0}), plus {@value #RULE_HEADER}.
      */
-    static Record<byte[], byte[]> deadletter(String deadletterTopic, Rule rule, RuleInput in, ErrorCode code,
-            String message) {
-        ConsumerRecord<byte[], byte[]> source = new ConsumerRecord<>(in.topic, in.partition, in.offset, in.timestamp,
-                TimestampType.CREATE_TIME, -1, -1, in.key, in.value,
-                in.headers == null ? new RecordHeaders() : in.headers, Optional.empty());
+    static Record<byte[], byte[]> deadletter(
+            String deadletterTopic, Rule rule, RuleInput in, ErrorCode code, String message) {
+        ConsumerRecord<byte[], byte[]> source = new ConsumerRecord<>(
+                in.topic,
+                in.partition,
+                in.offset,
+                in.timestamp,
+                TimestampType.CREATE_TIME,
+                -1,
+                -1,
+                in.key,
+                in.value,
+                in.headers == null ? new RecordHeaders() : in.headers,
+                Optional.empty());
         ProducerRecord<byte[], byte[]> record = DeliveryRecords.rejectedIntake(deadletterTopic, source, code, message);
         record.headers().remove(RULE_HEADER);
         record.headers().add(RULE_HEADER, utf8(rule.name()));

@@ -33,14 +33,21 @@ public final class RuleTopology {
      * @param earliest        where a source without committed offsets starts: true its beginning, false its end
      * @param deadlettered    told the code of every deadletter record (the bridge's deadletter meters)
      */
-    public static Topology build(List<Rule> rules, List<RuleMeters> meters, RuleRecords records, String intakeTopic,
-            String deadletterTopic, boolean earliest, Consumer<ErrorCode> deadlettered) {
+    public static Topology build(
+            List<Rule> rules,
+            List<RuleMeters> meters,
+            RuleRecords records,
+            String intakeTopic,
+            String deadletterTopic,
+            boolean earliest,
+            Consumer<ErrorCode> deadlettered) {
         if (rules.isEmpty() || rules.size() != meters.size()) {
             throw new IllegalArgumentException("give at least one rule and one meter set per rule");
         }
         Map<String, List<Integer>> bySource = new LinkedHashMap<>();
         for (int i = 0; i < rules.size(); i++) {
-            bySource.computeIfAbsent(rules.get(i).sourceText(), s -> new ArrayList<>()).add(i);
+            bySource.computeIfAbsent(rules.get(i).sourceText(), s -> new ArrayList<>())
+                    .add(i);
         }
         Topology topology = new Topology();
         AutoOffsetReset reset = earliest ? AutoOffsetReset.earliest() : AutoOffsetReset.latest();
@@ -52,20 +59,28 @@ public final class RuleTopology {
             String processor = "rules-" + n;
             n++;
             if (first.pattern() != null) {
-                topology.addSource(reset, source, new ByteArrayDeserializer(), new ByteArrayDeserializer(), first.pattern());
+                topology.addSource(
+                        reset, source, new ByteArrayDeserializer(), new ByteArrayDeserializer(), first.pattern());
             } else {
-                topology.addSource(reset, source, new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+                topology.addSource(
+                        reset,
+                        source,
+                        new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer(),
                         first.topics().toArray(String[]::new));
             }
             List<Rule> groupRules = group.stream().map(rules::get).toList();
             List<RuleMeters> groupMeters = group.stream().map(meters::get).toList();
-            topology.addProcessor(processor,
-                    () -> new RuleProcessor(groupRules, groupMeters, records, deadletterTopic, deadlettered), source);
+            topology.addProcessor(
+                    processor,
+                    () -> new RuleProcessor(groupRules, groupMeters, records, deadletterTopic, deadlettered),
+                    source);
             processors.add(processor);
         }
         String[] parents = processors.toArray(String[]::new);
         topology.addSink(INTAKE_SINK, intakeTopic, new ByteArraySerializer(), new ByteArraySerializer(), parents);
-        topology.addSink(DEADLETTER_SINK, deadletterTopic, new ByteArraySerializer(), new ByteArraySerializer(), parents);
+        topology.addSink(
+                DEADLETTER_SINK, deadletterTopic, new ByteArraySerializer(), new ByteArraySerializer(), parents);
         return topology;
     }
 }

@@ -60,8 +60,8 @@ public interface DelayStore extends AutoCloseable {
      * (the shard's earliest due time is later than the record's, and nothing is in flight). Read-only. A store that
      * cannot check parks every record (no check passes).
      */
-    default CompletableFuture<WrittenBatch> write(List<WriteOp> ops, List<PositionMark> marks,
-            List<ExpressCheck> checks) {
+    default CompletableFuture<WrittenBatch> write(
+            List<WriteOp> ops, List<PositionMark> marks, List<ExpressCheck> checks) {
         return write(ops, marks).thenApply(WrittenBatch::parkAll);
     }
 

@@ -15,7 +15,10 @@ import java.util.OptionalLong;
 public interface MessageAdmin {
 
     /** Where a message is. */
-    enum State { PENDING, IN_FLIGHT }
+    enum State {
+        PENDING,
+        IN_FLIGHT
+    }
 
     /**
      * A stored message as an operator sees it.
@@ -28,7 +31,11 @@ public interface MessageAdmin {
             String id, int shard, State state, long dueAt, long leaseUntil, int earlierAttempts, byte[] envelope) {}
 
     /** What a reschedule did. */
-    enum RescheduleResult { RESCHEDULED, IN_FLIGHT, NOT_FOUND }
+    enum RescheduleResult {
+        RESCHEDULED,
+        IN_FLIGHT,
+        NOT_FOUND
+    }
 
     /** The message with this id, wherever it is, or empty. */
     Optional<StoredMessage> inspect(String id);

@@ -78,7 +78,9 @@ public final class ShardRouter {
     public Placement place(String id) {
         long[] parsed = parseDefaultId(id);
         if (parsed != null) {
-            return new Placement((int) parsed[0], ByteBuffer.allocate(OFFSET_MEMBER_LENGTH).putLong(parsed[1]).array(),
+            return new Placement(
+                    (int) parsed[0],
+                    ByteBuffer.allocate(OFFSET_MEMBER_LENGTH).putLong(parsed[1]).array(),
                     parsed[1]);
         }
         byte[] utf8 = id.getBytes(StandardCharsets.UTF_8);
@@ -93,8 +95,7 @@ public final class ShardRouter {
      *
      * @param offset the intake offset a default id names, or -1 for any other id
      */
-    public record Placement(int shard, byte[] member, long offset) {
-    }
+    public record Placement(int shard, byte[] member, long offset) {}
 
     /** The reference to the message with this id: its id and member. */
     public MessageRef ref(String id) {
@@ -138,7 +139,9 @@ public final class ShardRouter {
 
     /** {@link #isNaturalOrigin(String, String)} for an id already placed; compares without building a string. */
     public boolean isNaturalOrigin(Placement placement, String origin) {
-        if (placement.offset() < 0 || !origin.startsWith(intakeTopic) || origin.length() <= intakeTopic.length()
+        if (placement.offset() < 0
+                || !origin.startsWith(intakeTopic)
+                || origin.length() <= intakeTopic.length()
                 || origin.charAt(intakeTopic.length()) != '/') {
             return false;
         }

@@ -22,8 +22,9 @@ public class StoreGapException extends StoreException {
 
     public StoreGapException(List<Gap> gaps) {
         super("Redis lost acknowledged writes of intake "
-                + gaps.stream().map(g -> "partition " + g.partition() + " offsets [" + g.stored() + ", " + g.expected()
-                        + ")").collect(Collectors.joining(", "))
+                + gaps.stream()
+                        .map(g -> "partition " + g.partition() + " offsets [" + g.stored() + ", " + g.expected() + ")")
+                        .collect(Collectors.joining(", "))
                 + " (a fail-over to a replica that had not received them?); read them again from the stored position");
         this.gaps = List.copyOf(gaps);
     }

@@ -1,9 +1,9 @@
 package io.delaybridge.bridge.admin;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.awaitility.Awaitility.await;
 
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
@@ -16,8 +16,8 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,9 +25,11 @@ class PrometheusExportTest {
 
     @Test
     void namesBecomeSnakeCaseWithBaseUnits() {
-        assertEquals("io.dropwizard.jetty.mutable_servlet_context_handler.2xx-responses",
+        assertEquals(
+                "io.dropwizard.jetty.mutable_servlet_context_handler.2xx-responses",
                 PrometheusExport.prometheusName("io.dropwizard.jetty.MutableServletContextHandler.2xx-responses"));
-        assertEquals("time_bound_health_check-pool.running",
+        assertEquals(
+                "time_bound_health_check-pool.running",
                 PrometheusExport.prometheusName("TimeBoundHealthCheck-pool.running"));
         assertEquals("delay.lateness-seconds", PrometheusExport.prometheusName("delay.lateness-ms"));
         assertEquals("delay.delivered", PrometheusExport.prometheusName("delay.delivered"));
@@ -55,8 +57,8 @@ class PrometheusExportTest {
         registry.meter("delay.deadlettered.MISSING_TARGET");
         registry.register("delay.pending.shard-0", (Gauge<Long>) () -> 1L);
         registry.histogram("delay.lateness-ms");
-        assertEquals(java.util.Set.of("delay.delivered", "delay.api.fire-now", "delay.lateness-seconds"),
-                mirror.getNames());
+        assertEquals(
+                java.util.Set.of("delay.delivered", "delay.api.fire-now", "delay.lateness-seconds"), mirror.getNames());
         registry.remove("delay.api.fire-now");
         assertEquals(java.util.Set.of("delay.delivered", "delay.lateness-seconds"), mirror.getNames());
     }
@@ -105,7 +107,8 @@ class PrometheusExportTest {
         } finally {
             kafkaAnswers.countDown();
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> healthSeries(registry).equals(Map.of("kafka", 1.0)));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> healthSeries(registry).equals(Map.of("kafka", 1.0)));
     }
 
     private static Map<String, Double> healthSeries(PrometheusRegistry registry) {
@@ -113,7 +116,8 @@ class PrometheusExportTest {
         registry.scrape().stream()
                 .filter(m -> m.getMetadata().getName().equals("delay_health"))
                 .findFirst()
-                .ifPresent(m -> ((GaugeSnapshot) m).getDataPoints()
+                .ifPresent(m -> ((GaugeSnapshot) m)
+                        .getDataPoints()
                         .forEach(p -> byCheck.put(p.getLabels().get("check"), p.getValue())));
         return byCheck;
     }

@@ -18,7 +18,9 @@ class ApiFactoryTest {
     private final Validator validator = Validators.newValidator();
 
     private Set<String> violations(ApiFactory factory) {
-        return validator.validate(factory).stream().map(ConstraintViolation::getMessage).collect(Collectors.toSet());
+        return validator.validate(factory).stream()
+                .map(ConstraintViolation::getMessage)
+                .collect(Collectors.toSet());
     }
 
     @Test
@@ -47,7 +49,12 @@ class ApiFactoryTest {
         factory.setToken("");
         factory.setTokens(Map.of("ci", "0123456789abcdef"));
         assertTrue(violations(factory).isEmpty());
-        assertEquals("token:ci", factory.build().credentials().authenticate("Bearer 0123456789abcdef").orElseThrow());
+        assertEquals(
+                "token:ci",
+                factory.build()
+                        .credentials()
+                        .authenticate("Bearer 0123456789abcdef")
+                        .orElseThrow());
     }
 
     @Test

@@ -32,8 +32,9 @@ class KafkaFactoryTest {
 
         factory.setInstanceId("");
         assertFalse(factory.resolvedInstanceId().isBlank(), "the host name stands in for an empty id");
-        assertEquals(factory.resolvedInstanceId(), factory.consumerProperties().get(
-                ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        assertEquals(
+                factory.resolvedInstanceId(),
+                factory.consumerProperties().get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
     }
 
     @Test
@@ -50,8 +51,8 @@ class KafkaFactoryTest {
     @Test
     void anOperatorsPropertiesWin() {
         KafkaFactory factory = new KafkaFactory();
-        factory.setConsumer(Map.of(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "1",
-                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "500"));
+        factory.setConsumer(
+                Map.of(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "1", ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "500"));
         factory.setProducer(Map.of(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd"));
         Properties consumer = factory.consumerProperties();
         assertEquals("1", consumer.get(ConsumerConfig.FETCH_MIN_BYTES_CONFIG));

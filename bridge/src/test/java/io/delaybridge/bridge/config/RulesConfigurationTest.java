@@ -53,7 +53,9 @@ class RulesConfigurationTest {
         DelayBridgeConfiguration config = read(ORDERS);
         List<Rule> rules = config.getRules().build("delay-intake", "delay-deadletter", List.of(), 86_400_000L);
         assertEquals(2, rules.size());
-        assertEquals("schedule to orders.timeout after 30m as order-timeout:{key}", rules.get(0).describe());
+        assertEquals(
+                "schedule to orders.timeout after 30m as order-timeout:{key}",
+                rules.get(0).describe());
         assertEquals("cancel order-timeout:{key}", rules.get(1).describe());
         Properties streams = config.getRuleEngine().streamsProperties(config.getKafka());
         assertEquals("exactly_once_v2", streams.get("processing.guarantee"));
@@ -63,39 +65,67 @@ class RulesConfigurationTest {
 
     static Stream<Arguments> badRules() {
         return Stream.of(
-                Arguments.of("- {name: r, sourcePattern: 'orders.(', target: t, delay: 1s}",
+                Arguments.of(
+                        "- {name: r, sourcePattern: 'orders.(', target: t, delay: 1s}",
                         "rules.r.sourcePattern is \"orders.(\", which is not a Java regular expression",
                         "write a full-match pattern"),
-                Arguments.of("- {name: r, source: 'a b', target: t, delay: 1s}", "rules.r.source is \"a b\"",
+                Arguments.of(
+                        "- {name: r, source: 'a b', target: t, delay: 1s}",
+                        "rules.r.source is \"a b\"",
                         "legal Kafka topic name"),
-                Arguments.of("- {name: r, target: t, delay: 1s}", "rules.r.source and sourcePattern are missing",
+                Arguments.of(
+                        "- {name: r, target: t, delay: 1s}",
+                        "rules.r.source and sourcePattern are missing",
                         "give exactly one"),
-                Arguments.of("- {name: r, source: s, delay: 1s}", "rules.r.target is missing",
+                Arguments.of(
+                        "- {name: r, source: s, delay: 1s}",
+                        "rules.r.target is missing",
                         "give the topic to deliver to"),
-                Arguments.of("- {name: r, source: s, target: t, delay: 5y}", "rules.r.delay \"5y\" is not a delay",
+                Arguments.of(
+                        "- {name: r, source: s, target: t, delay: 5y}",
+                        "rules.r.delay \"5y\" is not a delay",
                         "unknown unit"),
-                Arguments.of("- {name: r, source: s, target: t, delay: 1s, delayHeader: x}",
-                        "rules.r.delay delay, delayHeader and delayField are", "give exactly one"),
-                Arguments.of("- {name: r, source: s, target: t, delay: 1s, delayFallback: 2s}",
-                        "rules.r.delayFallback is \"2s\" with the fixed delay", "remove it"),
-                Arguments.of("- {name: r, source: s, target: t, delay: 1s, id: 'x:{nope}'}",
-                        "rules.r.id has the unknown placeholder {nope}", "placeholders are {key}"),
-                Arguments.of("- {name: r, source: s, target: t, delay: 1s, partition: -1}",
-                        "rules.r.partition is -1", "use 0 or more"),
-                Arguments.of("- {name: r, source: s, cancel: 'x:{offset}'}", "rules.r.cancel is \"x:{offset}\"",
+                Arguments.of(
+                        "- {name: r, source: s, target: t, delay: 1s, delayHeader: x}",
+                        "rules.r.delay delay, delayHeader and delayField are",
+                        "give exactly one"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, delay: 1s, delayFallback: 2s}",
+                        "rules.r.delayFallback is \"2s\" with the fixed delay",
+                        "remove it"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, delay: 1s, id: 'x:{nope}'}",
+                        "rules.r.id has the unknown placeholder {nope}",
+                        "placeholders are {key}"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, delay: 1s, partition: -1}",
+                        "rules.r.partition is -1",
+                        "use 0 or more"),
+                Arguments.of(
+                        "- {name: r, source: s, cancel: 'x:{offset}'}",
+                        "rules.r.cancel is \"x:{offset}\"",
                         "can never match"),
-                Arguments.of("- {name: r, source: s, cancel: 'x:{key}', target: t}",
-                        "rules.r.cancel is set together with [target]", "make two rules"),
-                Arguments.of("- {name: 'a b', source: s, target: t, delay: 1s}", "rules.a b.name is \"a b\"",
+                Arguments.of(
+                        "- {name: r, source: s, cancel: 'x:{key}', target: t}",
+                        "rules.r.cancel is set together with [target]",
+                        "make two rules"),
+                Arguments.of(
+                        "- {name: 'a b', source: s, target: t, delay: 1s}",
+                        "rules.a b.name is \"a b\"",
                         "e.g. order-timeout"),
-                Arguments.of("- {name: r, source: s, target: t, delay: 1s}\n- {name: r, source: u, target: t, delay: 1s}",
-                        "rules.r.name is \"r\", the name of an earlier rule", "its own name"),
-                Arguments.of("- {name: r, source: orders.created, target: t, delay: 1s, id: 'order-timeout:{key}'}\n"
-                        + "- {name: c, source: orders.paid, cancel: 'order-expiry:{key}'}",
+                Arguments.of(
+                        "- {name: r, source: s, target: t, delay: 1s}\n- {name: r, source: u, target: t, delay: 1s}",
+                        "rules.r.name is \"r\", the name of an earlier rule",
+                        "its own name"),
+                Arguments.of(
+                        "- {name: r, source: orders.created, target: t, delay: 1s, id: 'order-timeout:{key}'}\n"
+                                + "- {name: c, source: orders.paid, cancel: 'order-expiry:{key}'}",
                         "rules.c.cancel is \"order-expiry:{key}\", which can never match the id of a message the"
-                        + " rules schedule (r: order-timeout:{key})", "set external: true"),
-                Arguments.of("- {name: p, sourcePattern: 'orders\\..*', target: t, delay: 1s}\n"
-                        + "- {name: q, source: orders.created, target: t, delay: 1s}",
+                                + " rules schedule (r: order-timeout:{key})",
+                        "set external: true"),
+                Arguments.of(
+                        "- {name: p, sourcePattern: 'orders\\..*', target: t, delay: 1s}\n"
+                                + "- {name: q, source: orders.created, target: t, delay: 1s}",
                         "rules.p.sourcePattern is \"orders\\..*\", which matches [orders.created]",
                         "Give both rules the same source"));
     }
@@ -103,7 +133,8 @@ class RulesConfigurationTest {
     @ParameterizedTest
     @MethodSource("badRules")
     void aBadRuleStopsStartUpNamingTheKeyTheValueAndTheFix(String rules, String problem, String fix) {
-        ConfigurationValidationException e = assertThrows(ConfigurationValidationException.class,
+        ConfigurationValidationException e = assertThrows(
+                ConfigurationValidationException.class,
                 () -> read("rules:\n" + rules.lines().map(l -> "  " + l + "\n").reduce("", String::concat)));
         assertTrue(e.getMessage().contains(problem), e.getMessage());
         assertTrue(e.getMessage().contains(fix), e.getMessage());
@@ -121,11 +152,15 @@ class RulesConfigurationTest {
                 + "  - {name: pay, source: orders.created, target: payments, delay: 1s}\n"
                 + "  - {name: loop, sourcePattern: 'delay-.*', target: orders.x, delay: 1s}\n"
                 + "  - {name: far, source: orders.other, target: orders.x, delay: 400d}\n");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> config.getRules()
-                .build("delay-intake", "delay-deadletter", List.of("orders\\..*"), 365L * 86_400_000));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> config.getRules()
+                        .build("delay-intake", "delay-deadletter", List.of("orders\\..*"), 365L * 86_400_000));
         String m = e.getMessage();
-        assertTrue(m.contains("rules.pay.target: \"payments\" is not allowed: it matches none of the allowed"
-                + " patterns [orders\\..*]. Change the target, or allow it in intake.allowedTargets"), m);
+        assertTrue(
+                m.contains("rules.pay.target: \"payments\" is not allowed: it matches none of the allowed"
+                        + " patterns [orders\\..*]. Change the target, or allow it in intake.allowedTargets"),
+                m);
         assertTrue(m.contains("rules.loop.sourcePattern: /delay-.*/ reads delay-intake, the bridge's own topic"), m);
         assertTrue(m.contains("rules.loop.sourcePattern: /delay-.*/ reads delay-deadletter"), m);
         assertTrue(m.contains("rules.far.delay: 400d is longer than intake.maxDelay"), m);
@@ -133,7 +168,8 @@ class RulesConfigurationTest {
 
     @Test
     void theEngineRefusesSettingsItOwns() {
-        ConfigurationValidationException e = assertThrows(ConfigurationValidationException.class,
+        ConfigurationValidationException e = assertThrows(
+                ConfigurationValidationException.class,
                 () -> read("ruleEngine: {streams: {processing.guarantee: at_least_once}, startFrom: now}\n"));
         assertTrue(e.getMessage().contains("ruleEngine.streams sets [processing.guarantee]"), e.getMessage());
         assertTrue(e.getMessage().contains("ruleEngine.startFrom is \"now\""), e.getMessage());

@@ -38,8 +38,8 @@ class SettingsDocsTest {
 
     private static final Path DOCS = Path.of("../docs/configuration.md");
     private static final Path SHIPPED = Path.of("config.yml");
-    private static final Pattern BLOCK = Pattern.compile(
-            "(<!-- settings: (\\S+) -->\\n)(.*?)(<!-- end of settings -->)", Pattern.DOTALL);
+    private static final Pattern BLOCK =
+            Pattern.compile("(<!-- settings: (\\S+) -->\\n)(.*?)(<!-- end of settings -->)", Pattern.DOTALL);
     private static final Pattern ENVIRONMENT = Pattern.compile("\\$\\{([A-Z0-9_]+):-([^}]*)}");
 
     /** Each section of the file, the factory that declares its settings, and where the shipped file holds it. */
@@ -51,7 +51,8 @@ class SettingsDocsTest {
             new Section("redis.tls", RedisTlsFactory.class, c -> c.getRedis().getTls()),
             new Section("intake", IntakeFactory.class, DelayBridgeConfiguration::getIntake),
             new Section("pump", PumpFactory.class, DelayBridgeConfiguration::getPump),
-            new Section("pump.rateLimits", RateLimitsFactory.class, c -> c.getPump().getRateLimits()),
+            new Section(
+                    "pump.rateLimits", RateLimitsFactory.class, c -> c.getPump().getRateLimits()),
             new Section("delivery", DeliveryFactory.class, DelayBridgeConfiguration::getDelivery),
             new Section("rules[]", RuleFactory.class, c -> null),
             new Section("ruleEngine", RuleEngineFactory.class, DelayBridgeConfiguration::getRuleEngine),
@@ -75,22 +76,27 @@ class SettingsDocsTest {
         while (blocks.find()) {
             String name = blocks.group(2);
             String table = expected.get(name);
-            assertTrue(table != null, "docs/configuration.md has a settings block for " + name + ", which is no section");
+            assertTrue(
+                    table != null, "docs/configuration.md has a settings block for " + name + ", which is no section");
             found.add(name);
             if (!blocks.group(3).equals(table)) {
                 stale.add(name);
             }
-            blocks.appendReplacement(written,
-                    Matcher.quoteReplacement(blocks.group(1) + table + blocks.group(4)));
+            blocks.appendReplacement(written, Matcher.quoteReplacement(blocks.group(1) + table + blocks.group(4)));
         }
         blocks.appendTail(written);
-        assertEquals(new TreeSet<>(expected.keySet()), found,
+        assertEquals(
+                new TreeSet<>(expected.keySet()),
+                found,
                 "docs/configuration.md needs one <!-- settings: NAME --> ... <!-- end of settings --> block per section");
         if (Boolean.getBoolean("settings.write")) {
             Files.writeString(DOCS, written.toString());
         } else {
-            assertEquals(List.of(), stale, "docs/configuration.md's tables differ from the @Setting declarations: "
-                    + "run this test with -Dsettings.write=true and commit the result");
+            assertEquals(
+                    List.of(),
+                    stale,
+                    "docs/configuration.md's tables differ from the @Setting declarations: "
+                            + "run this test with -Dsettings.write=true and commit the result");
         }
     }
 
@@ -98,25 +104,34 @@ class SettingsDocsTest {
     void everyPropertyOfAFactoryIsADeclaredSetting() {
         ObjectMapper mapper = Jackson.newObjectMapper();
         for (Section section : SECTIONS) {
-            Set<String> properties = mapper.getDeserializationConfig()
-                    .introspect(mapper.constructType(section.factory())).findProperties().stream()
+            Set<String> properties = mapper
+                    .getDeserializationConfig()
+                    .introspect(mapper.constructType(section.factory()))
+                    .findProperties()
+                    .stream()
                     .filter(BeanPropertyDefinition::couldDeserialize)
                     .map(BeanPropertyDefinition::getName)
                     .filter(name -> !NESTED.contains(section.name() + "." + name))
                     .collect(Collectors.toCollection(TreeSet::new));
-            Set<String> declared = Settings.of(section.factory()).stream().map(Settings.Declared::name)
+            Set<String> declared = Settings.of(section.factory()).stream()
+                    .map(Settings.Declared::name)
                     .collect(Collectors.toCollection(TreeSet::new));
-            assertEquals(properties, declared, section.factory().getSimpleName()
-                    + ": every setting needs its @Setting declaration, and every declaration a property");
+            assertEquals(
+                    properties,
+                    declared,
+                    section.factory().getSimpleName()
+                            + ": every setting needs its @Setting declaration, and every declaration a property");
         }
     }
 
     @Test
     void theShippedConfigurationCarriesTheDefaults() throws Exception {
-        DelayBridgeConfiguration shipped = new YamlConfigurationFactory<>(DelayBridgeConfiguration.class,
-                        Validators.newValidator(), Jackson.newObjectMapper(), "dw")
-                .build(new SubstitutingSourceProvider(new FileConfigurationSourceProvider(),
-                        new StringSubstitutor(Map.of())), SHIPPED.toString());
+        DelayBridgeConfiguration shipped = new YamlConfigurationFactory<>(
+                        DelayBridgeConfiguration.class, Validators.newValidator(), Jackson.newObjectMapper(), "dw")
+                .build(
+                        new SubstitutingSourceProvider(
+                                new FileConfigurationSourceProvider(), new StringSubstitutor(Map.of())),
+                        SHIPPED.toString());
         List<String> differ = new ArrayList<>();
         for (Section section : SECTIONS) {
             Object factory = section.shipped().apply(shipped);
@@ -142,8 +157,10 @@ class SettingsDocsTest {
             for (Settings.Declared setting : Settings.of(section.factory())) {
                 for (var annotation : setting.field().getAnnotations()) {
                     String type = annotation.annotationType().getSimpleName();
-                    assertTrue(!type.startsWith("Min") && !type.startsWith("Max"), section.name() + "."
-                            + setting.name() + " has @" + type + ": state bounds in @Setting(min, max)");
+                    assertTrue(
+                            !type.startsWith("Min") && !type.startsWith("Max"),
+                            section.name() + "." + setting.name() + " has @" + type
+                                    + ": state bounds in @Setting(min, max)");
                 }
             }
         }
@@ -151,15 +168,26 @@ class SettingsDocsTest {
 
     /** The table of one section: name, default, allowed values, description. */
     static String table(Section section) {
-        StringBuilder table = new StringBuilder("| name | default | allowed | description |\n| --- | --- | --- | --- |\n");
+        StringBuilder table =
+                new StringBuilder("| name | default | allowed | description |\n| --- | --- | --- | --- |\n");
         for (Settings.Declared setting : Settings.of(section.factory())) {
             Setting declared = setting.setting();
-            String allowed = declared.min().isEmpty() && declared.max().isEmpty() ? ""
-                    : declared.min().isEmpty() ? "at most `" + declared.max() + "`"
-                    : declared.max().isEmpty() ? "at least `" + declared.min() + "`"
-                    : "`" + declared.min() + "` to `" + declared.max() + "`";
-            table.append("| `").append(setting.name()).append("` | ").append(defaultCell(setting)).append(" | ")
-                    .append(allowed).append(" | ").append(declared.value()).append(" |\n");
+            String allowed = declared.min().isEmpty() && declared.max().isEmpty()
+                    ? ""
+                    : declared.min().isEmpty()
+                            ? "at most `" + declared.max() + "`"
+                            : declared.max().isEmpty()
+                                    ? "at least `" + declared.min() + "`"
+                                    : "`" + declared.min() + "` to `" + declared.max() + "`";
+            table.append("| `")
+                    .append(setting.name())
+                    .append("` | ")
+                    .append(defaultCell(setting))
+                    .append(" | ")
+                    .append(allowed)
+                    .append(" | ")
+                    .append(declared.value())
+                    .append(" |\n");
         }
         return table.toString();
     }
@@ -195,13 +223,17 @@ class SettingsDocsTest {
             path.add(key);
             Matcher variable = ENVIRONMENT.matcher(trimmed);
             if (variable.find()) {
-                settings.computeIfAbsent(variable.group(1), v -> new ArrayList<>()).add(String.join(".", path));
+                settings.computeIfAbsent(variable.group(1), v -> new ArrayList<>())
+                        .add(String.join(".", path));
                 defaults.put(variable.group(1), variable.group(2));
             }
         }
         StringBuilder table = new StringBuilder("| variable | setting | default |\n| --- | --- | --- |\n");
-        settings.forEach((variable, keys) -> table.append("| `").append(variable).append("` | ")
-                .append(keys.stream().map(k -> "`" + k + "`").collect(Collectors.joining(", "))).append(" | ")
+        settings.forEach((variable, keys) -> table.append("| `")
+                .append(variable)
+                .append("` | ")
+                .append(keys.stream().map(k -> "`" + k + "`").collect(Collectors.joining(", ")))
+                .append(" | ")
                 .append(defaults.get(variable).isEmpty() ? "empty" : "`" + defaults.get(variable) + "`")
                 .append(" |\n"));
         return table.toString();

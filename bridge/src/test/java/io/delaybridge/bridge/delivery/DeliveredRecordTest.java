@@ -23,8 +23,8 @@ class DeliveredRecordTest {
     void staysSmallPerMessage() {
         List<Sends.Message> messages = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
-            messages.add(new Sends.Message("delay-intake-7-" + (1_000_000 + i), "delay-intake-7@" + (1_000_000 + i),
-                    1_700_000_000_000L + i));
+            messages.add(new Sends.Message(
+                    "delay-intake-7-" + (1_000_000 + i), "delay-intake-7@" + (1_000_000 + i), 1_700_000_000_000L + i));
         }
         int bytes = DeliveredRecord.encode(messages).length;
         assertTrue(bytes < 500 * 60, "a default-id message costs under 60 bytes: " + bytes / 500);
@@ -36,8 +36,7 @@ class DeliveredRecordTest {
         byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length - 3);
         assertThrows(IllegalArgumentException.class, () -> DeliveredRecord.decode(truncated));
         bytes[0] = 9;
-        IllegalArgumentException e =
-                assertThrows(IllegalArgumentException.class, () -> DeliveredRecord.decode(bytes));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> DeliveredRecord.decode(bytes));
         assertTrue(e.getMessage().contains("version 9"), e.getMessage());
     }
 }

@@ -36,18 +36,23 @@ class TargetCatalogIT {
             TargetCatalog catalog = new TargetCatalog(admin, clock, PRESENT_TTL, MISSING_TTL, 5_000);
             assertEquals(1, catalog.lookup(topic).partitions());
 
-            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get(30, TimeUnit.SECONDS);
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             awaitBrokerSees(admin, topic, 3);
             assertEquals(1, catalog.lookup(topic).partitions(), "still cached");
             clock.step(Duration.ofMillis(PRESENT_TTL + 1));
             // expired: the caller gets what was known at once, the broker is asked in the background
-            assertEquals(1, catalog.lookup(topic).partitions(), "the expired answer, not a lookup the caller waits for");
-            await().atMost(Duration.ofSeconds(30)).until(() -> catalog.lookup(topic).partitions() == 3);
+            assertEquals(
+                    1, catalog.lookup(topic).partitions(), "the expired answer, not a lookup the caller waits for");
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> catalog.lookup(topic).partitions() == 3);
 
             admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
             awaitBrokerSees(admin, topic, -1);
             clock.step(Duration.ofMillis(PRESENT_TTL + 1));
-            await().atMost(Duration.ofSeconds(30)).until(() -> catalog.lookup(topic).missing());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> catalog.lookup(topic).missing());
         }
     }
 
@@ -67,7 +72,9 @@ class TargetCatalogIT {
             assertEquals(2, catalog.lookup(topic).partitions());
 
             catalog.forget(topic);
-            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(4))).all().get(30, TimeUnit.SECONDS);
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(4)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             awaitBrokerSees(admin, topic, 4);
             assertEquals(4, catalog.lookup(topic).partitions(), "forgotten: looked up again, while the caller waits");
         }
@@ -77,8 +84,13 @@ class TargetCatalogIT {
     private static void awaitBrokerSees(Admin admin, String topic, int partitions) {
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             try {
-                return admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS)
-                        .get(topic).partitions().size() == partitions;
+                return admin.describeTopics(List.of(topic))
+                                .allTopicNames()
+                                .get(10, TimeUnit.SECONDS)
+                                .get(topic)
+                                .partitions()
+                                .size()
+                        == partitions;
             } catch (ExecutionException e) {
                 return partitions == -1 && e.getCause() instanceof UnknownTopicOrPartitionException;
             }

@@ -39,9 +39,12 @@ class TargetRatesTest {
         for (int i = 0; i < TargetRates.MAX_TRACKED + 50; i++) {
             rates.target("topic-" + i).delivered(i);
         }
-        long names = registry.getMeters((name, m) -> name.startsWith("delay.target.delivered.")).size();
+        long names = registry.getMeters((name, m) -> name.startsWith("delay.target.delivered."))
+                .size();
         assertEquals(TargetRates.MAX_TRACKED + 1, names, "a hundred targets and " + TargetRates.OTHERS);
-        assertEquals(50, registry.meter("delay.target.delivered." + TargetRates.OTHERS).getCount());
+        assertEquals(
+                50,
+                registry.meter("delay.target.delivered." + TargetRates.OTHERS).getCount());
         assertEquals(1, registry.meter("delay.target.delivered.topic-0").getCount());
         List<Map<String, Object>> rows = rates.rows();
         assertEquals(TargetRates.MAX_TRACKED + 1, rows.size());
@@ -54,14 +57,17 @@ class TargetRatesTest {
         orders.delivered(70_000);
         orders.heldBack();
         orders.handedBack(3);
-        Map<String, Object> row = rates.rows().stream().filter(r -> r.get("target").equals("orders")).findFirst()
+        Map<String, Object> row = rates.rows().stream()
+                .filter(r -> r.get("target").equals("orders"))
+                .findFirst()
                 .orElseThrow();
         assertEquals(200.0, row.get("cap"));
         assertEquals(1L, row.get("delivered"));
         assertEquals(70_000L, row.get("latenessMax"));
         assertEquals(1L, row.get("heldBack"));
         assertEquals(3L, row.get("handedBack"));
-        assertTrue(rates.rows().stream().anyMatch(r -> r.get("target").equals("idle")),
+        assertTrue(
+                rates.rows().stream().anyMatch(r -> r.get("target").equals("idle")),
                 "a capped target shows before its first delivery");
     }
 }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AlertRulesTest {
 
-    static final Path RULES_DIR = Path.of("..", "monitoring", "prometheus").toAbsolutePath().normalize();
+    static final Path RULES_DIR =
+            Path.of("..", "monitoring", "prometheus").toAbsolutePath().normalize();
 
     @Test
     void theRulesAreValid() throws Exception {
@@ -49,12 +50,15 @@ class AlertRulesTest {
     }
 
     private static String run(Path dir, String... args) throws IOException, InterruptedException {
-        String promtool = ExternalTool.require("testing the alert rules",
-                "apt-get install -y prometheus (Debian ships promtool in it)", "promtool");
+        String promtool = ExternalTool.require(
+                "testing the alert rules", "apt-get install -y prometheus (Debian ships promtool in it)", "promtool");
         String[] command = new String[args.length + 1];
         command[0] = promtool;
         System.arraycopy(args, 0, command, 1, args.length);
-        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), "promtool did not finish");
         assertEquals(0, process.exitValue(), "promtool " + String.join(" ", args) + " failed:\n" + out);

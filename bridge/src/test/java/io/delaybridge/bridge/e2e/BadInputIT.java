@@ -47,57 +47,165 @@ class BadInputIT {
         List<Case> cases = new ArrayList<>(List.of(
                 bad("no-target", ErrorCode.MISSING_TARGET, DelayHeaders.DELAY_MS, "1s"),
                 bad("blank-target", ErrorCode.MISSING_TARGET, DelayHeaders.TARGET, " ", DelayHeaders.DELAY_MS, "1s"),
-                bad("illegal-target", ErrorCode.INVALID_TARGET, DelayHeaders.TARGET, "has space",
-                        DelayHeaders.DELAY_MS, "1s"),
+                bad(
+                        "illegal-target",
+                        ErrorCode.INVALID_TARGET,
+                        DelayHeaders.TARGET,
+                        "has space",
+                        DelayHeaders.DELAY_MS,
+                        "1s"),
                 bad("long-target", ErrorCode.INVALID_TARGET, DelayHeaders.TARGET, tooLong, DelayHeaders.DELAY_MS, "1s"),
-                bad("internal-target", ErrorCode.TARGET_FORBIDDEN, DelayHeaders.TARGET, "__consumer_offsets",
-                        DelayHeaders.DELAY_MS, "1s"),
-                bad("intake-target", ErrorCode.TARGET_FORBIDDEN, DelayHeaders.TARGET, names.intake(),
-                        DelayHeaders.DELAY_MS, "1s"),
-                bad("deadletter-target", ErrorCode.TARGET_FORBIDDEN, DelayHeaders.TARGET, names.deadletter(),
-                        DelayHeaders.DELAY_MS, "1s"),
-                bad("not-allowed-target", ErrorCode.TARGET_FORBIDDEN, DelayHeaders.TARGET, "payments.capture",
-                        DelayHeaders.DELAY_MS, "1s"),
+                bad(
+                        "internal-target",
+                        ErrorCode.TARGET_FORBIDDEN,
+                        DelayHeaders.TARGET,
+                        "__consumer_offsets",
+                        DelayHeaders.DELAY_MS,
+                        "1s"),
+                bad(
+                        "intake-target",
+                        ErrorCode.TARGET_FORBIDDEN,
+                        DelayHeaders.TARGET,
+                        names.intake(),
+                        DelayHeaders.DELAY_MS,
+                        "1s"),
+                bad(
+                        "deadletter-target",
+                        ErrorCode.TARGET_FORBIDDEN,
+                        DelayHeaders.TARGET,
+                        names.deadletter(),
+                        DelayHeaders.DELAY_MS,
+                        "1s"),
+                bad(
+                        "not-allowed-target",
+                        ErrorCode.TARGET_FORBIDDEN,
+                        DelayHeaders.TARGET,
+                        "payments.capture",
+                        DelayHeaders.DELAY_MS,
+                        "1s"),
                 bad("no-delay", ErrorCode.MISSING_DELAY, DelayHeaders.TARGET, target),
-                bad("both-delays", ErrorCode.CONFLICTING_DELAY, DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, "1s", DelayHeaders.UNTIL, "2030-01-01T00:00:00Z"),
+                bad(
+                        "both-delays",
+                        ErrorCode.CONFLICTING_DELAY,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "1s",
+                        DelayHeaders.UNTIL,
+                        "2030-01-01T00:00:00Z"),
                 bad("word-delay", ErrorCode.INVALID_DELAY, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "abc"),
-                bad("negative-delay", ErrorCode.INVALID_DELAY, DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, "-5s"),
+                bad(
+                        "negative-delay",
+                        ErrorCode.INVALID_DELAY,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "-5s"),
                 bad("unknown-unit", ErrorCode.INVALID_DELAY, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "5y"),
-                bad("overflow-delay", ErrorCode.INVALID_DELAY, DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, "99999999999999999999999"),
+                bad(
+                        "overflow-delay",
+                        ErrorCode.INVALID_DELAY,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "99999999999999999999999"),
                 bad("empty-delay", ErrorCode.INVALID_DELAY, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, ""),
-                bad("too-long-delay", ErrorCode.DELAY_TOO_LONG, DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, "400d"),
-                bad("bad-until", ErrorCode.INVALID_DELAY, DelayHeaders.TARGET, target,
-                        DelayHeaders.UNTIL, "next tuesday"),
-                bad("far-until", ErrorCode.DELAY_TOO_LONG, DelayHeaders.TARGET, target,
-                        DelayHeaders.UNTIL, "2100-01-01T00:00:00Z"),
-                bad("word-partition", ErrorCode.INVALID_PARTITION, DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, "1s", DelayHeaders.PARTITION, "x"),
-                bad("negative-partition", ErrorCode.INVALID_PARTITION, DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, "1s", DelayHeaders.PARTITION, "-1"),
-                bad("blank-id", ErrorCode.INVALID_ID, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1s",
-                        DelayHeaders.ID, ""),
-                bad("long-id", ErrorCode.INVALID_ID, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1s",
-                        DelayHeaders.ID, "i".repeat(600)),
-                bad("twice-delay", ErrorCode.DUPLICATE_HEADER, DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, "1s", DelayHeaders.DELAY_MS, "2s"),
+                bad(
+                        "too-long-delay",
+                        ErrorCode.DELAY_TOO_LONG,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "400d"),
+                bad(
+                        "bad-until",
+                        ErrorCode.INVALID_DELAY,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.UNTIL,
+                        "next tuesday"),
+                bad(
+                        "far-until",
+                        ErrorCode.DELAY_TOO_LONG,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.UNTIL,
+                        "2100-01-01T00:00:00Z"),
+                bad(
+                        "word-partition",
+                        ErrorCode.INVALID_PARTITION,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "1s",
+                        DelayHeaders.PARTITION,
+                        "x"),
+                bad(
+                        "negative-partition",
+                        ErrorCode.INVALID_PARTITION,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "1s",
+                        DelayHeaders.PARTITION,
+                        "-1"),
+                bad(
+                        "blank-id",
+                        ErrorCode.INVALID_ID,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "1s",
+                        DelayHeaders.ID,
+                        ""),
+                bad(
+                        "long-id",
+                        ErrorCode.INVALID_ID,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "1s",
+                        DelayHeaders.ID,
+                        "i".repeat(600)),
+                bad(
+                        "twice-delay",
+                        ErrorCode.DUPLICATE_HEADER,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "1s",
+                        DelayHeaders.DELAY_MS,
+                        "2s"),
                 bad("typo-header", ErrorCode.UNKNOWN_HEADER, DelayHeaders.TARGET, target, "delay-msec", "1000"),
                 bad("blank-cancel", ErrorCode.INVALID_CANCEL, DelayHeaders.CANCEL, ""),
-                bad("cancel-with-delay", ErrorCode.INVALID_CANCEL, DelayHeaders.CANCEL, "some-id",
-                        DelayHeaders.DELAY_MS, "1s")));
-        cases.add(new Case("not-utf8", ErrorCode.INVALID_HEADER, bytes("x"), List.of(
-                new RecordHeader(DelayHeaders.TARGET, new byte[] {(byte) 0xC3, (byte) 0x28}),
-                new RecordHeader(DelayHeaders.DELAY_MS, bytes("1s")))));
-        cases.add(new Case("too-large", ErrorCode.PAYLOAD_TOO_LARGE, new byte[MAX_RECORD_BYTES + 1],
+                bad(
+                        "cancel-with-delay",
+                        ErrorCode.INVALID_CANCEL,
+                        DelayHeaders.CANCEL,
+                        "some-id",
+                        DelayHeaders.DELAY_MS,
+                        "1s")));
+        cases.add(new Case(
+                "not-utf8",
+                ErrorCode.INVALID_HEADER,
+                bytes("x"),
+                List.of(
+                        new RecordHeader(DelayHeaders.TARGET, new byte[] {(byte) 0xC3, (byte) 0x28}),
+                        new RecordHeader(DelayHeaders.DELAY_MS, bytes("1s")))));
+        cases.add(new Case(
+                "too-large",
+                ErrorCode.PAYLOAD_TOO_LARGE,
+                new byte[MAX_RECORD_BYTES + 1],
                 KafkaClient.headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1s")));
         assertTrue(cases.stream().map(Case::code).distinct().count() >= 14, "the cases cover the codes");
 
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                        ConfigOverride.config("intake.maxRecordSize", MAX_RECORD_BYTES + "B")).start()) {
+                TestBridge bridge = new TestBridge(
+                                names,
+                                servers.kafkaBootstrap(),
+                                servers.redisUri(),
+                                ConfigOverride.config("intake.maxRecordSize", MAX_RECORD_BYTES + "B"))
+                        .start()) {
             kafka.createTopics(1, target);
             KafkaClient.Collector deadletters = kafka.collect(names.deadletter());
             KafkaClient.Collector delivered = kafka.collect(target);
@@ -105,16 +213,23 @@ class BadInputIT {
             List<Long> goodDue = new ArrayList<>();
             for (Case c : cases) {
                 kafka.send(names.intake(), bytes("bad-" + c.name()), c.value(), null, c.headers());
-                RecordMetadata good = kafka.send(names.intake(), "good-" + c.name(), "fine", null,
-                        DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, Long.toString(GOOD_DELAY));
+                RecordMetadata good = kafka.send(
+                        names.intake(),
+                        "good-" + c.name(),
+                        "fine",
+                        null,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        Long.toString(GOOD_DELAY));
                 goodDue.add(good.timestamp() + GOOD_DELAY);
             }
 
-            await().atMost(Duration.ofSeconds(60)).until(() ->
-                    deadletters.size() >= cases.size() && delivered.size() >= cases.size());
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> deadletters.size() >= cases.size() && delivered.size() >= cases.size());
 
-            Map<String, List<KafkaClient.Received>> byKey = deadletters.received().stream()
-                    .collect(Collectors.groupingBy(KafkaClient.Received::key));
+            Map<String, List<KafkaClient.Received>> byKey =
+                    deadletters.received().stream().collect(Collectors.groupingBy(KafkaClient.Received::key));
             for (Case c : cases) {
                 List<KafkaClient.Received> dead = byKey.get("bad-" + c.name());
                 assertNotNull(dead, c.name() + " reached the deadletter topic");
@@ -126,8 +241,10 @@ class BadInputIT {
                 assertTrue(record.header(DelayHeaders.ORIGIN).startsWith(names.intake() + "/"), c.name());
                 assertTrue(Arrays.equals(c.value(), record.record().value()), c.name() + " keeps its value");
                 for (Header original : c.headers()) {
-                    assertTrue(Arrays.stream(record.record().headers().toArray()).anyMatch(h ->
-                            h.key().equals(original.key()) && Arrays.equals(h.value(), original.value())),
+                    assertTrue(
+                            Arrays.stream(record.record().headers().toArray())
+                                    .anyMatch(h -> h.key().equals(original.key())
+                                            && Arrays.equals(h.value(), original.value())),
                             c.name() + " keeps header " + original.key());
                 }
             }

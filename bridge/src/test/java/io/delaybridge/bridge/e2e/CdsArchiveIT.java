@@ -24,19 +24,22 @@ class CdsArchiveIT {
     @Test
     void theFatJarStartsWithItsArchiveAndTakesTheBridgesClassesFromIt() throws Exception {
         assumeTrue(!Boolean.getBoolean("cds.skip"), "built with -Dcds.skip: no archive");
-        assertTrue(Files.isRegularFile(ARCHIVE) && Files.getLastModifiedTime(ARCHIVE).compareTo(
-                Files.getLastModifiedTime(JAR)) >= 0, "the build made no archive of this jar: " + ARCHIVE);
+        assertTrue(
+                Files.isRegularFile(ARCHIVE)
+                        && Files.getLastModifiedTime(ARCHIVE).compareTo(Files.getLastModifiedTime(JAR)) >= 0,
+                "the build made no archive of this jar: " + ARCHIVE);
         Path log = Files.createTempFile("cds-archive-", ".log");
         ChildJvm jvm = ChildJvm.jar("cds-check", JAR)
-                .jvmOptions(List.of("-Xshare:on", "-Xlog:class+load=info",
-                        "-XX:SharedArchiveFile=" + ARCHIVE.toAbsolutePath()))
+                .jvmOptions(List.of(
+                        "-Xshare:on", "-Xlog:class+load=info", "-XX:SharedArchiveFile=" + ARCHIVE.toAbsolutePath()))
                 .args("--version")
                 .log(log)
                 .start();
         assertTrue(jvm.awaitExit(Duration.ofSeconds(60)), "still running: " + jvm.logTail(20));
         String output = Files.readString(log);
         assertEquals(0, jvm.exitValue(), "the JVM refused the archive:\n" + jvm.logTail(20));
-        assertTrue(output.contains("io.delaybridge.bridge.DelayBridgeApplication source: shared objects file"),
+        assertTrue(
+                output.contains("io.delaybridge.bridge.DelayBridgeApplication source: shared objects file"),
                 "the bridge's main class was not taken from the archive:\n" + jvm.logTail(20));
     }
 }

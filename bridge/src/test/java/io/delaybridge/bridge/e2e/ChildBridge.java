@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
 final class ChildBridge implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final java.util.concurrent.atomic.AtomicInteger STARTED =
             new java.util.concurrent.atomic.AtomicInteger();
     private static final Pattern SHARDS = Pattern.compile("pumping shards \\[([0-9, ]*)]");
@@ -45,50 +46,62 @@ final class ChildBridge implements AutoCloseable {
      * Starts a bridge as {@code instanceId} with the test's names and {@code pumpSettings} (YAML lines under
      * {@code pump:}); returns once its pipeline runs.
      */
-    static ChildBridge start(Path dir, TestNames names, String kafka, String redis, String instanceId,
-            String... pumpSettings) {
+    static ChildBridge start(
+            Path dir, TestNames names, String kafka, String redis, String instanceId, String... pumpSettings) {
         return start(dir, names, kafka, redis, instanceId, Map.of(), pumpSettings);
     }
 
     /** As {@link #start}, with {@code env} in its environment (e.g. {@code DELAY_EXACTLY_ONCE=true}). */
-    static ChildBridge start(Path dir, TestNames names, String kafka, String redis, String instanceId,
-            Map<String, String> env, String... pumpSettings) {
+    static ChildBridge start(
+            Path dir,
+            TestNames names,
+            String kafka,
+            String redis,
+            String instanceId,
+            Map<String, String> env,
+            String... pumpSettings) {
         int adminPort = FreePorts.pick();
         String file = instanceId + "-" + STARTED.incrementAndGet();
         Path config = dir.resolve(file + ".yml");
         try {
             Files.createDirectories(dir);
-            Files.writeString(config, String.join("\n",
-                    "kafka:",
-                    "  bootstrapServers: " + kafka,
-                    "  intakeTopic: " + names.intake(),
-                    "  deadletterTopic: " + names.deadletter(),
-                    "  groupId: " + names.group(),
-                    "  instanceId: " + instanceId,
-                    "  intakePartitions: 4",
-                    "  replicationFactor: 1",
-                    "redis:",
-                    "  uri: " + redis,
-                    "  keyPrefix: " + names.keyPrefix(),
-                    "intake:",
-                    "  allowedTargets: [\"t-.*\"]",
-                    "pump:",
-                    "  " + String.join("\n  ", pumpSettings.length == 0 ? new String[] {"lease: 30s"} : pumpSettings),
-                    "delivery:",
-                    "  exactlyOnce: ${DELAY_EXACTLY_ONCE:-false}",
-                    "server:",
-                    "  applicationConnectors: [{type: http, bindHost: 127.0.0.1, port: 0}]",
-                    "  adminConnectors: [{type: http, bindHost: 127.0.0.1, port: " + adminPort + "}]",
-                    "  requestLog: {appenders: []}",
-                    "logging:",
-                    "  level: INFO",
-                    "  loggers: {org.apache.kafka: WARN, io.lettuce: WARN}",
-                    ""));
+            Files.writeString(
+                    config,
+                    String.join(
+                            "\n",
+                            "kafka:",
+                            "  bootstrapServers: " + kafka,
+                            "  intakeTopic: " + names.intake(),
+                            "  deadletterTopic: " + names.deadletter(),
+                            "  groupId: " + names.group(),
+                            "  instanceId: " + instanceId,
+                            "  intakePartitions: 4",
+                            "  replicationFactor: 1",
+                            "redis:",
+                            "  uri: " + redis,
+                            "  keyPrefix: " + names.keyPrefix(),
+                            "intake:",
+                            "  allowedTargets: [\"t-.*\"]",
+                            "pump:",
+                            "  "
+                                    + String.join(
+                                            "\n  ",
+                                            pumpSettings.length == 0 ? new String[] {"lease: 30s"} : pumpSettings),
+                            "delivery:",
+                            "  exactlyOnce: ${DELAY_EXACTLY_ONCE:-false}",
+                            "server:",
+                            "  applicationConnectors: [{type: http, bindHost: 127.0.0.1, port: 0}]",
+                            "  adminConnectors: [{type: http, bindHost: 127.0.0.1, port: " + adminPort + "}]",
+                            "  requestLog: {appenders: []}",
+                            "logging:",
+                            "  level: INFO",
+                            "  loggers: {org.apache.kafka: WARN, io.lettuce: WARN}",
+                            ""));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ChildJvm jvm = ChildJvm.mainClass(instanceId, DelayBridgeApplication.class.getName(),
-                        System.getProperty("java.class.path"))
+        ChildJvm jvm = ChildJvm.mainClass(
+                        instanceId, DelayBridgeApplication.class.getName(), System.getProperty("java.class.path"))
                 .jvmOptions(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
                 .args("server", config.toString())
                 .env(env)
@@ -110,13 +123,18 @@ final class ChildBridge implements AutoCloseable {
         if (!m.find() || m.group(1).isBlank()) {
             return List.of();
         }
-        return Pattern.compile(",\\s*").splitAsStream(m.group(1)).map(Integer::parseInt).toList();
+        return Pattern.compile(",\\s*")
+                .splitAsStream(m.group(1))
+                .map(Integer::parseInt)
+                .toList();
     }
 
     /** The count of a meter of its {@code /metrics}, e.g. {@code delay.delivered}; -1 if it does not answer. */
     long meter(String name) {
         JsonNode metrics = get("/metrics");
-        return metrics == null ? -1 : metrics.path("meters").path(name).path("count").asLong(-1);
+        return metrics == null
+                ? -1
+                : metrics.path("meters").path(name).path("count").asLong(-1);
     }
 
     /** Its {@code pipeline} health check: {@code healthy}, {@code message}. */
@@ -127,8 +145,10 @@ final class ChildBridge implements AutoCloseable {
 
     private JsonNode get(String path) {
         try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + adminPort + path)).timeout(Duration.ofSeconds(5)).build(),
+            HttpResponse<String> response = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path))
+                            .timeout(Duration.ofSeconds(5))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
             return JSON.readTree(response.body());
         } catch (IOException e) {

@@ -48,60 +48,102 @@ class ClusterGapIT {
             String target = fixture.target;
             KafkaClient kafka = fixture.kafka;
             KafkaClient.Collector delivered = fixture.collectTarget();
-            TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), cluster.uri(),
-                    ConfigOverride.config("redis.waitReplicas", "0"),
-                    ConfigOverride.config("redis.commandTimeout", "2s")).start();
+            TestBridge bridge = new TestBridge(
+                            names,
+                            servers.kafkaBootstrap(),
+                            cluster.uri(),
+                            ConfigOverride.config("redis.waitReplicas", "0"),
+                            ConfigOverride.config("redis.commandTimeout", "2s"))
+                    .start();
             try {
                 int partition = -1;
                 for (int i = 0; i < BEFORE; i++) {
-                    partition = kafka.send(names.intake(), "k", "v" + i, null, DelayHeaders.TARGET, target,
-                            DelayHeaders.DELAY_MS, "0").partition();
+                    partition = kafka.send(
+                                    names.intake(),
+                                    "k",
+                                    "v" + i,
+                                    null,
+                                    DelayHeaders.TARGET,
+                                    target,
+                                    DelayHeaders.DELAY_MS,
+                                    "0")
+                            .partition();
                 }
-                await().atMost(Duration.ofSeconds(60)).until(() -> delivered.values().size() == BEFORE);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> delivered.values().size() == BEFORE);
 
                 RedisKeys keys = new RedisKeys(names.keyPrefix(), names.intake(), PARTITIONS);
                 ShardRouter router = new ShardRouter(names.intake(), PARTITIONS);
                 RedisServer home = cluster.masterOfKey(key(keys.shard(partition).due()));
-                RedisServer other = cluster.masters().stream().filter(m -> m != home).findFirst().orElseThrow();
+                RedisServer other = cluster.masters().stream()
+                        .filter(m -> m != home)
+                        .findFirst()
+                        .orElseThrow();
                 List<String> ids = new ArrayList<>();
                 for (int i = 0; ids.size() < TAIL; i++) {
-                    if (cluster.masterOfKey(key(keys.shard(router.place("gap-" + i).shard()).due())) == other) {
+                    if (cluster.masterOfKey(key(
+                                    keys.shard(router.place("gap-" + i).shard()).due()))
+                            == other) {
                         ids.add("gap-" + i);
                     }
                 }
-                RedisServer replica = cluster.replicas().stream().filter(r -> isReplicaOf(r, other)).findFirst()
+                RedisServer replica = cluster.replicas().stream()
+                        .filter(r -> isReplicaOf(r, other))
+                        .findFirst()
                         .orElseThrow();
 
                 replica.call("CLIENT", "PAUSE", "60000", "WRITE");
                 for (int i = 0; i < TAIL; i++) {
-                    kafka.send(names.intake(), "k", "v" + (BEFORE + i), null, DelayHeaders.TARGET, target,
-                            DelayHeaders.DELAY_MS, "12s", DelayHeaders.ID, ids.get(i));
+                    kafka.send(
+                            names.intake(),
+                            "k",
+                            "v" + (BEFORE + i),
+                            null,
+                            DelayHeaders.TARGET,
+                            target,
+                            DelayHeaders.DELAY_MS,
+                            "12s",
+                            DelayHeaders.ID,
+                            ids.get(i));
                 }
                 kafka.flush();
                 int p = partition;
-                await().atMost(Duration.ofSeconds(60)).until(() ->
-                        kafka.committedOffsets(names.group(), names.intake()).getOrDefault(p, 0L) == BEFORE + TAIL);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> kafka.committedOffsets(names.group(), names.intake())
+                                        .getOrDefault(p, 0L)
+                                == BEFORE + TAIL);
 
                 cluster.kill(other);
                 long killedAt = System.nanoTime();
-                await().atMost(Duration.ofSeconds(30)).until(() -> ((String) replica.call("INFO", "replication"))
-                        .contains("master_link_status:down"));
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() ->
+                                ((String) replica.call("INFO", "replication")).contains("master_link_status:down"));
                 replica.call("CLIENT", "UNPAUSE");
                 cluster.awaitFailover(Duration.ofSeconds(60));
                 long promotedMillis = (System.nanoTime() - killedAt) / 1_000_000;
                 long promotedAt = System.nanoTime();
-                Object mark = replica.call("HGET", key(keys.shard(router.place(ids.get(0)).shard()).positions()),
+                Object mark = replica.call(
+                        "HGET",
+                        key(keys.shard(router.place(ids.get(0)).shard()).positions()),
                         Integer.toString(partition));
                 assertEquals(Long.toString(BEFORE), mark, "the promoted replica holds the mark from before the tail");
 
                 await().atMost(Duration.ofSeconds(60)).until(() -> bridge.meter("delay.store.gaps") > 0);
                 long detectedMillis = (System.nanoTime() - promotedAt) / 1_000_000;
-                await().atMost(Duration.ofSeconds(90)).until(() -> delivered.values().size() == BEFORE + TAIL);
-                System.out.printf("Cluster fail-over with waitReplicas 0 lost the last %d records' writes on another"
-                        + " master: replica promoted %d ms after SIGKILL; the bridge found %d gaps %d ms after, read %d"
-                        + " records again; %d of %d records delivered (%d copies)%n", TAIL, promotedMillis,
-                        bridge.meter("delay.store.gaps"), detectedMillis, bridge.meter("delay.store.gap-records"),
-                        delivered.values().size(), BEFORE + TAIL, delivered.size());
+                await().atMost(Duration.ofSeconds(90))
+                        .until(() -> delivered.values().size() == BEFORE + TAIL);
+                System.out.printf(
+                        "Cluster fail-over with waitReplicas 0 lost the last %d records' writes on another"
+                                + " master: replica promoted %d ms after SIGKILL; the bridge found %d gaps %d ms after, read %d"
+                                + " records again; %d of %d records delivered (%d copies)%n",
+                        TAIL,
+                        promotedMillis,
+                        bridge.meter("delay.store.gaps"),
+                        detectedMillis,
+                        bridge.meter("delay.store.gap-records"),
+                        delivered.values().size(),
+                        BEFORE + TAIL,
+                        delivered.size());
                 Set<String> expected = new HashSet<>();
                 for (int i = 0; i < BEFORE + TAIL; i++) {
                     expected.add("v" + i);

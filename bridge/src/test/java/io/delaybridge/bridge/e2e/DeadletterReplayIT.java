@@ -33,40 +33,79 @@ class DeadletterReplayIT {
         String target = names.target("replayed");
         String untouched = names.target("untouched");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                        ConfigOverride.config("api.token", Http.TOKEN)).start()) {
+                TestBridge bridge = new TestBridge(
+                                names,
+                                servers.kafkaBootstrap(),
+                                servers.redisUri(),
+                                ConfigOverride.config("api.token", Http.TOKEN))
+                        .start()) {
             kafka.createTopics(4, target, untouched);
             // deadletter records as the bridge writes them: original headers plus the error headers
             for (int i = 0; i < RECORDS; i++) {
-                kafka.sendAsync(names.deadletter(), "k" + i, "v" + i,
-                        DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0", "trace-id", "t" + i,
-                        DelayHeaders.ERROR, ErrorCode.DELIVERY_FAILED.name(),
-                        DelayHeaders.ERROR_MESSAGE, "target refused it", DelayHeaders.ORIGIN, "x/0/" + i,
-                        DelayHeaders.ATTEMPT, "10");
+                kafka.sendAsync(
+                        names.deadletter(),
+                        "k" + i,
+                        "v" + i,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "0",
+                        "trace-id",
+                        "t" + i,
+                        DelayHeaders.ERROR,
+                        ErrorCode.DELIVERY_FAILED.name(),
+                        DelayHeaders.ERROR_MESSAGE,
+                        "target refused it",
+                        DelayHeaders.ORIGIN,
+                        "x/0/" + i,
+                        DelayHeaders.ATTEMPT,
+                        "10");
             }
             // other reasons and other targets are filtered out
             for (int i = 0; i < 50; i++) {
-                kafka.sendAsync(names.deadletter(), "other-code" + i, "v", DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, "0", DelayHeaders.ERROR, ErrorCode.TARGET_FORBIDDEN.name());
-                kafka.sendAsync(names.deadletter(), "other-target" + i, "v", DelayHeaders.TARGET, untouched,
-                        DelayHeaders.DELAY_MS, "0", DelayHeaders.ERROR, ErrorCode.DELIVERY_FAILED.name());
+                kafka.sendAsync(
+                        names.deadletter(),
+                        "other-code" + i,
+                        "v",
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "0",
+                        DelayHeaders.ERROR,
+                        ErrorCode.TARGET_FORBIDDEN.name());
+                kafka.sendAsync(
+                        names.deadletter(),
+                        "other-target" + i,
+                        "v",
+                        DelayHeaders.TARGET,
+                        untouched,
+                        DelayHeaders.DELAY_MS,
+                        "0",
+                        DelayHeaders.ERROR,
+                        ErrorCode.DELIVERY_FAILED.name());
             }
             kafka.flush();
             KafkaClient.Collector arrived = kafka.collect(target, untouched);
 
             int app = bridge.support().getLocalPort();
-            Http.Reply started = call("POST", app, "/deadletter/replay", "{\"errorCode\":\"DELIVERY_FAILED\","
-                    + "\"target\":\"" + target + "\",\"limit\":20000}", BEARER);
+            Http.Reply started = call(
+                    "POST",
+                    app,
+                    "/deadletter/replay",
+                    "{\"errorCode\":\"DELIVERY_FAILED\"," + "\"target\":\"" + target + "\",\"limit\":20000}",
+                    BEARER);
             assertEquals(202, started.status(), started.toString());
             String status = started.json().get("status").asText();
             Http.Reply second = call("POST", app, "/deadletter/replay", "{\"limit\":5}", BEARER);
             assertTrue(second.status() == 409 || second.status() == 202, second.toString());
 
             JsonNode[] done = new JsonNode[1];
-            await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                done[0] = get(app, status).json();
-                return !done[0].get("state").asText().equals("running");
-            });
+            await().atMost(Duration.ofMinutes(3))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        done[0] = get(app, status).json();
+                        return !done[0].get("state").asText().equals("running");
+                    });
             assertEquals("done", done[0].get("state").asText(), done[0].toString());
             assertEquals(RECORDS, done[0].get("matched").asInt(), done[0].toString());
             assertEquals(RECORDS, done[0].get("acknowledged").asInt(), done[0].toString());
@@ -86,8 +125,7 @@ class DeadletterReplayIT {
             assertNull(one.header(DelayHeaders.ERROR_MESSAGE));
             assertEquals("1", one.header(DelayHeaders.ATTEMPT), "a fresh delivery, not attempt 11");
             assertEquals("t" + one.key().substring(1), one.header("trace-id"), "user headers kept");
-            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
-                    .until(() -> arrived.size() == RECORDS);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> arrived.size() == RECORDS);
         }
     }
 }

@@ -42,10 +42,16 @@ class DelayPipelineIT {
             for (int i = 0; i < RECORDS; i++) {
                 long delay = random.nextInt(5_001);
                 String target = targets[i % targets.length];
-                acks.add(kafka.sendAsync(names.intake(), "key-" + i, "value-" + i,
-                        DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, Long.toString(delay),
-                        "trace-id", "trace-" + i));
+                acks.add(kafka.sendAsync(
+                        names.intake(),
+                        "key-" + i,
+                        "value-" + i,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        Long.toString(delay),
+                        "trace-id",
+                        "trace-" + i));
                 delays.add(new long[] {delay});
             }
             kafka.flush();
@@ -54,9 +60,15 @@ class DelayPipelineIT {
                 RecordMetadata meta = acks.get(i).get();
                 // the bridge creates the intake with LogAppendTime: the broker's timestamp is where the delay starts
                 String id = names.intake() + "-" + meta.partition() + "-" + meta.offset();
-                sent.put("key-" + i, new Sent(targets[i % targets.length], "key-" + i, "value-" + i,
-                        meta.timestamp() + delays.get(i)[0], id,
-                        names.intake() + "/" + meta.partition() + "/" + meta.offset()));
+                sent.put(
+                        "key-" + i,
+                        new Sent(
+                                targets[i % targets.length],
+                                "key-" + i,
+                                "value-" + i,
+                                meta.timestamp() + delays.get(i)[0],
+                                id,
+                                names.intake() + "/" + meta.partition() + "/" + meta.offset()));
             }
 
             await().atMost(Duration.ofSeconds(90)).until(() -> delivered.size() >= RECORDS);
@@ -74,8 +86,10 @@ class DelayPipelineIT {
                 assertEquals(Long.toString(expected.dueAt()), got.header(DelayHeaders.DUE_AT));
                 assertEquals(expected.origin(), got.header(DelayHeaders.ORIGIN));
                 assertEquals("1", got.header(DelayHeaders.ATTEMPT));
-                assertTrue(got.record().timestamp() >= expected.dueAt(), () -> got.key() + " delivered "
-                        + (expected.dueAt() - got.record().timestamp()) + " ms early");
+                assertTrue(
+                        got.record().timestamp() >= expected.dueAt(),
+                        () -> got.key() + " delivered "
+                                + (expected.dueAt() - got.record().timestamp()) + " ms early");
                 assertTrue(got.receivedAt() >= expected.dueAt(), () -> got.key() + " received early");
                 assertTrue(got.record().headers().toArray().length == 5, "only trace-id and 4 provenance headers");
                 lateness.add(got.record().timestamp() - expected.dueAt());
@@ -86,15 +100,24 @@ class DelayPipelineIT {
             // reported, not asserted: speed is measured by the benchmark (docs/benchmarks.md), not by tests
             System.out.println("[DelayPipelineIT] " + RECORDS + " records, delays 0-5 s, 3 targets: " + figures);
 
-            assertEquals("LogAppendTime", kafka.topicConfig(names.intake(), "message.timestamp.type"),
+            assertEquals(
+                    "LogAppendTime",
+                    kafka.topicConfig(names.intake(), "message.timestamp.type"),
                     "the bridge creates the intake with broker timestamps");
             var metrics = bridge.admin("/metrics");
             assertEquals(RECORDS, metrics.at("/meters/delay.scheduled/count").asLong());
             assertEquals(RECORDS, metrics.at("/meters/delay.delivered/count").asLong());
-            assertEquals(RECORDS, metrics.at("/histograms/delay.lateness-ms/count").asLong());
-            assertEquals(0, metrics.at("/meters/delay.deadlettered.DELIVERY_FAILED/count").asLong());
-            await().atMost(Duration.ofSeconds(5)).until(() ->
-                    bridge.admin("/metrics").at("/gauges/delay.pending/value").asLong() == 0);
+            assertEquals(
+                    RECORDS, metrics.at("/histograms/delay.lateness-ms/count").asLong());
+            assertEquals(
+                    0,
+                    metrics.at("/meters/delay.deadlettered.DELIVERY_FAILED/count")
+                            .asLong());
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> bridge.admin("/metrics")
+                                    .at("/gauges/delay.pending/value")
+                                    .asLong()
+                            == 0);
             var health = bridge.admin("/healthcheck");
             for (String check : new String[] {"kafka", "redis", "pipeline"}) {
                 assertTrue(health.at("/" + check + "/healthy").asBoolean(), check + " healthy: " + health);

@@ -60,7 +60,8 @@ class DelayRulesCrashIT {
                 TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri()).start();
                 Admin admin = admin(servers.kafkaBootstrap())) {
             kafka.createTopics(4, source, target);
-            Path config = RulesConfig.write(dir, names, servers.kafkaBootstrap(), servers.redisUri(), """
+            Path config = RulesConfig.write(
+                    dir, names, servers.kafkaBootstrap(), servers.redisUri(), """
                     rules:
                       - name: copy
                         source: %s
@@ -72,16 +73,18 @@ class DelayRulesCrashIT {
             try (IntakeCount intake = new IntakeCount(servers.kafkaBootstrap(), names.intake());
                     RulesJvm rules = new RulesJvm(jar, config, dir.resolve("rules.log"))) {
                 rules.start();
-                Thread producer = new Thread(() -> {
-                    for (int i = 0; i < RECORDS; i++) {
-                        kafka.sendAsync(source, "k-" + i, "v-" + i);
-                        if (i % 250 == 249) {
+                Thread producer = new Thread(
+                        () -> {
+                            for (int i = 0; i < RECORDS; i++) {
+                                kafka.sendAsync(source, "k-" + i, "v-" + i);
+                                if (i % 250 == 249) {
+                                    kafka.flush();
+                                    pause(100);
+                                }
+                            }
                             kafka.flush();
-                            pause(100);
-                        }
-                    }
-                    kafka.flush();
-                }, "source-producer");
+                        },
+                        "source-producer");
                 producer.start();
 
                 await().atMost(Duration.ofSeconds(120)).until(() -> intake.total() >= 2_000);
@@ -102,17 +105,25 @@ class DelayRulesCrashIT {
                 Map<TopicPartition, Long> ends = committedEnds(admin, intake.partitions());
                 await().atMost(Duration.ofSeconds(60)).until(() -> intake.reached(ends));
                 Map<String, Integer> counts = intake.counts();
-                List<String> twice = counts.entrySet().stream().filter(e -> e.getValue() != 1)
-                        .map(e -> e.getKey() + " x" + e.getValue()).limit(10).toList();
+                List<String> twice = counts.entrySet().stream()
+                        .filter(e -> e.getValue() != 1)
+                        .map(e -> e.getKey() + " x" + e.getValue())
+                        .limit(10)
+                        .toList();
                 assertEquals(List.of(), twice, "source records in the intake more than once");
                 assertEquals(RECORDS, counts.size());
                 assertEquals(RECORDS, intake.total(), "intake records");
 
-                await().atMost(Duration.ofSeconds(180)).until(() -> delivered.received().stream()
-                        .map(r -> r.header(RuleRecords.SOURCE_HEADER)).distinct().count() == RECORDS);
-                System.out.printf("delay rules through two SIGKILLs: kills at %d and %d intake records; %d source"
-                        + " records, %d intake records, %d delivered%n", atFirstKill, atSecondKill, RECORDS,
-                        intake.total(), delivered.size());
+                await().atMost(Duration.ofSeconds(180))
+                        .until(() -> delivered.received().stream()
+                                        .map(r -> r.header(RuleRecords.SOURCE_HEADER))
+                                        .distinct()
+                                        .count()
+                                == RECORDS);
+                System.out.printf(
+                        "delay rules through two SIGKILLs: kills at %d and %d intake records; %d source"
+                                + " records, %d intake records, %d delivered%n",
+                        atFirstKill, atSecondKill, RECORDS, intake.total(), delivered.size());
             }
         }
     }
@@ -129,14 +140,18 @@ class DelayRulesCrashIT {
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         partitions.forEach(p -> request.put(p, OffsetSpec.latest()));
         Map<TopicPartition, Long> ends = new HashMap<>();
-        admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
-                .get(10, TimeUnit.SECONDS).forEach((p, info) -> ends.put(p, info.offset()));
+        admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                .all()
+                .get(10, TimeUnit.SECONDS)
+                .forEach((p, info) -> ends.put(p, info.offset()));
         return ends;
     }
 
     /** Records of {@code topic} after the offsets {@code group} committed; a partition never committed counts whole. */
     private static long lag(Admin admin, String group, String topic) throws Exception {
-        var committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+        var committed = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(10, TimeUnit.SECONDS);
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         for (int p = 0; p < 4; p++) {
             request.put(new TopicPartition(topic, p), OffsetSpec.latest());
@@ -245,8 +260,11 @@ class DelayRulesCrashIT {
         }
 
         void start() {
-            process = ChildJvm.jar("rules", jar).jvmOptions(List.of("-Xmx256m")).args("rules", config.toString())
-                    .log(log).start();
+            process = ChildJvm.jar("rules", jar)
+                    .jvmOptions(List.of("-Xmx256m"))
+                    .args("rules", config.toString())
+                    .log(log)
+                    .start();
         }
 
         void kill() {

@@ -63,7 +63,8 @@ class DelayRulesIT {
                         delayFallback: 10s
                     api:
                       token: %s
-                    """.formatted(created, timeout, paid, json, timeout, header, timeout, Http.TOKEN));
+                    """.formatted(
+                            created, timeout, paid, json, timeout, header, timeout, Http.TOKEN));
             DropwizardTestSupport<DelayBridgeConfiguration> bridge =
                     new DropwizardTestSupport<>(DelayBridgeApplication.class, config.toString());
             try {
@@ -83,48 +84,72 @@ class DelayRulesIT {
                 // 2 s delay. So the pump is paused until the cancel has found order-1 pending in the store: what is
                 // tested is what a cancel in time does, whatever the machine's speed.
                 int adminPort = bridge.getAdminPort();
-                assertEquals(200, Http.call("POST", adminPort, "/tasks/pause-pump", null, Http.BEARER).status());
+                assertEquals(
+                        200,
+                        Http.call("POST", adminPort, "/tasks/pause-pump", null, Http.BEARER)
+                                .status());
                 RecordMetadata c1 = kafka.send(created, "order-1", "{\"order\":1}", null, "trace", "t-1");
                 RecordMetadata c2 = kafka.send(created, "order-2", "{\"order\":2}", null, "trace", "t-2");
                 kafka.send(created, "order-3", "{\"order\":3}", null);
                 kafka.send(paid, "order-1", "{\"paid\":1}", null);
-                await().atMost(Duration.ofSeconds(60)).until(() -> metrics.meter("delay.cancelled").getCount() == 1);
-                assertEquals(200, Http.call("POST", adminPort, "/tasks/resume-pump", null, Http.BEARER).status());
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> metrics.meter("delay.cancelled").getCount() == 1);
+                assertEquals(
+                        200,
+                        Http.call("POST", adminPort, "/tasks/resume-pump", null, Http.BEARER)
+                                .status());
 
-                await().atMost(Duration.ofSeconds(60)).until(() -> timeouts.matching(r -> "order-2".equals(r.key()))
-                        .size() == 1 && timeouts.matching(r -> "order-3".equals(r.key())).size() == 1);
-                KafkaClient.Received order2 = timeouts.matching(r -> "order-2".equals(r.key())).get(0);
-                assertTrue(order2.receivedAt() >= c2.timestamp() + 2_000, "never early: received "
-                        + (order2.receivedAt() - c2.timestamp()) + " ms after orders.created");
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> timeouts.matching(r -> "order-2".equals(r.key()))
+                                                .size()
+                                        == 1
+                                && timeouts.matching(r -> "order-3".equals(r.key()))
+                                                .size()
+                                        == 1);
+                KafkaClient.Received order2 =
+                        timeouts.matching(r -> "order-2".equals(r.key())).get(0);
+                assertTrue(
+                        order2.receivedAt() >= c2.timestamp() + 2_000,
+                        "never early: received " + (order2.receivedAt() - c2.timestamp()) + " ms after orders.created");
                 assertEquals("{\"order\":2}", order2.value());
                 assertEquals("t-2", order2.header("trace"), "the source's headers travel with it");
                 assertEquals("order-timeout:order-2", order2.header(DelayHeaders.ID));
                 assertEquals("order-timeout", order2.header(RuleRecords.RULE_HEADER));
-                assertEquals(created + "/" + c2.partition() + "/" + c2.offset(),
-                        order2.header(RuleRecords.SOURCE_HEADER));
-                assertEquals(Long.toString(c2.timestamp() + 2_000), order2.header(DelayHeaders.DUE_AT),
+                assertEquals(
+                        created + "/" + c2.partition() + "/" + c2.offset(), order2.header(RuleRecords.SOURCE_HEADER));
+                assertEquals(
+                        Long.toString(c2.timestamp() + 2_000),
+                        order2.header(DelayHeaders.DUE_AT),
                         "due two seconds after the orders.created record");
 
                 // a payment after the timeout changes nothing; order-4, due after order-1 was, marks the horizon
                 kafka.send(paid, "order-2", "{\"paid\":2}", null);
                 kafka.send(created, "order-4", "{\"order\":4}", null);
-                await().atMost(Duration.ofSeconds(60)).until(() ->
-                        !timeouts.matching(r -> "order-4".equals(r.key())).isEmpty());
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> !timeouts.matching(r -> "order-4".equals(r.key()))
+                                .isEmpty());
                 if (!timeouts.matching(r -> "order-1".equals(r.key())).isEmpty()) {
                     throw new AssertionError("order-1 was cancelled in the store (due at " + (c1.timestamp() + 2_000)
                             + "), yet delivered. The intake:\n" + dump(servers.kafkaBootstrap(), names.intake()));
                 }
-                assertEquals(1, timeouts.matching(r -> "order-2".equals(r.key())).size());
-                assertEquals(2, metrics.meter("delay.rules.order-paid.cancelled").getCount());
-                assertEquals(5, metrics.meter("delay.rules.order-timeout.scheduled").getCount());
+                assertEquals(
+                        1, timeouts.matching(r -> "order-2".equals(r.key())).size());
+                assertEquals(
+                        2, metrics.meter("delay.rules.order-paid.cancelled").getCount());
+                assertEquals(
+                        5, metrics.meter("delay.rules.order-timeout.scheduled").getCount());
 
-                // delays from a JSON field and from a header; a value that is not JSON is deadlettered, the next goes on
+                // delays from a JSON field and from a header; a value that is not JSON is deadlettered, the next goes
+                // on
                 RecordMetadata j1 = kafka.send(json, "j-1", "{\"payment\":{\"timeout\":\"1s\"}}", null);
                 kafka.send(json, "j-bad", "not json", null, "trace", "bad");
                 RecordMetadata j2 = kafka.send(json, "j-2", "{\"payment\":{\"timeout\":1500}}", null);
                 RecordMetadata h1 = kafka.send(header, "h-1", "plain text", null, "x-timeout", "1200ms");
-                await().atMost(Duration.ofSeconds(60)).until(() ->
-                        timeouts.matching(r -> List.of("j-1", "j-2", "h-1").contains(r.key())).size() == 3
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> timeouts.matching(r -> List.of("j-1", "j-2", "h-1")
+                                                        .contains(r.key()))
+                                                .size()
+                                        == 3
                                 && deadletters.size() == 1);
                 assertDueAfter(timeouts, "j-1", j1, 1_000);
                 assertDueAfter(timeouts, "j-2", j2, 1_500);
@@ -134,23 +159,37 @@ class DelayRulesIT {
                 assertEquals("not json", bad.value());
                 assertEquals("bad", bad.header("trace"));
                 assertEquals(ErrorCode.INVALID_VALUE.name(), bad.header(DelayHeaders.ERROR));
-                assertTrue(bad.header(DelayHeaders.ERROR_MESSAGE).startsWith("rule from-json: the value is not JSON"),
+                assertTrue(
+                        bad.header(DelayHeaders.ERROR_MESSAGE).startsWith("rule from-json: the value is not JSON"),
                         bad.header(DelayHeaders.ERROR_MESSAGE));
                 assertEquals("from-json", bad.header(RuleRecords.RULE_HEADER));
                 assertEquals(1, metrics.meter("delay.rules.from-json.rejected").getCount());
-                assertEquals(1, metrics.meter("delay.deadlettered.INVALID_VALUE").getCount());
-                assertTrue(bridge.getEnvironment().healthChecks().runHealthCheck("rule-order-timeout").isHealthy());
-                await().atMost(Duration.ofSeconds(30)).until(() ->
-                        Long.valueOf(0).equals(metrics.getGauges().get("delay.rules.from-json.lag").getValue()));
-                var summary = new com.fasterxml.jackson.databind.ObjectMapper().readTree(java.net.http.HttpClient
-                        .newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-                                "http://127.0.0.1:" + bridge.getLocalPort() + "/status/summary")).build(),
-                                java.net.http.HttpResponse.BodyHandlers.ofString()).body());
+                assertEquals(
+                        1, metrics.meter("delay.deadlettered.INVALID_VALUE").getCount());
+                assertTrue(bridge.getEnvironment()
+                        .healthChecks()
+                        .runHealthCheck("rule-order-timeout")
+                        .isHealthy());
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> Long.valueOf(0)
+                                .equals(metrics.getGauges()
+                                        .get("delay.rules.from-json.lag")
+                                        .getValue()));
+                var summary = new com.fasterxml.jackson.databind.ObjectMapper()
+                        .readTree(java.net.http.HttpClient.newHttpClient()
+                                .send(
+                                        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+                                                        + bridge.getLocalPort() + "/status/summary"))
+                                                .build(),
+                                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                                .body());
                 assertEquals(4, summary.get("rules").size(), summary.toString());
                 var first = summary.get("rules").get(0);
                 assertEquals("order-timeout", first.get("name").asText());
                 assertEquals(5, first.get("scheduled").asLong());
-                assertEquals("schedule to " + timeout + " after 2s as order-timeout:{key}", first.get("action").asText());
+                assertEquals(
+                        "schedule to " + timeout + " after 2s as order-timeout:{key}",
+                        first.get("action").asText());
             } finally {
                 bridge.after();
             }
@@ -162,19 +201,29 @@ class DelayRulesIT {
         p.put("bootstrap.servers", bootstrap);
         p.put("isolation.level", "read_committed");
         StringBuilder out = new StringBuilder();
-        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p,
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                p,
                 new org.apache.kafka.common.serialization.StringDeserializer(),
                 new org.apache.kafka.common.serialization.StringDeserializer())) {
             var parts = consumer.partitionsFor(topic).stream()
-                    .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+                    .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition()))
+                    .toList();
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             for (int i = 0; i < 20; i++) {
                 for (var r : consumer.poll(Duration.ofMillis(200))) {
-                    out.append(r.partition()).append('/').append(r.offset()).append(" ts=").append(r.timestamp())
-                            .append(" key=").append(r.key());
-                    r.headers().forEach(h -> out.append(' ').append(h.key()).append('=')
-                            .append(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8)));
+                    out.append(r.partition())
+                            .append('/')
+                            .append(r.offset())
+                            .append(" ts=")
+                            .append(r.timestamp())
+                            .append(" key=")
+                            .append(r.key());
+                    r.headers()
+                            .forEach(h -> out.append(' ')
+                                    .append(h.key())
+                                    .append('=')
+                                    .append(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8)));
                     out.append('\n');
                 }
             }

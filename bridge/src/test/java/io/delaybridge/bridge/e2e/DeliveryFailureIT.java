@@ -34,25 +34,45 @@ class DeliveryFailureIT {
         String present = names.target("here");
         // the shared test broker runs auto.create.topics.enable=false
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                        ConfigOverride.config("pump.missingTopicWait", WAIT_MILLIS + "ms")).start()) {
+                TestBridge bridge = new TestBridge(
+                                names,
+                                servers.kafkaBootstrap(),
+                                servers.redisUri(),
+                                ConfigOverride.config("pump.missingTopicWait", WAIT_MILLIS + "ms"))
+                        .start()) {
             kafka.createTopics(1, present);
             KafkaClient.Collector deadletters = kafka.collect(names.deadletter());
             KafkaClient.Collector delivered = kafka.collect(present);
 
             long sentAt = System.currentTimeMillis();
-            kafka.send(names.intake(), "lost-order", "to nowhere", null,
-                    DelayHeaders.TARGET, missing, DelayHeaders.DELAY_MS, "0", "trace-id", "abc");
+            kafka.send(
+                    names.intake(),
+                    "lost-order",
+                    "to nowhere",
+                    null,
+                    DelayHeaders.TARGET,
+                    missing,
+                    DelayHeaders.DELAY_MS,
+                    "0",
+                    "trace-id",
+                    "abc");
             for (int i = 0; i < 20; i++) {
-                kafka.send(names.intake(), "flowing-" + i, "v" + i, null,
-                        DelayHeaders.TARGET, present, DelayHeaders.DELAY_MS, Integer.toString(i * 100));
+                kafka.send(
+                        names.intake(),
+                        "flowing-" + i,
+                        "v" + i,
+                        null,
+                        DelayHeaders.TARGET,
+                        present,
+                        DelayHeaders.DELAY_MS,
+                        Integer.toString(i * 100));
             }
 
             await().atMost(Duration.ofSeconds(30)).until(() -> deadletters.size() >= 1 && delivered.size() >= 20);
             KafkaClient.Received dead = deadletters.received().get(0);
             long after = dead.receivedAt() - sentAt;
-            System.out.printf("[missing-target] deadlettered %d ms after it was sent (wait %d ms)%n", after,
-                    WAIT_MILLIS);
+            System.out.printf(
+                    "[missing-target] deadlettered %d ms after it was sent (wait %d ms)%n", after, WAIT_MILLIS);
             assertEquals("lost-order", dead.key());
             assertEquals("to nowhere", dead.value());
             assertEquals(ErrorCode.DELIVERY_FAILED.name(), dead.header(DelayHeaders.ERROR));
@@ -69,32 +89,43 @@ class DeliveryFailureIT {
             for (KafkaClient.Received got : flowing) {
                 assertEquals("1", got.header(DelayHeaders.ATTEMPT), got.key() + " went through at once");
             }
-            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
-                    .until(() -> deadletters.size() == 1);
+            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> deadletters.size() == 1);
         }
     }
 
     @Test
-    void aBrokerThatCreatesTopicsOnFirstUseGetsTheTargetCreatedAndDeliveredOnTime(TestServers servers,
-            @TempDir Path dir) {
+    void aBrokerThatCreatesTopicsOnFirstUseGetsTheTargetCreatedAndDeliveredOnTime(
+            TestServers servers, @TempDir Path dir) {
         TestNames names = TestNames.unique(servers);
         String created = names.target("auto");
         try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"), KafkaBroker.Option.AUTO_CREATE_TOPICS);
                 KafkaClient kafka = new KafkaClient(broker.bootstrapServers());
                 TestBridge bridge = new TestBridge(names, broker.bootstrapServers(), servers.redisUri()).start()) {
             KafkaClient.Collector deadletters = kafka.collect(names.deadletter());
-            long due = kafka.send(names.intake(), "order-1", "created on first use", null,
-                    DelayHeaders.TARGET, created, DelayHeaders.DELAY_MS, "500").timestamp() + 500;
+            long due = kafka.send(
+                                    names.intake(),
+                                    "order-1",
+                                    "created on first use",
+                                    null,
+                                    DelayHeaders.TARGET,
+                                    created,
+                                    DelayHeaders.DELAY_MS,
+                                    "500")
+                            .timestamp()
+                    + 500;
 
-            await().atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> kafka.topicConfig(created,
-                    "cleanup.policy") != null);
+            await().atMost(Duration.ofSeconds(20))
+                    .ignoreExceptions()
+                    .until(() -> kafka.topicConfig(created, "cleanup.policy") != null);
             try (KafkaClient reader = new KafkaClient(broker.bootstrapServers())) {
                 KafkaClient.Collector delivered = reader.collect(created);
                 await().atMost(Duration.ofSeconds(20)).until(() -> delivered.size() >= 1);
                 KafkaClient.Received got = delivered.received().get(0);
                 long late = got.record().timestamp() - due;
-                System.out.printf("[missing-target] a topic the broker creates on first use: delivered %d ms after "
-                        + "its due time%n", late);
+                System.out.printf(
+                        "[missing-target] a topic the broker creates on first use: delivered %d ms after "
+                                + "its due time%n",
+                        late);
                 assertEquals("order-1", got.key());
                 assertEquals("1", got.header(DelayHeaders.ATTEMPT), "delivered by its first attempt");
                 assertTrue(late >= 0 && late < 3_000, "on time: " + late + " ms late");

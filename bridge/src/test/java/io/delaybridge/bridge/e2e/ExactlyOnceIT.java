@@ -52,13 +52,15 @@ class ExactlyOnceIT {
                 current = start(names, servers, "only");
             }
             try (ChildBridge last = current) {
-                await().atMost(Duration.ofSeconds(90)).until(() -> RecoveryIT.keys(committed).size() >= records);
+                await().atMost(Duration.ofSeconds(90))
+                        .until(() -> RecoveryIT.keys(committed).size() >= records);
                 alreadyDelivered += Math.max(0, last.meter("delay.already-delivered"));
                 Lateness lateness = exactlyOnce(committed, dueAt);
-                System.out.printf("[exactly-once] the only bridge killed 3 times mid-delivery: %d records, "
-                        + "read_committed 0 duplicates, read_uncommitted %d extra copies, %d acked as already "
-                        + "delivered after a restart, %s%n", records, uncommitted.size() - records,
-                        alreadyDelivered, lateness);
+                System.out.printf(
+                        "[exactly-once] the only bridge killed 3 times mid-delivery: %d records, "
+                                + "read_committed 0 duplicates, read_uncommitted %d extra copies, %d acked as already "
+                                + "delivered after a restart, %s%n",
+                        records, uncommitted.size() - records, alreadyDelivered, lateness);
             }
         }
     }
@@ -74,17 +76,20 @@ class ExactlyOnceIT {
             KafkaClient.Collector committed = kafka.collectCommitted(target);
             KafkaClient.Collector uncommitted = kafka.collect(target);
             ChildBridge victim = start(names, servers, "victim");
-            await().atMost(Duration.ofSeconds(60)).until(() -> victim.shards().size() == 2
-                    && survivor.shards().size() == 2);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() ->
+                            victim.shards().size() == 2 && survivor.shards().size() == 2);
             Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, records, 1_000, 11_000);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> committed.size() >= records / 4);
             victim.kill();
-            await().atMost(Duration.ofSeconds(90)).until(() -> RecoveryIT.keys(committed).size() >= records);
+            await().atMost(Duration.ofSeconds(90))
+                    .until(() -> RecoveryIT.keys(committed).size() >= records);
             Lateness lateness = exactlyOnce(committed, dueAt);
             assertEquals(4, survivor.shards().size(), "the survivor pumps every shard");
-            System.out.printf("[exactly-once] one of two bridges killed, not restarted: %d records, read_committed "
-                    + "0 duplicates, read_uncommitted %d extra copies, %d acked as already delivered, %s%n",
+            System.out.printf(
+                    "[exactly-once] one of two bridges killed, not restarted: %d records, read_committed "
+                            + "0 duplicates, read_uncommitted %d extra copies, %d acked as already delivered, %s%n",
                     records, uncommitted.size() - records, survivor.meter("delay.already-delivered"), lateness);
         }
     }
@@ -101,8 +106,9 @@ class ExactlyOnceIT {
             kafka.createTopics(2, target);
             KafkaClient.Collector committed = kafka.collectCommitted(target);
             KafkaClient.Collector uncommitted = kafka.collect(target);
-            await().atMost(Duration.ofSeconds(60)).until(() -> zombie.shards().size() == 2
-                    && survivor.shards().size() == 2);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() ->
+                            zombie.shards().size() == 2 && survivor.shards().size() == 2);
             Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, records, 1_000, 16_000);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> committed.size() >= records / 5);
@@ -110,26 +116,30 @@ class ExactlyOnceIT {
             long frozenAt = System.currentTimeMillis();
             await().atMost(Duration.ofSeconds(30)).until(() -> survivor.shards().size() == 4);
             // frozen past its lease (10 s), then woken: it sends what it held, its transactions are fenced
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> System.currentTimeMillis() - frozenAt > 11_000);
             zombie.jvm().signal("CONT");
-            await().atMost(Duration.ofSeconds(90)).until(() -> RecoveryIT.keys(committed).size() >= records);
+            await().atMost(Duration.ofSeconds(90))
+                    .until(() -> RecoveryIT.keys(committed).size() >= records);
             // the woken zombie tried what it held (fenced in Redis and in Kafka), rejoined the group and runs again
             // beside the survivor, each shard pumped by one of them: nothing of what it sent fenced may be visible
-            await().atMost(Duration.ofSeconds(60)).until(() -> zombie.pipeline().path("healthy").asBoolean()
-                    && zombie.shards().size() + survivor.shards().size() == 4);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> zombie.pipeline().path("healthy").asBoolean()
+                            && zombie.shards().size() + survivor.shards().size() == 4);
             Lateness lateness = exactlyOnce(committed, dueAt);
-            System.out.printf("[exactly-once] zombie (SIGSTOP %d ms, lease 10 s): %d records, read_committed 0 "
-                    + "duplicates, read_uncommitted %d extra copies, %s%n", System.currentTimeMillis() - frozenAt,
-                    records, uncommitted.size() - records, lateness);
+            System.out.printf(
+                    "[exactly-once] zombie (SIGSTOP %d ms, lease 10 s): %d records, read_committed 0 "
+                            + "duplicates, read_uncommitted %d extra copies, %s%n",
+                    System.currentTimeMillis() - frozenAt, records, uncommitted.size() - records, lateness);
         }
     }
 
     private ChildBridge current;
 
     private ChildBridge start(TestNames names, TestServers servers, String instanceId, String... pumpSettings) {
-        ChildBridge bridge = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), instanceId,
-                EXACTLY_ONCE, pumpSettings);
+        ChildBridge bridge = ChildBridge.start(
+                dir, names, servers.kafkaBootstrap(), servers.redisUri(), instanceId, EXACTLY_ONCE, pumpSettings);
         current = bridge;
         return bridge;
     }

@@ -37,17 +37,31 @@ class ExpressPathIT {
             Map<String, RecordMetadata> sent = new HashMap<>();
             int records = 40;
             for (int i = 0; i < records; i++) {
-                sent.put("k" + i, rig.kafka.send(rig.names.intake(), "k" + i, "v" + i, null, DelayHeaders.TARGET, rig.target,
-                        DelayHeaders.DELAY_MS, "0", "trace-id", "t" + i));
+                sent.put(
+                        "k" + i,
+                        rig.kafka.send(
+                                rig.names.intake(),
+                                "k" + i,
+                                "v" + i,
+                                null,
+                                DelayHeaders.TARGET,
+                                rig.target,
+                                DelayHeaders.DELAY_MS,
+                                "0",
+                                "trace-id",
+                                "t" + i));
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= records);
             for (KafkaClient.Received got : rig.delivered.received()) {
                 RecordMetadata origin = sent.get(got.key());
                 assertEquals("v" + got.key().substring(1), got.value());
                 assertEquals("t" + got.key().substring(1), got.header("trace-id"), "user headers kept");
-                assertEquals(rig.names.intake() + "-" + origin.partition() + "-" + origin.offset(),
-                        got.header(DelayHeaders.ID), "the default id");
-                assertEquals(rig.names.intake() + "/" + origin.partition() + "/" + origin.offset(),
+                assertEquals(
+                        rig.names.intake() + "-" + origin.partition() + "-" + origin.offset(),
+                        got.header(DelayHeaders.ID),
+                        "the default id");
+                assertEquals(
+                        rig.names.intake() + "/" + origin.partition() + "/" + origin.offset(),
                         got.header(DelayHeaders.ORIGIN));
                 assertEquals(Long.toString(origin.timestamp()), got.header(DelayHeaders.DUE_AT));
                 assertEquals("1", got.header(DelayHeaders.ATTEMPT));
@@ -56,7 +70,8 @@ class ExpressPathIT {
             assertEquals(0, meter(rig.bridge, "delay.intake.parked"), "nothing written to the store");
             assertEquals(0, meter(rig.bridge, "delay.scheduled"), "the store never held them");
             await().atMost(Duration.ofSeconds(10)).until(() -> committedCover(rig.kafka, rig.names, sent.values()));
-            await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
+            await().during(Duration.ofMillis(500))
+                    .atMost(Duration.ofSeconds(3))
                     .until(() -> rig.delivered.size() == records);
         }
     }
@@ -68,17 +83,31 @@ class ExpressPathIT {
             try (Rig rig = new Rig(servers, ConfigOverride.config("intake.expressWindow", window))) {
                 int records = 200;
                 for (int i = 0; i < records; i++) {
-                    rig.kafka.send(rig.names.intake(), "k" + i, "v", null, DelayHeaders.TARGET, rig.target,
-                            DelayHeaders.DELAY_MS, "0");
+                    rig.kafka.send(
+                            rig.names.intake(),
+                            "k" + i,
+                            "v",
+                            null,
+                            DelayHeaders.TARGET,
+                            rig.target,
+                            DelayHeaders.DELAY_MS,
+                            "0");
                 }
                 await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= records);
                 List<Long> inOrder = rig.delivered.received().stream()
-                        .map(r -> r.record().timestamp() - Long.parseLong(r.header(DelayHeaders.DUE_AT))).toList();
+                        .map(r -> r.record().timestamp() - Long.parseLong(r.header(DelayHeaders.DUE_AT)))
+                        .toList();
                 List<Long> late = inOrder.stream().sorted().toList();
                 System.out.printf("[express] expressWindow %s: the first five %s%n", window, inOrder.subList(0, 5));
-                System.out.printf("[express] expressWindow %s: %d records due at once, lateness p50 %d ms, "
-                        + "p99 %d ms, max %d ms; express %d, parked %d%n", window, records, late.get(records / 2),
-                        late.get(records * 99 / 100), late.get(records - 1), meter(rig.bridge, "delay.intake.express"),
+                System.out.printf(
+                        "[express] expressWindow %s: %d records due at once, lateness p50 %d ms, "
+                                + "p99 %d ms, max %d ms; express %d, parked %d%n",
+                        window,
+                        records,
+                        late.get(records / 2),
+                        late.get(records * 99 / 100),
+                        late.get(records - 1),
+                        meter(rig.bridge, "delay.intake.express"),
                         meter(rig.bridge, "delay.intake.parked"));
                 assertEquals(window.equals("off") ? 0 : records, meter(rig.bridge, "delay.intake.express"));
             }
@@ -90,14 +119,22 @@ class ExpressPathIT {
         try (Rig rig = new Rig(servers, ConfigOverride.config("intake.expressWindow", "1s"))) {
             int records = 10;
             for (int i = 0; i < records; i++) {
-                rig.kafka.send(rig.names.intake(), "soon-" + i, "v", null, DelayHeaders.TARGET, rig.target,
-                        DelayHeaders.DELAY_MS, Integer.toString(300 + 50 * i));
+                rig.kafka.send(
+                        rig.names.intake(),
+                        "soon-" + i,
+                        "v",
+                        null,
+                        DelayHeaders.TARGET,
+                        rig.target,
+                        DelayHeaders.DELAY_MS,
+                        Integer.toString(300 + 50 * i));
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= records);
             for (KafkaClient.Received got : rig.delivered.received()) {
                 long due = Long.parseLong(got.header(DelayHeaders.DUE_AT));
-                assertTrue(got.record().timestamp() >= due, got.key() + " delivered "
-                        + (due - got.record().timestamp()) + " ms early");
+                assertTrue(
+                        got.record().timestamp() >= due,
+                        got.key() + " delivered " + (due - got.record().timestamp()) + " ms early");
             }
             assertEquals(records, meter(rig.bridge, "delay.intake.express"), "held until due, not parked");
         }
@@ -117,12 +154,23 @@ class ExpressPathIT {
                 String id = names.intake() + "-1-0";
                 kafka.send(names.intake(), 0, null, null, now + 5_000, headers(DelayHeaders.CANCEL, id));
                 await().atMost(Duration.ofSeconds(30)).until(() -> meter(bridge, "delay.cancel-not-found") == 1);
-                kafka.send(names.intake(), 1, bytes("cancelled"), bytes("never"), now,
+                kafka.send(
+                        names.intake(),
+                        1,
+                        bytes("cancelled"),
+                        bytes("never"),
+                        now,
                         headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0"));
-                kafka.send(names.intake(), 1, bytes("marker"), bytes("m"), null,
+                kafka.send(
+                        names.intake(),
+                        1,
+                        bytes("marker"),
+                        bytes("m"),
+                        null,
                         headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0"));
                 await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 1);
-                await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
+                await().during(Duration.ofMillis(500))
+                        .atMost(Duration.ofSeconds(3))
                         .until(() -> delivered.size() == 1);
                 assertEquals("marker", delivered.received().get(0).key(), "the cancelled record is not delivered");
                 assertEquals(1, meter(bridge, "delay.cancelled-before-scheduled"), "parked, then dropped by store");
@@ -136,24 +184,39 @@ class ExpressPathIT {
         try (Rig rig = new Rig(servers)) {
             long due = System.currentTimeMillis() + 2_000;
             // first: due in 2 s, beyond the window: parked in shard 0
-            rig.kafka.send(rig.names.intake(), 0, bytes("first"), bytes("1"), null,
+            rig.kafka.send(
+                    rig.names.intake(),
+                    0,
+                    bytes("first"),
+                    bytes("1"),
+                    null,
                     headers(DelayHeaders.TARGET, rig.target, DelayHeaders.UNTIL, Long.toString(due)));
             await().atMost(Duration.ofSeconds(30)).until(() -> meter(rig.bridge, "delay.scheduled") == 1);
             await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() >= due - 150);
             // second: same partition, same due time, now within the window: the check sees the first and parks it
-            rig.kafka.send(rig.names.intake(), 0, bytes("second"), bytes("2"), null,
+            rig.kafka.send(
+                    rig.names.intake(),
+                    0,
+                    bytes("second"),
+                    bytes("2"),
+                    null,
                     headers(DelayHeaders.TARGET, rig.target, DelayHeaders.UNTIL, Long.toString(due)));
             await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= 2);
-            assertEquals(List.of("first", "second"),
-                    rig.delivered.received().stream().map(KafkaClient.Received::key).toList(),
+            assertEquals(
+                    List.of("first", "second"),
+                    rig.delivered.received().stream()
+                            .map(KafkaClient.Received::key)
+                            .toList(),
                     "the second may not overtake the first");
             // The check parks the second while the first is stored or in flight. The pump claims the first up to
             // pump.lookAhead (100 ms) before its due time and the intake may read the second only after the first
             // was delivered and acknowledged: then the second rightly goes express, still after the first.
             long express = meter(rig.bridge, "delay.intake.express");
             assertTrue(express <= 1, "only the second can go express: " + express);
-            assertEquals(2 - express, meter(rig.bridge, "delay.scheduled"), "the first parked, and the second unless "
-                    + "it went express");
+            assertEquals(
+                    2 - express,
+                    meter(rig.bridge, "delay.scheduled"),
+                    "the first parked, and the second unless " + "it went express");
         }
     }
 
@@ -161,8 +224,17 @@ class ExpressPathIT {
     void aFailedFirstSendEndsWhereTheParkedPathPutsItAndCommitsAfter(TestServers servers) {
         try (Rig rig = new Rig(servers)) {
             KafkaClient.Collector deadletters = rig.kafka.collect(rig.names.deadletter());
-            RecordMetadata bad = rig.kafka.send(rig.names.intake(), "no-such-partition", "v", null,
-                    DelayHeaders.TARGET, rig.target, DelayHeaders.PARTITION, "7", DelayHeaders.DELAY_MS, "0");
+            RecordMetadata bad = rig.kafka.send(
+                    rig.names.intake(),
+                    "no-such-partition",
+                    "v",
+                    null,
+                    DelayHeaders.TARGET,
+                    rig.target,
+                    DelayHeaders.PARTITION,
+                    "7",
+                    DelayHeaders.DELAY_MS,
+                    "0");
             await().atMost(Duration.ofSeconds(60)).until(() -> deadletters.size() >= 1);
             KafkaClient.Received dead = deadletters.received().get(0);
             assertEquals("no-such-partition", dead.key());
@@ -187,8 +259,15 @@ class ExpressPathIT {
                 kafka.createTopics(1, target);
                 delivered = kafka.collect(target);
                 for (int i = 0; i < records; i++) {
-                    sent.add(kafka.send(names.intake(), "k" + i, "v", null, DelayHeaders.TARGET, target,
-                            DelayHeaders.DELAY_MS, Integer.toString(i % 200)));
+                    sent.add(kafka.send(
+                            names.intake(),
+                            "k" + i,
+                            "v",
+                            null,
+                            DelayHeaders.TARGET,
+                            target,
+                            DelayHeaders.DELAY_MS,
+                            Integer.toString(i % 200)));
                     if (i == records / 2) {
                         await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 1);
                     }
@@ -202,20 +281,27 @@ class ExpressPathIT {
                 String[] id = got.header(DelayHeaders.ID).split("-");
                 int partition = Integer.parseInt(id[id.length - 2]);
                 long offset = Long.parseLong(id[id.length - 1]);
-                assertTrue(committed.getOrDefault(partition, -1L) > offset, got.header(DelayHeaders.ID)
-                        + " delivered before the stop, but the committed offset is " + committed);
+                assertTrue(
+                        committed.getOrDefault(partition, -1L) > offset,
+                        got.header(DelayHeaders.ID) + " delivered before the stop, but the committed offset is "
+                                + committed);
             }
             int beforeRestart = delivered.size();
             System.out.printf("[express] graceful stop: %d of %d delivered before it%n", beforeRestart, records);
             try (TestBridge again = bridge(servers, names)) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() >= records);
-                await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+                await().during(Duration.ofSeconds(1))
+                        .atMost(Duration.ofSeconds(5))
                         .until(() -> delivered.size() == records);
                 Map<String, Long> byId = delivered.received().stream()
                         .collect(Collectors.groupingBy(r -> r.header(DelayHeaders.ID), Collectors.counting()));
                 assertEquals(records, byId.size(), "every record delivered");
-                assertTrue(byId.values().stream().allMatch(n -> n == 1), "none twice: " + byId.entrySet().stream()
-                        .filter(e -> e.getValue() > 1).toList());
+                assertTrue(
+                        byId.values().stream().allMatch(n -> n == 1),
+                        "none twice: "
+                                + byId.entrySet().stream()
+                                        .filter(e -> e.getValue() > 1)
+                                        .toList());
                 await().atMost(Duration.ofSeconds(10)).until(() -> committedCover(kafka, names, sent));
             }
         }
@@ -223,12 +309,20 @@ class ExpressPathIT {
 
     @Test
     void aFullBufferParks(TestServers servers) {
-        try (Rig rig = new Rig(servers, ConfigOverride.config("intake.expressBufferRecords", "1"),
+        try (Rig rig = new Rig(
+                servers,
+                ConfigOverride.config("intake.expressBufferRecords", "1"),
                 ConfigOverride.config("intake.expressWindow", "1s"))) {
             int records = 50;
             for (int i = 0; i < records; i++) {
-                rig.kafka.sendAsync(rig.names.intake(), "k" + i, "v", DelayHeaders.TARGET, rig.target,
-                        DelayHeaders.DELAY_MS, "500");
+                rig.kafka.sendAsync(
+                        rig.names.intake(),
+                        "k" + i,
+                        "v",
+                        DelayHeaders.TARGET,
+                        rig.target,
+                        DelayHeaders.DELAY_MS,
+                        "500");
             }
             rig.kafka.flush();
             await().atMost(Duration.ofSeconds(30)).until(() -> rig.delivered.size() >= records);

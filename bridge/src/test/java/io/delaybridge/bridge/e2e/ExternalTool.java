@@ -16,12 +16,15 @@ final class ExternalTool {
     private ExternalTool() {}
 
     static String require(String purpose, String install, String... names) {
-        Optional<String> found = Arrays.stream(names).map(ExternalTool::onPath).flatMap(Optional::stream).findFirst();
+        Optional<String> found = Arrays.stream(names)
+                .map(ExternalTool::onPath)
+                .flatMap(Optional::stream)
+                .findFirst();
         if (found.isPresent()) {
             return found.get();
         }
-        String message = purpose + " needs one of " + Arrays.toString(names) + " on the PATH; install it with: "
-                + install;
+        String message =
+                purpose + " needs one of " + Arrays.toString(names) + " on the PATH; install it with: " + install;
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
             fail("CI=true: " + message);
         }

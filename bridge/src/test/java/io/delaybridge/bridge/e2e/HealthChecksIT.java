@@ -29,22 +29,31 @@ class HealthChecksIT {
         TestNames names = TestNames.unique(servers);
         String target = names.target("health");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                        ConfigOverride.config("api.token", Http.TOKEN),
-                        ConfigOverride.config("api.maxPumpLag", "1s")).start()) {
+                TestBridge bridge = new TestBridge(
+                                names,
+                                servers.kafkaBootstrap(),
+                                servers.redisUri(),
+                                ConfigOverride.config("api.token", Http.TOKEN),
+                                ConfigOverride.config("api.maxPumpLag", "1s"))
+                        .start()) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
             int admin = bridge.adminPort();
-            await().atMost(Duration.ofSeconds(30)).until(() -> get(admin, "/healthcheck").status() == 200);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> get(admin, "/healthcheck").status() == 200);
 
-            assertEquals(200, call("POST", admin, "/tasks/pause-pump", null, BEARER).status());
+            assertEquals(
+                    200, call("POST", admin, "/tasks/pause-pump", null, BEARER).status());
             kafka.send(names.intake(), "lagging", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0");
-            await().atMost(Duration.ofSeconds(20)).until(() -> !check(admin, "pump-lag").get("healthy").asBoolean());
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> !check(admin, "pump-lag").get("healthy").asBoolean());
             assertEquals(500, get(admin, "/healthcheck").status(), "an unhealthy check fails the endpoint");
             assertTrue(check(admin, "pump-lag").get("message").asText().contains("paused"));
-            assertEquals(200, call("POST", admin, "/tasks/resume-pump", null, BEARER).status());
-            await().atMost(Duration.ofSeconds(20)).until(() -> delivered.size() == 1
-                    && check(admin, "pump-lag").get("healthy").asBoolean());
+            assertEquals(
+                    200, call("POST", admin, "/tasks/resume-pump", null, BEARER).status());
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> delivered.size() == 1
+                            && check(admin, "pump-lag").get("healthy").asBoolean());
 
             RedisClient client = RedisClient.create(servers.redisUri());
             try (StatefulRedisConnection<byte[], byte[]> redis = client.connect(ByteArrayCodec.INSTANCE)) {
@@ -53,7 +62,9 @@ class HealthChecksIT {
                 client.shutdown();
             }
             JsonNode lost = check(admin, "redis-incarnation");
-            assertTrue(!lost.get("healthy").asBoolean() && lost.get("message").asText().contains("lost"),
+            assertTrue(
+                    !lost.get("healthy").asBoolean()
+                            && lost.get("message").asText().contains("lost"),
                     lost.toString());
         }
     }

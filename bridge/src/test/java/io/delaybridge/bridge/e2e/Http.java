@@ -17,11 +17,12 @@ final class Http {
     static final String USER = "alice";
     static final String PASSWORD = "alice-password-123";
     static final String BEARER = "Bearer " + TOKEN;
-    static final String BASIC = "Basic " + Base64.getEncoder()
-            .encodeToString((USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8));
+    static final String BASIC =
+            "Basic " + Base64.getEncoder().encodeToString((USER + ":" + PASSWORD).getBytes(StandardCharsets.UTF_8));
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** An answer: status, body text, the body as JSON (null if it is not JSON). */
     record Reply(int status, String body, JsonNode json) {
@@ -44,8 +45,11 @@ final class Http {
     static Reply call(String method, int port, String path, String jsonBody, String auth) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(60))
-                .method(method, jsonBody == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(jsonBody));
+                .method(
+                        method,
+                        jsonBody == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofString(jsonBody));
         if (jsonBody != null) {
             request.header("Content-Type", "application/json");
         }

@@ -29,9 +29,10 @@ class IntakeCommitIT {
     @Test
     void offsetsOfRecordsDueLaterWaitForTheIntervalAndAreCommittedTogether(TestServers servers) {
         storeInRounds(servers, "8s", (kafka, bridge, names) -> {
-            assertTrue(committedTotal(kafka, names) < ROUNDS,
-                    "stored a moment ago, committed up to 8 s later: " + kafka.committedOffsets(names.group(),
-                            names.intake()));
+            assertTrue(
+                    committedTotal(kafka, names) < ROUNDS,
+                    "stored a moment ago, committed up to 8 s later: "
+                            + kafka.committedOffsets(names.group(), names.intake()));
             await().atMost(Duration.ofSeconds(30)).until(() -> committedTotal(kafka, names) == ROUNDS);
             long batches = meter(bridge, "delay.intake.batches");
             long commits = meter(bridge, "delay.intake.commits");
@@ -60,8 +61,17 @@ class IntakeCommitIT {
             int records = 30;
             for (int i = 0; i < records; i++) {
                 // due from at once to 2.9 s: inside the 5 s interval, so each must be committed before it is due
-                intake.put("k" + i, kafka.send(names.intake(), "k" + i, "v" + i, null,
-                        DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, Long.toString(i * 100L)));
+                intake.put(
+                        "k" + i,
+                        kafka.send(
+                                names.intake(),
+                                "k" + i,
+                                "v" + i,
+                                null,
+                                DelayHeaders.TARGET,
+                                target,
+                                DelayHeaders.DELAY_MS,
+                                Long.toString(i * 100L)));
             }
             int checked = 0;
             while (checked < records) {
@@ -71,8 +81,10 @@ class IntakeCommitIT {
                 for (KafkaClient.Received got : delivered.received().subList(checked, delivered.size())) {
                     RecordMetadata origin = intake.get(got.key());
                     long committedOffset = committed.getOrDefault(origin.partition(), -1L);
-                    assertTrue(committedOffset > origin.offset(), got.key() + " (intake " + origin.partition() + "@"
-                            + origin.offset() + ") delivered while the committed offset was " + committedOffset);
+                    assertTrue(
+                            committedOffset > origin.offset(),
+                            got.key() + " (intake " + origin.partition() + "@" + origin.offset()
+                                    + ") delivered while the committed offset was " + committedOffset);
                     checked++;
                 }
             }
@@ -90,16 +102,23 @@ class IntakeCommitIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> deadletters.size() == 1);
             // its deadletter copy was written before the commit (a re-read would write a second one): committed at
             // once, not 5 s later
-            await().atMost(Duration.ofSeconds(2)).until(() -> kafka.committedOffsets(names.group(), names.intake())
-                    .getOrDefault(refused.partition(), -1L) > refused.offset());
+            await().atMost(Duration.ofSeconds(2))
+                    .until(() -> kafka.committedOffsets(names.group(), names.intake())
+                                    .getOrDefault(refused.partition(), -1L)
+                            > refused.offset());
         }
     }
 
     private static TestBridge bridge(TestServers servers, TestNames names, String commitInterval) {
-        return new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                ConfigOverride.config("intake.commitInterval", commitInterval),
-                // the parked path's pacing: records delivered from the intake commit after their delivery instead
-                ConfigOverride.config("intake.expressWindow", "off")).start();
+        return new TestBridge(
+                        names,
+                        servers.kafkaBootstrap(),
+                        servers.redisUri(),
+                        ConfigOverride.config("intake.commitInterval", commitInterval),
+                        // the parked path's pacing: records delivered from the intake commit after their delivery
+                        // instead
+                        ConfigOverride.config("intake.expressWindow", "off"))
+                .start();
     }
 
     /** What a test checks once {@link #storeInRounds} stored its records. */
@@ -118,7 +137,14 @@ class IntakeCommitIT {
                 TestBridge bridge = bridge(servers, names, commitInterval)) {
             kafka.createTopics(2, target);
             for (int i = 0; i < ROUNDS; i++) {
-                kafka.send(names.intake(), "k" + i, "v" + i, null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS,
+                kafka.send(
+                        names.intake(),
+                        "k" + i,
+                        "v" + i,
+                        null,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
                         "1h");
                 int stored = i + 1;
                 await().atMost(Duration.ofSeconds(30)).until(() -> meter(bridge, "delay.scheduled") == stored);
@@ -128,7 +154,8 @@ class IntakeCommitIT {
     }
 
     private static long committedTotal(KafkaClient kafka, TestNames names) {
-        return kafka.committedOffsets(names.group(), names.intake()).values().stream().mapToLong(Long::longValue)
+        return kafka.committedOffsets(names.group(), names.intake()).values().stream()
+                .mapToLong(Long::longValue)
                 .sum();
     }
 

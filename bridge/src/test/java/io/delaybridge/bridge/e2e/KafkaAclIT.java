@@ -51,13 +51,26 @@ class KafkaAclIT {
 
     /** Operations {@code kafka-acls.sh} accepts per resource type: a line the tool refuses must fail here too. */
     private static final Map<ResourceType, Set<AclOperation>> VALID = Map.of(
-            ResourceType.TOPIC, Set.of(AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE,
-                    AclOperation.DELETE, AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.DESCRIBE_CONFIGS,
-                    AclOperation.ALTER_CONFIGS),
+            ResourceType.TOPIC,
+                    Set.of(
+                            AclOperation.READ,
+                            AclOperation.WRITE,
+                            AclOperation.CREATE,
+                            AclOperation.DELETE,
+                            AclOperation.ALTER,
+                            AclOperation.DESCRIBE,
+                            AclOperation.DESCRIBE_CONFIGS,
+                            AclOperation.ALTER_CONFIGS),
             ResourceType.GROUP, Set.of(AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE),
-            ResourceType.CLUSTER, Set.of(AclOperation.CREATE, AclOperation.CLUSTER_ACTION,
-                    AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE,
-                    AclOperation.ALTER, AclOperation.DESCRIBE));
+            ResourceType.CLUSTER,
+                    Set.of(
+                            AclOperation.CREATE,
+                            AclOperation.CLUSTER_ACTION,
+                            AclOperation.DESCRIBE_CONFIGS,
+                            AclOperation.ALTER_CONFIGS,
+                            AclOperation.IDEMPOTENT_WRITE,
+                            AclOperation.ALTER,
+                            AclOperation.DESCRIBE));
 
     @Test
     void theDocumentedAclsAreEnoughOverSaslSsl(TestServers servers, @TempDir Path dir) throws Exception {
@@ -74,36 +87,49 @@ class KafkaAclIT {
             admin.createTopics(1, names.deadletter(), allowed, forbidden);
             List<AclBinding> acls = documentedAcls(user, names, prefix);
             assertEquals(11, acls.size(), "the document's lines, one binding per resource and operation: " + acls);
-            try (Admin kafkaAdmin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    broker.bootstrapServers()))) {
+            try (Admin kafkaAdmin =
+                    Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 kafkaAdmin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
-                assertEquals(Set.copyOf(acls), Set.copyOf(kafkaAdmin.describeAcls(AclBindingFilter.ANY).values()
-                        .get(30, TimeUnit.SECONDS)), "exactly the documented ACLs");
+                assertEquals(
+                        Set.copyOf(acls),
+                        Set.copyOf(kafkaAdmin
+                                .describeAcls(AclBindingFilter.ANY)
+                                .values()
+                                .get(30, TimeUnit.SECONDS)),
+                        "exactly the documented ACLs");
             }
 
             KafkaClient.Collector delivered = admin.collect(allowed);
             KafkaClient.Collector deadletters = admin.collect(names.deadletter());
-            try (TestBridge bridge = new TestBridge(names, broker.saslBootstrapServers(), servers.redisUri(),
-                    secured(user, PASSWORD, certs)).start()) {
-                admin.send(names.intake(), "ok-1", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS,
+            try (TestBridge bridge = new TestBridge(
+                            names, broker.saslBootstrapServers(), servers.redisUri(), secured(user, PASSWORD, certs))
+                    .start()) {
+                admin.send(
+                        names.intake(), "ok-1", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS, "300");
+                admin.send(
+                        names.intake(),
+                        "no-1",
+                        "v",
+                        null,
+                        DelayHeaders.TARGET,
+                        forbidden,
+                        DelayHeaders.DELAY_MS,
                         "300");
-                admin.send(names.intake(), "no-1", "v", null, DelayHeaders.TARGET, forbidden,
-                        DelayHeaders.DELAY_MS, "300");
-                admin.send(names.intake(), "ok-2", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS,
-                        "600");
+                admin.send(
+                        names.intake(), "ok-2", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS, "600");
                 await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() == 2 && deadletters.size() == 1);
                 KafkaClient.Received dead = deadletters.received().get(0);
                 assertEquals("no-1", dead.key());
-                assertEquals("DELIVERY_FAILED", dead.header(DelayHeaders.ERROR),
-                        dead.header(DelayHeaders.ERROR_MESSAGE));
-                await().atMost(Duration.ofSeconds(30)).until(() -> get(bridge.adminPort(), "/healthcheck").status()
-                        == 200);
+                assertEquals(
+                        "DELIVERY_FAILED", dead.header(DelayHeaders.ERROR), dead.header(DelayHeaders.ERROR_MESSAGE));
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> get(bridge.adminPort(), "/healthcheck").status() == 200);
                 JsonNode health = get(bridge.adminPort(), "/healthcheck").json();
                 assertTrue(health.get("kafka").get("healthy").asBoolean(), health.toString());
             }
 
-            TestBridge wrong = new TestBridge(names, broker.saslBootstrapServers(), servers.redisUri(),
-                    secured(user, "not-" + PASSWORD, certs));
+            TestBridge wrong = new TestBridge(
+                    names, broker.saslBootstrapServers(), servers.redisUri(), secured(user, "not-" + PASSWORD, certs));
             IllegalStateException e = assertThrows(IllegalStateException.class, wrong::start);
             try {
                 wrong.close();
@@ -121,8 +147,10 @@ class KafkaAclIT {
             ConfigOverride.config("kafka.createTopics", "false"),
             common("security.protocol", "SASL_SSL"),
             common("sasl.mechanism", "SCRAM-SHA-512"),
-            common("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
-                    + user + "\" password=\"" + password + "\";"),
+            common(
+                    "sasl.jaas.config",
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user
+                            + "\" password=\"" + password + "\";"),
             common("ssl.truststore.location", certs.trustStore().toString()),
             common("ssl.truststore.type", "PKCS12"),
             common("ssl.truststore.password", certs.password())
@@ -142,7 +170,10 @@ class KafkaAclIT {
     private static String causes(Throwable e) {
         StringBuilder text = new StringBuilder();
         for (Throwable t = e; t != null; t = t.getCause()) {
-            text.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage()).append('\n');
+            text.append(t.getClass().getSimpleName())
+                    .append(": ")
+                    .append(t.getMessage())
+                    .append('\n');
         }
         return text.toString();
     }
@@ -171,8 +202,8 @@ class KafkaAclIT {
                     case "--resource-pattern-type" -> pattern = PatternType.valueOf(upperSnake(words.get(++i)));
                     case "--topic" -> named.add(new String[] {"topic", words.get(++i)});
                     case "--group" -> named.add(new String[] {"group", words.get(++i)});
-                    case "--cluster" -> resources.add(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster",
-                            PatternType.LITERAL));
+                    case "--cluster" ->
+                        resources.add(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL));
                     default -> throw new AssertionError("an option this test does not know: " + word + " in " + line);
                 }
             }
@@ -184,16 +215,17 @@ class KafkaAclIT {
                     case "orders." -> prefix;
                     default -> throw new AssertionError("a name this test does not map: " + resource[1]);
                 };
-                resources.add(new ResourcePattern(resource[0].equals("topic") ? ResourceType.TOPIC
-                        : ResourceType.GROUP, name, pattern));
+                resources.add(new ResourcePattern(
+                        resource[0].equals("topic") ? ResourceType.TOPIC : ResourceType.GROUP, name, pattern));
             }
             assertTrue(principal != null && !operations.isEmpty() && !resources.isEmpty(), line);
             for (ResourcePattern resource : resources) {
                 for (AclOperation operation : operations) {
-                    assertTrue(VALID.get(resource.resourceType()).contains(operation),
+                    assertTrue(
+                            VALID.get(resource.resourceType()).contains(operation),
                             "kafka-acls.sh refuses " + operation + " on a " + resource.resourceType() + ": " + line);
-                    bindings.add(new AclBinding(resource, new AccessControlEntry(principal, "*", operation,
-                            AclPermissionType.ALLOW)));
+                    bindings.add(new AclBinding(
+                            resource, new AccessControlEntry(principal, "*", operation, AclPermissionType.ALLOW)));
                 }
             }
         }

@@ -69,16 +69,22 @@ final class KafkaClient implements AutoCloseable {
             throw new IllegalStateException("could not create topics " + List.of(names), e);
         }
         // a new topic's metadata reaches the broker's cache a moment after the create returns
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
-                admin.describeTopics(List.of(names)).allTopicNames().get(5, TimeUnit.SECONDS).values().stream()
-                        .allMatch(d -> d.partitions().size() == partitions
-                                && d.partitions().stream().allMatch(p -> p.leader() != null)));
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() ->
+                        admin.describeTopics(List.of(names)).allTopicNames().get(5, TimeUnit.SECONDS).values().stream()
+                                .allMatch(d -> d.partitions().size() == partitions
+                                        && d.partitions().stream().allMatch(p -> p.leader() != null)));
     }
 
     /** Sends and waits for the broker's acknowledgement; the metadata carries the timestamp the due time counts from. */
     RecordMetadata send(String topic, String key, String value, Long timestamp, String... headerPairs) {
-        return send(topic, key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                value == null ? null : value.getBytes(StandardCharsets.UTF_8), timestamp, headers(headerPairs));
+        return send(
+                topic,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value == null ? null : value.getBytes(StandardCharsets.UTF_8),
+                timestamp,
+                headers(headerPairs));
     }
 
     RecordMetadata send(String topic, byte[] key, byte[] value, Long timestamp, List<Header> headers) {
@@ -105,8 +111,12 @@ final class KafkaClient implements AutoCloseable {
         try {
             org.apache.kafka.common.config.ConfigResource resource = new org.apache.kafka.common.config.ConfigResource(
                     org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
-            return admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
-                    .get(resource).get(name).value();
+            return admin.describeConfigs(List.of(resource))
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(resource)
+                    .get(name)
+                    .value();
         } catch (Exception e) {
             throw new IllegalStateException("could not describe the configuration of " + topic, e);
         }
@@ -115,8 +125,16 @@ final class KafkaClient implements AutoCloseable {
     /** Partitions assigned to each member of a consumer group, as the group coordinator sees them now. */
     List<Integer> groupAssignmentSizes(String group) {
         try {
-            return admin.describeConsumerGroups(List.of(group)).all().get(10, TimeUnit.SECONDS).get(group).members()
-                    .stream().map(m -> m.assignment().topicPartitions().size()).sorted().toList();
+            return admin
+                    .describeConsumerGroups(List.of(group))
+                    .all()
+                    .get(10, TimeUnit.SECONDS)
+                    .get(group)
+                    .members()
+                    .stream()
+                    .map(m -> m.assignment().topicPartitions().size())
+                    .sorted()
+                    .toList();
         } catch (Exception e) {
             throw new IllegalStateException("could not describe group " + group, e);
         }
@@ -126,7 +144,9 @@ final class KafkaClient implements AutoCloseable {
     Map<Integer, Long> committedOffsets(String group, String topic) {
         try {
             Map<Integer, Long> offsets = new java.util.TreeMap<>();
-            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS)
+            admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(10, TimeUnit.SECONDS)
                     .forEach((partition, offset) -> {
                         if (partition.topic().equals(topic) && offset != null) {
                             offsets.put(partition.partition(), offset.offset());
@@ -179,9 +199,7 @@ final class KafkaClient implements AutoCloseable {
     record Received(ConsumerRecord<byte[], byte[]> record, long receivedAt) {
         String header(String name) {
             Header header = record.headers().lastHeader(name);
-            return header == null || header.value() == null
-                    ? null
-                    : new String(header.value(), StandardCharsets.UTF_8);
+            return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
         }
 
         String key() {
@@ -214,8 +232,11 @@ final class KafkaClient implements AutoCloseable {
             // topics the bridge created a moment ago may not be described yet
             await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
                 partitions.clear();
-                admin.describeTopics(topics).allTopicNames().get(5, TimeUnit.SECONDS).forEach((name, d) ->
-                        d.partitions().forEach(p -> partitions.add(new TopicPartition(name, p.partition()))));
+                admin.describeTopics(topics)
+                        .allTopicNames()
+                        .get(5, TimeUnit.SECONDS)
+                        .forEach((name, d) ->
+                                d.partitions().forEach(p -> partitions.add(new TopicPartition(name, p.partition()))));
                 return true;
             });
             consumer.assign(partitions);

@@ -6,7 +6,8 @@ import java.util.List;
 record Lateness(long p50, long p99, long max, int count) {
 
     static Lateness of(List<Long> latenessMillis) {
-        long[] sorted = latenessMillis.stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] sorted =
+                latenessMillis.stream().mapToLong(Long::longValue).sorted().toArray();
         if (sorted.length == 0) {
             return new Lateness(0, 0, 0, 0);
         }

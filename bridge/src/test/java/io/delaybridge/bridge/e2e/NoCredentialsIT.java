@@ -24,30 +24,44 @@ class NoCredentialsIT {
                 call("DELETE", app, "/messages/x", null, Http.BEARER),
                 call("POST", app, "/messages/x/fire-now", null, null),
                 call("POST", app, "/deadletter/replay", "{\"limit\":1}", Http.BEARER),
-                call("POST", bridge.adminPort(), "/tasks/pause-pump", null, Http.BEARER)}) {
+                call("POST", bridge.adminPort(), "/tasks/pause-pump", null, Http.BEARER)
+            }) {
                 assertEquals(403, reply.status(), reply.toString());
-                assertTrue(reply.json().get("message").asText().contains("no credentials are configured"),
+                assertTrue(
+                        reply.json().get("message").asText().contains("no credentials are configured"),
                         reply.toString());
             }
             assertEquals(200, get(app, "/shards").status(), "reads stay open");
-            assertEquals(0, get(bridge.adminPort(), "/metrics").json().get("gauges").get("delay.pump.paused")
-                    .get("value").asInt(), "the refused pause changed nothing");
+            assertEquals(
+                    0,
+                    get(bridge.adminPort(), "/metrics")
+                            .json()
+                            .get("gauges")
+                            .get("delay.pump.paused")
+                            .get("value")
+                            .asInt(),
+                    "the refused pause changed nothing");
         }
     }
 
     @Test
     void authenticateReadsProtectsReadsOnBothPorts(TestServers servers) {
         TestNames names = TestNames.unique(servers);
-        try (TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                ConfigOverride.config("api.token", Http.TOKEN),
-                ConfigOverride.config("api.authenticateReads", "true")).start()) {
+        try (TestBridge bridge = new TestBridge(
+                        names,
+                        servers.kafkaBootstrap(),
+                        servers.redisUri(),
+                        ConfigOverride.config("api.token", Http.TOKEN),
+                        ConfigOverride.config("api.authenticateReads", "true"))
+                .start()) {
             int app = bridge.support().getLocalPort();
             assertEquals(401, get(app, "/shards").status());
             assertEquals(401, get(app, "/messages/x").status());
             assertEquals(401, get(bridge.adminPort(), "/metrics").status());
             assertEquals(401, get(bridge.adminPort(), "/prometheus").status());
             assertEquals(200, get(app, "/shards", Http.BEARER).status());
-            assertEquals(200, get(bridge.adminPort(), "/prometheus", Http.BEARER).status());
+            assertEquals(
+                    200, get(bridge.adminPort(), "/prometheus", Http.BEARER).status());
         }
     }
 }

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delaybridge.schemas.DelayHeaders;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.PrometheusServer;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.RedisExporter;
@@ -55,17 +55,30 @@ class ObservabilityIT {
         bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri()).start();
         KafkaClient.Collector delivered = kafka.collect(target);
         for (int i = 0; i < DELIVERED; i++) {
-            kafka.send(names.intake(), "k" + i, "v" + i, null, DelayHeaders.TARGET, target,
-                    DelayHeaders.DELAY_MS, Integer.toString(i * 10));
+            kafka.send(
+                    names.intake(),
+                    "k" + i,
+                    "v" + i,
+                    null,
+                    DelayHeaders.TARGET,
+                    target,
+                    DelayHeaders.DELAY_MS,
+                    Integer.toString(i * 10));
         }
         for (int i = 0; i < 5; i++) {
-            kafka.send(names.intake(), "later" + i, "v", null, DelayHeaders.TARGET, target,
-                    DelayHeaders.DELAY_MS, "2h");
+            kafka.send(
+                    names.intake(), "later" + i, "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "2h");
         }
         kafka.send(names.intake(), "no-target", "v", null, DelayHeaders.DELAY_MS, "0");
-        await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= DELIVERED
-                && get(bridge.adminPort(), "/metrics").json().get("meters").get("delay.deadlettered.MISSING_TARGET")
-                        .get("count").asInt() == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> delivered.size() >= DELIVERED
+                        && get(bridge.adminPort(), "/metrics")
+                                        .json()
+                                        .get("meters")
+                                        .get("delay.deadlettered.MISSING_TARGET")
+                                        .get("count")
+                                        .asInt()
+                                == 1);
     }
 
     @AfterAll
@@ -79,20 +92,25 @@ class ObservabilityIT {
         Http.Reply reply = get(bridge.adminPort(), "/prometheus");
         assertEquals(200, reply.status());
         String text = reply.body();
-        assertTrue(text.contains("delay_delivered_total " + DELIVERED + ".0") || text.contains("delay_delivered_total "
-                + DELIVERED), "delivered counter:\n" + grep(text, "delay_delivered"));
-        assertTrue(text.contains("delay_deadlettered_total{reason=\"MISSING_TARGET\"} 1"),
-                grep(text, "deadlettered"));
+        assertTrue(
+                text.contains("delay_delivered_total " + DELIVERED + ".0")
+                        || text.contains("delay_delivered_total " + DELIVERED),
+                "delivered counter:\n" + grep(text, "delay_delivered"));
+        assertTrue(text.contains("delay_deadlettered_total{reason=\"MISSING_TARGET\"} 1"), grep(text, "deadlettered"));
         assertTrue(text.contains("delay_pending_by_shard{shard=\"0\"}"), grep(text, "pending"));
         assertTrue(text.contains("delay_lateness_seconds{quantile=\"0.99\"}"), grep(text, "lateness"));
         assertTrue(text.contains("delay_oldest_overdue_seconds"), grep(text, "overdue"));
 
         Path file = Path.of("target", "prometheus-metrics.txt").toAbsolutePath();
         Files.writeString(file, text);
-        String promtool = ExternalTool.require("checking the Prometheus output",
-                "apt-get install -y prometheus (Debian ships promtool in it)", "promtool");
-        Process check = new ProcessBuilder(promtool, "check", "metrics").redirectInput(file.toFile())
-                .redirectErrorStream(true).start();
+        String promtool = ExternalTool.require(
+                "checking the Prometheus output",
+                "apt-get install -y prometheus (Debian ships promtool in it)",
+                "promtool");
+        Process check = new ProcessBuilder(promtool, "check", "metrics")
+                .redirectInput(file.toFile())
+                .redirectErrorStream(true)
+                .start();
         assertTrue(check.waitFor(60, TimeUnit.SECONDS), "promtool did not finish");
         String out = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         System.out.println("promtool check metrics " + file + ": exit " + check.exitValue() + " " + out);
@@ -107,28 +125,45 @@ class ObservabilityIT {
     @Test
     void everyDashboardQueryAndAlertMetricReturnsSeriesFromARealPrometheus() throws Exception {
         ExternalTool.require("the dashboard test", "apt-get install -y prometheus", "prometheus");
-        ExternalTool.require("the dashboard test", "apt-get install -y prometheus-redis-exporter",
-                "prometheus-redis-exporter");
+        ExternalTool.require(
+                "the dashboard test", "apt-get install -y prometheus-redis-exporter", "prometheus-redis-exporter");
         Path dir = Files.createTempDirectory("prometheus-it");
         Path rules = AlertRulesTest.RULES_DIR.resolve("delay-bridge-rules.yml");
         String target = names.target("load");
         kafka.createTopics(1, target);
         AtomicBoolean loading = new AtomicBoolean(true);
-        Thread load = new Thread(() -> {
-            for (int i = 0; loading.get(); i++) {
-                kafka.send(names.intake(), "load" + i, "v", null, DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, Integer.toString(i % 2000));
-            }
-        }, "load");
+        Thread load = new Thread(
+                () -> {
+                    for (int i = 0; loading.get(); i++) {
+                        kafka.send(
+                                names.intake(),
+                                "load" + i,
+                                "v",
+                                null,
+                                DelayHeaders.TARGET,
+                                target,
+                                DelayHeaders.DELAY_MS,
+                                Integer.toString(i % 2000));
+                    }
+                },
+                "load");
         load.start();
         try (RedisExporter exporter = RedisExporter.start(dir.resolve("exporter"), servers.redisUri());
-                PrometheusServer prometheus = PrometheusServer.start(dir.resolve("prometheus"), List.of(
-                        new PrometheusServer.Job("delay-bridge", "/prometheus", "127.0.0.1:" + bridge.adminPort()),
-                        new PrometheusServer.Job("redis", "/metrics", exporter.target())), List.of(rules))) {
+                PrometheusServer prometheus = PrometheusServer.start(
+                        dir.resolve("prometheus"),
+                        List.of(
+                                new PrometheusServer.Job(
+                                        "delay-bridge", "/prometheus", "127.0.0.1:" + bridge.adminPort()),
+                                new PrometheusServer.Job("redis", "/metrics", exporter.target())),
+                        List.of(rules))) {
             // rate() over a window needs two scrapes of each target; wait for a few
-            await().atMost(Duration.ofSeconds(60)).until(() -> seriesOf(prometheus,
-                    "count_over_time(up{job=\"delay-bridge\"}[1m]) >= 4 and on() count_over_time(up{job=\"redis\"}[1m]) >= 4") > 0);
-            JsonNode ruleGroups = JSON.readTree(prometheus.get("/api/v1/rules")).get("data").get("groups");
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> seriesOf(
+                                    prometheus,
+                                    "count_over_time(up{job=\"delay-bridge\"}[1m]) >= 4 and on() count_over_time(up{job=\"redis\"}[1m]) >= 4")
+                            > 0);
+            JsonNode ruleGroups =
+                    JSON.readTree(prometheus.get("/api/v1/rules")).get("data").get("groups");
             assertEquals(1, ruleGroups.size(), "Prometheus loaded the rules file: " + ruleGroups);
 
             List<String> empty = new ArrayList<>();
@@ -174,11 +209,13 @@ class ObservabilityIT {
 
     @Test
     void theStatusPageShowsLiveNumbersInHeadlessChromium() throws Exception {
-        String chromium = ExternalTool.require("the status page test", "apt-get install -y chromium",
-                "chromium", "chromium-browser", "google-chrome");
+        String chromium = ExternalTool.require(
+                "the status page test", "apt-get install -y chromium", "chromium", "chromium-browser", "google-chrome");
         String url = "http://127.0.0.1:" + bridge.support().getLocalPort() + "/status/";
         assertEquals(200, get(bridge.support().getLocalPort(), "/status/").status());
-        assertEquals(200, get(bridge.support().getLocalPort(), "/status/lib/chart.umd.js").status());
+        assertEquals(
+                200,
+                get(bridge.support().getLocalPort(), "/status/lib/chart.umd.js").status());
 
         String dom = runChromium(chromium, "--dump-dom", url);
         assertTrue(dom.contains("data-loaded=\"true\""), "the page rendered a summary:\n" + dom);
@@ -187,7 +224,8 @@ class ObservabilityIT {
         assertEquals("5", cell(dom, "pending"), "the 2-hour messages are pending");
         assertTrue(dom.contains("<td>MISSING_TARGET</td><td class=\"num\">1</td>"), "deadletters by reason:\n" + dom);
         assertTrue(dom.contains(">healthy</span>") || dom.contains("unhealthy"), "a health badge");
-        Matcher rows = Pattern.compile("<td class=\"num\">\\d+</td><td>consumer-").matcher(dom);
+        Matcher rows =
+                Pattern.compile("<td class=\"num\">\\d+</td><td>consumer-").matcher(dom);
         int shards = 0;
         while (rows.find()) {
             shards++;
@@ -210,13 +248,25 @@ class ObservabilityIT {
     private static String runChromium(String chromium, String action, String url)
             throws IOException, InterruptedException {
         Path profile = Files.createTempDirectory("chromium-profile");
-        List<String> command = new ArrayList<>(List.of(chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                "--disable-dev-shm-usage", "--user-data-dir=" + profile, "--window-size=1400,1100",
+        List<String> command = new ArrayList<>(List.of(
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+                "--disable-dev-shm-usage",
+                "--user-data-dir=" + profile,
+                "--window-size=1400,1100",
                 // let the page fetch /status/summary a few times (virtual time waits for the network)
-                "--virtual-time-budget=7000", action, url));
+                "--virtual-time-budget=7000",
+                action,
+                url));
         try {
-            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            Process process = new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             byte[] out = process.getInputStream().readAllBytes();
             assertTrue(process.waitFor(90, TimeUnit.SECONDS), "chromium did not finish");
             assertEquals(0, process.exitValue(), "chromium " + action + " failed");

@@ -51,6 +51,7 @@ class OperationsApiIT {
     private static final ListAppender<ILoggingEvent> AUDIT = new ListAppender<>();
     /** Another Redis for a subclass (a cluster): its URI, and what to close after the bridge. */
     static String redisUriOverride;
+
     static AutoCloseable redisOverride;
 
     @BeforeAll
@@ -63,13 +64,16 @@ class OperationsApiIT {
         other = names.target("other");
         kafka = new KafkaClient(servers.kafkaBootstrap());
         kafka.createTopics(2, target, other);
-        bridge = new TestBridge(names, servers.kafkaBootstrap(),
-                redisUriOverride != null ? redisUriOverride : servers.redisUri(),
-                ConfigOverride.config("api.token", Http.TOKEN),
-                ConfigOverride.config("api.users." + Http.USER, Http.PASSWORD),
-                ConfigOverride.config("api.maxBulkCancel", "100"),
-                ConfigOverride.config("api.maxReplay", "50000"),
-                ConfigOverride.config("api.maxBodySize", "1KiB")).start();
+        bridge = new TestBridge(
+                        names,
+                        servers.kafkaBootstrap(),
+                        redisUriOverride != null ? redisUriOverride : servers.redisUri(),
+                        ConfigOverride.config("api.token", Http.TOKEN),
+                        ConfigOverride.config("api.users." + Http.USER, Http.PASSWORD),
+                        ConfigOverride.config("api.maxBulkCancel", "100"),
+                        ConfigOverride.config("api.maxReplay", "50000"),
+                        ConfigOverride.config("api.maxBodySize", "1KiB"))
+                .start();
         app = bridge.support().getLocalPort();
         // the audit lines, captured after the bridge configured logging (WARN in the tests)
         Logger audit = (Logger) LoggerFactory.getLogger("delay-bridge.audit");
@@ -103,15 +107,29 @@ class OperationsApiIT {
 
     private static String schedule(String to, String delay) {
         String id = "ops-" + IDS.incrementAndGet();
-        kafka.send(names.intake(), id, "value of " + id, null, DelayHeaders.TARGET, to, DelayHeaders.DELAY_MS, delay,
-                DelayHeaders.ID, id, "trace-id", "t-" + id);
-        await().atMost(Duration.ofSeconds(20)).until(() -> get(app, "/messages/" + id).status() == 200);
+        kafka.send(
+                names.intake(),
+                id,
+                "value of " + id,
+                null,
+                DelayHeaders.TARGET,
+                to,
+                DelayHeaders.DELAY_MS,
+                delay,
+                DelayHeaders.ID,
+                id,
+                "trace-id",
+                "t-" + id);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> get(app, "/messages/" + id).status() == 200);
         return id;
     }
 
     private static void assertAudited(String... parts) {
-        List<String> lines = AUDIT.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
-        assertTrue(lines.stream().anyMatch(line -> java.util.Arrays.stream(parts).allMatch(line::contains)),
+        List<String> lines =
+                AUDIT.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        assertTrue(
+                lines.stream().anyMatch(line -> java.util.Arrays.stream(parts).allMatch(line::contains)),
                 "no audit line with " + List.of(parts) + " in " + lines);
     }
 
@@ -138,7 +156,9 @@ class OperationsApiIT {
         assertTrue(dueIn > 9 * 60_000 && dueIn <= 10 * 60_000 + 1_000, "due in 10 minutes: " + dueIn);
         assertEquals("trace-id", m.get("headers").get(0).get("name").asText());
         assertEquals("t-" + id, m.get("headers").get(0).get("value").asText());
-        assertEquals(new ShardRouter(names.intake(), PARTITIONS).shardOf(id), m.get("shard").asInt());
+        assertEquals(
+                new ShardRouter(names.intake(), PARTITIONS).shardOf(id),
+                m.get("shard").asInt());
     }
 
     @Test
@@ -146,8 +166,11 @@ class OperationsApiIT {
         Http.Reply reply = get(app, "/messages/no-such-id");
         assertEquals(404, reply.status());
         assertEquals("no-such-id", reply.json().get("id").asText());
-        assertEquals(404, call("DELETE", app, "/messages/no-such-id", null, BEARER).status());
-        assertEquals(404, call("POST", app, "/messages/no-such-id/fire-now", null, BEARER).status());
+        assertEquals(
+                404, call("DELETE", app, "/messages/no-such-id", null, BEARER).status());
+        assertEquals(
+                404,
+                call("POST", app, "/messages/no-such-id/fire-now", null, BEARER).status());
         Http.Reply move = call("POST", app, "/messages/no-such-id/reschedule", "{\"delay\":\"1m\"}", BEARER);
         assertEquals(404, move.status());
         assertEquals("no-such-id", move.json().get("id").asText());
@@ -221,8 +244,15 @@ class OperationsApiIT {
         assertEquals("pending", still.get("state").asText());
         assertEquals(dueAt, still.get("dueAt").asLong(), "not rescheduled");
         assertEquals(0, get(app, "/deadletter/replay").json().size(), "no replay started");
-        assertEquals(0, get(adminPort, "/metrics").json().get("gauges").get("delay.pump.paused").get("value")
-                .asInt(), "not paused");
+        assertEquals(
+                0,
+                get(adminPort, "/metrics")
+                        .json()
+                        .get("gauges")
+                        .get("delay.pump.paused")
+                        .get("value")
+                        .asInt(),
+                "not paused");
         assertTrue(deliveredWithKey(id).isEmpty());
     }
 
@@ -249,12 +279,19 @@ class OperationsApiIT {
         assertField(call("POST", app, "/messages/cancel", "{\"target\":\"x\"}", BEARER), "limit");
         assertField(call("POST", app, "/messages/cancel", "{\"target\":\"x\",\"limit\":101}", BEARER), "limit");
         assertField(call("POST", app, "/messages/cancel", "{\"target\":\"x\",\"limit\":0}", BEARER), "limit");
-        assertField(call("POST", app, "/messages/cancel", "{\"target\":\"x\",\"limit\":1,\"dueFrom\":\"2030-01-01T00:00:00Z\","
-                + "\"dueTo\":\"2020-01-01T00:00:00Z\"}", BEARER), "dueTo");
+        assertField(
+                call(
+                        "POST",
+                        app,
+                        "/messages/cancel",
+                        "{\"target\":\"x\",\"limit\":1,\"dueFrom\":\"2030-01-01T00:00:00Z\","
+                                + "\"dueTo\":\"2020-01-01T00:00:00Z\"}",
+                        BEARER),
+                "dueTo");
         assertField(call("POST", app, "/deadletter/replay", "{}", BEARER), "limit");
         assertField(call("POST", app, "/deadletter/replay", "{\"limit\":50001}", BEARER), "limit");
-        assertField(call("POST", app, "/deadletter/replay", "{\"limit\":5,\"errorCode\":\"NOPE\"}", BEARER),
-                "errorCode");
+        assertField(
+                call("POST", app, "/deadletter/replay", "{\"limit\":5,\"errorCode\":\"NOPE\"}", BEARER), "errorCode");
         assertField(call("POST", app, "/deadletter/replay", "{\"limit\":5,\"from\":\"then\"}", BEARER), "from");
         assertField(get(app, "/pending/histogram?shard=x"), "shard");
         assertField(get(app, "/pending/histogram?shard=" + PARTITIONS), "shard");
@@ -263,8 +300,8 @@ class OperationsApiIT {
         Http.Reply broken = call("POST", app, path + "/reschedule", "{\"delay\":", BEARER);
         assertEquals(400, broken.status(), broken.toString());
         assertNoStackTrace(broken);
-        Http.Reply tooBig = call("POST", app, path + "/reschedule",
-                "{\"delay\":\"1s\",\"pad\":\"" + "x".repeat(2_000) + "\"}", BEARER);
+        Http.Reply tooBig = call(
+                "POST", app, path + "/reschedule", "{\"delay\":\"1s\",\"pad\":\"" + "x".repeat(2_000) + "\"}", BEARER);
         assertEquals(413, tooBig.status(), tooBig.toString());
         Http.Reply badShard = call("POST", adminPort, "/tasks/pause-pump?shard=99", null, BEARER);
         assertTrue(badShard.status() >= 400, badShard.toString());
@@ -294,10 +331,13 @@ class OperationsApiIT {
         assertTrue(reply.json().get("cancelled").asBoolean());
         assertEquals(404, get(app, "/messages/" + cancelled).status());
         assertAudited("who=token:token", "action=cancel", "id=" + cancelled, "result=CANCELLED");
-        assertEquals(404, call("DELETE", app, "/messages/" + cancelled, null, BEARER).status(), "gone: cancel again");
-        await().atMost(Duration.ofSeconds(20)).until(() -> !deliveredWithKey(kept).isEmpty());
+        assertEquals(
+                404, call("DELETE", app, "/messages/" + cancelled, null, BEARER).status(), "gone: cancel again");
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> !deliveredWithKey(kept).isEmpty());
         // the kept one was due at the same time and has arrived: the cancelled one never will
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+        await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(3))
                 .until(() -> deliveredWithKey(cancelled).isEmpty());
     }
 
@@ -318,10 +358,15 @@ class OperationsApiIT {
     @Test
     void aRescheduleLaterMovesTheMessageBack() {
         String id = schedule(target, "2s");
-        Http.Reply reply = call("POST", app, "/messages/" + id + "/reschedule",
-                "{\"dueAt\":\"" + (System.currentTimeMillis() + 3_600_000) + "\"}", BEARER);
+        Http.Reply reply = call(
+                "POST",
+                app,
+                "/messages/" + id + "/reschedule",
+                "{\"dueAt\":\"" + (System.currentTimeMillis() + 3_600_000) + "\"}",
+                BEARER);
         assertEquals(200, reply.status(), reply.toString());
-        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+        await().during(Duration.ofSeconds(3))
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> deliveredWithKey(id).isEmpty());
         assertEquals("pending", get(app, "/messages/" + id).json().get("state").asText());
     }
@@ -346,8 +391,8 @@ class OperationsApiIT {
         String later = schedule(other, "3h");
         long from = System.currentTimeMillis() + 30 * 60_000;
         long to = System.currentTimeMillis() + 50 * 60_000;
-        String body = "{\"target\":\"" + other + "\",\"dueFrom\":\"" + from + "\",\"dueTo\":\"" + to
-                + "\",\"limit\":%d}";
+        String body =
+                "{\"target\":\"" + other + "\",\"dueFrom\":\"" + from + "\",\"dueTo\":\"" + to + "\",\"limit\":%d}";
         Http.Reply first = call("POST", app, "/messages/cancel", body.formatted(5), BEARER);
         assertEquals(200, first.status(), first.toString());
         assertEquals(5, first.json().get("cancelled").asInt());
@@ -367,17 +412,23 @@ class OperationsApiIT {
     @Test
     void pauseAndResumeThePumpForAllShardsOrOne() {
         ShardRouter router = new ShardRouter(names.intake(), PARTITIONS);
-        assertEquals(200, call("POST", adminPort, "/tasks/pause-pump", null, BEARER).status());
+        assertEquals(
+                200, call("POST", adminPort, "/tasks/pause-pump", null, BEARER).status());
         try {
             JsonNode health = get(adminPort, "/healthcheck").json();
             assertTrue(health.get("pipeline").get("message").asText().contains("paused"), health.toString());
             assertEquals(1, gauge("delay.pump.paused"));
             String held = schedule(target, "0");
-            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+            await().during(Duration.ofSeconds(1))
+                    .atMost(Duration.ofSeconds(3))
                     .until(() -> deliveredWithKey(held).isEmpty());
-            assertEquals("pending", get(app, "/messages/" + held).json().get("state").asText());
-            assertEquals(200, call("POST", adminPort, "/tasks/resume-pump", null, BASIC).status());
-            await().atMost(Duration.ofSeconds(10)).until(() -> !deliveredWithKey(held).isEmpty());
+            assertEquals(
+                    "pending", get(app, "/messages/" + held).json().get("state").asText());
+            assertEquals(
+                    200,
+                    call("POST", adminPort, "/tasks/resume-pump", null, BASIC).status());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !deliveredWithKey(held).isEmpty());
             assertEquals(0, gauge("delay.pump.paused"));
 
             // one shard: its messages wait, the others flow
@@ -391,23 +442,50 @@ class OperationsApiIT {
                     flowingId = id;
                 }
             }
-            assertEquals(200, call("POST", adminPort, "/tasks/pause-pump?shard=1", null, BEARER).status());
+            assertEquals(
+                    200,
+                    call("POST", adminPort, "/tasks/pause-pump?shard=1", null, BEARER)
+                            .status());
             assertAudited("who=token:token", "action=pause-pump", "shards=1");
             assertEquals(1, gauge("delay.pump.paused-shards"));
-            assertTrue(get(app, "/shards").json().get("shards").get(1).get("paused").asBoolean());
-            assertTrue(get(adminPort, "/healthcheck").json().get("pipeline").get("message").asText()
+            assertTrue(get(app, "/shards")
+                    .json()
+                    .get("shards")
+                    .get(1)
+                    .get("paused")
+                    .asBoolean());
+            assertTrue(get(adminPort, "/healthcheck")
+                    .json()
+                    .get("pipeline")
+                    .get("message")
+                    .asText()
                     .contains("paused shards [1]"));
             for (String id : List.of(heldId, flowingId)) {
-                kafka.send(names.intake(), id, "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0",
-                        DelayHeaders.ID, id);
+                kafka.send(
+                        names.intake(),
+                        id,
+                        "v",
+                        null,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "0",
+                        DelayHeaders.ID,
+                        id);
             }
             String flowing = flowingId;
             String paused = heldId;
-            await().atMost(Duration.ofSeconds(10)).until(() -> !deliveredWithKey(flowing).isEmpty());
-            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !deliveredWithKey(flowing).isEmpty());
+            await().during(Duration.ofSeconds(1))
+                    .atMost(Duration.ofSeconds(3))
                     .until(() -> deliveredWithKey(paused).isEmpty());
-            assertEquals(200, call("POST", adminPort, "/tasks/resume-pump?shard=1", null, BEARER).status());
-            await().atMost(Duration.ofSeconds(10)).until(() -> !deliveredWithKey(paused).isEmpty());
+            assertEquals(
+                    200,
+                    call("POST", adminPort, "/tasks/resume-pump?shard=1", null, BEARER)
+                            .status());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !deliveredWithKey(paused).isEmpty());
             assertEquals(0, gauge("delay.pump.paused-shards"));
         } finally {
             call("POST", adminPort, "/tasks/resume-pump", null, BEARER);
@@ -419,7 +497,9 @@ class OperationsApiIT {
         JsonNode health = get(adminPort, "/healthcheck").json();
         for (String check : List.of("kafka", "redis", "redis-incarnation", "clock-skew", "pump-lag", "pipeline")) {
             assertNotNull(health.get(check), check + " in " + health);
-            assertTrue(health.get(check).get("healthy").asBoolean(), health.get(check).toString());
+            assertTrue(
+                    health.get(check).get("healthy").asBoolean(),
+                    health.get(check).toString());
         }
         assertTrue(health.get("redis").get("message").asText().contains("writable"));
         assertTrue(health.get("clock-skew").get("message").asText().contains("skew"));
@@ -428,14 +508,27 @@ class OperationsApiIT {
     @Test
     void metricsHoldTheOperationalGauges() {
         JsonNode gauges = get(adminPort, "/metrics").json().get("gauges");
-        for (String name : List.of("delay.pending", "delay.in-flight", "delay.pending.shard-0",
-                "delay.in-flight.shard-0", "delay.oldest-overdue-ms", "delay.intake.lag", "delay.pump.paused",
-                "delay.pump.paused-shards", "delay.pump.in-flight", "delay.send.batch-size-bytes-avg")) {
+        for (String name : List.of(
+                "delay.pending",
+                "delay.in-flight",
+                "delay.pending.shard-0",
+                "delay.in-flight.shard-0",
+                "delay.oldest-overdue-ms",
+                "delay.intake.lag",
+                "delay.pump.paused",
+                "delay.pump.paused-shards",
+                "delay.pump.in-flight",
+                "delay.send.batch-size-bytes-avg")) {
             assertNotNull(gauges.get(name), name + " missing from " + gauges.fieldNames());
         }
     }
 
     private static int gauge(String name) {
-        return get(adminPort, "/metrics").json().get("gauges").get(name).get("value").asInt();
+        return get(adminPort, "/metrics")
+                .json()
+                .get("gauges")
+                .get(name)
+                .get("value")
+                .asInt();
     }
 }

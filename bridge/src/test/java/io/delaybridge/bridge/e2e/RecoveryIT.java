@@ -50,16 +50,15 @@ class RecoveryIT {
      * regression. A look-ahead of 1 s keeps messages claimed ahead of their due time, so the kill catches some.
      */
     @Test
-    void theOnlyBridgeKilledAndRestartedAtOnceHandsItsClaimedMessagesOverAtOnce(TestServers servers)
-            throws Exception {
+    void theOnlyBridgeKilledAndRestartedAtOnceHandsItsClaimedMessagesOverAtOnce(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
         String[] pump = {"lease: 30s", "lookAhead: 1s"};
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap())) {
             kafka.createTopics(2, target);
             KafkaClient.Collector delivered = kafka.collect(target);
-            ChildBridge bridge = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "only",
-                    pump);
+            ChildBridge bridge =
+                    ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "only", pump);
             await().atMost(Duration.ofSeconds(30)).until(() -> bridge.shards().size() == 4);
             Map<String, Long> dueAt = sendSpread(kafka, names, target, 1_000, 5_000);
 
@@ -71,28 +70,43 @@ class RecoveryIT {
             long claimedAtKill = inFlight(servers.redisUri(), names, List.of(0, 1, 2, 3));
             assertTrue(beforeKill < RECORDS, "the kill came mid-run");
             assertTrue(claimedAtKill > 0, "the kill caught messages claimed and not yet acked");
-            try (ChildBridge restarted = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
-                    "only", pump)) {
+            try (ChildBridge restarted =
+                    ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "only", pump)) {
                 long runningAt = System.currentTimeMillis(); // its pipeline runs; no partition yet
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(50))
                         .until(() -> restarted.shards().size() == 4);
                 long assignedAt = System.currentTimeMillis();
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(50))
                         .until(() -> redelivered(delivered) >= claimedAtKill);
                 long handedOverAt = System.currentTimeMillis();
-                await().atMost(Duration.ofSeconds(60)).until(() -> keys(delivered).size() >= RECORDS);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> keys(delivered).size() >= RECORDS);
                 Lateness lateness = check(delivered, dueAt);
-                System.out.printf("[recovery] kill -9 of the only bridge, restarted at once: JVM start to a running "
-                        + "pipeline %d ms, to its partitions %d ms more, its %d claimed messages delivered again %d ms "
-                        + "after that; %d records, %d delivered before the kill, %d duplicates, %s%n",
-                        runningAt - killedAt, assignedAt - runningAt, claimedAtKill, handedOverAt - assignedAt,
-                        RECORDS, beforeKill, delivered.size() - RECORDS, lateness);
-                assertTrue(assignedAt - runningAt <= 6_000, "the restarted member got its partitions "
-                        + (assignedAt - runningAt) + " ms after its pipeline ran: it waited for the old session"
-                        + " (8 s)?");
-                assertTrue(handedOverAt - assignedAt <= 10_000, "the " + claimedAtKill + " messages claimed at the "
-                        + "kill were delivered again " + (handedOverAt - assignedAt) + " ms after the restarted "
-                        + "bridge got its partitions: it waited for their lease (30 s)?");
+                System.out.printf(
+                        "[recovery] kill -9 of the only bridge, restarted at once: JVM start to a running "
+                                + "pipeline %d ms, to its partitions %d ms more, its %d claimed messages delivered again %d ms "
+                                + "after that; %d records, %d delivered before the kill, %d duplicates, %s%n",
+                        runningAt - killedAt,
+                        assignedAt - runningAt,
+                        claimedAtKill,
+                        handedOverAt - assignedAt,
+                        RECORDS,
+                        beforeKill,
+                        delivered.size() - RECORDS,
+                        lateness);
+                assertTrue(
+                        assignedAt - runningAt <= 6_000,
+                        "the restarted member got its partitions "
+                                + (assignedAt - runningAt) + " ms after its pipeline ran: it waited for the old session"
+                                + " (8 s)?");
+                assertTrue(
+                        handedOverAt - assignedAt <= 10_000,
+                        "the " + claimedAtKill + " messages claimed at the "
+                                + "kill were delivered again " + (handedOverAt - assignedAt)
+                                + " ms after the restarted "
+                                + "bridge got its partitions: it waited for their lease (30 s)?");
             }
         }
     }
@@ -102,13 +116,14 @@ class RecoveryIT {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                ChildBridge survivor = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
-                        "survivor")) {
+                ChildBridge survivor =
+                        ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "survivor")) {
             kafka.createTopics(2, target);
             KafkaClient.Collector delivered = kafka.collect(target);
             ChildBridge victim = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "victim");
-            await().atMost(Duration.ofSeconds(60)).until(() -> victim.shards().size() == 2
-                    && survivor.shards().size() == 2);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() ->
+                            victim.shards().size() == 2 && survivor.shards().size() == 2);
             Map<String, Long> dueAt = sendSpread(kafka, names, target, 1_000, 8_000);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 10);
@@ -116,9 +131,10 @@ class RecoveryIT {
             int beforeKill = delivered.size();
             await().atMost(Duration.ofSeconds(60)).until(() -> keys(delivered).size() >= RECORDS);
             Lateness lateness = check(delivered, dueAt);
-            System.out.printf("[recovery] kill -9 of one of two bridges, not restarted: %d records, %d delivered "
-                    + "before the kill, %d duplicates, %s%n", RECORDS, beforeKill, delivered.size() - RECORDS,
-                    lateness);
+            System.out.printf(
+                    "[recovery] kill -9 of one of two bridges, not restarted: %d records, %d delivered "
+                            + "before the kill, %d duplicates, %s%n",
+                    RECORDS, beforeKill, delivered.size() - RECORDS, lateness);
             assertEquals(4, survivor.shards().size(), "the survivor pumps every shard");
             assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
         }
@@ -131,14 +147,27 @@ class RecoveryIT {
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
                 // a 1 s look-ahead keeps messages in flight (claimed ahead, acked half a look-ahead later) at any
                 // moment, so the freeze catches some
-                ChildBridge survivor = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
-                        "survivor", "lease: 30s", "lookAhead: 1s");
-                ChildBridge zombie = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
-                        "zombie", "lease: 30s", "lookAhead: 1s")) {
+                ChildBridge survivor = ChildBridge.start(
+                        dir,
+                        names,
+                        servers.kafkaBootstrap(),
+                        servers.redisUri(),
+                        "survivor",
+                        "lease: 30s",
+                        "lookAhead: 1s");
+                ChildBridge zombie = ChildBridge.start(
+                        dir,
+                        names,
+                        servers.kafkaBootstrap(),
+                        servers.redisUri(),
+                        "zombie",
+                        "lease: 30s",
+                        "lookAhead: 1s")) {
             kafka.createTopics(2, target);
             KafkaClient.Collector delivered = kafka.collect(target);
-            await().atMost(Duration.ofSeconds(60)).until(() -> zombie.shards().size() == 2
-                    && survivor.shards().size() == 2);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() ->
+                            zombie.shards().size() == 2 && survivor.shards().size() == 2);
             List<Integer> zombieShards = zombie.shards();
             Map<String, Long> dueAt = sendSpread(kafka, names, target, 1_000, 20_000);
 
@@ -153,7 +182,8 @@ class RecoveryIT {
             await().atMost(Duration.ofSeconds(20)).until(() -> redelivered(delivered) >= inFlightAtFreeze);
             long handedOverAfter = System.currentTimeMillis() - frozenAt;
             // frozen past its lease (30 s), then woken
-            await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(200))
+            await().atMost(Duration.ofSeconds(40))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> System.currentTimeMillis() - frozenAt > 31_000);
             zombie.jvm().signal("CONT");
             long frozenFor = System.currentTimeMillis() - frozenAt;
@@ -163,15 +193,22 @@ class RecoveryIT {
             // what it held when frozen it sends on waking; every ack of it is refused (the survivor's epoch is newer)
             await().atMost(Duration.ofSeconds(30)).until(() -> zombie.meter("delay.acks-fenced") > 0);
             long fencedAcks = zombie.meter("delay.acks-fenced");
-            System.out.printf("[recovery] zombie (SIGSTOP %d ms, lease 30 s): shards taken after %d ms, its %d "
-                    + "in-flight messages delivered again after %d ms, %d acks refused after SIGCONT, %d duplicates, "
-                    + "%s%n", frozenFor, takenAfter, inFlightAtFreeze, handedOverAfter,
-                    fencedAcks, delivered.size() - RECORDS, lateness);
+            System.out.printf(
+                    "[recovery] zombie (SIGSTOP %d ms, lease 30 s): shards taken after %d ms, its %d "
+                            + "in-flight messages delivered again after %d ms, %d acks refused after SIGCONT, %d duplicates, "
+                            + "%s%n",
+                    frozenFor,
+                    takenAfter,
+                    inFlightAtFreeze,
+                    handedOverAfter,
+                    fencedAcks,
+                    delivered.size() - RECORDS,
+                    lateness);
             assertTrue(handedOverAfter < 30_000, "handed over at once, not after the lease: " + handedOverAfter);
             assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
             // nothing stays in flight: the owners' own acks went through
-            await().atMost(Duration.ofSeconds(30)).until(() -> inFlight(servers.redisUri(), names, List.of(0, 1, 2,
-                    3)) == 0);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> inFlight(servers.redisUri(), names, List.of(0, 1, 2, 3)) == 0);
         }
     }
 
@@ -180,21 +217,25 @@ class RecoveryIT {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                ChildBridge first = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
-                        "twin")) {
+                ChildBridge first =
+                        ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "twin")) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
             await().atMost(Duration.ofSeconds(30)).until(() -> first.shards().size() == 4);
-            try (ChildBridge second = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
-                    "twin")) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> !first.pipeline().path("healthy").asBoolean(true));
+            try (ChildBridge second =
+                    ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "twin")) {
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> !first.pipeline().path("healthy").asBoolean(true));
                 String reason = first.pipeline().path("message").asText();
                 System.out.printf("[recovery] the older of two instances with one id: %s%n", reason);
-                assertTrue(reason.contains("'twin'") && reason.contains("kafka.instanceId")
-                        && reason.contains("DELAY_INSTANCE_ID"), reason);
-                await().atMost(Duration.ofSeconds(30)).until(() -> second.shards().size() == 4);
-                kafka.send(names.intake(), "after", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS,
-                        "0");
+                assertTrue(
+                        reason.contains("'twin'")
+                                && reason.contains("kafka.instanceId")
+                                && reason.contains("DELAY_INSTANCE_ID"),
+                        reason);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> second.shards().size() == 4);
+                kafka.send(names.intake(), "after", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0");
                 await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 1);
                 assertEquals(reason, first.pipeline().path("message").asText(), "the first stays stopped");
             }
@@ -206,8 +247,8 @@ class RecoveryIT {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                ChildBridge bridge = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(),
-                        "solo")) {
+                ChildBridge bridge =
+                        ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "solo")) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
             await().atMost(Duration.ofSeconds(30)).until(() -> bridge.shards().size() == 4);
@@ -219,17 +260,21 @@ class RecoveryIT {
                     intruder.poll(Duration.ofMillis(100));
                     return Files.readString(bridge.log()).contains("Rejoining with a new consumer");
                 });
-                intruder.close(CloseOptions.groupMembershipOperation(
-                        CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
+                intruder.close(
+                        CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             }
-            String rejoining = Files.readString(bridge.log()).lines().filter(l -> l.contains("Rejoining"))
-                    .findFirst().orElseThrow();
+            String rejoining = Files.readString(bridge.log())
+                    .lines()
+                    .filter(l -> l.contains("Rejoining"))
+                    .findFirst()
+                    .orElseThrow();
             System.out.printf("[recovery] a bridge fenced once: %s%n", rejoining.strip());
             await().atMost(Duration.ofSeconds(60)).until(() -> bridge.shards().size() == 4);
             kafka.send(names.intake(), "after", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0");
             await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 1);
-            assertTrue(bridge.pipeline().path("healthy").asBoolean(false), "it rejoined instead of stopping: "
-                    + bridge.pipeline());
+            assertTrue(
+                    bridge.pipeline().path("healthy").asBoolean(false),
+                    "it rejoined instead of stopping: " + bridge.pipeline());
         }
     }
 
@@ -264,25 +309,37 @@ class RecoveryIT {
 
     /** Records delivered with a delay-attempt above 1. */
     private static long redelivered(KafkaClient.Collector delivered) {
-        return delivered.received().stream().filter(r -> !"1".equals(r.header(DelayHeaders.ATTEMPT)))
-                .map(KafkaClient.Received::key).distinct().count();
+        return delivered.received().stream()
+                .filter(r -> !"1".equals(r.header(DelayHeaders.ATTEMPT)))
+                .map(KafkaClient.Received::key)
+                .distinct()
+                .count();
     }
 
     /** {@link #RECORDS} records due evenly between {@code fromMillis} and {@code toMillis} from now; their due times. */
-    static Map<String, Long> sendSpread(KafkaClient kafka, TestNames names, String target, long fromMillis,
-            long toMillis) throws Exception {
+    static Map<String, Long> sendSpread(
+            KafkaClient kafka, TestNames names, String target, long fromMillis, long toMillis) throws Exception {
         return sendSpread(kafka, names, target, RECORDS, fromMillis, toMillis);
     }
 
     /** {@code records} records due evenly between {@code fromMillis} and {@code toMillis} from now; their due times. */
-    static Map<String, Long> sendSpread(KafkaClient kafka, TestNames names, String target, int records,
-            long fromMillis, long toMillis) throws Exception {
+    static Map<String, Long> sendSpread(
+            KafkaClient kafka, TestNames names, String target, int records, long fromMillis, long toMillis)
+            throws Exception {
         Map<String, Future<RecordMetadata>> sends = new HashMap<>();
         Map<String, Long> delays = new HashMap<>();
         for (int i = 0; i < records; i++) {
             long delay = fromMillis + (toMillis - fromMillis) * i / records;
-            sends.put("k" + i, kafka.sendAsync(names.intake(), "k" + i, "v" + i,
-                    DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, Long.toString(delay)));
+            sends.put(
+                    "k" + i,
+                    kafka.sendAsync(
+                            names.intake(),
+                            "k" + i,
+                            "v" + i,
+                            DelayHeaders.TARGET,
+                            target,
+                            DelayHeaders.DELAY_MS,
+                            Long.toString(delay)));
             delays.put("k" + i, delay);
         }
         kafka.flush();
@@ -299,21 +356,27 @@ class RecoveryIT {
         Map<String, Long> first = new HashMap<>();
         for (KafkaClient.Received got : delivered.received()) {
             long due = dueAt.get(got.key());
-            assertTrue(got.record().timestamp() >= due, () -> got.key() + " delivered "
-                    + (due - got.record().timestamp()) + " ms early");
+            assertTrue(
+                    got.record().timestamp() >= due,
+                    () -> got.key() + " delivered " + (due - got.record().timestamp()) + " ms early");
             first.merge(got.key(), got.record().timestamp() - due, Math::min);
         }
         return Lateness.of(new ArrayList<>(first.values()));
     }
 
     static Set<String> keys(KafkaClient.Collector collector) {
-        return collector.received().stream().map(KafkaClient.Received::key)
+        return collector.received().stream()
+                .map(KafkaClient.Received::key)
                 .collect(Collectors.toCollection(TreeSet::new));
     }
 
     static List<String> duplicates(KafkaClient.Collector collector) {
         Map<String, Long> counts = collector.received().stream()
                 .collect(Collectors.groupingBy(KafkaClient.Received::key, Collectors.counting()));
-        return counts.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).sorted().toList();
+        return counts.entrySet().stream()
+                .filter(e -> e.getValue() > 1)
+                .map(Map.Entry::getKey)
+                .sorted()
+                .toList();
     }
 }

@@ -52,7 +52,8 @@ class RedisAclIT {
         RedisURI admin = RedisURI.create(servers.redisUri());
         RedisClient client = RedisClient.create(admin);
         try (StatefulRedisConnection<String, String> redis = client.connect()) {
-            CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8).add("SETUSER").add(user);
+            CommandArgs<String, String> args =
+                    new CommandArgs<>(StringCodec.UTF8).add("SETUSER").add(user);
             rules.forEach(args::add);
             assertEquals("OK", redis.sync().dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), args));
         } finally {
@@ -77,19 +78,39 @@ class RedisAclIT {
             command.addAll(documentedAcl(names.keyPrefix(), PASSWORD));
             assertEquals("OK", redis.call(command.toArray(String[]::new)));
             assertTrue(redis.uri().startsWith("rediss://"), redis.uri());
-            runsAs(servers, names, redis.uri().replace("rediss://", "rediss://" + user + ":" + PASSWORD + "@"),
+            runsAs(
+                    servers,
+                    names,
+                    redis.uri().replace("rediss://", "rediss://" + user + ":" + PASSWORD + "@"),
                     ConfigOverride.config("redis.tls.caFile", certs.caFile().toString()),
-                    ConfigOverride.config("redis.tls.certificateFile", certs.clientCertificate().toString()),
+                    ConfigOverride.config(
+                            "redis.tls.certificateFile",
+                            certs.clientCertificate().toString()),
                     ConfigOverride.config("redis.tls.keyFile", certs.clientKey().toString()));
 
             assertEquals(List.of(), redis.call("ACL", "LOG"), "commands the ACL refused the bridge");
             List<List<String>> checks = documentedChecks(names.keyPrefix());
             assertTrue(checks.size() >= 5, "the document's check lines: " + checks);
-            List<String> cli = List.of(RedisCli.binary(), "--tls", "--cacert", certs.caFile().toString(),
-                    "-h", "127.0.0.1", "-p", Integer.toString(redis.port()));
+            List<String> cli = List.of(
+                    RedisCli.binary(),
+                    "--tls",
+                    "--cacert",
+                    certs.caFile().toString(),
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    Integer.toString(redis.port()));
             List<String> asUser = new ArrayList<>(cli);
-            asUser.addAll(List.of("--cert", certs.clientCertificate().toString(), "--key",
-                    certs.clientKey().toString(), "--user", user, "--pass", PASSWORD, "--no-auth-warning"));
+            asUser.addAll(List.of(
+                    "--cert",
+                    certs.clientCertificate().toString(),
+                    "--key",
+                    certs.clientKey().toString(),
+                    "--user",
+                    user,
+                    "--pass",
+                    PASSWORD,
+                    "--no-auth-warning"));
             for (List<String> check : checks) {
                 List<String> line = new ArrayList<>(asUser);
                 line.addAll(check.subList(0, check.size() - 1));
@@ -122,10 +143,15 @@ class RedisAclIT {
                 }
             }
             assertTrue(cluster.uri().startsWith("rediss://"), cluster.uri());
-            runsAs(servers, names, cluster.uri().replace("rediss://", "rediss://" + user + ":" + PASSWORD + "@"),
+            runsAs(
+                    servers,
+                    names,
+                    cluster.uri().replace("rediss://", "rediss://" + user + ":" + PASSWORD + "@"),
                     ConfigOverride.config("redis.mode", "cluster"),
                     ConfigOverride.config("redis.tls.caFile", certs.caFile().toString()),
-                    ConfigOverride.config("redis.tls.certificateFile", certs.clientCertificate().toString()),
+                    ConfigOverride.config(
+                            "redis.tls.certificateFile",
+                            certs.clientCertificate().toString()),
                     ConfigOverride.config("redis.tls.keyFile", certs.clientKey().toString()));
             for (RedisServer node : cluster.nodes()) {
                 Object denied = node.call("ACL", "LOG");
@@ -140,19 +166,43 @@ class RedisAclIT {
         List<ConfigOverride> overrides = new ArrayList<>(List.of(tls));
         overrides.add(ConfigOverride.config("redis.uri", redisUri));
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                        overrides.toArray(ConfigOverride[]::new)).start()) {
+                TestBridge bridge = new TestBridge(
+                                names,
+                                servers.kafkaBootstrap(),
+                                servers.redisUri(),
+                                overrides.toArray(ConfigOverride[]::new))
+                        .start()) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
-            kafka.send(names.intake(), "acl-1", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "500",
-                    DelayHeaders.ID, "acl-1");
-            kafka.send(names.intake(), "acl-2", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1h",
-                    DelayHeaders.ID, "acl-2");
+            kafka.send(
+                    names.intake(),
+                    "acl-1",
+                    "v",
+                    null,
+                    DelayHeaders.TARGET,
+                    target,
+                    DelayHeaders.DELAY_MS,
+                    "500",
+                    DelayHeaders.ID,
+                    "acl-1");
+            kafka.send(
+                    names.intake(),
+                    "acl-2",
+                    "v",
+                    null,
+                    DelayHeaders.TARGET,
+                    target,
+                    DelayHeaders.DELAY_MS,
+                    "1h",
+                    DelayHeaders.ID,
+                    "acl-2");
             await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() == 1);
             int app = bridge.support().getLocalPort();
-            assertEquals("pending", get(app, "/messages/acl-2").json().get("state").asText());
+            assertEquals(
+                    "pending", get(app, "/messages/acl-2").json().get("state").asText());
             assertEquals(1, get(app, "/shards").json().get("pending").asInt());
-            await().atMost(Duration.ofSeconds(30)).until(() -> get(bridge.adminPort(), "/healthcheck").status() == 200);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> get(bridge.adminPort(), "/healthcheck").status() == 200);
             JsonNode health = get(bridge.adminPort(), "/healthcheck").json();
             assertTrue(health.get("redis").get("healthy").asBoolean(), health.toString());
             assertTrue(health.get("redis-incarnation").get("healthy").asBoolean(), health.toString());
@@ -188,8 +238,10 @@ class RedisAclIT {
         List<List<String>> checks = new ArrayList<>();
         for (String line : Files.readAllLines(SECURITY_MD)) {
             if (line.startsWith("r ") && line.contains("#")) {
-                List<String> words = new ArrayList<>(Arrays.asList(line.substring(2, line.indexOf('#')).strip()
-                        .replace("dq:", prefix + ":").split("\\s+")));
+                List<String> words = new ArrayList<>(Arrays.asList(line.substring(2, line.indexOf('#'))
+                        .strip()
+                        .replace("dq:", prefix + ":")
+                        .split("\\s+")));
                 words.add(line.substring(line.indexOf('#') + 1).strip().split("\\s+")[0]);
                 checks.add(words);
             }

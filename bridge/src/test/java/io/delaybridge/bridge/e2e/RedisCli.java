@@ -18,7 +18,8 @@ final class RedisCli {
 
     static String run(List<String> command) {
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Process process =
+                    new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "redis-cli did not finish");
             return out.strip();

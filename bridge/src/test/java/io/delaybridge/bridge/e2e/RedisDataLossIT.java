@@ -36,8 +36,15 @@ class RedisDataLossIT {
             KafkaClient kafka = fixture.kafka;
             kafka.createTopics(1, target);
             TestBridge first = new TestBridge(names, servers.kafkaBootstrap(), redis.uri()).start();
-            kafka.send(names.intake(), "k", "pending for an hour", null,
-                    DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1h");
+            kafka.send(
+                    names.intake(),
+                    "k",
+                    "pending for an hour",
+                    null,
+                    DelayHeaders.TARGET,
+                    target,
+                    DelayHeaders.DELAY_MS,
+                    "1h");
             await().atMost(Duration.ofSeconds(30)).until(() -> pending(first) == 1);
             first.stop(); // graceful: the offset of the stored record is committed
 
@@ -47,7 +54,8 @@ class RedisDataLossIT {
 
             TestBridge second = new TestBridge(names, servers.kafkaBootstrap(), redis.uri()).start();
             try {
-                await().atMost(Duration.ofSeconds(30)).until(() -> !pipeline(second).isHealthy());
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> !pipeline(second).isHealthy());
                 HealthCheck.Result result = pipeline(second);
                 assertTrue(result.getMessage().contains("Redis lost the data"), result.getMessage());
                 assertTrue(result.getMessage().contains("incarnation"), result.getMessage());
@@ -76,8 +84,10 @@ class RedisDataLossIT {
                 redis.restart();
                 kafka.send(names.intake(), "k2", "v2", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0");
 
-                await().atMost(Duration.ofSeconds(60)).until(() -> !pipeline(bridge).isHealthy());
-                assertTrue(pipeline(bridge).getMessage().contains("Redis lost the data"),
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> !pipeline(bridge).isHealthy());
+                assertTrue(
+                        pipeline(bridge).getMessage().contains("Redis lost the data"),
                         pipeline(bridge).getMessage());
                 assertEquals(1, delivered.size(), "the record read after the loss was neither stored nor delivered");
             } finally {
@@ -91,7 +101,12 @@ class RedisDataLossIT {
     }
 
     private static long pending(TestBridge bridge) {
-        Object gauge = bridge.support().getEnvironment().metrics().getGauges().get("delay.pending").getValue();
+        Object gauge = bridge.support()
+                .getEnvironment()
+                .metrics()
+                .getGauges()
+                .get("delay.pending")
+                .getValue();
         return ((Number) gauge).longValue();
     }
 
@@ -99,7 +114,9 @@ class RedisDataLossIT {
         try (Stream<Path> files = Files.walk(redisDir)) {
             for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
                 String name = file.getFileName().toString();
-                if (name.startsWith("appendonly") || name.endsWith(".aof") || name.endsWith(".rdb")
+                if (name.startsWith("appendonly")
+                        || name.endsWith(".aof")
+                        || name.endsWith(".rdb")
                         || name.endsWith(".manifest")) {
                     Files.delete(file);
                 }

@@ -42,22 +42,36 @@ class RedisFullIT {
         String value = "v".repeat(20_000);
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
                 RedisServer redis = RedisServer.start(dir.resolve("redis"), 0, List.of("--maxmemory", "4mb"));
-                Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap()))) {
+                Admin admin =
+                        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap()))) {
             kafka.createTopics(1, target);
-            TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), redis.uri(),
-                    ConfigOverride.config("intake.maxRetryBackoff", "2s")).start();
+            TestBridge bridge = new TestBridge(
+                            names,
+                            servers.kafkaBootstrap(),
+                            redis.uri(),
+                            ConfigOverride.config("intake.maxRetryBackoff", "2s"))
+                    .start();
             try {
                 for (int i = 0; i < RECORDS; i++) {
-                    kafka.send(names.intake(), "k" + i, value, null,
-                            DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1h");
+                    kafka.send(
+                            names.intake(),
+                            "k" + i,
+                            value,
+                            null,
+                            DelayHeaders.TARGET,
+                            target,
+                            DelayHeaders.DELAY_MS,
+                            "1h");
                 }
                 // Redis fills up: some records are stored, the rest wait, and their offsets stay uncommitted
                 await().atMost(Duration.ofSeconds(30)).until(() -> pending(redis, names) > 0);
-                await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(30))
+                await().during(Duration.ofSeconds(2))
+                        .atMost(Duration.ofSeconds(30))
                         .until(() -> committed(admin, names) < RECORDS && pending(redis, names) < RECORDS);
                 long committedWhileFull = committed(admin, names); // read first: what Redis holds only grows
                 long storedWhileFull = pending(redis, names);
-                assertTrue(committedWhileFull <= storedWhileFull,
+                assertTrue(
+                        committedWhileFull <= storedWhileFull,
                         "committed " + committedWhileFull + " but Redis holds only " + storedWhileFull);
 
                 setMaxmemory(redis, "0"); // room again
@@ -76,8 +90,12 @@ class RedisFullIT {
             long pending = 0;
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
-                KeyScanCursor<String> page = connection.sync().scan(cursor,
-                        ScanArgs.Builder.matches(names.keyPrefix() + ":{" + names.intake() + ":*}:due").limit(100));
+                KeyScanCursor<String> page = connection
+                        .sync()
+                        .scan(
+                                cursor,
+                                ScanArgs.Builder.matches(names.keyPrefix() + ":{" + names.intake() + ":*}:due")
+                                        .limit(100));
                 for (String key : page.getKeys()) {
                     pending += connection.sync().zcard(key);
                 }
@@ -90,10 +108,13 @@ class RedisFullIT {
     }
 
     private static long committed(Admin admin, TestNames names) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> offsets =
-                admin.listConsumerGroupOffsets(names.group()).partitionsToOffsetAndMetadata().get();
-        return offsets.entrySet().stream().filter(e -> e.getKey().topic().equals(names.intake()))
-                .mapToLong(e -> e.getValue().offset()).sum();
+        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(names.group())
+                .partitionsToOffsetAndMetadata()
+                .get();
+        return offsets.entrySet().stream()
+                .filter(e -> e.getKey().topic().equals(names.intake()))
+                .mapToLong(e -> e.getValue().offset())
+                .sum();
     }
 
     private static void setMaxmemory(RedisServer redis, String value) {

@@ -50,7 +50,8 @@ class RedisOutageIT {
                 });
             }
             // the bridge alone holds all partitions again, and took them while Redis was still down
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+            await().atMost(Duration.ofSeconds(60))
+                    .ignoreExceptions()
                     .until(() -> kafka.groupAssignmentSizes(names.group()).equals(List.of(PARTITIONS)));
             redis.restart();
 

@@ -44,12 +44,13 @@ class RestartIT {
             }
             TestBridge restarted = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri()).start();
             try {
-                await().atMost(Duration.ofSeconds(60)).until(() -> keys(delivered).size() >= RECORDS);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> keys(delivered).size() >= RECORDS);
             } finally {
                 restarted.stop();
             }
-            Set<String> expected = IntStream.range(0, RECORDS).mapToObj(i -> "k" + i)
-                    .collect(Collectors.toCollection(TreeSet::new));
+            Set<String> expected =
+                    IntStream.range(0, RECORDS).mapToObj(i -> "k" + i).collect(Collectors.toCollection(TreeSet::new));
             assertEquals(expected, keys(delivered), "every record delivered across the restart");
             assertTrue(deliveredWhileDown < RECORDS, "the restart happened mid-run");
             for (KafkaClient.Received got : delivered.received()) {
@@ -61,13 +62,22 @@ class RestartIT {
 
     private static void send(KafkaClient kafka, TestNames names, String target, int i, Map<String, Long> dueAt) {
         long delay = (i % 30) * 100L;
-        long ts = kafka.send(names.intake(), "k" + i, "v" + i, null,
-                DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, Long.toString(delay)).timestamp();
+        long ts = kafka.send(
+                        names.intake(),
+                        "k" + i,
+                        "v" + i,
+                        null,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        Long.toString(delay))
+                .timestamp();
         dueAt.put("k" + i, ts + delay);
     }
 
     private static Set<String> keys(KafkaClient.Collector collector) {
-        return collector.received().stream().map(KafkaClient.Received::key)
+        return collector.received().stream()
+                .map(KafkaClient.Received::key)
                 .collect(Collectors.toCollection(TreeSet::new));
     }
 }

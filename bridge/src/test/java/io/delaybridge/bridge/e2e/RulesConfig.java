@@ -20,12 +20,13 @@ final class RulesConfig {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        String yaml = base
-                .replace("bootstrapServers: localhost:9092", "bootstrapServers: " + kafka
-                        + "\n  intakeTopic: " + names.intake()
-                        + "\n  deadletterTopic: " + names.deadletter()
-                        + "\n  groupId: " + names.group())
-                .replace("uri: redis://localhost:6379", "uri: " + redis + "\n  keyPrefix: " + names.keyPrefix())
+        String yaml = base.replace(
+                                "bootstrapServers: localhost:9092",
+                                "bootstrapServers: " + kafka
+                                        + "\n  intakeTopic: " + names.intake()
+                                        + "\n  deadletterTopic: " + names.deadletter()
+                                        + "\n  groupId: " + names.group())
+                        .replace("uri: redis://localhost:6379", "uri: " + redis + "\n  keyPrefix: " + names.keyPrefix())
                 + "\nruleEngine:\n  startFrom: earliest\n  stateDir: " + dir.resolve("streams-state") + "\n"
                 // a killed instance's group membership and open transaction end sooner than by default
                 + "  streams:\n    consumer.session.timeout.ms: '6000'\n    consumer.heartbeat.interval.ms: '1000'\n"

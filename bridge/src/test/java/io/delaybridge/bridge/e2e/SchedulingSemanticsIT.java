@@ -53,20 +53,35 @@ class SchedulingSemanticsIT {
     void delayCountsFromTheRecordTimestampNotFromWhenTheBridgeReadsIt() {
         long tenSecondsAgo = System.currentTimeMillis() - 10_000;
         long sentAt = System.currentTimeMillis();
-        kafka.send(names.intake(), "past-ts", "late", tenSecondsAgo,
-                DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "5s");
+        kafka.send(
+                names.intake(),
+                "past-ts",
+                "late",
+                tenSecondsAgo,
+                DelayHeaders.TARGET,
+                target,
+                DelayHeaders.DELAY_MS,
+                "5s");
 
         KafkaClient.Received got = awaitOne("past-ts");
         assertEquals(Long.toString(tenSecondsAgo + 5_000), got.header(DelayHeaders.DUE_AT));
-        assertTrue(got.receivedAt() - sentAt < 3_000,
+        assertTrue(
+                got.receivedAt() - sentAt < 3_000,
                 "a record due 5 s ago is delivered at once, not 5 s later: took " + (got.receivedAt() - sentAt));
     }
 
     @Test
     void delayUntilInThePastIsDeliveredAtOnce() {
         long sentAt = System.currentTimeMillis();
-        kafka.send(names.intake(), "until-past", "now", null,
-                DelayHeaders.TARGET, target, DelayHeaders.UNTIL, Instant.ofEpochMilli(sentAt - 60_000).toString());
+        kafka.send(
+                names.intake(),
+                "until-past",
+                "now",
+                null,
+                DelayHeaders.TARGET,
+                target,
+                DelayHeaders.UNTIL,
+                Instant.ofEpochMilli(sentAt - 60_000).toString());
 
         KafkaClient.Received got = awaitOne("until-past");
         assertEquals(Long.toString(sentAt - 60_000), got.header(DelayHeaders.DUE_AT));
@@ -76,25 +91,48 @@ class SchedulingSemanticsIT {
     @Test
     void delayUntilInTheFutureIsDeliveredAtThatInstantNotBefore() {
         long due = System.currentTimeMillis() + 1_500;
-        kafka.send(names.intake(), "until-future", "then", null,
-                DelayHeaders.TARGET, target, DelayHeaders.UNTIL, Long.toString(due));
+        kafka.send(
+                names.intake(),
+                "until-future",
+                "then",
+                null,
+                DelayHeaders.TARGET,
+                target,
+                DelayHeaders.UNTIL,
+                Long.toString(due));
 
         KafkaClient.Received got = awaitOne("until-future");
-        assertTrue(got.record().timestamp() >= due, "delivered " + (due - got.record().timestamp()) + " ms early");
+        assertTrue(
+                got.record().timestamp() >= due,
+                "delivered " + (due - got.record().timestamp()) + " ms early");
         assertTrue(got.receivedAt() >= due);
     }
 
     @Test
     void cancelFromAnotherPartitionStopsDelivery() {
         String id = "order-" + System.nanoTime();
-        kafka.send(names.intake(), 0, bytes("cancel-me"), bytes("never"), null,
+        kafka.send(
+                names.intake(),
+                0,
+                bytes("cancel-me"),
+                bytes("never"),
+                null,
                 headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1500", DelayHeaders.ID, id));
         kafka.send(names.intake(), PARTITIONS - 1, null, null, null, headers(DelayHeaders.CANCEL, id));
-        kafka.send(names.intake(), "cancel-marker", "marker", null,
-                DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "2500");
+        kafka.send(
+                names.intake(),
+                "cancel-marker",
+                "marker",
+                null,
+                DelayHeaders.TARGET,
+                target,
+                DelayHeaders.DELAY_MS,
+                "2500");
 
         awaitOne("cancel-marker");
-        assertEquals(List.of(), delivered.matching(r -> "cancel-me".equals(r.key())),
+        assertEquals(
+                List.of(),
+                delivered.matching(r -> "cancel-me".equals(r.key())),
                 "a cancelled message is not delivered");
     }
 
@@ -104,32 +142,71 @@ class SchedulingSemanticsIT {
         // was down): its cancel, produced after it on another partition, is read first
         String id = "lagging-" + System.nanoTime();
         long scheduledAt = System.currentTimeMillis() - 2_000;
-        long cancelledBefore = bridge.admin("/metrics").at("/meters/delay.cancel-not-found/count").asLong();
+        long cancelledBefore = bridge.admin("/metrics")
+                .at("/meters/delay.cancel-not-found/count")
+                .asLong();
         kafka.send(names.intake(), 3, null, null, scheduledAt + 1_000, headers(DelayHeaders.CANCEL, id));
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                bridge.admin("/metrics").at("/meters/delay.cancel-not-found/count").asLong() > cancelledBefore);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> bridge.admin("/metrics")
+                                .at("/meters/delay.cancel-not-found/count")
+                                .asLong()
+                        > cancelledBefore);
 
-        kafka.send(names.intake(), 0, bytes("lagging"), bytes("must not fire"), scheduledAt,
+        kafka.send(
+                names.intake(),
+                0,
+                bytes("lagging"),
+                bytes("must not fire"),
+                scheduledAt,
                 headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1s", DelayHeaders.ID, id));
-        kafka.send(names.intake(), "lagging-marker", "marker", null,
-                DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "500ms");
+        kafka.send(
+                names.intake(),
+                "lagging-marker",
+                "marker",
+                null,
+                DelayHeaders.TARGET,
+                target,
+                DelayHeaders.DELAY_MS,
+                "500ms");
 
         awaitOne("lagging-marker");
-        assertEquals(List.of(), delivered.matching(r -> "lagging".equals(r.key())),
+        assertEquals(
+                List.of(),
+                delivered.matching(r -> "lagging".equals(r.key())),
                 "a schedule older than a cancel already read is dropped, not delivered");
-        assertTrue(bridge.admin("/metrics").at("/meters/delay.cancelled-before-scheduled/count").asLong() >= 1);
+        assertTrue(bridge.admin("/metrics")
+                        .at("/meters/delay.cancelled-before-scheduled/count")
+                        .asLong()
+                >= 1);
     }
 
     @Test
     void aSecondRecordWithTheSameIdReschedulesItAndOnlyTheSecondIsDelivered() {
         String id = "reschedule-" + System.nanoTime();
         long sentAt = System.currentTimeMillis();
-        kafka.send(names.intake(), 1, bytes("resched"), bytes("first"), null,
+        kafka.send(
+                names.intake(),
+                1,
+                bytes("resched"),
+                bytes("first"),
+                null,
                 headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1s", DelayHeaders.ID, id));
-        RecordMetadata second = kafka.send(names.intake(), 2, bytes("resched"), bytes("second"), null,
+        RecordMetadata second = kafka.send(
+                names.intake(),
+                2,
+                bytes("resched"),
+                bytes("second"),
+                null,
                 headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "2s", DelayHeaders.ID, id));
-        kafka.send(names.intake(), "resched-marker", "marker", null,
-                DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "3s");
+        kafka.send(
+                names.intake(),
+                "resched-marker",
+                "marker",
+                null,
+                DelayHeaders.TARGET,
+                target,
+                DelayHeaders.DELAY_MS,
+                "3s");
 
         awaitOne("resched-marker");
         List<KafkaClient.Received> got = delivered.matching(r -> "resched".equals(r.key()));
@@ -146,21 +223,45 @@ class SchedulingSemanticsIT {
         // produced before it, on a lagging partition (or read again after a crash), is due at once if it is stored
         String id = "superseded-" + System.nanoTime();
         long producedAt = System.currentTimeMillis();
-        long supersededBefore = bridge.admin("/metrics").at("/meters/delay.superseded/count").asLong();
-        long scheduledBefore = bridge.admin("/metrics").at("/meters/delay.scheduled/count").asLong();
-        kafka.send(names.intake(), 3, bytes("superseding"), bytes("newer"), producedAt,
+        long supersededBefore =
+                bridge.admin("/metrics").at("/meters/delay.superseded/count").asLong();
+        long scheduledBefore =
+                bridge.admin("/metrics").at("/meters/delay.scheduled/count").asLong();
+        kafka.send(
+                names.intake(),
+                3,
+                bytes("superseding"),
+                bytes("newer"),
+                producedAt,
                 headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "5s", DelayHeaders.ID, id));
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                bridge.admin("/metrics").at("/meters/delay.scheduled/count").asLong() > scheduledBefore);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> bridge.admin("/metrics")
+                                .at("/meters/delay.scheduled/count")
+                                .asLong()
+                        > scheduledBefore);
 
-        kafka.send(names.intake(), 0, bytes("superseded"), bytes("older"), producedAt - 1_000,
+        kafka.send(
+                names.intake(),
+                0,
+                bytes("superseded"),
+                bytes("older"),
+                producedAt - 1_000,
                 headers(DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "1s", DelayHeaders.ID, id));
         awaitOne("superseding");
-        kafka.send(names.intake(), "superseded-marker", "marker", null,
-                DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "500ms");
+        kafka.send(
+                names.intake(),
+                "superseded-marker",
+                "marker",
+                null,
+                DelayHeaders.TARGET,
+                target,
+                DelayHeaders.DELAY_MS,
+                "500ms");
 
         awaitOne("superseded-marker");
-        assertEquals(List.of(), delivered.matching(r -> "superseded".equals(r.key())),
+        assertEquals(
+                List.of(),
+                delivered.matching(r -> "superseded".equals(r.key())),
                 "a version older than the one stored is dropped, not delivered");
         assertEquals(1, delivered.matching(r -> "superseding".equals(r.key())).size());
         assertTrue(bridge.admin("/metrics").at("/meters/delay.superseded/count").asLong() > supersededBefore);
@@ -168,8 +269,8 @@ class SchedulingSemanticsIT {
 
     @Test
     void aNullValueIsDeliveredAsATombstoneWithItsKey() {
-        kafka.send(names.intake(), "tombstone", null, null,
-                DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "100ms");
+        kafka.send(
+                names.intake(), "tombstone", null, null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "100ms");
 
         KafkaClient.Received got = awaitOne("tombstone");
         assertEquals(null, got.record().value());
@@ -177,14 +278,24 @@ class SchedulingSemanticsIT {
 
     @Test
     void delayPartitionIsHonoured() {
-        kafka.send(names.intake(), "pinned", "to-1", null,
-                DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0", DelayHeaders.PARTITION, "1");
+        kafka.send(
+                names.intake(),
+                "pinned",
+                "to-1",
+                null,
+                DelayHeaders.TARGET,
+                target,
+                DelayHeaders.DELAY_MS,
+                "0",
+                DelayHeaders.PARTITION,
+                "1");
 
         assertEquals(1, awaitOne("pinned").record().partition());
     }
 
     private static KafkaClient.Received awaitOne(String key) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> !delivered.matching(r -> key.equals(r.key())).isEmpty());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !delivered.matching(r -> key.equals(r.key())).isEmpty());
         List<KafkaClient.Received> got = delivered.matching(r -> key.equals(r.key()));
         assertEquals(1, got.size(), "one delivery of " + key);
         return got.get(0);

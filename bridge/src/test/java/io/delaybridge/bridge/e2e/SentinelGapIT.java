@@ -55,23 +55,42 @@ class SentinelGapIT {
                 RedisSentinels redis = RedisSentinels.start(dir, "gap")) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
-            TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), redis.uri(),
-                    ConfigOverride.config("redis.waitReplicas", "0"),
-                    ConfigOverride.config("redis.commandTimeout", "2s")).start();
+            TestBridge bridge = new TestBridge(
+                            names,
+                            servers.kafkaBootstrap(),
+                            redis.uri(),
+                            ConfigOverride.config("redis.waitReplicas", "0"),
+                            ConfigOverride.config("redis.commandTimeout", "2s"))
+                    .start();
             log.start();
             repairLog.addAppender(log);
             try {
                 for (int i = 0; i < BEFORE; i++) {
-                    kafka.send(names.intake(), "k" + i, "v" + i, null, DelayHeaders.TARGET, target,
-                            DelayHeaders.DELAY_MS, "0");
+                    kafka.send(
+                            names.intake(),
+                            "k" + i,
+                            "v" + i,
+                            null,
+                            DelayHeaders.TARGET,
+                            target,
+                            DelayHeaders.DELAY_MS,
+                            "0");
                 }
-                await().atMost(Duration.ofSeconds(60)).until(() -> delivered.values().size() == BEFORE);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> delivered.values().size() == BEFORE);
 
                 RedisServer replica = redis.replica();
                 replica.call("CLIENT", "PAUSE", "60000", "WRITE");
                 for (int i = BEFORE; i < BEFORE + TAIL; i++) {
-                    kafka.send(names.intake(), "k" + i, "v" + i, null, DelayHeaders.TARGET, target,
-                            DelayHeaders.DELAY_MS, "12s");
+                    kafka.send(
+                            names.intake(),
+                            "k" + i,
+                            "v" + i,
+                            null,
+                            DelayHeaders.TARGET,
+                            target,
+                            DelayHeaders.DELAY_MS,
+                            "12s");
                 }
                 kafka.flush();
                 Map<Integer, Long> ends = new TreeMap<>();
@@ -82,16 +101,21 @@ class SentinelGapIT {
                 });
                 Map<Integer, Long> onReplica = positions(replica, names);
                 long behind = ends.entrySet().stream()
-                        .mapToLong(e -> e.getValue() - onReplica.getOrDefault(e.getKey(), 0L)).sum();
-                assertEquals(TAIL, behind, "the replica holds the positions from before the tail: committed " + ends
-                        + ", replica " + onReplica);
+                        .mapToLong(e -> e.getValue() - onReplica.getOrDefault(e.getKey(), 0L))
+                        .sum();
+                assertEquals(
+                        TAIL,
+                        behind,
+                        "the replica holds the positions from before the tail: committed " + ends + ", replica "
+                                + onReplica);
 
                 redis.killMaster();
                 long killedAt = System.nanoTime();
                 // the replica drops the link and the stream it had not processed; then it may answer the sentinels'
                 // PUBLISH again (a paused replica cannot be promoted: its sentinel links stall behind a PUBLISH)
-                await().atMost(Duration.ofSeconds(30)).until(() -> ((String) replica.call("INFO", "replication"))
-                        .contains("master_link_status:down"));
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() ->
+                                ((String) replica.call("INFO", "replication")).contains("master_link_status:down"));
                 replica.call("CLIENT", "UNPAUSE");
                 redis.awaitFailover(Duration.ofSeconds(60));
                 long promotedMillis = (System.nanoTime() - killedAt) / 1_000_000;
@@ -99,26 +123,37 @@ class SentinelGapIT {
 
                 await().atMost(Duration.ofSeconds(60)).until(() -> bridge.meter("delay.store.gaps") > 0);
                 long detectedMillis = (System.nanoTime() - unpausedAt) / 1_000_000;
-                await().atMost(Duration.ofSeconds(90)).until(() -> delivered.values().size() == BEFORE + TAIL);
+                await().atMost(Duration.ofSeconds(90))
+                        .until(() -> delivered.values().size() == BEFORE + TAIL);
 
                 long gaps = bridge.meter("delay.store.gaps");
                 long reread = bridge.meter("delay.store.gap-records");
-                System.out.printf("Sentinel fail-over with waitReplicas 0 lost the last %d records' writes: replica"
-                        + " promoted %d ms after SIGKILL; the bridge found %d partition gaps %d ms after the replica was"
-                        + " promoted, read %d records again; %d of %d records delivered (%d copies)%n",
-                        TAIL, promotedMillis, gaps, detectedMillis, reread, delivered.values().size(),
-                        BEFORE + TAIL, delivered.size());
+                System.out.printf(
+                        "Sentinel fail-over with waitReplicas 0 lost the last %d records' writes: replica"
+                                + " promoted %d ms after SIGKILL; the bridge found %d partition gaps %d ms after the replica was"
+                                + " promoted, read %d records again; %d of %d records delivered (%d copies)%n",
+                        TAIL,
+                        promotedMillis,
+                        gaps,
+                        detectedMillis,
+                        reread,
+                        delivered.values().size(),
+                        BEFORE + TAIL,
+                        delivered.size());
                 assertEquals(TAIL, reread, "the records the store lost are read again, no more");
-                assertTrue(log.list.stream().anyMatch(e -> e.getLevel().toString().equals("WARN")
-                        && e.getFormattedMessage().contains("Redis lost acknowledged writes of intake")),
+                assertTrue(
+                        log.list.stream()
+                                .anyMatch(e -> e.getLevel().toString().equals("WARN")
+                                        && e.getFormattedMessage()
+                                                .contains("Redis lost acknowledged writes of intake")),
                         "the gap is logged: " + log.list);
                 Set<String> expected = new HashSet<>();
                 for (int i = 0; i < BEFORE + TAIL; i++) {
                     expected.add("v" + i);
                 }
                 assertEquals(expected, delivered.values(), "every record delivered");
-                HealthCheck.Result health = bridge.support().getEnvironment().healthChecks()
-                        .runHealthCheck("pipeline");
+                HealthCheck.Result health =
+                        bridge.support().getEnvironment().healthChecks().runHealthCheck("pipeline");
                 assertTrue(health.isHealthy(), "Kafka still had the records: nothing is lost " + health);
             } finally {
                 repairLog.detachAppender(log);
@@ -127,15 +162,15 @@ class SentinelGapIT {
         }
     }
 
-
-
     /** The position marks a server holds, by intake partition. */
     private static Map<Integer, Long> positions(RedisServer server, TestNames names) {
         RedisKeys keys = new RedisKeys(names.keyPrefix(), names.intake(), PARTITIONS);
         Map<Integer, Long> positions = new TreeMap<>();
         for (int p = 0; p < PARTITIONS; p++) {
-            Object value = server.call("HGET",
-                    new String(keys.shard(keys.homeShard(p)).positions(), StandardCharsets.UTF_8), Integer.toString(p));
+            Object value = server.call(
+                    "HGET",
+                    new String(keys.shard(keys.homeShard(p)).positions(), StandardCharsets.UTF_8),
+                    Integer.toString(p));
             if (value != null) {
                 positions.put(p, Long.parseLong((String) value));
             }

@@ -24,8 +24,11 @@ class StartupChecksIT {
     @Test
     void aMissingIntakeIsReportedEvenWhenRedisIsUnreachableToo(TestServers servers) {
         TestNames names = TestNames.unique(servers);
-        TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(),
-                "redis://127.0.0.1:" + FreePorts.pick(), ConfigOverride.config("kafka.createTopics", "false"));
+        TestBridge bridge = new TestBridge(
+                names,
+                servers.kafkaBootstrap(),
+                "redis://127.0.0.1:" + FreePorts.pick(),
+                ConfigOverride.config("kafka.createTopics", "false"));
         String why = failure(assertThrows(IllegalStateException.class, bridge::start));
         assertTrue(why.contains("kafka.intakeTopic: topic " + names.intake() + " does not exist"), why);
     }

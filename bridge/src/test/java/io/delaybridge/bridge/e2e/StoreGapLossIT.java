@@ -40,47 +40,73 @@ class StoreGapLossIT {
         String target = names.target("out");
         RedisClient client = RedisClient.create(servers.redisUri());
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        servers.kafkaBootstrap()));
+                Admin admin =
+                        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap()));
                 StatefulRedisConnection<byte[], byte[]> redis = client.connect(ByteArrayCodec.INSTANCE)) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
             TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri()).start();
             try {
                 for (int i = 0; i < 10; i++) {
-                    kafka.send(names.intake(), "same-key", "v" + i, null, DelayHeaders.TARGET, target,
-                            DelayHeaders.DELAY_MS, "1h");
+                    kafka.send(
+                            names.intake(),
+                            "same-key",
+                            "v" + i,
+                            null,
+                            DelayHeaders.TARGET,
+                            target,
+                            DelayHeaders.DELAY_MS,
+                            "1h");
                 }
                 kafka.flush();
                 Map<Integer, Long> committed = new java.util.TreeMap<>();
                 await().atMost(Duration.ofSeconds(60)).until(() -> {
                     committed.clear();
                     committed.putAll(kafka.committedOffsets(names.group(), names.intake()));
-                    return committed.values().stream().mapToLong(Long::longValue).sum() == 10;
+                    return committed.values().stream()
+                                    .mapToLong(Long::longValue)
+                                    .sum()
+                            == 10;
                 });
-                int partition = committed.entrySet().stream().filter(e -> e.getValue() == 10).findFirst()
-                        .orElseThrow().getKey();
+                int partition = committed.entrySet().stream()
+                        .filter(e -> e.getValue() == 10)
+                        .findFirst()
+                        .orElseThrow()
+                        .getKey();
 
                 // the store "lost" offsets [4, 10); Kafka lost [0, 7)
                 RedisKeys keys = new RedisKeys(names.keyPrefix(), names.intake(), PARTITIONS);
-                admin.deleteRecords(Map.of(new TopicPartition(names.intake(), partition),
-                        RecordsToDelete.beforeOffset(7))).all().get(30, TimeUnit.SECONDS);
-                redis.sync().hset(keys.shard(keys.homeShard(partition)).positions(),
-                        Integer.toString(partition).getBytes(StandardCharsets.UTF_8),
-                        "4".getBytes(StandardCharsets.UTF_8));
+                admin.deleteRecords(
+                                Map.of(new TopicPartition(names.intake(), partition), RecordsToDelete.beforeOffset(7)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
+                redis.sync()
+                        .hset(
+                                keys.shard(keys.homeShard(partition)).positions(),
+                                Integer.toString(partition).getBytes(StandardCharsets.UTF_8),
+                                "4".getBytes(StandardCharsets.UTF_8));
 
-                await().atMost(Duration.ofSeconds(30)).until(() -> !pipeline(bridge).isHealthy());
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> !pipeline(bridge).isHealthy());
                 String message = pipeline(bridge).getMessage();
-                assertTrue(message.contains("offsets [4, 10)") && message.contains("no longer has offsets [4, 7)"),
+                assertTrue(
+                        message.contains("offsets [4, 10)") && message.contains("no longer has offsets [4, 7)"),
                         message);
                 assertEquals(1, bridge.meter("delay.store.gaps"));
                 assertEquals(3, bridge.meter("delay.store.gap-records"), "offsets 7, 8 and 9 are read again");
                 await().atMost(Duration.ofSeconds(30)).until(() -> position(redis, keys, partition) == 10L);
 
-                kafka.send(names.intake(), "same-key", "after", null, DelayHeaders.TARGET, target,
-                        DelayHeaders.DELAY_MS, "0");
-                await().atMost(Duration.ofSeconds(30)).until(() -> delivered.received().stream()
-                        .anyMatch(r -> "after".equals(r.value())));
+                kafka.send(
+                        names.intake(),
+                        "same-key",
+                        "after",
+                        null,
+                        DelayHeaders.TARGET,
+                        target,
+                        DelayHeaders.DELAY_MS,
+                        "0");
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> delivered.received().stream().anyMatch(r -> "after".equals(r.value())));
                 assertTrue(!pipeline(bridge).isHealthy(), "the loss stays reported");
             } finally {
                 bridge.stop();
@@ -91,8 +117,10 @@ class StoreGapLossIT {
     }
 
     private static long position(StatefulRedisConnection<byte[], byte[]> redis, RedisKeys keys, int partition) {
-        byte[] value = redis.sync().hget(keys.shard(keys.homeShard(partition)).positions(),
-                Integer.toString(partition).getBytes(StandardCharsets.UTF_8));
+        byte[] value = redis.sync()
+                .hget(
+                        keys.shard(keys.homeShard(partition)).positions(),
+                        Integer.toString(partition).getBytes(StandardCharsets.UTF_8));
         return value == null ? -1 : Long.parseLong(new String(value, StandardCharsets.UTF_8));
     }
 

@@ -27,8 +27,10 @@ final class TestBridge implements AutoCloseable {
                 ConfigOverride.config("redis.uri", redis),
                 ConfigOverride.config("redis.keyPrefix", names.keyPrefix())));
         overrides.addAll(List.of(extra));
-        support = new DropwizardTestSupport<>(DelayBridgeApplication.class,
-                ResourceHelpers.resourceFilePath("test-bridge.yml"), overrides.toArray(ConfigOverride[]::new));
+        support = new DropwizardTestSupport<>(
+                DelayBridgeApplication.class,
+                ResourceHelpers.resourceFilePath("test-bridge.yml"),
+                overrides.toArray(ConfigOverride[]::new));
     }
 
     TestBridge start() {
@@ -51,13 +53,14 @@ final class TestBridge implements AutoCloseable {
     /** GETs a path on the admin port and returns the parsed JSON body; fails on a status other than 200. */
     com.fasterxml.jackson.databind.JsonNode admin(String path) {
         try {
-            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
-                    java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create("http://127.0.0.1:" + adminPort() + path)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(
+                                            java.net.URI.create("http://127.0.0.1:" + adminPort() + path))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
-                throw new AssertionError("GET " + path + " answered " + response.statusCode() + ": "
-                        + response.body());
+                throw new AssertionError("GET " + path + " answered " + response.statusCode() + ": " + response.body());
             }
             return support.getObjectMapper().readTree(response.body());
         } catch (java.io.IOException e) {

@@ -48,15 +48,33 @@ class ThrottledCatchUpIT {
             long base = System.currentTimeMillis() - 60_000;
             List<Future<?>> sends = new ArrayList<>();
             for (int i = 0; i < UNCAPPED_FIRST; i++) { // due before the capped backlog: at the head of every shard
-                sends.add(kafka.sendAsync(names.intake(), "f" + i, "free-" + i, DelayHeaders.TARGET, free,
-                        DelayHeaders.UNTIL, Long.toString(base - 10_000 + i)));
+                sends.add(kafka.sendAsync(
+                        names.intake(),
+                        "f" + i,
+                        "free-" + i,
+                        DelayHeaders.TARGET,
+                        free,
+                        DelayHeaders.UNTIL,
+                        Long.toString(base - 10_000 + i)));
             }
             for (int i = 0; i < CAPPED; i++) {
-                sends.add(kafka.sendAsync(names.intake(), "c" + i, "capped-" + i, DelayHeaders.TARGET, capped,
-                        DelayHeaders.UNTIL, Long.toString(base + 10L * i)));
+                sends.add(kafka.sendAsync(
+                        names.intake(),
+                        "c" + i,
+                        "capped-" + i,
+                        DelayHeaders.TARGET,
+                        capped,
+                        DelayHeaders.UNTIL,
+                        Long.toString(base + 10L * i)));
                 if (i % 20 == 10) { // due amid the capped backlog, in the same shards: behind it in line
-                    sends.add(kafka.sendAsync(names.intake(), "a" + i, "amid-" + i, DelayHeaders.TARGET, free,
-                            DelayHeaders.UNTIL, Long.toString(base + 10L * i + 5)));
+                    sends.add(kafka.sendAsync(
+                            names.intake(),
+                            "a" + i,
+                            "amid-" + i,
+                            DelayHeaders.TARGET,
+                            free,
+                            DelayHeaders.UNTIL,
+                            Long.toString(base + 10L * i + 5)));
                 }
             }
             for (Future<?> send : sends) {
@@ -64,14 +82,21 @@ class ThrottledCatchUpIT {
             }
 
             long started = System.currentTimeMillis();
-            try (TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
-                    ConfigOverride.config("pump.rateLimits.targets." + capped, Integer.toString(CAP))).start()) {
-                await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() ->
-                        delivered.size() >= CAPPED + UNCAPPED_FIRST + UNCAPPED_AMID);
+            try (TestBridge bridge = new TestBridge(
+                            names,
+                            servers.kafkaBootstrap(),
+                            servers.redisUri(),
+                            ConfigOverride.config("pump.rateLimits.targets." + capped, Integer.toString(CAP)))
+                    .start()) {
+                await().atMost(Duration.ofSeconds(90))
+                        .pollInterval(Duration.ofMillis(500))
+                        .until(() -> delivered.size() >= CAPPED + UNCAPPED_FIRST + UNCAPPED_AMID);
                 long drained = System.currentTimeMillis() - started;
 
-                List<KafkaClient.Received> toCapped = delivered.matching(r -> r.topic().equals(capped));
-                List<KafkaClient.Received> toFree = delivered.matching(r -> r.topic().equals(free));
+                List<KafkaClient.Received> toCapped =
+                        delivered.matching(r -> r.topic().equals(capped));
+                List<KafkaClient.Received> toFree =
+                        delivered.matching(r -> r.topic().equals(free));
                 assertEquals(CAPPED, toCapped.size());
                 assertEquals(UNCAPPED_FIRST + UNCAPPED_AMID, toFree.size());
                 Set<String> ids = new HashSet<>();
@@ -80,33 +105,44 @@ class ThrottledCatchUpIT {
                 }
 
                 int most = mostInOneSecond(toCapped);
-                System.out.printf("capped target: %d records in %d ms after start, at most %d in any 1 s window "
-                        + "(cap %d + burst %d)%n", CAPPED, drained, most, CAP, BURST);
+                System.out.printf(
+                        "capped target: %d records in %d ms after start, at most %d in any 1 s window "
+                                + "(cap %d + burst %d)%n",
+                        CAPPED, drained, most, CAP, BURST);
                 // The bucket bounds its token takes exactly (TokenBucketTest): at most CAP + BURST in any second. The
                 // throttle's one thread takes what the bucket holds (at most a burst) under its lock and sends it
                 // after, and a record's timestamp is taken at its send: a pause between a take and its sends moves
                 // that one take, at most a burst, into the next second. No more can be moved, as the next take waits
                 // for those sends.
-                assertTrue(most <= CAP + 2 * BURST, "at most the cap plus the burst in any second, plus one take "
-                        + "moved by a pause: " + most);
+                assertTrue(
+                        most <= CAP + 2 * BURST,
+                        "at most the cap plus the burst in any second, plus one take " + "moved by a pause: " + most);
                 assertTrue(most >= CAP * 3 / 4, "the backlog drained near the cap: " + most);
                 int freeMost = mostInOneSecond(toFree.subList(0, UNCAPPED_FIRST));
                 System.out.printf("uncapped target: at most %d in any 1 s window%n", freeMost);
                 assertTrue(freeMost > CAP + BURST, "the uncapped target is not held to the cap: " + freeMost);
 
                 JsonNode early = get(bridge.adminPort(), "/metrics").json().get("meters");
-                System.out.printf("held back %d, handed back %d, reclaimed %d, retried %d%n",
-                        early.get("delay.target.held-back." + capped).get("count").asLong(),
-                        early.get("delay.target.handed-back." + capped).get("count").asLong(),
+                System.out.printf(
+                        "held back %d, handed back %d, reclaimed %d, retried %d%n",
+                        early.get("delay.target.held-back." + capped)
+                                .get("count")
+                                .asLong(),
+                        early.get("delay.target.handed-back." + capped)
+                                .get("count")
+                                .asLong(),
                         early.get("delay.reclaimed").get("count").asLong(),
                         early.get("delay.retried").get("count").asLong());
-                long again = toCapped.stream().filter(r -> !"1".equals(r.header(DelayHeaders.ATTEMPT))).count();
+                long again = toCapped.stream()
+                        .filter(r -> !"1".equals(r.header(DelayHeaders.ATTEMPT)))
+                        .count();
                 System.out.println("capped deliveries with attempt > 1: " + again);
                 List<KafkaClient.Received> timeline = sortedByTimestamp(toCapped);
                 long first = timeline.get(0).record().timestamp();
                 long last = timeline.get(timeline.size() - 1).record().timestamp();
-                System.out.printf("capped backlog drained in %d ms from its first delivery (%.0f/s)%n", last - first,
-                        (CAPPED - 1) * 1000.0 / Math.max(1, last - first));
+                System.out.printf(
+                        "capped backlog drained in %d ms from its first delivery (%.0f/s)%n",
+                        last - first, (CAPPED - 1) * 1000.0 / Math.max(1, last - first));
                 // across shards: how far a delivered message was younger than one delivered after it
                 long overtaking = 0;
                 long oldestLater = Long.MAX_VALUE;
@@ -115,8 +151,9 @@ class ThrottledCatchUpIT {
                     overtaking = Math.max(overtaking, dueAt - oldestLater);
                     oldestLater = Math.min(oldestLater, dueAt);
                 }
-                System.out.printf("across shards, a message was delivered at most %d ms of due time ahead of an "
-                        + "older one%n", overtaking);
+                System.out.printf(
+                        "across shards, a message was delivered at most %d ms of due time ahead of an " + "older one%n",
+                        overtaking);
                 // across shards the order is by due time among what one claim round brought (the cap's queue holds
                 // at most 2 s worth, and an older message from another shard takes the place of the youngest)
                 assertTrue(overtaking <= 5_000, "roughly oldest first across shards: " + overtaking + " ms");
@@ -129,8 +166,9 @@ class ThrottledCatchUpIT {
                     long dueAt = Long.parseLong(r.header(DelayHeaders.DUE_AT));
                     assertTrue(dueAt >= base && dueAt < base + 10L * CAPPED, "the original due time: " + dueAt);
                     Long before = lastDuePerShard.put(shard, dueAt);
-                    assertTrue(before == null || before <= dueAt, "oldest first in " + shard + ": " + before
-                            + " then " + dueAt);
+                    assertTrue(
+                            before == null || before <= dueAt,
+                            "oldest first in " + shard + ": " + before + " then " + dueAt);
                     assertEquals("1", r.header(DelayHeaders.ATTEMPT), "held back is no attempt");
                 }
 
@@ -140,38 +178,71 @@ class ThrottledCatchUpIT {
                 // below pump.maxInFlight, rounds repeated at once while claims come back full), so they all go while
                 // the capped backlog drains at the cap (about 10 s). Held behind the capped messages due before them
                 // (head-of-line blocking), the last of them would go near the end of that drain.
-                long amidLatest = toFree.stream().filter(r -> r.value().startsWith("amid-"))
-                        .mapToLong(r -> r.record().timestamp()).max().orElseThrow();
-                System.out.printf("last message due amid the backlog (uncapped) delivered %d ms after the first "
-                        + "capped one; the capped backlog took %d ms%n", amidLatest - first, last - first);
-                assertTrue(amidLatest - first < (last - first) / 2, "the uncapped messages due amid the backlog went "
-                        + "while it drained, not behind it: the last " + (amidLatest - first) + " ms after the first "
-                        + "capped delivery, of " + (last - first) + " ms");
+                long amidLatest = toFree.stream()
+                        .filter(r -> r.value().startsWith("amid-"))
+                        .mapToLong(r -> r.record().timestamp())
+                        .max()
+                        .orElseThrow();
+                System.out.printf(
+                        "last message due amid the backlog (uncapped) delivered %d ms after the first "
+                                + "capped one; the capped backlog took %d ms%n",
+                        amidLatest - first, last - first);
+                assertTrue(
+                        amidLatest - first < (last - first) / 2,
+                        "the uncapped messages due amid the backlog went "
+                                + "while it drained, not behind it: the last " + (amidLatest - first)
+                                + " ms after the first "
+                                + "capped delivery, of " + (last - first) + " ms");
 
                 JsonNode metrics = get(bridge.adminPort(), "/metrics").json();
                 JsonNode lateness = metrics.get("histograms").get("delay.target.lateness-ms." + capped);
                 assertEquals(CAPPED, lateness.get("count").asInt());
                 assertTrue(lateness.get("max").asLong() >= 60_000, "lateness counts from the due time: " + lateness);
-                assertEquals(CAPPED, metrics.get("meters").get("delay.target.delivered." + capped).get("count")
-                        .asInt());
-                assertTrue(metrics.get("meters").get("delay.target.held-back." + capped).get("count").asInt() > 0,
+                assertEquals(
+                        CAPPED,
+                        metrics.get("meters")
+                                .get("delay.target.delivered." + capped)
+                                .get("count")
+                                .asInt());
+                assertTrue(
+                        metrics.get("meters")
+                                        .get("delay.target.held-back." + capped)
+                                        .get("count")
+                                        .asInt()
+                                > 0,
                         "the cap held messages back");
-                assertEquals(0, metrics.get("meters").get("delay.target.held-back." + free).get("count").asInt());
+                assertEquals(
+                        0,
+                        metrics.get("meters")
+                                .get("delay.target.held-back." + free)
+                                .get("count")
+                                .asInt());
                 String prometheus = get(bridge.adminPort(), "/prometheus").body();
-                assertTrue(prometheus.contains("delay_target_delivered_total{target=\"" + capped + "\"} " + CAPPED),
-                        prometheus.lines().filter(l -> l.contains("delay_target")).toList().toString());
-                assertTrue(prometheus.contains("delay_target_lateness_seconds{target=\"" + capped
-                        + "\",quantile=\"0.99\"}"));
+                assertTrue(
+                        prometheus.contains("delay_target_delivered_total{target=\"" + capped + "\"} " + CAPPED),
+                        prometheus
+                                .lines()
+                                .filter(l -> l.contains("delay_target"))
+                                .toList()
+                                .toString());
+                assertTrue(prometheus.contains(
+                        "delay_target_lateness_seconds{target=\"" + capped + "\",quantile=\"0.99\"}"));
 
-                JsonNode status = get(bridge.support().getLocalPort(), "/status/summary").json();
+                JsonNode status =
+                        get(bridge.support().getLocalPort(), "/status/summary").json();
                 Map<String, JsonNode> rows = new HashMap<>();
                 status.get("targets").forEach(row -> rows.put(row.get("target").asText(), row));
-                assertEquals(CAP, rows.get(capped).get("cap").asInt(), status.get("targets").toString());
+                assertEquals(
+                        CAP,
+                        rows.get(capped).get("cap").asInt(),
+                        status.get("targets").toString());
                 assertEquals(CAPPED, rows.get(capped).get("delivered").asInt());
                 assertTrue(rows.get(capped).get("latenessMax").asLong() >= 60_000);
                 assertTrue(rows.get(capped).get("heldBack").asLong() > 0);
                 assertEquals(0, rows.get(free).get("cap").asInt(), "uncapped");
-                assertEquals(UNCAPPED_FIRST + UNCAPPED_AMID, rows.get(free).get("delivered").asInt());
+                assertEquals(
+                        UNCAPPED_FIRST + UNCAPPED_AMID,
+                        rows.get(free).get("delivered").asInt());
             }
         }
     }
@@ -179,12 +250,18 @@ class ThrottledCatchUpIT {
     @Test
     void aBadCapStopsStartUpNamingTheKeyTheValueAndTheFix(TestServers servers) {
         TestNames names = TestNames.unique(servers);
-        TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(),
+        TestBridge bridge = new TestBridge(
+                names,
+                servers.kafkaBootstrap(),
+                servers.redisUri(),
                 ConfigOverride.config("pump.rateLimits.default", "-1"));
         IllegalStateException failed = assertThrows(IllegalStateException.class, bridge::start);
         String message = causes(failed);
-        assertTrue(message.contains("pump.rateLimits.default is -1") && message.contains("0 to 1000000 (0: no cap)")
-                && message.contains("DELAY_RATE_LIMIT"), message);
+        assertTrue(
+                message.contains("pump.rateLimits.default is -1")
+                        && message.contains("0 to 1000000 (0: no cap)")
+                        && message.contains("DELAY_RATE_LIMIT"),
+                message);
     }
 
     private static String causes(Throwable t) {
@@ -198,7 +275,8 @@ class ThrottledCatchUpIT {
     private static List<KafkaClient.Received> sortedByTimestamp(List<KafkaClient.Received> records) {
         List<KafkaClient.Received> sorted = new ArrayList<>(records);
         // within one millisecond the timestamps cannot tell the order: take those in due order
-        sorted.sort(java.util.Comparator.<KafkaClient.Received>comparingLong(r -> r.record().timestamp())
+        sorted.sort(java.util.Comparator.<KafkaClient.Received>comparingLong(
+                        r -> r.record().timestamp())
                 .thenComparingLong(r -> Long.parseLong(r.header(DelayHeaders.DUE_AT))));
         return sorted;
     }

@@ -25,7 +25,9 @@ class ClockShiftTest {
         assertSame(fixed, ClockShift.apply(fixed));
         System.setProperty("delay.test.clock.shift", "-1h");
         try {
-            assertEquals(Instant.parse("2026-11-22T07:00:00Z"), ClockShift.apply(fixed).instant());
+            assertEquals(
+                    Instant.parse("2026-11-22T07:00:00Z"),
+                    ClockShift.apply(fixed).instant());
         } finally {
             System.clearProperty("delay.test.clock.shift");
         }

@@ -31,7 +31,8 @@ class CommitPacerTest {
         assertTrue(pacer.mayWait(REDIS_NOW + margin + 1, false, REDIS_NOW));
         assertFalse(pacer.mayWait(REDIS_NOW + margin, false, REDIS_NOW), "due right at the margin");
         assertFalse(pacer.mayWait(REDIS_NOW - 5_000, false, REDIS_NOW), "already due");
-        assertFalse(pacer.mayWait(REDIS_NOW + 3_600_000, true, REDIS_NOW),
+        assertFalse(
+                pacer.mayWait(REDIS_NOW + 3_600_000, true, REDIS_NOW),
                 "a refused record's deadletter copy would be written twice on a re-read");
         assertFalse(pacer.mayWait(REDIS_NOW + 3_600_000, false, NONE), "Redis' clock unknown");
         assertTrue(pacer.mayWait(NONE, false, NONE), "cancels only: nothing of it is ever delivered");

@@ -15,7 +15,8 @@ class FarRetentionTest {
 
     @Test
     void timeRetentionBoundsTheDelayThatMayWaitFarWithTheMargin() {
-        FarRetention retention = FarRetention.of("delay-intake",
+        FarRetention retention = FarRetention.of(
+                "delay-intake",
                 Map.of("cleanup.policy", "delete", "retention.ms", Long.toString(7 * DAY), "retention.bytes", "-1"),
                 HOUR);
         assertTrue(retention.on());
@@ -29,8 +30,16 @@ class FarRetentionTest {
 
     @Test
     void infiniteRetentionAndTieredStorageKeepEverything() {
-        FarRetention retention = FarRetention.of("delay-intake", Map.of("retention.ms", "-1",
-                "remote.storage.enable", "true", "local.retention.ms", Long.toString(HOUR)), HOUR);
+        FarRetention retention = FarRetention.of(
+                "delay-intake",
+                Map.of(
+                        "retention.ms",
+                        "-1",
+                        "remote.storage.enable",
+                        "true",
+                        "local.retention.ms",
+                        Long.toString(HOUR)),
+                HOUR);
         assertTrue(retention.mayWaitFar(0, 365 * DAY), "local.retention.ms does not bound what a fetch can read");
     }
 
@@ -38,22 +47,26 @@ class FarRetentionTest {
     void compactionOrSizeRetentionTurnTheFarTierOffNamingTheSetting() {
         FarRetention compacted = FarRetention.of("delay-intake", Map.of("cleanup.policy", "compact,delete"), HOUR);
         assertFalse(compacted.on());
-        assertTrue(compacted.reason().contains("cleanup.policy=compact,delete")
-                && compacted.reason().contains("cleanup.policy=delete"), compacted.reason());
+        assertTrue(
+                compacted.reason().contains("cleanup.policy=compact,delete")
+                        && compacted.reason().contains("cleanup.policy=delete"),
+                compacted.reason());
         assertFalse(compacted.mayWaitFar(0, HOUR));
 
         FarRetention sized = FarRetention.of("delay-intake", Map.of("retention.bytes", "1073741824"), HOUR);
         assertFalse(sized.on());
-        assertTrue(sized.reason().contains("retention.bytes=1073741824")
-                && sized.reason().contains("retention.bytes=-1"), sized.reason());
+        assertTrue(
+                sized.reason().contains("retention.bytes=1073741824")
+                        && sized.reason().contains("retention.bytes=-1"),
+                sized.reason());
     }
 
     @Test
     void aBrokerDefaultIsSevenDaysAndGarbageIsAClearError() {
         assertTrue(FarRetention.of("t", Map.of(), HOUR).mayWaitFar(0, 6 * DAY));
         assertFalse(FarRetention.of("t", Map.of(), HOUR).mayWaitFar(0, 7 * DAY));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> FarRetention.of("t", Map.of("retention.ms", "soon"), HOUR));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> FarRetention.of("t", Map.of("retention.ms", "soon"), HOUR));
         assertTrue(e.getMessage().contains("retention.ms") && e.getMessage().contains("soon"));
     }
 }

@@ -34,8 +34,12 @@ class FencedMemberTest {
         consumer.put(ConsumerConfig.GROUP_ID_CONFIG, "delay-bridge");
         consumer.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "bridge-a");
         String reason = FencedMember.stopping(consumer);
-        assertTrue(reason.contains("'delay-bridge'") && reason.contains("'bridge-a'")
-                && reason.contains("kafka.instanceId") && reason.contains("DELAY_INSTANCE_ID"), reason);
+        assertTrue(
+                reason.contains("'delay-bridge'")
+                        && reason.contains("'bridge-a'")
+                        && reason.contains("kafka.instanceId")
+                        && reason.contains("DELAY_INSTANCE_ID"),
+                reason);
         assertTrue(FencedMember.rejoining(consumer).contains("Rejoining with a new consumer in 5 s"));
     }
 }

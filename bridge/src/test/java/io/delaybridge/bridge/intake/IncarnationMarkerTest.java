@@ -31,8 +31,8 @@ class IncarnationMarkerTest {
 
     @Test
     void anOffsetOfAnotherIncarnationIsNamedWithBothIncarnations() {
-        String mismatch = IncarnationMarker.mismatch(
-                Map.of(P1, new OffsetAndMetadata(42, IncarnationMarker.of("old"))), "new");
+        String mismatch =
+                IncarnationMarker.mismatch(Map.of(P1, new OffsetAndMetadata(42, IncarnationMarker.of("old"))), "new");
         assertTrue(mismatch.contains("offset 42 of intake-1"), mismatch);
         assertTrue(mismatch.contains("incarnation old"), mismatch);
         assertTrue(mismatch.contains("incarnation new"), mismatch);

@@ -23,9 +23,17 @@ class IntakePollTest {
 
     private static final String INTAKE = "delay-intake";
     private static final long NOW = 1_700_000_000_000L;
-    private static final RecordTranslator TRANSLATOR = new RecordTranslator(new IntakeSettings(INTAKE,
-            "delay-deadletter", Duration.ofDays(365).toMillis(), 1_048_576, List.of(), Duration.ofMillis(100),
-            Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofSeconds(10), Duration.ofHours(1).toMillis()));
+    private static final RecordTranslator TRANSLATOR = new RecordTranslator(new IntakeSettings(
+            INTAKE,
+            "delay-deadletter",
+            Duration.ofDays(365).toMillis(),
+            1_048_576,
+            List.of(),
+            Duration.ofMillis(100),
+            Duration.ofMillis(100),
+            Duration.ofMillis(100),
+            Duration.ofSeconds(10),
+            Duration.ofHours(1).toMillis()));
 
     @Test
     void aPollBecomesItsOperationsRefusalsAndTheOffsetsItCommits() {
@@ -73,9 +81,12 @@ class IntakePollTest {
 
         IntakePoll poll = IntakePoll.translate(records, TRANSLATOR, "m", gate, NOW);
 
-        assertEquals(List.of(INTAKE + "-0-1", INTAKE + "-1-5"),
+        assertEquals(
+                List.of(INTAKE + "-0-1", INTAKE + "-1-5"),
                 poll.express().stream().map(IntakePoll.ExpressRecord::id).toList());
-        assertEquals(List.of(0, 1), poll.express().stream().map(IntakePoll.ExpressRecord::partition).toList());
+        assertEquals(
+                List.of(0, 1),
+                poll.express().stream().map(IntakePoll.ExpressRecord::partition).toList());
         assertEquals(4, poll.ops().size(), "the rest parks, the cancel included");
         assertEquals(2, gate.heldRecords());
         assertEquals(NOW, poll.earliestDueAt());
@@ -84,17 +95,19 @@ class IntakePollTest {
     @Test
     void aCancelDoesNotStopTheExpressPathOfItsPartition() {
         ExpressGate gate = new ExpressGate(250, 100, 1_000_000);
-        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, cancel("order-1")), record(0, 2, until(NOW))),
-                TRANSLATOR, "m", gate, NOW);
-        assertEquals(List.of(INTAKE + "-0-2"), poll.express().stream().map(IntakePoll.ExpressRecord::id).toList());
+        IntakePoll poll = IntakePoll.translate(
+                List.of(record(0, 1, cancel("order-1")), record(0, 2, until(NOW))), TRANSLATOR, "m", gate, NOW);
+        assertEquals(
+                List.of(INTAKE + "-0-2"),
+                poll.express().stream().map(IntakePoll.ExpressRecord::id).toList());
         assertInstanceOf(WriteOp.Cancel.class, poll.ops().get(0), "the cancel is written, before the checks");
         assertEquals(1, poll.ops().size());
     }
 
     @Test
     void anExpressRecordIsEncodedOnlyWhenItParks() {
-        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, until(NOW))), TRANSLATOR, "m",
-                new ExpressGate(250, 100, 1_000_000), NOW);
+        IntakePoll poll = IntakePoll.translate(
+                List.of(record(0, 1, until(NOW))), TRANSLATOR, "m", new ExpressGate(250, 100, 1_000_000), NOW);
         IntakePoll.ExpressRecord express = poll.express().get(0);
         WriteOp.Schedule parked = express.op();
         assertEquals(express.id(), parked.id());
@@ -105,8 +118,12 @@ class IntakePollTest {
 
     @Test
     void withoutAReadingOfRedisClockEverythingParks() {
-        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, until(NOW))), TRANSLATOR, "m",
-                new ExpressGate(250, 100, 1_000_000), Long.MAX_VALUE);
+        IntakePoll poll = IntakePoll.translate(
+                List.of(record(0, 1, until(NOW))),
+                TRANSLATOR,
+                "m",
+                new ExpressGate(250, 100, 1_000_000),
+                Long.MAX_VALUE);
         assertEquals(List.of(), poll.express());
         assertEquals(1, poll.ops().size());
     }
@@ -126,8 +143,18 @@ class IntakePollTest {
 
     private static ConsumerRecord<byte[], byte[]> record(int partition, long offset, RecordHeaders headers) {
         byte[] value = utf8("v");
-        return new ConsumerRecord<>(INTAKE, partition, offset, NOW, TimestampType.CREATE_TIME, 0, value.length,
-                null, value, headers == null ? new RecordHeaders() : headers, Optional.empty());
+        return new ConsumerRecord<>(
+                INTAKE,
+                partition,
+                offset,
+                NOW,
+                TimestampType.CREATE_TIME,
+                0,
+                value.length,
+                null,
+                value,
+                headers == null ? new RecordHeaders() : headers,
+                Optional.empty());
     }
 
     private static byte[] utf8(String s) {

@@ -21,10 +21,13 @@ class PollCommitsTest {
     private static final MetricRegistry REGISTRY = new MetricRegistry();
     private static final TopicPartition P0 = new TopicPartition("intake", 0);
 
-    private final MockConsumer<byte[], byte[]> consumer =
-            new MockConsumer<>(AutoOffsetResetStrategy.EARLIEST.name());
-    private final PollCommits commits = new PollCommits(new OffsetCommitter(consumer, null,
-            new IntakeMetrics(REGISTRY, new DeadletterMeters(REGISTRY)), Duration.ZERO, Duration.ofMillis(100)));
+    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>(AutoOffsetResetStrategy.EARLIEST.name());
+    private final PollCommits commits = new PollCommits(new OffsetCommitter(
+            consumer,
+            null,
+            new IntakeMetrics(REGISTRY, new DeadletterMeters(REGISTRY)),
+            Duration.ZERO,
+            Duration.ofMillis(100)));
 
     PollCommitsTest() {
         consumer.assign(List.of(P0));
@@ -42,7 +45,9 @@ class PollCommitsTest {
         assertNull(consumer.committed(java.util.Set.of(P0)).get(P0), "one express record still on its way");
         first.settle();
         commits.commitIfDue();
-        assertEquals(20, consumer.committed(java.util.Set.of(P0)).get(P0).offset(),
+        assertEquals(
+                20,
+                consumer.committed(java.util.Set.of(P0)).get(P0).offset(),
                 "both polls commit, in order, once the first settled");
     }
 
@@ -65,7 +70,14 @@ class PollCommitsTest {
 
     private static IntakePoll poll(long next, int expressRecords) {
         List<IntakePoll.ExpressRecord> express = java.util.Collections.nCopies(expressRecords, null);
-        return new IntakePoll(List.of(), express, List.of(), List.of(), Map.of(P0, new OffsetAndMetadata(next, "m")),
-                Map.of(P0, next - 1), Long.MAX_VALUE, 1);
+        return new IntakePoll(
+                List.of(),
+                express,
+                List.of(),
+                List.of(),
+                Map.of(P0, new OffsetAndMetadata(next, "m")),
+                Map.of(P0, next - 1),
+                Long.MAX_VALUE,
+                1);
     }
 }

@@ -27,7 +27,9 @@ class RedisClockCeilingTest {
         assertEquals(1_000_002, ceiling.atMost(T0));
         assertEquals(1_000_012, ceiling.atMost(T0 + 10 * MS));
         assertEquals(1_000_012, ceiling.atMost(T0 + 10 * MS - 1), "a part of a millisecond counts as a whole one");
-        assertEquals(1_004_002 + 2, ceiling.atMost(T0 + 4_000 * MS),
+        assertEquals(
+                1_004_002 + 2,
+                ceiling.atMost(T0 + 4_000 * MS),
                 "four seconds later 2 ms more: Redis' clock may run 500 ppm fast");
     }
 
@@ -46,14 +48,21 @@ class RedisClockCeilingTest {
     void readingNowAsksRedisOnlyWhenStaleAndAFailedReadIsUnknown() {
         RedisClockCeiling ceiling = new RedisClockCeiling();
         java.util.List<RuntimeException> failures = new java.util.ArrayList<>();
-        assertEquals(Long.MAX_VALUE, ceiling.atMostNow(() -> {
-            throw new IllegalStateException("Redis away");
-        }, failures::add));
+        assertEquals(
+                Long.MAX_VALUE,
+                ceiling.atMostNow(
+                        () -> {
+                            throw new IllegalStateException("Redis away");
+                        },
+                        failures::add));
         assertEquals(1, failures.size(), "the failure is told");
         long first = ceiling.atMostNow(() -> 5_000, failures::add);
         assertTrue(first >= 5_001 && first < 6_000, "a fresh reading bounds the clock: " + first);
-        assertTrue(ceiling.atMostNow(() -> {
-            throw new AssertionError("a fresh reading is not read again");
-        }, failures::add) < 6_000);
+        assertTrue(ceiling.atMostNow(
+                        () -> {
+                            throw new AssertionError("a fresh reading is not read again");
+                        },
+                        failures::add)
+                < 6_000);
     }
 }

@@ -19,8 +19,15 @@ class StorePositionsTest {
 
     /** A poll that read {@code partition}'s offsets [first, next). */
     private static IntakePoll poll(TopicPartition partition, long first, long next) {
-        return new IntakePoll(List.of(), List.of(), List.of(), List.of(), Map.of(partition, new OffsetAndMetadata(next)),
-                Map.of(partition, first), Long.MAX_VALUE, (int) (next - first));
+        return new IntakePoll(
+                List.of(),
+                List.of(),
+                List.of(),
+                List.of(),
+                Map.of(partition, new OffsetAndMetadata(next)),
+                Map.of(partition, first),
+                Long.MAX_VALUE,
+                (int) (next - first));
     }
 
     @Test

@@ -39,11 +39,12 @@ class InFlightPlacesTest {
         places.claimed(1);
         places.ackSent();
         new Thread(() -> {
-            places.ackAnswered();
-            places.finish(shard, 1);
-        }).start();
-        assertTrue(wakeups.awaitUntilTrue(() -> shard.outstanding.get() == 0 && places.pendingAcks() == 0,
-                TimeUnit.SECONDS.toNanos(10)));
+                    places.ackAnswered();
+                    places.finish(shard, 1);
+                })
+                .start();
+        assertTrue(wakeups.awaitUntilTrue(
+                () -> shard.outstanding.get() == 0 && places.pendingAcks() == 0, TimeUnit.SECONDS.toNanos(10)));
         assertEquals(0, places.count());
     }
 }

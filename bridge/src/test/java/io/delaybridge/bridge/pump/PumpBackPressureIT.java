@@ -41,26 +41,34 @@ class PumpBackPressureIT {
             pump.start();
             try {
                 pump.assign(List.of(0));
-                await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == MAX_IN_FLIGHT);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> producer.history().size() == MAX_IN_FLIGHT);
 
                 ThreadMXBean threads = ManagementFactory.getThreadMXBean();
                 long pumpThread = Thread.getAllStackTraces().keySet().stream()
-                        .filter(t -> t.getName().equals("delay-pump")).findFirst().orElseThrow().getId();
+                        .filter(t -> t.getName().equals("delay-pump"))
+                        .findFirst()
+                        .orElseThrow()
+                        .getId();
                 long cpuBefore = threads.getThreadCpuTime(pumpThread);
                 long wallBefore = System.nanoTime();
-                await().pollDelay(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> true);
+                await().pollDelay(Duration.ofMillis(500))
+                        .atMost(Duration.ofSeconds(2))
+                        .until(() -> true);
                 long cpuMillis = (threads.getThreadCpuTime(pumpThread) - cpuBefore) / 1_000_000;
                 long wallMillis = (System.nanoTime() - wallBefore) / 1_000_000;
 
                 assertEquals(MAX_IN_FLIGHT, producer.history().size(), "nothing more is sent while the window is full");
                 assertEquals(MAX_IN_FLIGHT, pump.inFlight());
-                assertTrue(cpuMillis < wallMillis / 5, "the pump waits, it does not spin: " + cpuMillis
-                        + " ms of CPU in " + wallMillis + " ms");
+                assertTrue(
+                        cpuMillis < wallMillis / 5,
+                        "the pump waits, it does not spin: " + cpuMillis + " ms of CPU in " + wallMillis + " ms");
 
                 for (int i = 0; i < MAX_IN_FLIGHT; i++) {
                     producer.completeNext();
                 }
-                await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == 2 * MAX_IN_FLIGHT);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> producer.history().size() == 2 * MAX_IN_FLIGHT);
                 assertEquals(MAX_IN_FLIGHT, rig.metrics.meter("delay.delivered").getCount());
             } finally {
                 producer.releaseAll(); // let the last sends finish so stop() does not wait on them

@@ -38,7 +38,8 @@ class PumpClaimFailureIT {
                 // the shard is idle now; the next message wakes the pump, and its first claim fails
                 claimsToFail.set(1);
                 rig.schedule(1, rig.store.now());
-                await().atMost(Duration.ofSeconds(5)).until(() -> rig.producer.history().size() == 2);
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> rig.producer.history().size() == 2);
                 assertEquals(1, failedClaims.get(), "the claim that was to fail was made");
                 assertEquals(0, rig.store.stats(0).pending());
             } finally {
@@ -59,9 +60,8 @@ class PumpClaimFailureIT {
                 if (answersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                     real.join();
                     lostAnswers.incrementAndGet();
-                    return CompletableFuture.failedFuture(
-                            new StoreUnavailableException("connection closed before the claim's reply (injected)",
-                                    null));
+                    return CompletableFuture.failedFuture(new StoreUnavailableException(
+                            "connection closed before the claim's reply (injected)", null));
                 }
                 return real;
             });
@@ -72,10 +72,12 @@ class PumpClaimFailureIT {
                 long due = rig.store.now();
                 rig.schedule(1, due);
                 rig.schedule(2, due);
-                await().atMost(Duration.ofSeconds(10)).until(() -> rig.producer.history().size() == 3);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> rig.producer.history().size() == 3);
                 assertEquals(1, lostAnswers.get(), "the claim whose answer was lost ran");
                 assertEquals(0, rig.store.stats(0).pending());
-                await().atMost(Duration.ofSeconds(10)).until(() -> rig.store.stats(0).inFlight() == 0);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> rig.store.stats(0).inFlight() == 0);
             } finally {
                 pump.stop();
             }
@@ -92,7 +94,8 @@ class PumpClaimFailureIT {
         try {
             pump.assign(List.of(0));
             rig.schedule(0, rig.store.now());
-            await().atMost(Duration.ofSeconds(10)).until(() -> rig.producer.history().size() == 1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> rig.producer.history().size() == 1);
             return pump;
         } catch (Exception | Error e) {
             pump.stop();

@@ -43,8 +43,10 @@ class PumpClockSkewIT {
             try {
                 pump.assign(List.of(0));
                 // the lease ends 4 s after the claim; reclaims run every second
-                await().atMost(Duration.ofSeconds(20)).until(() -> rig.producer.history().size() == 1);
-                await().atMost(Duration.ofSeconds(10)).until(() -> rig.store.stats(0).inFlight() == 0);
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> rig.producer.history().size() == 1);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> rig.store.stats(0).inFlight() == 0);
                 assertEquals(0, rig.store.stats(0).pending());
             } finally {
                 pump.stop();
@@ -62,12 +64,14 @@ class PumpClockSkewIT {
             try {
                 pump.assign(List.of(0));
                 rig.schedule(0, rig.store.now());
-                await().atMost(Duration.ofSeconds(10)).until(() -> rig.producer.history().size() == 1);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> rig.producer.history().size() == 1);
 
                 clock.step(Duration.ofHours(-1));
                 long dueAt = rig.store.now() + 500;
                 rig.schedule(1, dueAt);
-                await().atMost(Duration.ofSeconds(10)).until(() -> rig.producer.history().size() == 2);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> rig.producer.history().size() == 2);
                 assertTrue(rig.store.now() >= dueAt, "delivered at or after its due time");
             } finally {
                 pump.stop();

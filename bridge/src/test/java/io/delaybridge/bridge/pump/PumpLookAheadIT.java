@@ -39,13 +39,15 @@ class PumpLookAheadIT {
                     due.add(base + 25L * i);
                     rig.schedule(i, due.get(i));
                 }
-                await().atMost(Duration.ofSeconds(10)).until(() -> rig.producer.history().size() == 20);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> rig.producer.history().size() == 20);
 
                 for (int n = 0; n < 20; n++) {
                     int offset = rig.producer.history().get(n).value()[0];
                     assertEquals(n, offset, "sent in due order");
                     long sentAt = rig.sentAtMillis.get(n);
-                    assertTrue(sentAt >= due.get(offset),
+                    assertTrue(
+                            sentAt >= due.get(offset),
                             "message " + offset + " sent at " + sentAt + ", due " + due.get(offset));
                 }
                 assertTrue(claimedAhead.get() > 0, "claims took messages before they were due");
@@ -60,10 +62,12 @@ class PumpLookAheadIT {
         try (PumpRig rig = new PumpRig(servers, "rounds", true)) {
             AtomicInteger claims = new AtomicInteger();
             AtomicInteger acks = new AtomicInteger();
-            DelayStore store = PumpRig.countingAcks(PumpRig.interceptingClaims(rig.store, claim -> {
-                claims.incrementAndGet();
-                return claim.get();
-            }), acks);
+            DelayStore store = PumpRig.countingAcks(
+                    PumpRig.interceptingClaims(rig.store, claim -> {
+                        claims.incrementAndGet();
+                        return claim.get();
+                    }),
+                    acks);
             // a look-ahead of 200 ms: rounds at most every 100 ms, each taking what falls due in the next 200 ms
             Pump pump = rig.pump(store, new PumpSettings(500, 30_000, 1_000, 1_000, 200), Clock.systemUTC());
             long base = rig.store.now() + 2_000;
@@ -75,14 +79,16 @@ class PumpLookAheadIT {
             pump.start();
             try {
                 pump.assign(List.of(0));
-                await().atMost(Duration.ofSeconds(10)).until(() -> rig.producer.history().size() == 100);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> rig.producer.history().size() == 100);
             } finally {
                 pump.stop();
             }
             for (int n = 0; n < 100; n++) {
                 int offset = rig.producer.history().get(n).value()[0];
                 assertEquals(n, offset, "sent in due order");
-                assertTrue(rig.sentAtMillis.get(n) >= due.get(offset),
+                assertTrue(
+                        rig.sentAtMillis.get(n) >= due.get(offset),
                         "message " + offset + " sent at " + rig.sentAtMillis.get(n) + ", due " + due.get(offset));
             }
             // claimed as each entered the look-ahead window, they took ~100 claims; in rounds, ~7 (one at start)
@@ -104,7 +110,8 @@ class PumpLookAheadIT {
                 pump.assign(List.of(0));
                 due = rig.store.now() + 600;
                 rig.schedule(0, due);
-                await().atMost(Duration.ofSeconds(5)).until(() -> rig.store.stats(0).inFlight() == 1);
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> rig.store.stats(0).inFlight() == 1);
                 assertTrue(rig.store.now() < due, "claimed ahead of its due time");
             } finally {
                 pump.stop();
@@ -118,13 +125,15 @@ class PumpLookAheadIT {
 
     /** The store, counting the messages that claims took before their due time (by Redis' clock at the claim). */
     private static DelayStore countingClaimsAhead(DelayStore store, AtomicInteger ahead) {
-        return PumpRig.interceptingClaims(store, claim -> claim.get().thenApply(batch -> {
-            for (ClaimedMessage message : batch.messages()) {
-                if (batch.redisNow() < message.dueAt()) {
-                    ahead.incrementAndGet();
-                }
-            }
-            return batch;
-        }));
+        return PumpRig.interceptingClaims(
+                store,
+                claim -> claim.get().thenApply(batch -> {
+                    for (ClaimedMessage message : batch.messages()) {
+                        if (batch.redisNow() < message.dueAt()) {
+                            ahead.incrementAndGet();
+                        }
+                    }
+                    return batch;
+                }));
     }
 }

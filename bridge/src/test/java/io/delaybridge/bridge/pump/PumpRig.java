@@ -54,6 +54,7 @@ final class PumpRig implements AutoCloseable {
     final RecordingProducer producer;
     /** When each send was made (host clock, ms), in the order of {@code producer.history()}. */
     final List<Long> sentAtMillis;
+
     final MetricRegistry metrics = new MetricRegistry();
     private final Admin admin;
 
@@ -65,9 +66,11 @@ final class PumpRig implements AutoCloseable {
         topic = servers.unique(name);
         target = topic + "-out";
         admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap()));
-        store = RedisDelayStore.connect(RedisStoreOptions.of(servers.redisUri(), topic, 1).withKeyPrefix(topic));
+        store = RedisDelayStore.connect(
+                RedisStoreOptions.of(servers.redisUri(), topic, 1).withKeyPrefix(topic));
         admin.createTopics(List.of(new NewTopic(target, Optional.of(1), Optional.empty())))
-                .all().get(30, TimeUnit.SECONDS);
+                .all()
+                .get(30, TimeUnit.SECONDS);
         producer = new RecordingProducer(servers.kafkaBootstrap(), !autoComplete);
         sentAtMillis = producer.sentAtMillis;
     }
@@ -78,19 +81,25 @@ final class PumpRig implements AutoCloseable {
 
     /** A pump on {@code store} (e.g. a proxy of {@link #store}) whose host clock is {@code clock}. */
     Pump pump(DelayStore store, PumpSettings settings, Clock clock) {
-        Delivery delivery = Delivery.plain(producer,
-                new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000), topic + "-dlq");
-        return new Pump(store, delivery, new TargetRates(0, Map.of(), metrics),
-                new ExponentialBackoff(3, 100, 1_000), settings,
-                new PumpMetrics(metrics, new DeadletterMeters(metrics)), clock, Crashes.NONE);
+        Delivery delivery = Delivery.plain(
+                producer, new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000), topic + "-dlq");
+        return new Pump(
+                store,
+                delivery,
+                new TargetRates(0, Map.of(), metrics),
+                new ExponentialBackoff(3, 100, 1_000),
+                settings,
+                new PumpMetrics(metrics, new DeadletterMeters(metrics)),
+                clock,
+                Crashes.NONE);
     }
 
     /**
      * {@code store}, with every {@code claimAsync} answered by {@code claims}, which is given the real call (to make,
      * wrap or skip); every other call goes straight to {@code store}.
      */
-    static DelayStore interceptingClaims(DelayStore store,
-            Function<Supplier<CompletableFuture<ClaimBatch>>, CompletableFuture<ClaimBatch>> claims) {
+    static DelayStore interceptingClaims(
+            DelayStore store, Function<Supplier<CompletableFuture<ClaimBatch>>, CompletableFuture<ClaimBatch>> claims) {
         return intercepting(store, "claimAsync", real -> {
             @SuppressWarnings("unchecked")
             Supplier<CompletableFuture<ClaimBatch>> claim = () -> (CompletableFuture<ClaimBatch>) real.get();
@@ -107,10 +116,10 @@ final class PumpRig implements AutoCloseable {
     }
 
     /** {@code store}, with every call of {@code methodName} answered by {@code calls}, given the real call. */
-    private static DelayStore intercepting(DelayStore store, String methodName,
-            Function<Supplier<Object>, Object> calls) {
-        return (DelayStore) Proxy.newProxyInstance(DelayStore.class.getClassLoader(), new Class<?>[] {DelayStore.class},
-                (proxy, method, args) -> {
+    private static DelayStore intercepting(
+            DelayStore store, String methodName, Function<Supplier<Object>, Object> calls) {
+        return (DelayStore) Proxy.newProxyInstance(
+                DelayStore.class.getClassLoader(), new Class<?>[] {DelayStore.class}, (proxy, method, args) -> {
                     Supplier<Object> real = () -> {
                         try {
                             return method.invoke(store, args);
@@ -131,8 +140,8 @@ final class PumpRig implements AutoCloseable {
 
     WriteOp.Schedule scheduleOp(long offset, long dueAt) {
         String origin = topic + "/0/" + offset;
-        byte[] envelope = EnvelopeCodec.encode(
-                new Envelope(target, null, origin, null, new byte[] {(byte) offset}, List.of()));
+        byte[] envelope =
+                EnvelopeCodec.encode(new Envelope(target, null, origin, null, new byte[] {(byte) offset}, List.of()));
         return new WriteOp.Schedule(topic + "-0-" + offset, dueAt, origin, envelope);
     }
 
@@ -157,8 +166,16 @@ final class PumpRig implements AutoCloseable {
         private boolean holding;
 
         RecordingProducer(String bootstrap, boolean holding) {
-            super(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all",
-                    ProducerConfig.LINGER_MS_CONFIG, 0), new ByteArraySerializer(), new ByteArraySerializer());
+            super(
+                    Map.of(
+                            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                            bootstrap,
+                            ProducerConfig.ACKS_CONFIG,
+                            "all",
+                            ProducerConfig.LINGER_MS_CONFIG,
+                            0),
+                    new ByteArraySerializer(),
+                    new ByteArraySerializer());
             this.holding = holding;
         }
 
@@ -166,11 +183,13 @@ final class PumpRig implements AutoCloseable {
         public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
             sentAtMillis.add(System.currentTimeMillis());
             history.add(record);
-            return super.send(record, (metadata, error) -> acknowledge(() -> {
-                if (callback != null) {
-                    callback.onCompletion(metadata, error);
-                }
-            }));
+            return super.send(
+                    record,
+                    (metadata, error) -> acknowledge(() -> {
+                        if (callback != null) {
+                            callback.onCompletion(metadata, error);
+                        }
+                    }));
         }
 
         /** The records sent so far, in the order they were sent. */

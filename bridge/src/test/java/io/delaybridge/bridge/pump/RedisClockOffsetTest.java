@@ -17,8 +17,8 @@ class RedisClockOffsetTest {
 
     @Test
     void redisTimeIsTheHostsPlusTheMeasuredOffset() {
-        RedisClockOffset redis = new RedisClockOffset(Clock.fixed(Instant.ofEpochMilli(HOST), ZoneOffset.UTC),
-                1_000, T0);
+        RedisClockOffset redis =
+                new RedisClockOffset(Clock.fixed(Instant.ofEpochMilli(HOST), ZoneOffset.UTC), 1_000, T0);
         assertTrue(redis.stale(T0), "never measured");
         redis.measured(HOST + 3_600_000, HOST, T0); // Redis an hour ahead of this host
         assertFalse(redis.stale(T0 + TimeUnit.MILLISECONDS.toNanos(999)));

@@ -26,14 +26,13 @@ class DueReleaserTest {
     void sendsEachMessageOnceItsDueTimeIsCertainEarliestFirst() throws Exception {
         List<Sent> sent = new CopyOnWriteArrayList<>();
         DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
-                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500,
-                "test-release");
+                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500, "test-release");
         releaser.start();
         try {
             long readAt = System.nanoTime();
             releaser.observe(REDIS_NOW, readAt);
-            releaser.hold(List.of(message("c", REDIS_NOW + 120), message("a", REDIS_NOW - 5),
-                    message("b", REDIS_NOW + 60)));
+            releaser.hold(
+                    List.of(message("c", REDIS_NOW + 120), message("a", REDIS_NOW - 5), message("b", REDIS_NOW + 60)));
             await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 3);
 
             assertEquals(List.of("a", "b", "c"), sent.stream().map(Sent::id).toList(), "earliest due first");
@@ -49,11 +48,14 @@ class DueReleaserTest {
         List<String> sent = new CopyOnWriteArrayList<>();
         DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
                 m -> {
-            if (m.ref().id().equals("bad")) {
-                throw new IllegalStateException("injected");
-            }
-            sent.add(m.ref().id());
-        }, ClaimedMessage::dueAt, 500, "test-release");
+                    if (m.ref().id().equals("bad")) {
+                        throw new IllegalStateException("injected");
+                    }
+                    sent.add(m.ref().id());
+                },
+                ClaimedMessage::dueAt,
+                500,
+                "test-release");
         releaser.start();
         try {
             releaser.observe(REDIS_NOW, System.nanoTime());
@@ -69,8 +71,7 @@ class DueReleaserTest {
     void stopSendsWhatIsHeldAtItsDueTimeFirst() throws Exception {
         List<Sent> sent = new CopyOnWriteArrayList<>();
         DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
-                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500,
-                "test-release");
+                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500, "test-release");
         releaser.start();
         long readAt = System.nanoTime();
         releaser.observe(REDIS_NOW, readAt);
@@ -84,8 +85,8 @@ class DueReleaserTest {
     @Test
     void withoutAReadingOfRedisClockNothingNotYetKnownDueIsSent() throws Exception {
         List<String> sent = new CopyOnWriteArrayList<>();
-        DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
-                m -> sent.add(m.ref().id()), ClaimedMessage::dueAt, 100, "test-release");
+        DueReleaser<ClaimedMessage> releaser =
+                new DueReleaser<>(m -> sent.add(m.ref().id()), ClaimedMessage::dueAt, 100, "test-release");
         releaser.start();
         releaser.hold(List.of(message("unknown", REDIS_NOW)));
         await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> true);

@@ -27,7 +27,9 @@ class RedisClockBoundTest {
         assertEquals(T0 + ahead(7), bound.reachesAt(1_000_007));
         assertEquals(T0, bound.reachesAt(1_000_000));
         assertEquals(T0, bound.reachesAt(999_000), "a due time already passed is reached at once");
-        assertEquals(T0 + 1_000_500_000L, bound.reachesAt(1_001_000),
+        assertEquals(
+                T0 + 1_000_500_000L,
+                bound.reachesAt(1_001_000),
                 "a second ahead waits 0.5 ms more: the host's clock may run 500 ppm fast");
     }
 

@@ -45,15 +45,21 @@ class RuleTopologyTest {
     private List<RuleMeters> meters;
 
     private void start(Rule... rules) {
-        meters = java.util.Arrays.stream(rules).map(r -> new RuleMeters(registry, r.name())).toList();
-        IntakeParser verifier = new IntakeParser(new TargetPolicy(INTAKE, DEADLETTER, List.of("orders\\..*")),
+        meters = java.util.Arrays.stream(rules)
+                .map(r -> new RuleMeters(registry, r.name()))
+                .toList();
+        IntakeParser verifier = new IntakeParser(
+                new TargetPolicy(INTAKE, DEADLETTER, List.of("orders\\..*")),
                 Duration.ofDays(365).toMillis());
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "rules-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        driver = new TopologyTestDriver(RuleTopology.build(List.of(rules), meters, new RuleRecords(verifier), INTAKE,
-                DEADLETTER, true, deadlettered::add), props, T0);
+        driver = new TopologyTestDriver(
+                RuleTopology.build(
+                        List.of(rules), meters, new RuleRecords(verifier), INTAKE, DEADLETTER, true, deadlettered::add),
+                props,
+                T0);
         intake = driver.createOutputTopic(INTAKE, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         deadletter = driver.createOutputTopic(DEADLETTER, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
@@ -77,9 +83,15 @@ class RuleTopologyTest {
         in.pipeInput(new TestRecord<>(bytes(key), bytes(value), headers, T0));
     }
 
-    private static Rule schedule(String name, String source, String target, RuleDelay delay, Integer partition,
-            String id) {
-        return Rule.schedule(name, List.of(source), null, target, delay, partition,
+    private static Rule schedule(
+            String name, String source, String target, RuleDelay delay, Integer partition, String id) {
+        return Rule.schedule(
+                name,
+                List.of(source),
+                null,
+                target,
+                delay,
+                partition,
                 IdTemplate.parse(id == null ? IdTemplate.DEFAULT : id));
     }
 
@@ -115,8 +127,8 @@ class RuleTopologyTest {
         TestRecord<byte[], byte[]> out = intake.readRecord();
         var command = new IntakeParser(new TargetPolicy(INTAKE, DEADLETTER, List.of()), 86_400_000L)
                 .parse(out.headers(), T0.toEpochMilli(), "unused");
-        var expected = new io.delaybridge.schemas.IntakeCommand.Schedule("orders.timeout", T0.toEpochMilli() + 5_000,
-                "x:k", true, 3);
+        var expected = new io.delaybridge.schemas.IntakeCommand.Schedule(
+                "orders.timeout", T0.toEpochMilli() + 5_000, "x:k", true, 3);
         assertEquals(expected, command);
     }
 
@@ -134,7 +146,8 @@ class RuleTopologyTest {
 
     @Test
     void aCancelRuleWritesACancelUnderTheSourceKeyWithoutTheValue() {
-        start(fixed("order-timeout", "orders.created", "order-timeout:{key}"),
+        start(
+                fixed("order-timeout", "orders.created", "order-timeout:{key}"),
                 Rule.cancel("order-paid", List.of("orders.paid"), null, IdTemplate.parse("order-timeout:{key}")));
         send(input("orders.paid"), "order-42", "{\"paid\":true}");
         TestRecord<byte[], byte[]> out = intake.readRecord();
@@ -149,9 +162,21 @@ class RuleTopologyTest {
 
     @Test
     void aDelayFromAHeaderWithAFallbackAndItsRejections() {
-        start(schedule("h", "orders.created", "orders.timeout", new RuleDelay.FromHeader("x-timeout", 60_000L),
-                null, null), schedule("strict", "orders.other", "orders.timeout",
-                new RuleDelay.FromHeader("x-timeout", null), null, null));
+        start(
+                schedule(
+                        "h",
+                        "orders.created",
+                        "orders.timeout",
+                        new RuleDelay.FromHeader("x-timeout", 60_000L),
+                        null,
+                        null),
+                schedule(
+                        "strict",
+                        "orders.other",
+                        "orders.timeout",
+                        new RuleDelay.FromHeader("x-timeout", null),
+                        null,
+                        null));
         TestInputTopic<byte[], byte[]> in = input("orders.created");
         send(in, "a", "1", "x-timeout", "5s");
         send(in, "b", "2");
@@ -162,7 +187,8 @@ class RuleTopologyTest {
         assertEquals("120000", delay(intake.readRecord()), "the record after a bad one");
         TestRecord<byte[], byte[]> bad = deadletter.readRecord();
         assertEquals(ErrorCode.INVALID_DELAY.name(), header(bad, DelayHeaders.ERROR));
-        assertTrue(header(bad, DelayHeaders.ERROR_MESSAGE).contains("header \"x-timeout\": \"soon\" is not a delay"),
+        assertTrue(
+                header(bad, DelayHeaders.ERROR_MESSAGE).contains("header \"x-timeout\": \"soon\" is not a delay"),
                 header(bad, DelayHeaders.ERROR_MESSAGE));
 
         send(input("orders.other"), "e", "5");
@@ -174,8 +200,13 @@ class RuleTopologyTest {
 
     @Test
     void aDelayFromAJsonFieldAsTextOrMillisecondsNestedOrFallingBack() {
-        start(schedule("f", "orders.created", "orders.timeout", new RuleDelay.FromField("payment.timeout", 1L),
-                null, "f:{field:id}"));
+        start(schedule(
+                "f",
+                "orders.created",
+                "orders.timeout",
+                new RuleDelay.FromField("payment.timeout", 1L),
+                null,
+                "f:{field:id}"));
         TestInputTopic<byte[], byte[]> in = input("orders.created");
         send(in, "a", "{\"id\":7,\"payment\":{\"timeout\":\"2s\"}}");
         send(in, "b", "{\"id\":8,\"payment\":{\"timeout\":1500}}");
@@ -189,14 +220,20 @@ class RuleTopologyTest {
 
     @Test
     void everyRejectionGoesToTheDeadletterTopicWithItsCodeAndTheSourceRecord() {
-        start(schedule("json", "orders.json", "orders.timeout", new RuleDelay.FromField("timeout", null), null, null),
+        start(
+                schedule("json", "orders.json", "orders.timeout", new RuleDelay.FromField("timeout", null), null, null),
                 fixed("keyed", "orders.keyed", "k:{key}"),
                 fixed("hdr", "orders.hdr", "h:{header:order}"),
                 fixed("long", "orders.long", "{key}"),
                 schedule("far", "orders.far", "orders.timeout", new RuleDelay.Fixed(400L * 86_400_000), null, null),
                 schedule("forbidden", "orders.forbidden", "payments", new RuleDelay.Fixed(1), null, null),
-                schedule("negative", "orders.negative", "orders.timeout", new RuleDelay.FromField("timeout", null),
-                        null, null),
+                schedule(
+                        "negative",
+                        "orders.negative",
+                        "orders.timeout",
+                        new RuleDelay.FromField("timeout", null),
+                        null,
+                        null),
                 Rule.cancel("blank", List.of("orders.blank"), null, IdTemplate.parse("{header:order}")));
         send(input("orders.json"), "a", "not json", "trace", "t1");
         send(input("orders.keyed"), null, "v");
@@ -207,8 +244,16 @@ class RuleTopologyTest {
         send(input("orders.negative"), "a", "{\"timeout\":-5}");
         send(input("orders.blank"), "a", "v", "order", " ");
         List<TestRecord<byte[], byte[]>> bad = deadletter.readRecordsToList();
-        assertEquals(List.of("INVALID_VALUE", "MISSING_KEY", "MISSING_FIELD", "INVALID_ID", "DELAY_TOO_LONG",
-                "TARGET_FORBIDDEN", "INVALID_DELAY", "INVALID_CANCEL"),
+        assertEquals(
+                List.of(
+                        "INVALID_VALUE",
+                        "MISSING_KEY",
+                        "MISSING_FIELD",
+                        "INVALID_ID",
+                        "DELAY_TOO_LONG",
+                        "TARGET_FORBIDDEN",
+                        "INVALID_DELAY",
+                        "INVALID_CANCEL"),
                 bad.stream().map(r -> header(r, DelayHeaders.ERROR)).toList());
         TestRecord<byte[], byte[]> first = bad.get(0);
         assertEquals("a", text(first.key()));
@@ -227,35 +272,67 @@ class RuleTopologyTest {
     @Test
     void sourceControlHeadersAreNotPassedOnAndEarlierProvenanceIsReplaced() {
         start(fixed("r", "orders.created", "r:{key}"));
-        send(input("orders.created"), "a", "v", DelayHeaders.ID, "old", DelayHeaders.DUE_AT, "1",
-                RuleRecords.SOURCE_HEADER, "elsewhere/0/0", "user", "u");
+        send(
+                input("orders.created"),
+                "a",
+                "v",
+                DelayHeaders.ID,
+                "old",
+                DelayHeaders.DUE_AT,
+                "1",
+                RuleRecords.SOURCE_HEADER,
+                "elsewhere/0/0",
+                "user",
+                "u");
         TestRecord<byte[], byte[]> out = intake.readRecord();
         List<String> names = new ArrayList<>();
         for (Header h : out.headers()) {
             names.add(h.key());
         }
-        assertEquals(List.of(DelayHeaders.TARGET, DelayHeaders.UNTIL, DelayHeaders.ID, "user",
-                RuleRecords.RULE_HEADER, RuleRecords.SOURCE_HEADER), names);
+        assertEquals(
+                List.of(
+                        DelayHeaders.TARGET,
+                        DelayHeaders.UNTIL,
+                        DelayHeaders.ID,
+                        "user",
+                        RuleRecords.RULE_HEADER,
+                        RuleRecords.SOURCE_HEADER),
+                names);
         assertEquals("r:a", header(out, DelayHeaders.ID));
     }
 
     @Test
     void aPatternRuleReadsEveryMatchingTopicAndRulesOnOneSourceEachWriteTheirRecord() {
-        start(Rule.schedule("all", List.of(), Pattern.compile("orders\\.(created|updated)"), "orders.timeout",
-                new RuleDelay.Fixed(1_000), null, IdTemplate.parse("{topic}:{key}")),
-                Rule.schedule("also", List.of(), Pattern.compile("orders\\.(created|updated)"), "orders.audit",
-                        new RuleDelay.Fixed(2_000), null, IdTemplate.parse("audit:{key}")));
+        start(
+                Rule.schedule(
+                        "all",
+                        List.of(),
+                        Pattern.compile("orders\\.(created|updated)"),
+                        "orders.timeout",
+                        new RuleDelay.Fixed(1_000),
+                        null,
+                        IdTemplate.parse("{topic}:{key}")),
+                Rule.schedule(
+                        "also",
+                        List.of(),
+                        Pattern.compile("orders\\.(created|updated)"),
+                        "orders.audit",
+                        new RuleDelay.Fixed(2_000),
+                        null,
+                        IdTemplate.parse("audit:{key}")));
         send(input("orders.created"), "a", "1");
         send(input("orders.updated"), "b", "2");
-        List<String> ids = intake.readRecordsToList().stream().map(r -> header(r, DelayHeaders.ID)).toList();
+        List<String> ids = intake.readRecordsToList().stream()
+                .map(r -> header(r, DelayHeaders.ID))
+                .toList();
         assertEquals(List.of("orders.created:a", "audit:a", "orders.updated:b", "audit:b"), ids);
     }
 
     @Test
     void theRulesRunWithoutRocksDbOnTheClassPath() {
         // the bridge's fat jar ships Kafka Streams without rocksdbjni; this test's class path is built the same way
-        org.junit.jupiter.api.Assertions.assertThrows(ClassNotFoundException.class,
-                () -> Class.forName("org.rocksdb.RocksDB"));
+        org.junit.jupiter.api.Assertions.assertThrows(
+                ClassNotFoundException.class, () -> Class.forName("org.rocksdb.RocksDB"));
         start(fixed("r", "orders.created", "r:{key}"));
         send(input("orders.created"), "a", "v");
         assertEquals("r:a", header(intake.readRecord(), DelayHeaders.ID));

@@ -31,8 +31,8 @@ class ShardRouterTest {
     @Test
     void defaultIdMemberIsTheOffsetBigEndian() {
         assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 1, 2}, router.member("delay-intake-5-258"));
-        assertArrayEquals(new byte[] {0x7F, -1, -1, -1, -1, -1, -1, -1},
-                router.member("delay-intake-5-" + Long.MAX_VALUE));
+        assertArrayEquals(
+                new byte[] {0x7F, -1, -1, -1, -1, -1, -1, -1}, router.member("delay-intake-5-" + Long.MAX_VALUE));
     }
 
     @Test
@@ -45,7 +45,8 @@ class ShardRouterTest {
             assertTrue(Arrays.compareUnsigned(lower, higher) < 0, offsets[i - 1] + " < " + offsets[i]);
         }
         byte[] explicit = router.member("a");
-        assertTrue(Arrays.compareUnsigned(router.member("delay-intake-1-" + Long.MAX_VALUE), explicit) < 0,
+        assertTrue(
+                Arrays.compareUnsigned(router.member("delay-intake-1-" + Long.MAX_VALUE), explicit) < 0,
                 "explicit ids sort after every offset");
     }
 
@@ -57,32 +58,33 @@ class ShardRouterTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "delay-intake-0-0",
-        "delay-intake-7-9",
-        "delay-intake-3-" + Long.MAX_VALUE,
-        "order-42",
-        "",
-        "delay-intake-01-5",
-        "delay-intake-1-05",
-        "delay-intake-8-5",
-        "delay-intake-1-9223372036854775808",
-        "delay-intake-1-99999999999999999999",
-        "delay-intake--1-5",
-        "delay-intake-1--5",
-        "delay-intake-1-+5",
-        "delay-intake-1-5-6",
-        "delay-intake-1-",
-        "delay-intake-1",
-        "delay-intake-",
-        "delay-intake",
-        "other-topic-1-5",
-        "delay-intake2-1-5",
-        "Bestellung-ü-日本-🙂",
-        "delay-intake-1-١٢", // Arabic-Indic digits are not decimal here
-        "12345678",
-        "\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000"
-    })
+    @ValueSource(
+            strings = {
+                "delay-intake-0-0",
+                "delay-intake-7-9",
+                "delay-intake-3-" + Long.MAX_VALUE,
+                "order-42",
+                "",
+                "delay-intake-01-5",
+                "delay-intake-1-05",
+                "delay-intake-8-5",
+                "delay-intake-1-9223372036854775808",
+                "delay-intake-1-99999999999999999999",
+                "delay-intake--1-5",
+                "delay-intake-1--5",
+                "delay-intake-1-+5",
+                "delay-intake-1-5-6",
+                "delay-intake-1-",
+                "delay-intake-1",
+                "delay-intake-",
+                "delay-intake",
+                "other-topic-1-5",
+                "delay-intake2-1-5",
+                "Bestellung-ü-日本-🙂",
+                "delay-intake-1-١٢", // Arabic-Indic digits are not decimal here
+                "12345678",
+                "\u0000\u0000\u0000\u0000\u0000\u0000\u0000\u0000"
+            })
     void everyIdRoundTrips(String id) {
         int shard = router.shardOf(id);
         assertTrue(shard >= 0 && shard < 8, "shard in range: " + shard);
@@ -91,15 +93,16 @@ class ShardRouterTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "delay-intake-01-5",
-        "delay-intake-1-05",
-        "delay-intake-8-5",
-        "delay-intake-1-9223372036854775808",
-        "other-topic-1-5",
-        "delay-intake-1-5-6",
-        "Bestellung-ü-日本-🙂"
-    })
+    @ValueSource(
+            strings = {
+                "delay-intake-01-5",
+                "delay-intake-1-05",
+                "delay-intake-8-5",
+                "delay-intake-1-9223372036854775808",
+                "other-topic-1-5",
+                "delay-intake-1-5-6",
+                "Bestellung-ü-日本-🙂"
+            })
     void nonDefaultIdsUseTheExplicitForm(String id) {
         byte[] member = router.member(id);
         assertEquals((byte) 0xFF, member[0]);
@@ -110,9 +113,20 @@ class ShardRouterTest {
     void onlyTheRecordADefaultIdNamesIsItsNaturalOrigin() {
         assertTrue(router.isNaturalOrigin("delay-intake-3-1042", "delay-intake/3/1042"));
         assertTrue(router.isNaturalOrigin("delay-intake-0-0", "delay-intake/0/0"));
-        for (String origin : List.of("delay-intake/3/1043", "delay-intake/4/1042", "delay-intake/3/01042",
-                "delay-intake/03/1042", "delay-intake/3/1042/7", "delay-intake/3", "delay-intake/3/", "delay-intake/",
-                "delay-intake", "delay-intake2/3/1042", "other/3/1042", "delay-intake-3-1042", "delay-intake/+3/1042")) {
+        for (String origin : List.of(
+                "delay-intake/3/1043",
+                "delay-intake/4/1042",
+                "delay-intake/3/01042",
+                "delay-intake/03/1042",
+                "delay-intake/3/1042/7",
+                "delay-intake/3",
+                "delay-intake/3/",
+                "delay-intake/",
+                "delay-intake",
+                "delay-intake2/3/1042",
+                "other/3/1042",
+                "delay-intake-3-1042",
+                "delay-intake/+3/1042")) {
             assertFalse(router.isNaturalOrigin("delay-intake-3-1042", origin), origin);
         }
         // an explicit id names no record, even one whose text looks like a default id of another shard count
@@ -121,8 +135,15 @@ class ShardRouterTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"delay-intake-0-0", "delay-intake-7-" + Long.MAX_VALUE, "delay-intake-01-5", "order-42",
-        "Bestellung-ü-日本-🙂", ""})
+    @ValueSource(
+            strings = {
+                "delay-intake-0-0",
+                "delay-intake-7-" + Long.MAX_VALUE,
+                "delay-intake-01-5",
+                "order-42",
+                "Bestellung-ü-日本-🙂",
+                ""
+            })
     void aPlacementAgreesWithShardAndMember(String id) {
         ShardRouter.Placement placement = router.place(id);
         assertEquals(router.shardOf(id), placement.shard());

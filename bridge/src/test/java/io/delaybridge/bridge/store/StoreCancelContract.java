@@ -65,36 +65,49 @@ public interface StoreCancelContract extends StoreContract {
         // the cancel (record time 2000) came in on a partition that was read first; the schedule it cancels
         // (record time 1000) on a lagging one
         assertEquals(WriteResult.NOT_FOUND, writeOne(new WriteOp.Cancel("order-7", 2_000, 0)));
-        assertEquals(WriteResult.ALREADY_CANCELLED, writeOne(new WriteOp.Schedule(
-                "order-7", now - 1, TOPIC + "/2/9", envelope("late"), 1_000)));
-        assertEquals(WriteResult.ALREADY_CANCELLED, writeOne(new WriteOp.Schedule(
-                "order-7", now - 1, TOPIC + "/2/10", envelope("same instant"), 2_000)), "a tie goes to the cancel");
+        assertEquals(
+                WriteResult.ALREADY_CANCELLED,
+                writeOne(new WriteOp.Schedule("order-7", now - 1, TOPIC + "/2/9", envelope("late"), 1_000)));
+        assertEquals(
+                WriteResult.ALREADY_CANCELLED,
+                writeOne(new WriteOp.Schedule("order-7", now - 1, TOPIC + "/2/10", envelope("same instant"), 2_000)),
+                "a tie goes to the cancel");
         int shard = router().shardOf("order-7");
         assertEquals(0, store().stats(shard).pending());
-        assertTrue(store().claim(shard, store().acquire(shard), 10, LEASE).messages().isEmpty());
+        assertTrue(store().claim(shard, store().acquire(shard), 10, LEASE)
+                .messages()
+                .isEmpty());
     }
 
     @Test
     default void aScheduleNewerThanTheRememberedCancelSchedulesTheIdAgain() {
         long now = store().now();
         writeOne(new WriteOp.Cancel("order-8", 2_000, 0));
-        assertEquals(WriteResult.STORED, writeOne(new WriteOp.Schedule(
-                "order-8", now - 1, TOPIC + "/0/1", envelope("again"), 3_000)));
+        assertEquals(
+                WriteResult.STORED,
+                writeOne(new WriteOp.Schedule("order-8", now - 1, TOPIC + "/0/1", envelope("again"), 3_000)));
         // an older record read now is older than the stored version
         WriteOp.Schedule older = new WriteOp.Schedule("order-8", now - 1, TOPIC + "/1/2", envelope("older"), 1_500);
         assertEquals(WriteResult.SUPERSEDED, writeOne(older));
         // once that version is delivered, the remembered cancel is gone with it: the older record is stored again
         int shard = router().shardOf("order-8");
         long epoch = store().acquire(shard);
-        assertEquals(1, store().ack(shard, epoch, List.of(store().claim(shard, epoch, 10, LEASE).messages().get(0).ref())));
+        assertEquals(
+                1,
+                store().ack(
+                                shard,
+                                epoch,
+                                List.of(store().claim(shard, epoch, 10, LEASE)
+                                        .messages()
+                                        .get(0)
+                                        .ref())));
         assertEquals(WriteResult.STORED, writeOne(older));
     }
 
     @Test
     default void aScheduleReadAgainAfterItWasCancelledDoesNotComeBack() {
         long now = store().now();
-        WriteOp.Schedule record = new WriteOp.Schedule(
-                TOPIC + "-1-5", now - 1, TOPIC + "/1/5", envelope("x"), 1_000);
+        WriteOp.Schedule record = new WriteOp.Schedule(TOPIC + "-1-5", now - 1, TOPIC + "/1/5", envelope("x"), 1_000);
         writeOne(record);
         assertEquals(WriteResult.CANCELLED, writeOne(new WriteOp.Cancel(TOPIC + "-1-5", 1_200, 0)));
         // the intake crashed before committing the schedule's offset and reads it again
@@ -108,10 +121,14 @@ public interface StoreCancelContract extends StoreContract {
         writeOne(new WriteOp.Cancel(TOPIC + "-0-100", 1_000, 0));
         // a later cancel in the same shard forgets what was remembered before its forget time
         writeOne(new WriteOp.Cancel(TOPIC + "-0-101", 5_000, 4_000));
-        assertEquals(WriteResult.STORED, writeOne(new WriteOp.Schedule(
-                TOPIC + "-0-100", now - 1, TOPIC + "/0/100", envelope("y"), 500)), "forgotten: not suppressed");
-        assertEquals(WriteResult.ALREADY_CANCELLED, writeOne(new WriteOp.Schedule(
-                TOPIC + "-0-101", now - 1, TOPIC + "/0/101", envelope("y"), 4_500)), "still remembered");
+        assertEquals(
+                WriteResult.STORED,
+                writeOne(new WriteOp.Schedule(TOPIC + "-0-100", now - 1, TOPIC + "/0/100", envelope("y"), 500)),
+                "forgotten: not suppressed");
+        assertEquals(
+                WriteResult.ALREADY_CANCELLED,
+                writeOne(new WriteOp.Schedule(TOPIC + "-0-101", now - 1, TOPIC + "/0/101", envelope("y"), 4_500)),
+                "still remembered");
     }
 
     @Test

@@ -74,7 +74,8 @@ public interface StoreContract {
     /** The body of the one pending version of {@code id}, claimed to see it. */
     default String pendingBody(String id) {
         int shard = router().shardOf(id);
-        List<ClaimedMessage> messages = store().claim(shard, store().acquire(shard), 10, LEASE).messages();
+        List<ClaimedMessage> messages =
+                store().claim(shard, store().acquire(shard), 10, LEASE).messages();
         assertEquals(1, messages.size(), "pending versions of " + id);
         return body(messages.get(0));
     }

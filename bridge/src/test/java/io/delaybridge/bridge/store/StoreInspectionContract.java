@@ -20,7 +20,9 @@ public interface StoreInspectionContract extends StoreContract {
         assertEquals(OptionalLong.empty(), store().nextDueAt(1));
         assertEquals(new ShardStats(1, 0, 0, -1), store().stats(1));
         long now = store().now();
-        write(intakeRecord(1, 1, now + 5_000, "a"), intakeRecord(1, 2, now + 3_000, "b"),
+        write(
+                intakeRecord(1, 1, now + 5_000, "a"),
+                intakeRecord(1, 2, now + 3_000, "b"),
                 intakeRecord(1, 3, now - 1, "c"));
         assertEquals(OptionalLong.of(now - 1), store().nextDueAt(1));
         store().claim(1, store().acquire(1), 1, LEASE);
@@ -42,8 +44,8 @@ public interface StoreInspectionContract extends StoreContract {
     @Test
     default void explicitIdsLiveInTheShardTheRouterNames() {
         long now = store().now();
-        List<String> explicitIds = List.of("order-42", "customer-7", "Bestellung-ü-日本", TOPIC + "-01-5",
-                "other-topic-1-5", TOPIC + "-9-5");
+        List<String> explicitIds = List.of(
+                "order-42", "customer-7", "Bestellung-ü-日本", TOPIC + "-01-5", "other-topic-1-5", TOPIC + "-9-5");
         for (String id : explicitIds) {
             writeOne(schedule(id, now - 1, TOPIC + "/0/1", id));
         }

@@ -145,8 +145,8 @@ public interface StoreIntakeContract extends StoreContract {
         long now = store().now();
         // one producer batch gets one LogAppendTime: the offsets still order it
         writeOne(schedule("order-11", now - 1, TOPIC + "/1/7", "offset 7", 5_000));
-        assertEquals(WriteResult.SUPERSEDED,
-                writeOne(schedule("order-11", now - 1, TOPIC + "/1/6", "offset 6", 5_000)));
+        assertEquals(
+                WriteResult.SUPERSEDED, writeOne(schedule("order-11", now - 1, TOPIC + "/1/6", "offset 6", 5_000)));
         assertEquals(WriteResult.REPLACED, writeOne(schedule("order-11", now - 1, TOPIC + "/1/8", "offset 8", 5_000)));
         assertEquals("offset 8", pendingBody("order-11"));
     }
@@ -156,8 +156,7 @@ public interface StoreIntakeContract extends StoreContract {
         long now = store().now();
         // the intake topic was deleted and created again: its offsets start over
         writeOne(schedule("order-14", now - 1, TOPIC + "/1/900", "before the topic was recreated", 5_000));
-        assertEquals(WriteResult.REPLACED,
-                writeOne(schedule("order-14", now - 1, TOPIC + "/1/3", "after", 9_000)));
+        assertEquals(WriteResult.REPLACED, writeOne(schedule("order-14", now - 1, TOPIC + "/1/3", "after", 9_000)));
         assertEquals("after", pendingBody("order-14"));
     }
 
@@ -167,11 +166,13 @@ public interface StoreIntakeContract extends StoreContract {
         WriteOp.Schedule own = schedule(TOPIC + "-2-5", now + 60_000, TOPIC + "/2/5", "own", 1_000);
         writeOne(own);
         // a later record of the same partition and producer batch (the same LogAppendTime) reschedules it by its id
-        assertEquals(WriteResult.REPLACED,
+        assertEquals(
+                WriteResult.REPLACED,
                 writeOne(schedule(TOPIC + "-2-5", now - 1, TOPIC + "/2/9", "rescheduled", 1_000)));
         // after a crash the intake reads both again
         assertEquals(WriteResult.SUPERSEDED, writeOne(own));
-        assertEquals(WriteResult.DUPLICATE,
+        assertEquals(
+                WriteResult.DUPLICATE,
                 writeOne(schedule(TOPIC + "-2-5", now - 1, TOPIC + "/2/9", "rescheduled", 1_000)));
         assertEquals("rescheduled", pendingBody(TOPIC + "-2-5"));
     }
@@ -182,8 +183,8 @@ public interface StoreIntakeContract extends StoreContract {
         writeOne(schedule("order-15", now - 1, TOPIC + "/0/7", "offset 7", 5_000));
         // Kafka's -1: the oldest message format had no timestamps
         assertEquals(WriteResult.SUPERSEDED, writeOne(schedule("order-15", now - 1, TOPIC + "/0/6", "offset 6", -1)));
-        assertEquals(WriteResult.REPLACED,
-                writeOne(schedule("order-15", now - 1, TOPIC + "/3/1", "another partition", -1)));
+        assertEquals(
+                WriteResult.REPLACED, writeOne(schedule("order-15", now - 1, TOPIC + "/3/1", "another partition", -1)));
         assertEquals("another partition", pendingBody("order-15"));
     }
 
@@ -191,10 +192,12 @@ public interface StoreIntakeContract extends StoreContract {
     default void withoutAnOrderTheRecordReadLastWins() {
         long now = store().now();
         writeOne(schedule("order-12", now - 1, TOPIC + "/0/1", "a", 1_000));
-        assertEquals(WriteResult.REPLACED,
-                writeOne(schedule("order-12", now - 1, TOPIC + "/1/1", "same instant", 1_000)));
+        assertEquals(
+                WriteResult.REPLACED, writeOne(schedule("order-12", now - 1, TOPIC + "/1/1", "same instant", 1_000)));
         assertEquals(WriteResult.REPLACED, writeOne(schedule("order-12", now - 1, TOPIC + "/2/1", "no timestamp")));
-        assertEquals(WriteResult.REPLACED, writeOne(schedule("order-12", now - 1, TOPIC + "/3/1", "older", 500)),
+        assertEquals(
+                WriteResult.REPLACED,
+                writeOne(schedule("order-12", now - 1, TOPIC + "/3/1", "older", 500)),
                 "the stored version's time is not known");
         assertEquals("older", pendingBody("order-12"));
     }
@@ -205,7 +208,8 @@ public interface StoreIntakeContract extends StoreContract {
         writeOne(schedule("job-2", now - 10, TOPIC + "/2/3", "newer", 2_000));
         int shard = router().shardOf("job-2");
         long epoch = store().acquire(shard);
-        ClaimedMessage inFlight = store().claim(shard, epoch, 10, LEASE).messages().get(0);
+        ClaimedMessage inFlight =
+                store().claim(shard, epoch, 10, LEASE).messages().get(0);
         assertEquals(WriteResult.SUPERSEDED, writeOne(schedule("job-2", now - 5, TOPIC + "/0/3", "older", 1_000)));
         assertEquals(1, store().ack(shard, epoch, List.of(inFlight.ref())), "the lease is kept: its ack deletes it");
         assertEquals(0, store().stats(shard).pending());
@@ -232,8 +236,16 @@ public interface StoreIntakeContract extends StoreContract {
                 new WriteOp.Cancel("nothing"),
                 schedule("order-1", now + 60_000, TOPIC + "/2/5", "c"),
                 schedule("order-1", now + 60_000, TOPIC + "/3/6", "d"));
-        assertEquals(List.of(WriteResult.STORED, WriteResult.STORED, WriteResult.CANCELLED, WriteResult.DUPLICATE,
-                WriteResult.NOT_FOUND, WriteResult.STORED, WriteResult.REPLACED), results);
+        assertEquals(
+                List.of(
+                        WriteResult.STORED,
+                        WriteResult.STORED,
+                        WriteResult.CANCELLED,
+                        WriteResult.DUPLICATE,
+                        WriteResult.NOT_FOUND,
+                        WriteResult.STORED,
+                        WriteResult.REPLACED),
+                results);
         assertEquals(List.of(), write());
     }
 
@@ -245,13 +257,15 @@ public interface StoreIntakeContract extends StoreContract {
             List<CompletableFuture<List<WriteResult>>> futures = new ArrayList<>();
             for (int batch = 0; batch < 40; batch++) {
                 int b = batch;
-                futures.add(CompletableFuture.supplyAsync(() -> {
-                    List<WriteOp> ops = new ArrayList<>();
-                    for (int i = 0; i < 25; i++) {
-                        ops.add(intakeRecord(b % SHARDS, b * 100L + i, now + 60_000, "m"));
-                    }
-                    return store().write(ops).join();
-                }, pool));
+                futures.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            List<WriteOp> ops = new ArrayList<>();
+                            for (int i = 0; i < 25; i++) {
+                                ops.add(intakeRecord(b % SHARDS, b * 100L + i, now + 60_000, "m"));
+                            }
+                            return store().write(ops).join();
+                        },
+                        pool));
             }
             for (CompletableFuture<List<WriteResult>> f : futures) {
                 List<WriteResult> results = f.get(30, TimeUnit.SECONDS);
@@ -273,16 +287,20 @@ public interface StoreIntakeContract extends StoreContract {
         long now = store().now();
         String cancelled = TOPIC + "-3-9";
         // the writes and the checks in one batch: the checks see the writes before them
-        WrittenBatch batch = store().write(List.of(
-                intakeRecord(1, 5, now + 1_000, "parked later"),
-                intakeRecord(2, 3, now - 5, "parked due"),
-                new WriteOp.Cancel(cancelled, now, now - 3_600_000)), List.of(), List.of(
-                new ExpressCheck(TOPIC + "-0-10", now - 1),
-                new ExpressCheck(TOPIC + "-1-6", now),
-                new ExpressCheck(TOPIC + "-1-7", now + 1_000),
-                new ExpressCheck(TOPIC + "-2-3", now + 100_000),
-                new ExpressCheck(cancelled, now),
-                new ExpressCheck(TOPIC + "-3-10", now))).get(10, TimeUnit.SECONDS);
+        WrittenBatch batch = store().write(
+                        List.of(
+                                intakeRecord(1, 5, now + 1_000, "parked later"),
+                                intakeRecord(2, 3, now - 5, "parked due"),
+                                new WriteOp.Cancel(cancelled, now, now - 3_600_000)),
+                        List.of(),
+                        List.of(
+                                new ExpressCheck(TOPIC + "-0-10", now - 1),
+                                new ExpressCheck(TOPIC + "-1-6", now),
+                                new ExpressCheck(TOPIC + "-1-7", now + 1_000),
+                                new ExpressCheck(TOPIC + "-2-3", now + 100_000),
+                                new ExpressCheck(cancelled, now),
+                                new ExpressCheck(TOPIC + "-3-10", now)))
+                .get(10, TimeUnit.SECONDS);
         assertEquals(List.of(WriteResult.STORED, WriteResult.STORED, WriteResult.NOT_FOUND), batch.results());
         assertTrue(batch.passed().get(0), "an empty shard");
         assertTrue(batch.passed().get(1), "due before everything its shard holds");
@@ -294,7 +312,8 @@ public interface StoreIntakeContract extends StoreContract {
 
         long epoch = store().acquire(2);
         assertEquals(1, store().claim(2, epoch, 10, LEASE).messages().size());
-        WrittenBatch inFlight = store().write(List.of(), List.of(), List.of(new ExpressCheck(TOPIC + "-2-99", now - 100)))
+        WrittenBatch inFlight = store().write(
+                        List.of(), List.of(), List.of(new ExpressCheck(TOPIC + "-2-99", now - 100)))
                 .get(10, TimeUnit.SECONDS);
         assertFalse(inFlight.passed().get(0), "a message of the shard is in flight");
     }
@@ -305,17 +324,25 @@ public interface StoreIntakeContract extends StoreContract {
     default void positionMarksAdvanceAndAPositionBelowTheExpectedOneIsAGap() throws Exception {
         long due = store().now() + 3_600_000;
         String explicit = explicitIdIn(3, "elsewhere");
-        store().write(List.of(intakeRecord(1, 0, due, "a"), schedule(explicit, due, TOPIC + "/1/1", "b")),
-                List.of(new PositionMark(1, PositionMark.UNKNOWN, 2), new PositionMark(2, PositionMark.UNKNOWN, 5)))
+        store().write(
+                        List.of(intakeRecord(1, 0, due, "a"), schedule(explicit, due, TOPIC + "/1/1", "b")),
+                        List.of(
+                                new PositionMark(1, PositionMark.UNKNOWN, 2),
+                                new PositionMark(2, PositionMark.UNKNOWN, 5)))
                 .get(10, TimeUnit.SECONDS);
         assertEquals(java.util.Map.of(1, 2L, 2, 5L), store().positions(List.of(0, 1, 2)), "partition 0 has no mark");
 
         // the intake believes the store holds partition 1 up to 9: it does not (as after a fail-over that lost it)
-        java.util.concurrent.ExecutionException gap = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> store().write(List.of(intakeRecord(1, 9, due, "c")), List.of(new PositionMark(1, 9, 10),
-                        new PositionMark(2, 5, 6))).get(10, TimeUnit.SECONDS));
+        java.util.concurrent.ExecutionException gap = assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> store().write(
+                                List.of(intakeRecord(1, 9, due, "c")),
+                                List.of(new PositionMark(1, 9, 10), new PositionMark(2, 5, 6)))
+                        .get(10, TimeUnit.SECONDS));
         assertEquals(List.of(new StoreGapException.Gap(1, 2, 9)), ((StoreGapException) gap.getCause()).gaps());
-        assertEquals(java.util.Map.of(1, 2L, 2, 6L), store().positions(List.of(1, 2)),
+        assertEquals(
+                java.util.Map.of(1, 2L, 2, 6L),
+                store().positions(List.of(1, 2)),
                 "the gap's partition stays where it was, the other one moves on");
         assertEquals(List.of(), store().write(List.of(), List.of()).get(10, TimeUnit.SECONDS));
     }

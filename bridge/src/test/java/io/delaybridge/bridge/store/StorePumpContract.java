@@ -39,7 +39,8 @@ public interface StorePumpContract extends StoreContract {
         AtomicReference<ClaimBatch> claimed = new AtomicReference<>();
         await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> {
             ClaimBatch batch = store().claim(1, epoch, 10, LEASE);
-            assertTrue(batch.messages().isEmpty() || batch.redisNow() >= due,
+            assertTrue(
+                    batch.messages().isEmpty() || batch.redisNow() >= due,
                     "claimed at " + batch.redisNow() + ", due " + due);
             claimed.set(batch);
             return !batch.messages().isEmpty();
@@ -56,7 +57,8 @@ public interface StorePumpContract extends StoreContract {
 
         ClaimBatch batch = store().claimAsync(1, epoch, 10, LEASE, 30_000).get(10, TimeUnit.SECONDS);
         assertEquals(List.of(TOPIC + "-1-1"), ids(batch));
-        assertTrue(batch.redisNow() < batch.messages().get(0).dueAt(),
+        assertTrue(
+                batch.redisNow() < batch.messages().get(0).dueAt(),
                 "the claim tells the caller that the message is not due yet");
         assertEquals(now + 60_000, batch.nextDueAt());
         assertEquals(1, store().stats(1).inFlight());
@@ -74,8 +76,15 @@ public interface StorePumpContract extends StoreContract {
                 intakeRecord(1, 256, t, "256"),
                 intakeRecord(1, 2, t + 500, "last"));
         ClaimBatch batch = store().claim(1, store().acquire(1), 10, LEASE);
-        assertEquals(List.of(TOPIC + "-1-7000000000", TOPIC + "-1-30", TOPIC + "-1-256", TOPIC + "-1-500", explicit,
-                TOPIC + "-1-2"), ids(batch));
+        assertEquals(
+                List.of(
+                        TOPIC + "-1-7000000000",
+                        TOPIC + "-1-30",
+                        TOPIC + "-1-256",
+                        TOPIC + "-1-500",
+                        explicit,
+                        TOPIC + "-1-2"),
+                ids(batch));
     }
 
     @Test
@@ -159,15 +168,21 @@ public interface StorePumpContract extends StoreContract {
         assertEquals(2, store().handBackAsync(3, epoch, claimed).get(5, TimeUnit.SECONDS));
         assertEquals(new ShardStats(3, 2, 0, now - 500), store().stats(3), "due again at the older one's due time");
         List<ClaimedMessage> again = store().claim(3, epoch, 10, LEASE).messages();
-        assertEquals(List.of("older", "younger"), again.stream().map(m -> body(m)).toList(), "oldest first still");
+        assertEquals(
+                List.of("older", "younger"), again.stream().map(m -> body(m)).toList(), "oldest first still");
         assertEquals(List.of(1, 1), again.stream().map(ClaimedMessage::attempt).toList(), "no attempt counted");
-        assertEquals(List.of(now - 500, now - 100), again.stream().map(ClaimedMessage::dueAt).toList());
+        assertEquals(
+                List.of(now - 500, now - 100),
+                again.stream().map(ClaimedMessage::dueAt).toList());
 
         store().ack(3, epoch, List.of(again.get(0).ref()));
-        assertEquals(0, store().handBackAsync(3, epoch, List.of(again.get(0))).get(5, TimeUnit.SECONDS),
+        assertEquals(
+                0,
+                store().handBackAsync(3, epoch, List.of(again.get(0))).get(5, TimeUnit.SECONDS),
                 "an acked message is not handed back");
         long newer = store().acquire(3);
-        java.util.concurrent.ExecutionException fenced = assertThrows(java.util.concurrent.ExecutionException.class,
+        java.util.concurrent.ExecutionException fenced = assertThrows(
+                java.util.concurrent.ExecutionException.class,
                 () -> store().handBackAsync(3, epoch, List.of(again.get(1))).get(5, TimeUnit.SECONDS));
         assertTrue(fenced.getCause() instanceof StoreFencedException, fenced.toString());
         assertTrue(newer > epoch);
@@ -227,7 +242,9 @@ public interface StorePumpContract extends StoreContract {
         assertEquals(0, store().reclaimAll(3, epoch, 10));
         assertEquals(new ShardStats(3, 3, 0, store().nextDueAt(3).orElseThrow()), store().stats(3));
         List<ClaimedMessage> again = store().claim(3, epoch, 10, LEASE).messages();
-        assertEquals(List.of("lost-0", "lost-1", "lost-2"), again.stream().map(m -> body(m)).toList(),
+        assertEquals(
+                List.of("lost-0", "lost-1", "lost-2"),
+                again.stream().map(m -> body(m)).toList(),
                 "claimable at once, in their intake order");
 
         long newer = store().acquire(3);
@@ -282,7 +299,9 @@ public interface StorePumpContract extends StoreContract {
         long before = store().now();
         long current = store().acquire(1);
         long tookAt = store().now();
-        assertEquals(new ShardStats(1, 3, 0, store().nextDueAt(1).orElseThrow()), store().stats(1),
+        assertEquals(
+                new ShardStats(1, 3, 0, store().nextDueAt(1).orElseThrow()),
+                store().stats(1),
                 "nothing is left in flight");
         long dueAgain = store().nextDueAt(1).orElseThrow();
         assertTrue(dueAgain >= before && dueAgain <= tookAt, "due now, not when the lease ends: " + dueAgain);
@@ -290,11 +309,17 @@ public interface StorePumpContract extends StoreContract {
         await().atMost(DEADLINE).until(() -> wakes.contains(dueAgain));
 
         List<ClaimedMessage> again = store().claim(1, current, 10, LEASE).messages();
-        assertEquals(List.of(TOPIC + "-1-1", TOPIC + "-1-2"), again.stream().map(m -> m.ref().id()).toList());
+        assertEquals(
+                List.of(TOPIC + "-1-1", TOPIC + "-1-2"),
+                again.stream().map(m -> m.ref().id()).toList());
         assertTrue(again.stream().allMatch(m -> m.attempt() == 2), "the lost attempt is counted");
-        assertThrows(StoreFencedException.class, () -> store().ack(1, dead, List.of(held.get(0).ref())),
+        assertThrows(
+                StoreFencedException.class,
+                () -> store().ack(1, dead, List.of(held.get(0).ref())),
                 "the fenced owner cannot ack");
-        assertEquals(2, store().ack(1, current, again.stream().map(ClaimedMessage::ref).toList()));
+        assertEquals(
+                2,
+                store().ack(1, current, again.stream().map(ClaimedMessage::ref).toList()));
     }
 
     @Test

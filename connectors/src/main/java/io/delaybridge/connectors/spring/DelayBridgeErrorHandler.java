@@ -165,8 +165,8 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
 
         private Builder(KafkaOperations<?, ?> template) {
             if (template == null) {
-                throw new IllegalArgumentException("template is null; give the KafkaTemplate that sends retries to"
-                        + " the intake topic");
+                throw new IllegalArgumentException(
+                        "template is null; give the KafkaTemplate that sends retries to" + " the intake topic");
             }
             this.template = template;
         }
@@ -310,8 +310,8 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
         /** @return the handler to set on a listener container factory ({@code setCommonErrorHandler}) */
         @SuppressWarnings("unchecked")
         public DelayBridgeErrorHandler build() {
-            DelayBridgeErrorHandler handler = new DelayBridgeErrorHandler(recoverer(e -> true), blockingRetries,
-                    blockingInterval);
+            DelayBridgeErrorHandler handler =
+                    new DelayBridgeErrorHandler(recoverer(e -> true), blockingRetries, blockingInterval);
             if (!notRetryable.isEmpty()) {
                 handler.addNotRetryableExceptions(notRetryable.toArray(Class[]::new));
             }
@@ -337,15 +337,15 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
 
         private DelayBridgeRecoverer recoverer(java.util.function.Predicate<Exception> retryable) {
             if (retryTopic != null && retryTopic.equals(intake)) {
-                throw new IllegalArgumentException("retry topic " + retryTopic + " is the intake topic; give a topic"
-                        + " the listener reads");
+                throw new IllegalArgumentException(
+                        "retry topic " + retryTopic + " is the intake topic; give a topic" + " the listener reads");
             }
             DeadLetterPublishingRecoverer deadLetter = deadLetterRecoverer != null
                     ? deadLetterRecoverer
                     : new DeadLetterPublishingRecoverer(template, deadLetterDestination());
             deadLetter.addHeadersFunction((record, e) -> DelayBridgeRecoverer.deadLetterHeaders(record));
-            return new DelayBridgeRecoverer(template, intake, retryTopic, backOff, attempts, sendTimeout, deadLetter,
-                    retryable);
+            return new DelayBridgeRecoverer(
+                    template, intake, retryTopic, backOff, attempts, sendTimeout, deadLetter, retryable);
         }
 
         /** {@code <original topic><suffix>}, the original partition, as Spring's default resolver does. */

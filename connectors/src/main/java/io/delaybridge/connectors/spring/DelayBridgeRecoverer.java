@@ -58,8 +58,15 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
     private volatile Predicate<Exception> retryable;
 
     @SuppressWarnings("unchecked")
-    DelayBridgeRecoverer(KafkaOperations<?, ?> template, String intake, String retryTopic, RetryBackOff backOff,
-            int attempts, Duration sendTimeout, ConsumerAwareRecordRecoverer deadLetter, Predicate<Exception> retryable) {
+    DelayBridgeRecoverer(
+            KafkaOperations<?, ?> template,
+            String intake,
+            String retryTopic,
+            RetryBackOff backOff,
+            int attempts,
+            Duration sendTimeout,
+            ConsumerAwareRecordRecoverer deadLetter,
+            Predicate<Exception> retryable) {
         this.template = (KafkaOperations<Object, Object>) template;
         this.intake = intake;
         this.retryTopic = retryTopic;
@@ -94,8 +101,10 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
             Thread.currentThread().interrupt();
             throw new KafkaException("interrupted while sending the retry of " + origin(record) + " to " + intake, e);
         } catch (ExecutionException | TimeoutException e) {
-            throw new KafkaException("could not send the retry of " + origin(record) + " (delivery " + (attempt + 1)
-                    + ") to the intake topic " + intake + "; the record is handled again: " + e, e);
+            throw new KafkaException(
+                    "could not send the retry of " + origin(record) + " (delivery " + (attempt + 1)
+                            + ") to the intake topic " + intake + "; the record is handled again: " + e,
+                    e);
         }
         LOG.debug(() -> "retry " + attempt + " of " + origin(record) + " scheduled through " + intake);
     }
@@ -114,8 +123,8 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
         }
         kept.add(header(RetryHeaders.ATTEMPT, Integer.toString(attempt + 1)));
         String target = retryTopic != null ? retryTopic : record.topic();
-        return DelayedRecords.<Object, Object>to(target, record.key(), record.value(),
-                        Delay.of(backOff.delayBefore(attempt)))
+        return DelayedRecords.<Object, Object>to(
+                        target, record.key(), record.value(), Delay.of(backOff.delayBefore(attempt)))
                 .withId(origin.replace('/', '-') + "-retry-" + (attempt + 1))
                 .withHeaders(kept)
                 .intake(intake)

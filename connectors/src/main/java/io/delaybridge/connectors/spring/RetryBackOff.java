@@ -57,7 +57,8 @@ public final class RetryBackOff {
             throw new IllegalArgumentException("multiplier " + multiplier + " must be a number of 1 or more");
         }
         if (max.compareTo(initial) < 0) {
-            throw new IllegalArgumentException("maximum delay " + max + " is shorter than the initial delay " + initial);
+            throw new IllegalArgumentException(
+                    "maximum delay " + max + " is shorter than the initial delay " + initial);
         }
         return new RetryBackOff(List.of(initial), multiplier, max, 0, null);
     }
@@ -76,7 +77,8 @@ public final class RetryBackOff {
      */
     public static RetryBackOff of(List<Duration> delays) {
         if (delays == null || delays.isEmpty()) {
-            throw new IllegalArgumentException("no delays: give at least one, e.g. RetryBackOff.of(Duration.ofSeconds(1))");
+            throw new IllegalArgumentException(
+                    "no delays: give at least one, e.g. RetryBackOff.of(Duration.ofSeconds(1))");
         }
         delays.forEach(d -> nonNegative(d, "delay"));
         return new RetryBackOff(List.copyOf(delays), 1.0, null, 0, null);

@@ -18,6 +18,5 @@ public final class RetryHeaders {
      */
     public static final String ORIGIN = "x-delay-retry-origin";
 
-    private RetryHeaders() {
-    }
+    private RetryHeaders() {}
 }

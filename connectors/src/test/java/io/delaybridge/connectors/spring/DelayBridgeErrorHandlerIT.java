@@ -61,11 +61,14 @@ class DelayBridgeErrorHandlerIT {
         String topic = unique("orders");
         servers.createTopics(topic);
         Receptions got = new Receptions();
-        listen(topic, DelayBridgeErrorHandler.builder(template())
-                .intakeTopic(RetryServers.INTAKE)
-                .backOff(RetryBackOff.exponential(Duration.ofMillis(500), 2.0, Duration.ofSeconds(10)))
-                .attempts(3)
-                .build(), record -> {
+        listen(
+                topic,
+                DelayBridgeErrorHandler.builder(template())
+                        .intakeTopic(RetryServers.INTAKE)
+                        .backOff(RetryBackOff.exponential(Duration.ofMillis(500), 2.0, Duration.ofSeconds(10)))
+                        .attempts(3)
+                        .build(),
+                record -> {
                     got.add(record);
                     if (got.size() <= 2) {
                         throw new IllegalStateException("payment service unavailable");
@@ -88,13 +91,17 @@ class DelayBridgeErrorHandlerIT {
             }
             assertEquals(Integer.toString(i + 1), r.get(i).header(RetryHeaders.ATTEMPT));
             assertEquals(origin, r.get(i).header(RetryHeaders.ORIGIN));
-            assertEquals(topic + "-0-" + r.get(0).record().offset() + "-retry-" + (i + 1),
-                    r.get(i).header(DelayHeaders.ID), "id from the first failure's position and the attempt");
+            assertEquals(
+                    topic + "-0-" + r.get(0).record().offset() + "-retry-" + (i + 1),
+                    r.get(i).header(DelayHeaders.ID),
+                    "id from the first failure's position and the attempt");
             long due = Long.parseLong(r.get(i).header(DelayHeaders.DUE_AT));
             long sincePrevious = r.get(i).receivedAt() - r.get(i - 1).receivedAt();
             // never early: the intake record's broker timestamp is after the failure, due = that + the back-off
-            assertTrue(sincePrevious >= backOffs[i], "retry " + i + " came " + sincePrevious + " ms after the failure,"
-                    + " before its back-off of " + backOffs[i] + " ms");
+            assertTrue(
+                    sincePrevious >= backOffs[i],
+                    "retry " + i + " came " + sincePrevious + " ms after the failure," + " before its back-off of "
+                            + backOffs[i] + " ms");
             assertTrue(r.get(i).receivedAt() >= due, "received before its due time");
             lateness.add(r.get(i).receivedAt() - due);
         }
@@ -110,19 +117,22 @@ class DelayBridgeErrorHandlerIT {
         servers.createTopics(topic);
         Set<String> before = servers.topics();
         Receptions got = new Receptions();
-        listen(topic, DelayBridgeErrorHandler.builder(template())
-                .intakeTopic(RetryServers.INTAKE)
-                .blockingRetries(1, Duration.ofMillis(50)) // 2 quick tries per delivery, then the bridge
-                .backOff(RetryBackOff.of(Duration.ofMillis(500), Duration.ofMillis(1000)))
-                .attempts(3)
-                .build(), record -> {
+        listen(
+                topic,
+                DelayBridgeErrorHandler.builder(template())
+                        .intakeTopic(RetryServers.INTAKE)
+                        .blockingRetries(1, Duration.ofMillis(50)) // 2 quick tries per delivery, then the bridge
+                        .backOff(RetryBackOff.of(Duration.ofMillis(500), Duration.ofMillis(1000)))
+                        .attempts(3)
+                        .build(),
+                record -> {
                     got.add(record);
                     throw new IllegalStateException("card declined for " + record.key());
                 });
         send(topic, "payment-7", "{\"payment\":7}", "trace-id", "a1");
 
-        List<ConsumerRecord<String, String>> dead = Receptions.awaitRecords(servers.bootstrap(), topic + "-dlt",
-                rec -> true, Duration.ofSeconds(30));
+        List<ConsumerRecord<String, String>> dead =
+                Receptions.awaitRecords(servers.bootstrap(), topic + "-dlt", rec -> true, Duration.ofSeconds(30));
         assertEquals(1, dead.size(), "one dead letter");
         ConsumerRecord<String, String> dlt = dead.get(0);
         assertEquals("payment-7", dlt.key());
@@ -130,9 +140,10 @@ class DelayBridgeErrorHandlerIT {
         assertEquals("a1", Receptions.header(dlt, "trace-id"));
         assertEquals("3", Receptions.header(dlt, RetryHeaders.ATTEMPT), "deliveries made");
         assertEquals(topic, Receptions.header(dlt, KafkaHeaders.DLT_ORIGINAL_TOPIC));
-        assertEquals(IllegalStateException.class.getName(),
-                Receptions.header(dlt, KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN));
-        assertTrue(Receptions.header(dlt, KafkaHeaders.DLT_EXCEPTION_MESSAGE).contains("card declined for payment-7"),
+        assertEquals(
+                IllegalStateException.class.getName(), Receptions.header(dlt, KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN));
+        assertTrue(
+                Receptions.header(dlt, KafkaHeaders.DLT_EXCEPTION_MESSAGE).contains("card declined for payment-7"),
                 Receptions.header(dlt, KafkaHeaders.DLT_EXCEPTION_MESSAGE));
         assertNotNull(Receptions.header(dlt, KafkaHeaders.DLT_EXCEPTION_STACKTRACE));
         assertEquals(6, got.size(), "3 deliveries of 2 quick tries each: " + attempts(got));
@@ -149,8 +160,17 @@ class DelayBridgeErrorHandlerIT {
         RetryableTopicApp.RECEPTIONS.set(0);
         RetryableTopicApp.DEAD_LETTERS.set(0);
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
-            context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test", Map.of(
-                    "test.bootstrap", servers.bootstrap(), "test.topic", rtTopic, "test.group", unique("rt-group"))));
+            context.getEnvironment()
+                    .getPropertySources()
+                    .addFirst(new MapPropertySource(
+                            "test",
+                            Map.of(
+                                    "test.bootstrap",
+                                    servers.bootstrap(),
+                                    "test.topic",
+                                    rtTopic,
+                                    "test.group",
+                                    unique("rt-group"))));
             context.register(RetryableTopicApp.class);
             context.refresh();
             await().atMost(Duration.ofSeconds(30)).until(() -> RetryableTopicApp.DEAD_LETTERS.get() == 1);
@@ -169,26 +189,32 @@ class DelayBridgeErrorHandlerIT {
         String topic = unique("refunds");
         servers.createTopics(topic);
         Receptions got = new Receptions();
-        listen(topic, DelayBridgeErrorHandler.builder(template())
-                .intakeTopic(RetryServers.INTAKE)
-                .blockingRetries(2, Duration.ofMillis(50))
-                .backOff(RetryBackOff.fixed(Duration.ofMillis(200)))
-                .attempts(5)
-                .notRetryable(InvalidRefund.class)
-                .build(), record -> {
+        listen(
+                topic,
+                DelayBridgeErrorHandler.builder(template())
+                        .intakeTopic(RetryServers.INTAKE)
+                        .blockingRetries(2, Duration.ofMillis(50))
+                        .backOff(RetryBackOff.fixed(Duration.ofMillis(200)))
+                        .attempts(5)
+                        .notRetryable(InvalidRefund.class)
+                        .build(),
+                record -> {
                     got.add(record);
                     throw new InvalidRefund("refund " + record.key() + " has no amount");
                 });
         String key = "refund-" + UUID.randomUUID();
         send(topic, key, "{}", "trace-id", "b2");
 
-        List<ConsumerRecord<String, String>> dead = Receptions.awaitRecords(servers.bootstrap(), topic + "-dlt",
-                rec -> true, Duration.ofSeconds(30));
+        List<ConsumerRecord<String, String>> dead =
+                Receptions.awaitRecords(servers.bootstrap(), topic + "-dlt", rec -> true, Duration.ofSeconds(30));
         assertEquals(1, got.size(), "no blocking and no delayed retry");
         assertEquals("1", Receptions.header(dead.get(0), RetryHeaders.ATTEMPT));
-        assertEquals(InvalidRefund.class.getName(), Receptions.header(dead.get(0), KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN));
-        assertEquals(List.of(), Receptions.readAll(servers.bootstrap(), RetryServers.INTAKE,
-                rec -> key.equals(rec.key())), "nothing sent to the intake");
+        assertEquals(
+                InvalidRefund.class.getName(), Receptions.header(dead.get(0), KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN));
+        assertEquals(
+                List.of(),
+                Receptions.readAll(servers.bootstrap(), RetryServers.INTAKE, rec -> key.equals(rec.key())),
+                "nothing sent to the intake");
     }
 
     @Test
@@ -197,25 +223,34 @@ class DelayBridgeErrorHandlerIT {
         String retryTopic = topic + "-retry";
         servers.createTopics(topic, retryTopic);
         Receptions got = new Receptions();
-        listen(List.of(topic, retryTopic), DelayBridgeErrorHandler.builder(template())
-                .intakeTopic(RetryServers.INTAKE)
-                .retryTopic(retryTopic)
-                .backOff(RetryBackOff.fixed(Duration.ofMillis(300)))
-                .attempts(2)
-                .build(), record -> {
+        listen(
+                List.of(topic, retryTopic),
+                DelayBridgeErrorHandler.builder(template())
+                        .intakeTopic(RetryServers.INTAKE)
+                        .retryTopic(retryTopic)
+                        .backOff(RetryBackOff.fixed(Duration.ofMillis(300)))
+                        .attempts(2)
+                        .build(),
+                record -> {
                     got.add(record);
                     throw new IllegalStateException("ledger locked");
                 });
         send(topic, "invoice-3", "{\"invoice\":3}", "trace-id", "c3");
 
-        List<ConsumerRecord<String, String>> dead = Receptions.awaitRecords(servers.bootstrap(), topic + "-dlt",
-                rec -> true, Duration.ofSeconds(30));
-        assertEquals(List.of(topic, retryTopic), got.all().stream().map(r -> r.record().topic()).toList());
+        List<ConsumerRecord<String, String>> dead =
+                Receptions.awaitRecords(servers.bootstrap(), topic + "-dlt", rec -> true, Duration.ofSeconds(30));
+        assertEquals(
+                List.of(topic, retryTopic),
+                got.all().stream().map(r -> r.record().topic()).toList());
         assertEquals("2", Receptions.header(dead.get(0), RetryHeaders.ATTEMPT));
-        assertEquals(retryTopic, Receptions.header(dead.get(0), KafkaHeaders.DLT_ORIGINAL_TOPIC),
+        assertEquals(
+                retryTopic,
+                Receptions.header(dead.get(0), KafkaHeaders.DLT_ORIGINAL_TOPIC),
                 "Spring's header names the topic of the last delivery");
-        assertEquals(topic + "/0/" + got.all().get(0).record().offset(),
-                Receptions.header(dead.get(0), RetryHeaders.ORIGIN), "ours the first");
+        assertEquals(
+                topic + "/0/" + got.all().get(0).record().offset(),
+                Receptions.header(dead.get(0), RetryHeaders.ORIGIN),
+                "ours the first");
         assertTrue(!servers.topics().contains(retryTopic + "-dlt"), "no dead-letter topic for the retry topic");
     }
 
@@ -226,23 +261,30 @@ class DelayBridgeErrorHandlerIT {
     }
 
     private static List<String> attempts(Receptions got) {
-        return got.all().stream().map(r -> r.header(RetryHeaders.ATTEMPT) == null ? "1"
-                : r.header(RetryHeaders.ATTEMPT)).toList();
+        return got.all().stream()
+                .map(r -> r.header(RetryHeaders.ATTEMPT) == null ? "1" : r.header(RetryHeaders.ATTEMPT))
+                .toList();
     }
 
-    private void listen(String topic, DelayBridgeErrorHandler handler,
+    private void listen(
+            String topic,
+            DelayBridgeErrorHandler handler,
             java.util.function.Consumer<ConsumerRecord<String, String>> body) {
         listen(List.of(topic), handler, body);
     }
 
-    private void listen(List<String> topics, DelayBridgeErrorHandler handler,
+    private void listen(
+            List<String> topics,
+            DelayBridgeErrorHandler handler,
             java.util.function.Consumer<ConsumerRecord<String, String>> body) {
         var factory = new ConcurrentKafkaListenerContainerFactory<String, String>();
-        factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap(),
-                ConsumerConfig.GROUP_ID_CONFIG, unique("group"),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-                new StringDeserializer(), new StringDeserializer()));
+        factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap(),
+                        ConsumerConfig.GROUP_ID_CONFIG, unique("group"),
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer()));
         factory.setCommonErrorHandler(handler);
         ConcurrentMessageListenerContainer<String, String> container =
                 factory.createContainer(topics.toArray(String[]::new));
@@ -252,9 +294,10 @@ class DelayBridgeErrorHandlerIT {
     }
 
     private KafkaTemplate<String, String> template() {
-        var factory = new DefaultKafkaProducerFactory<String, String>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap(),
-                ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new StringSerializer());
+        var factory = new DefaultKafkaProducerFactory<String, String>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap(), ProducerConfig.ACKS_CONFIG, "all"),
+                new StringSerializer(),
+                new StringSerializer());
         resources.add(factory::destroy);
         return new KafkaTemplate<>(factory);
     }

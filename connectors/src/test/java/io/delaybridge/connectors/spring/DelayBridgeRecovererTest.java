@@ -35,7 +35,8 @@ class DelayBridgeRecovererTest {
     void aFirstFailureGoesToTheIntakeWithTheBackOffTheHeadersAndAnIdFromItsPosition() {
         DelayBridgeRecoverer recoverer = DelayBridgeErrorHandler.builder(template)
                 .backOff(RetryBackOff.of(Duration.ofSeconds(1), Duration.ofSeconds(5)))
-                .build().recoverer();
+                .build()
+                .recoverer();
         ConsumerRecord<String, String> failed = record("orders", 3, 42, Map.of("trace-id", "7f3a"));
 
         recoverer.accept(failed, null, failure(new IllegalStateException("down")));
@@ -54,14 +55,32 @@ class DelayBridgeRecovererTest {
 
     @Test
     void aRetriedRecordDropsTheBridgesHeadersAndKeepsItsOrigin() throws Exception {
-        DelayBridgeRecoverer recoverer = DelayBridgeErrorHandler.builder(template).intakeTopic("my-intake")
+        DelayBridgeRecoverer recoverer = DelayBridgeErrorHandler.builder(template)
+                .intakeTopic("my-intake")
                 .retryTopic("orders-retry")
-                .backOff(RetryBackOff.of(Duration.ofSeconds(1), Duration.ofSeconds(5))).attempts(4)
-                .build().recoverer();
-        ConsumerRecord<String, String> failed = record("orders-retry", 0, 7, Map.of(
-                DelayHeaders.ID, "orders-3-42-retry-2", DelayHeaders.DUE_AT, "1795339800000",
-                DelayHeaders.ORIGIN, "my-intake/1/9", DelayHeaders.ATTEMPT, "1",
-                RetryHeaders.ATTEMPT, "2", RetryHeaders.ORIGIN, "orders/3/42", "trace-id", "7f3a"));
+                .backOff(RetryBackOff.of(Duration.ofSeconds(1), Duration.ofSeconds(5)))
+                .attempts(4)
+                .build()
+                .recoverer();
+        ConsumerRecord<String, String> failed = record(
+                "orders-retry",
+                0,
+                7,
+                Map.of(
+                        DelayHeaders.ID,
+                        "orders-3-42-retry-2",
+                        DelayHeaders.DUE_AT,
+                        "1795339800000",
+                        DelayHeaders.ORIGIN,
+                        "my-intake/1/9",
+                        DelayHeaders.ATTEMPT,
+                        "1",
+                        RetryHeaders.ATTEMPT,
+                        "2",
+                        RetryHeaders.ORIGIN,
+                        "orders/3/42",
+                        "trace-id",
+                        "7f3a"));
 
         recoverer.accept(failed, null, failure(new IllegalStateException("still down")));
 
@@ -74,21 +93,35 @@ class DelayBridgeRecovererTest {
         assertEquals("orders/3/42", header(sent, RetryHeaders.ORIGIN));
         List<String> names = new ArrayList<>();
         sent.headers().forEach(h -> names.add(h.key()));
-        assertEquals(List.of("trace-id", RetryHeaders.ORIGIN, RetryHeaders.ATTEMPT, DelayHeaders.TARGET,
-                DelayHeaders.DELAY_MS, DelayHeaders.ID).stream().sorted().toList(), names.stream().sorted().toList(),
+        assertEquals(
+                List.of(
+                                "trace-id",
+                                RetryHeaders.ORIGIN,
+                                RetryHeaders.ATTEMPT,
+                                DelayHeaders.TARGET,
+                                DelayHeaders.DELAY_MS,
+                                DelayHeaders.ID)
+                        .stream()
+                        .sorted()
+                        .toList(),
+                names.stream().sorted().toList(),
                 "each header once, none of the last delivery's delay- headers");
         // the bridge's own parser accepts it as a schedule for the retry topic
-        IntakeCommand parsed = new IntakeParser(new TargetPolicy("my-intake", "delay-deadletter", List.of()),
-                Long.MAX_VALUE).parse(sent.headers(), 1_000L, "unused");
+        IntakeCommand parsed = new IntakeParser(
+                        new TargetPolicy("my-intake", "delay-deadletter", List.of()), Long.MAX_VALUE)
+                .parse(sent.headers(), 1_000L, "unused");
         assertEquals(new IntakeCommand.Schedule("orders-retry", 6_000L, "orders-3-42-retry-3", true, null), parsed);
     }
 
     @Test
     void theLastAttemptGoesToTheDeadLetterTopicWithTheAttemptCount() {
-        DelayBridgeRecoverer recoverer = DelayBridgeErrorHandler.builder(template).attempts(3).build().recoverer();
+        DelayBridgeRecoverer recoverer =
+                DelayBridgeErrorHandler.builder(template).attempts(3).build().recoverer();
 
-        recoverer.accept(record("orders", 0, 5, Map.of(RetryHeaders.ATTEMPT, "3",
-                RetryHeaders.ORIGIN, "orders/2/1")), null, failure(new IllegalStateException("down")));
+        recoverer.accept(
+                record("orders", 0, 5, Map.of(RetryHeaders.ATTEMPT, "3", RetryHeaders.ORIGIN, "orders/2/1")),
+                null,
+                failure(new IllegalStateException("down")));
         ProducerRecord<String, String> last = only();
         assertEquals("orders-dlt", last.topic());
         assertEquals(2, last.partition(), "the original record's partition, as Spring's resolver");
@@ -99,9 +132,9 @@ class DelayBridgeRecovererTest {
 
     @Test
     void aNotRetryableExceptionGoesToTheDeadLetterTopicOnTheFirstDelivery() {
-        DelayBridgeRecoverer recoverer = DelayBridgeErrorHandler.builder(template).attempts(3).build().recoverer();
-        recoverer.accept(record("orders", 0, 6, Map.of()), null,
-                failure(new ClassCastException("not an Order")));
+        DelayBridgeRecoverer recoverer =
+                DelayBridgeErrorHandler.builder(template).attempts(3).build().recoverer();
+        recoverer.accept(record("orders", 0, 6, Map.of()), null, failure(new ClassCastException("not an Order")));
         ProducerRecord<String, String> fatal = only();
         assertEquals("orders-dlt", fatal.topic(), "Spring's classification: not retryable");
         assertEquals("1", header(fatal, RetryHeaders.ATTEMPT));
@@ -110,13 +143,17 @@ class DelayBridgeRecovererTest {
 
     @Test
     void aFailedSendToTheIntakeThrowsSoTheRecordIsHandledAgain() {
-        MockProducer<String, String> failing = new MockProducer<>(false, null, new StringSerializer(),
-                new StringSerializer());
+        MockProducer<String, String> failing =
+                new MockProducer<>(false, null, new StringSerializer(), new StringSerializer());
         DelayBridgeRecoverer recoverer = DelayBridgeErrorHandler.builder(
                         new KafkaTemplate<>(new MockProducerFactory<>(() -> failing)))
-                .sendTimeout(Duration.ofMillis(200)).build().recoverer();
-        Exception e = assertThrows(RuntimeException.class, () -> recoverer.accept(record("orders", 0, 1, Map.of()),
-                null, failure(new IllegalStateException("down"))));
+                .sendTimeout(Duration.ofMillis(200))
+                .build()
+                .recoverer();
+        Exception e = assertThrows(
+                RuntimeException.class,
+                () -> recoverer.accept(
+                        record("orders", 0, 1, Map.of()), null, failure(new IllegalStateException("down"))));
         assertTrue(e.getMessage().contains("delay-intake"), e.getMessage());
     }
 
@@ -127,8 +164,11 @@ class DelayBridgeRecovererTest {
         assertThrows(IllegalArgumentException.class, () -> b.blockingRetries(-1, Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> b.intakeTopic(" "));
         assertThrows(IllegalArgumentException.class, () -> DelayBridgeErrorHandler.builder(null));
-        assertThrows(IllegalArgumentException.class, () -> DelayBridgeErrorHandler.builder(template)
-                .retryTopic("delay-intake").build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> DelayBridgeErrorHandler.builder(template)
+                        .retryTopic("delay-intake")
+                        .build());
     }
 
     /** One send per test: the template closes a mock producer after its send. */
@@ -141,8 +181,8 @@ class DelayBridgeRecovererTest {
         return new ListenerExecutionFailedException("listener failed", cause);
     }
 
-    private static ConsumerRecord<String, String> record(String topic, int partition, long offset,
-            Map<String, String> headers) {
+    private static ConsumerRecord<String, String> record(
+            String topic, int partition, long offset, Map<String, String> headers) {
         ConsumerRecord<String, String> r = new ConsumerRecord<>(topic, partition, offset, "order-42", "{\"order\":42}");
         headers.forEach((k, v) -> r.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
         return r;

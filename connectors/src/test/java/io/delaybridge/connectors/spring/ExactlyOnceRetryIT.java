@@ -98,11 +98,12 @@ class ExactlyOnceRetryIT {
         };
         String key = "order-" + UUID.randomUUID();
 
-        ConcurrentMessageListenerContainer<String, String> first = listen(topic, group, template, crashingOnce,
-                failsOnFirstDelivery);
+        ConcurrentMessageListenerContainer<String, String> first =
+                listen(topic, group, template, crashingOnce, failsOnFirstDelivery);
         send(topic, key, "{\"order\":42}");
-        await().atMost(Duration.ofSeconds(30)).until(() -> crashed.get()
-                && first.getContainers().stream().noneMatch(MessageListenerContainer::isRunning));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        crashed.get() && first.getContainers().stream().noneMatch(MessageListenerContainer::isRunning));
         assertEquals(1, intake(key, "read_uncommitted").size(), "the retry was sent before the crash");
         assertEquals(List.of(), intake(key, "read_committed"), "and aborted with the transaction");
         first.stop();
@@ -112,20 +113,28 @@ class ExactlyOnceRetryIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> got.size() >= 3);
         List<Reception> r = got.all();
         assertEquals(r.get(0).record().offset(), r.get(1).record().offset(), "the crashed delivery came again");
-        assertEquals(List.of("1", "1", "2"), r.stream().map(x -> x.header(RetryHeaders.ATTEMPT) == null ? "1"
-                : x.header(RetryHeaders.ATTEMPT)).toList());
+        assertEquals(
+                List.of("1", "1", "2"),
+                r.stream()
+                        .map(x -> x.header(RetryHeaders.ATTEMPT) == null ? "1" : x.header(RetryHeaders.ATTEMPT))
+                        .toList());
         Reception retry = r.get(2);
         assertEquals(key, retry.record().key());
         assertEquals("{\"order\":42}", retry.record().value());
         assertEquals(topic + "-0-" + r.get(0).record().offset() + "-retry-2", retry.header(DelayHeaders.ID));
         long afterFailure = retry.receivedAt() - r.get(1).receivedAt();
         long due = Long.parseLong(retry.header(DelayHeaders.DUE_AT));
-        assertTrue(afterFailure >= BACK_OFF.toMillis(), "retry came " + afterFailure + " ms after the failure, before"
-                + " its back-off of " + BACK_OFF.toMillis() + " ms");
+        assertTrue(
+                afterFailure >= BACK_OFF.toMillis(),
+                "retry came " + afterFailure + " ms after the failure, before" + " its back-off of "
+                        + BACK_OFF.toMillis() + " ms");
         assertTrue(retry.receivedAt() >= due, "received before its due time");
 
-        assertEquals(1, intake(key, "read_committed").size(), "one committed retry for the failure, though it"
-                + " failed twice (the first one's transaction aborted)");
+        assertEquals(
+                1,
+                intake(key, "read_committed").size(),
+                "one committed retry for the failure, though it"
+                        + " failed twice (the first one's transaction aborted)");
         assertEquals(2, intake(key, "read_uncommitted").size(), "both sends reached the log");
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> got.size() == 3);
         System.out.println("[ExactlyOnceRetryIT] crash between the retry's send and the commit: intake holds 2"
@@ -153,7 +162,8 @@ class ExactlyOnceRetryIT {
 
         Receptions.awaitRecords(servers.bootstrap(), topic + "-dlt", rec -> true, Duration.ofSeconds(30));
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> got.size() == 2);
-        List<ConsumerRecord<String, String>> dead = Receptions.readAll(servers.bootstrap(), topic + "-dlt", rec -> true, "read_committed");
+        List<ConsumerRecord<String, String>> dead =
+                Receptions.readAll(servers.bootstrap(), topic + "-dlt", rec -> true, "read_committed");
         assertEquals(1, dead.size(), "one committed dead letter");
         assertEquals(key, dead.get(0).key());
         assertEquals("2", Receptions.header(dead.get(0), RetryHeaders.ATTEMPT), "deliveries made");
@@ -161,21 +171,26 @@ class ExactlyOnceRetryIT {
     }
 
     /** The documented recipe: transaction manager, {@code read_committed}, after-rollback processor. */
-    private ConcurrentMessageListenerContainer<String, String> listen(String topic, String group,
-            KafkaTemplate<String, String> template, ConsumerAwareRecordRecoverer recoverer,
+    private ConcurrentMessageListenerContainer<String, String> listen(
+            String topic,
+            String group,
+            KafkaTemplate<String, String> template,
+            ConsumerAwareRecordRecoverer recoverer,
             MessageListener<String, String> listener) {
         var factory = new ConcurrentKafkaListenerContainerFactory<String, String>();
-        factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap(),
-                ConsumerConfig.GROUP_ID_CONFIG, group,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
-                new StringDeserializer(), new StringDeserializer()));
-        factory.getContainerProperties().setKafkaAwareTransactionManager(
-                new KafkaTransactionManager<>(template.getProducerFactory()));
-        factory.setAfterRollbackProcessor(new DefaultAfterRollbackProcessor<>(recoverer, new FixedBackOff(0L, 0L),
-                template, true));
+        factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap(),
+                        ConsumerConfig.GROUP_ID_CONFIG, group,
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
+                new StringDeserializer(),
+                new StringDeserializer()));
+        factory.getContainerProperties()
+                .setKafkaAwareTransactionManager(new KafkaTransactionManager<>(template.getProducerFactory()));
+        factory.setAfterRollbackProcessor(
+                new DefaultAfterRollbackProcessor<>(recoverer, new FixedBackOff(0L, 0L), template, true));
         ConcurrentMessageListenerContainer<String, String> container = factory.createContainer(topic);
         container.setupMessageListener(listener);
         container.start();
@@ -184,20 +199,24 @@ class ExactlyOnceRetryIT {
     }
 
     private KafkaTemplate<String, String> transactionalTemplate() {
-        var factory = new DefaultKafkaProducerFactory<String, String>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap(),
-                ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new StringSerializer());
+        var factory = new DefaultKafkaProducerFactory<String, String>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap(), ProducerConfig.ACKS_CONFIG, "all"),
+                new StringSerializer(),
+                new StringSerializer());
         factory.setTransactionIdPrefix(RetryServers.unique("tx-"));
         resources.add(factory::destroy);
         return new KafkaTemplate<>(factory);
     }
 
     private void send(String topic, String key, String value) {
-        var factory = new DefaultKafkaProducerFactory<String, String>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap()),
-                new StringSerializer(), new StringSerializer());
+        var factory = new DefaultKafkaProducerFactory<String, String>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrap()),
+                new StringSerializer(),
+                new StringSerializer());
         try {
-            new KafkaTemplate<>(factory).send(new ProducerRecord<>(topic, key, value)).get();
+            new KafkaTemplate<>(factory)
+                    .send(new ProducerRecord<>(topic, key, value))
+                    .get();
         } catch (Exception e) {
             throw new IllegalStateException("send to " + topic + " failed", e);
         } finally {
@@ -206,7 +225,7 @@ class ExactlyOnceRetryIT {
     }
 
     private static List<ConsumerRecord<String, String>> intake(String key, String isolationLevel) {
-        return Receptions.readAll(servers.bootstrap(), RetryServers.INTAKE, rec -> key.equals(rec.key()),
-                isolationLevel);
+        return Receptions.readAll(
+                servers.bootstrap(), RetryServers.INTAKE, rec -> key.equals(rec.key()), isolationLevel);
     }
 }

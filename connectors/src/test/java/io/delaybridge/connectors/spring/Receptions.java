@@ -51,8 +51,8 @@ final class Receptions {
      * Waits until {@code topic} exists and holds a record matching {@code wanted}, then returns every record of
      * it that matches. Never creates the topic.
      */
-    static List<ConsumerRecord<String, String>> awaitRecords(String bootstrap, String topic,
-            Predicate<ConsumerRecord<String, String>> wanted, Duration timeout) {
+    static List<ConsumerRecord<String, String>> awaitRecords(
+            String bootstrap, String topic, Predicate<ConsumerRecord<String, String>> wanted, Duration timeout) {
         List<ConsumerRecord<String, String>> found = new ArrayList<>();
         await().atMost(timeout).pollInterval(Duration.ofMillis(100)).until(() -> {
             found.clear();
@@ -63,8 +63,8 @@ final class Receptions {
     }
 
     /** Every record of {@code topic} (all partitions, from the beginning to the end now) that matches. */
-    static List<ConsumerRecord<String, String>> readAll(String bootstrap, String topic,
-            Predicate<ConsumerRecord<String, String>> wanted) {
+    static List<ConsumerRecord<String, String>> readAll(
+            String bootstrap, String topic, Predicate<ConsumerRecord<String, String>> wanted) {
         return readAll(bootstrap, topic, wanted, "read_uncommitted");
     }
 
@@ -72,13 +72,18 @@ final class Receptions {
      * As {@link #readAll(String, String, Predicate)}, with an isolation level: {@code read_committed} leaves out
      * records of aborted (and still open) transactions, {@code read_uncommitted} shows them.
      */
-    static List<ConsumerRecord<String, String>> readAll(String bootstrap, String topic,
-            Predicate<ConsumerRecord<String, String>> wanted, String isolationLevel) {
+    static List<ConsumerRecord<String, String>> readAll(
+            String bootstrap, String topic, Predicate<ConsumerRecord<String, String>> wanted, String isolationLevel) {
         Properties props = new Properties();
-        props.putAll(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolationLevel));
+        props.putAll(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG,
+                "false",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                "false",
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                isolationLevel));
         List<ConsumerRecord<String, String>> out = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer =
                 new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {

@@ -55,12 +55,18 @@ class RetryBackOffTest {
     @Test
     void badValuesAreRefusedWithTheFix() {
         assertThrows(IllegalArgumentException.class, () -> RetryBackOff.fixed(Duration.ofSeconds(-1)));
-        assertThrows(IllegalArgumentException.class, () -> RetryBackOff.exponential(Duration.ofSeconds(1), 0.5,
-                Duration.ofSeconds(2)));
-        assertThrows(IllegalArgumentException.class, () -> RetryBackOff.exponential(Duration.ofSeconds(10), 2,
-                Duration.ofSeconds(2)));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RetryBackOff.exponential(Duration.ofSeconds(1), 0.5, Duration.ofSeconds(2)));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RetryBackOff.exponential(Duration.ofSeconds(10), 2, Duration.ofSeconds(2)));
         assertThrows(IllegalArgumentException.class, () -> RetryBackOff.of());
-        assertThrows(IllegalArgumentException.class, () -> RetryBackOff.fixed(Duration.ZERO).withJitter(1.5));
-        assertThrows(IllegalArgumentException.class, () -> RetryBackOff.fixed(Duration.ZERO).delayBefore(0));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RetryBackOff.fixed(Duration.ZERO).withJitter(1.5));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RetryBackOff.fixed(Duration.ZERO).delayBefore(0));
     }
 }

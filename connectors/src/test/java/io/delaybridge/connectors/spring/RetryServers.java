@@ -47,7 +47,8 @@ final class RetryServers {
         return instance;
     }
 
-    private static final java.util.concurrent.atomic.AtomicInteger NAMES = new java.util.concurrent.atomic.AtomicInteger();
+    private static final java.util.concurrent.atomic.AtomicInteger NAMES =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     /** A topic or group name no other test of this JVM uses. */
     static String unique(String name) {
@@ -72,7 +73,11 @@ final class RetryServers {
 
     void createTopics(String... names) {
         try (Admin admin = admin()) {
-            admin.createTopics(List.of(names).stream().map(n -> new NewTopic(n, 1, (short) 1)).toList()).all().get();
+            admin.createTopics(List.of(names).stream()
+                            .map(n -> new NewTopic(n, 1, (short) 1))
+                            .toList())
+                    .all()
+                    .get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -91,42 +96,53 @@ final class RetryServers {
             KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"), KafkaBroker.Option.AUTO_CREATE_TOPICS);
             int adminPort = FreePorts.pick();
             Path config = dir.resolve("bridge.yml");
-            Files.writeString(config, String.join("\n",
-                    "kafka:",
-                    "  bootstrapServers: " + broker.bootstrapServers(),
-                    "  intakeTopic: " + INTAKE,
-                    "  deadletterTopic: spring-retry-deadletter",
-                    "  groupId: spring-retry-bridge",
-                    "  instanceId: spring-retry-bridge-1",
-                    "  intakePartitions: 2",
-                    "  replicationFactor: 1",
-                    "redis:",
-                    "  uri: " + RealServers.redisUri(),
-                    "  keyPrefix: spring-retry-" + ProcessHandle.current().pid(),
-                    "server:",
-                    "  applicationConnectors: [{type: http, bindHost: 127.0.0.1, port: 0}]",
-                    "  adminConnectors: [{type: http, bindHost: 127.0.0.1, port: " + adminPort + "}]",
-                    "  requestLog: {appenders: []}",
-                    "logging:",
-                    "  level: INFO",
-                    "  loggers: {org.apache.kafka: WARN, io.lettuce: WARN}",
-                    ""));
-            ChildJvm bridge = ChildJvm.mainClass("spring-retry-bridge", DelayBridgeApplication.class.getName(),
+            Files.writeString(
+                    config,
+                    String.join(
+                            "\n",
+                            "kafka:",
+                            "  bootstrapServers: " + broker.bootstrapServers(),
+                            "  intakeTopic: " + INTAKE,
+                            "  deadletterTopic: spring-retry-deadletter",
+                            "  groupId: spring-retry-bridge",
+                            "  instanceId: spring-retry-bridge-1",
+                            "  intakePartitions: 2",
+                            "  replicationFactor: 1",
+                            "redis:",
+                            "  uri: " + RealServers.redisUri(),
+                            "  keyPrefix: spring-retry-"
+                                    + ProcessHandle.current().pid(),
+                            "server:",
+                            "  applicationConnectors: [{type: http, bindHost: 127.0.0.1, port: 0}]",
+                            "  adminConnectors: [{type: http, bindHost: 127.0.0.1, port: " + adminPort + "}]",
+                            "  requestLog: {appenders: []}",
+                            "logging:",
+                            "  level: INFO",
+                            "  loggers: {org.apache.kafka: WARN, io.lettuce: WARN}",
+                            ""));
+            ChildJvm bridge = ChildJvm.mainClass(
+                            "spring-retry-bridge",
+                            DelayBridgeApplication.class.getName(),
                             System.getProperty("java.class.path"))
                     .jvmOptions(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
                     .args("server", config.toString())
                     .log(dir.resolve("bridge.log"))
                     .start();
             ObjectMapper json = new ObjectMapper();
-            bridge.awaitReady(Duration.ofSeconds(90), () -> AdminMetrics.get(adminPort, "/healthcheck",
-                            Duration.ofSeconds(5))
-                    .map(body -> {
-                        try {
-                            return json.readTree(body).path("pipeline").path("healthy").asBoolean();
-                        } catch (IOException e) {
-                            return false;
-                        }
-                    }).orElse(false));
+            bridge.awaitReady(
+                    Duration.ofSeconds(90),
+                    () -> AdminMetrics.get(adminPort, "/healthcheck", Duration.ofSeconds(5))
+                            .map(body -> {
+                                try {
+                                    return json.readTree(body)
+                                            .path("pipeline")
+                                            .path("healthy")
+                                            .asBoolean();
+                                } catch (IOException e) {
+                                    return false;
+                                }
+                            })
+                            .orElse(false));
             return new RetryServers(broker, bridge);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

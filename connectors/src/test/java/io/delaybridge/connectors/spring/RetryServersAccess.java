@@ -7,8 +7,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 /** {@link RetryServers} for tests in other packages (the Spring Boot application's). */
 public final class RetryServersAccess {
 
-    private RetryServersAccess() {
-    }
+    private RetryServersAccess() {}
 
     public static String bootstrap() {
         return RetryServers.get().bootstrap();

@@ -41,18 +41,24 @@ class RetryableTopicApp {
 
     @Bean
     KafkaTemplate<String, String> kafkaTemplate(@Value("${test.bootstrap}") String bootstrap) {
-        return new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(), new StringSerializer()));
+        return new KafkaTemplate<>(new DefaultKafkaProducerFactory<>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+                new StringSerializer(),
+                new StringSerializer()));
     }
 
     @Bean
     ConcurrentKafkaListenerContainerFactory<String, String> kafkaListenerContainerFactory(
             @Value("${test.bootstrap}") String bootstrap) {
         var factory = new ConcurrentKafkaListenerContainerFactory<String, String>();
-        factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-                new StringDeserializer(), new StringDeserializer()));
+        factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                        "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer()));
         return factory;
     }
 
@@ -72,8 +78,7 @@ class RetryableTopicApp {
         return new Seed();
     }
 
-    static final class Seed {
-    }
+    static final class Seed {}
 
     static class AlwaysFailing {
         @RetryableTopic(attempts = "3", backOff = @BackOff(delay = 500, multiplier = 2.0))

@@ -10,8 +10,12 @@ import java.util.Map;
 public final class ApiException extends WebApplicationException {
 
     private ApiException(int status, String message, String key, String value) {
-        super(message, Response.status(status).type(MediaType.APPLICATION_JSON_TYPE)
-                .entity(body(status, message, key, value)).build());
+        super(
+                message,
+                Response.status(status)
+                        .type(MediaType.APPLICATION_JSON_TYPE)
+                        .entity(body(status, message, key, value))
+                        .build());
     }
 
     private static Map<String, Object> body(int status, String message, String key, String value) {

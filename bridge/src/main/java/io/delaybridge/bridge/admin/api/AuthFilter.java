@@ -55,18 +55,24 @@ public final class AuthFilter implements Filter {
         if (!read || authenticateReads) {
             if (credentials.isEmpty()) {
                 if (!read) {
-                    reply(response, 403, "mutating routes are disabled: no credentials are configured. Set api.token,"
-                            + " api.tokens or api.users in the bridge configuration to enable "
-                            + request.getMethod() + " " + request.getRequestURI());
+                    reply(
+                            response,
+                            403,
+                            "mutating routes are disabled: no credentials are configured. Set api.token,"
+                                    + " api.tokens or api.users in the bridge configuration to enable "
+                                    + request.getMethod() + " " + request.getRequestURI());
                     return;
                 }
             } else {
                 Optional<String> principal = credentials.authenticate(request.getHeader("Authorization"));
                 if (principal.isEmpty()) {
                     response.setHeader("WWW-Authenticate", "Bearer realm=\"delay-bridge\"");
-                    reply(response, 401, request.getHeader("Authorization") == null
-                            ? "authentication required: send Authorization: Bearer <token> or basic auth"
-                            : "the credentials are not valid");
+                    reply(
+                            response,
+                            401,
+                            request.getHeader("Authorization") == null
+                                    ? "authentication required: send Authorization: Bearer <token> or basic auth"
+                                    : "the credentials are not valid");
                     return;
                 }
                 request.setAttribute(PRINCIPAL, principal.get());
@@ -74,8 +80,10 @@ public final class AuthFilter implements Filter {
         }
         long length = request.getContentLengthLong();
         if (length > maxBodyBytes) {
-            reply(response, 413, "request body of " + length + " bytes is larger than api.maxBodySize ("
-                    + maxBodyBytes + " bytes)");
+            reply(
+                    response,
+                    413,
+                    "request body of " + length + " bytes is larger than api.maxBodySize (" + maxBodyBytes + " bytes)");
             return;
         }
         Audit.principal((String) request.getAttribute(PRINCIPAL));
@@ -89,8 +97,9 @@ public final class AuthFilter implements Filter {
     private static void reply(HttpServletResponse response, int status, String message) throws IOException {
         response.setStatus(status);
         response.setContentType("application/json");
-        response.getOutputStream().write(("{\"code\":" + status + ",\"message\":\"" + jsonEscape(message) + "\"}")
-                .getBytes(StandardCharsets.UTF_8));
+        response.getOutputStream()
+                .write(("{\"code\":" + status + ",\"message\":\"" + jsonEscape(message) + "\"}")
+                        .getBytes(StandardCharsets.UTF_8));
     }
 
     static String jsonEscape(String s) {

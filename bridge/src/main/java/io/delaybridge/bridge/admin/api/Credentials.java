@@ -21,8 +21,9 @@ public final class Credentials {
     }
 
     private static Map<String, byte[]> utf8Values(Map<String, String> map) {
-        return map.entrySet().stream().collect(java.util.stream.Collectors.toUnmodifiableMap(
-                Map.Entry::getKey, e -> e.getValue().getBytes(StandardCharsets.UTF_8)));
+        return map.entrySet().stream()
+                .collect(java.util.stream.Collectors.toUnmodifiableMap(
+                        Map.Entry::getKey, e -> e.getValue().getBytes(StandardCharsets.UTF_8)));
     }
 
     public boolean isEmpty() {

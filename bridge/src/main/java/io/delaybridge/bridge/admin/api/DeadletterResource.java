@@ -43,8 +43,10 @@ public final class DeadletterResource {
     private final AtomicLong sequence = new AtomicLong();
 
     /** @param replays makes the replay of a job id and a filter */
-    public DeadletterResource(BiFunction<String, DeadletterReplay.Filter, DeadletterReplay> replays,
-            ExecutorService executor, int maxReplay) {
+    public DeadletterResource(
+            BiFunction<String, DeadletterReplay.Filter, DeadletterReplay> replays,
+            ExecutorService executor,
+            int maxReplay) {
         this.replays = replays;
         this.executor = executor;
         this.maxReplay = maxReplay;
@@ -57,16 +59,15 @@ public final class DeadletterResource {
     @POST
     public Response start(ReplayRequest body) {
         if (body == null || body.limit() == null) {
-            throw ApiException.badField("limit", "is required: the most records to replay (at most " + maxReplay
-                    + ")");
+            throw ApiException.badField("limit", "is required: the most records to replay (at most " + maxReplay + ")");
         }
         if (body.limit() < 1 || body.limit() > maxReplay) {
             throw ApiException.badField("limit", body.limit() + " is outside 1.." + maxReplay + " (api.maxReplay)");
         }
-        if (body.errorCode() != null && Arrays.stream(ErrorCode.values()).noneMatch(c ->
-                c.name().equals(body.errorCode()))) {
-            throw ApiException.badField("errorCode", "'" + body.errorCode() + "' is not one of "
-                    + Arrays.toString(ErrorCode.values()));
+        if (body.errorCode() != null
+                && Arrays.stream(ErrorCode.values()).noneMatch(c -> c.name().equals(body.errorCode()))) {
+            throw ApiException.badField(
+                    "errorCode", "'" + body.errorCode() + "' is not one of " + Arrays.toString(ErrorCode.values()));
         }
         Long from = instant("from", body.from());
         Long to = instant("to", body.to());
@@ -78,8 +79,10 @@ public final class DeadletterResource {
             if (jobs.values().stream().anyMatch(DeadletterReplay::isRunning)) {
                 throw ApiException.status(409, "a replay is already running; follow it at GET /deadletter/replay");
             }
-            replay = replays.apply(nextId(), new DeadletterReplay.Filter(
-                    blankToNull(body.errorCode()), blankToNull(body.target()), from, to, body.limit()));
+            replay = replays.apply(
+                    nextId(),
+                    new DeadletterReplay.Filter(
+                            blankToNull(body.errorCode()), blankToNull(body.target()), from, to, body.limit()));
             jobs.put(replay.id(), replay);
             while (jobs.size() > KEEP_JOBS) {
                 jobs.remove(jobs.keySet().iterator().next());
@@ -89,13 +92,19 @@ public final class DeadletterResource {
         executor.execute(() -> {
             replay.run();
             DeadletterReplay.Progress p = replay.progress();
-            Audit.log(who, "deadletter-replay-finished", "job=" + p.id() + " state="
-                    + p.state() + " scanned=" + p.scanned() + " replayed=" + p.acknowledged() + " failed="
-                    + p.failed());
+            Audit.log(
+                    who,
+                    "deadletter-replay-finished",
+                    "job=" + p.id() + " state="
+                            + p.state() + " scanned=" + p.scanned() + " replayed=" + p.acknowledged() + " failed="
+                            + p.failed());
         });
-        Audit.log(who, "deadletter-replay", "job=" + replay.id() + " errorCode="
-                + body.errorCode() + " target=" + body.target() + " from=" + body.from() + " to=" + body.to()
-                + " limit=" + body.limit());
+        Audit.log(
+                who,
+                "deadletter-replay",
+                "job=" + replay.id() + " errorCode="
+                        + body.errorCode() + " target=" + body.target() + " from=" + body.from() + " to=" + body.to()
+                        + " limit=" + body.limit());
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("job", replay.id());
         reply.put("status", "/deadletter/replay/" + replay.id());

@@ -46,6 +46,7 @@ public final class MessagesResource {
 
     /** Ids longer than this are refused (a Kafka header value can be longer, but no sane id is). */
     static final int MAX_ID_LENGTH = 1024;
+
     private static final int BULK_PAGE = 500;
 
     /** Body of a reschedule: exactly one of {@code dueAt} (epoch ms or ISO-8601) and {@code delay} (from now). */
@@ -61,7 +62,11 @@ public final class MessagesResource {
     private final MetricRegistry metrics;
 
     public MessagesResource(
-            DelayStore store, MessageAdmin messages, ApiSettings settings, long maxDelayMillis, MetricRegistry metrics) {
+            DelayStore store,
+            MessageAdmin messages,
+            ApiSettings settings,
+            long maxDelayMillis,
+            MetricRegistry metrics) {
         this.store = store;
         this.messages = messages;
         this.settings = settings;
@@ -92,17 +97,19 @@ public final class MessagesResource {
 
     @POST
     @Path("/{id}/reschedule")
-    public Map<String, Object> reschedule(
-            @PathParam("id") String id, RescheduleRequest body) {
+    public Map<String, Object> reschedule(@PathParam("id") String id, RescheduleRequest body) {
         checkId(id);
         if (body == null) {
-            throw ApiException.badField("dueAt", "the body must be JSON with dueAt (epoch ms or ISO-8601) or delay"
-                    + " (e.g. \"30s\", \"5m\", \"PT1H\")");
+            throw ApiException.badField(
+                    "dueAt",
+                    "the body must be JSON with dueAt (epoch ms or ISO-8601) or delay"
+                            + " (e.g. \"30s\", \"5m\", \"PT1H\")");
         }
         boolean hasDue = body.dueAt() != null && !body.dueAt().isBlank();
         boolean hasDelay = body.delay() != null && !body.delay().isBlank();
         if (hasDue == hasDelay) {
-            throw ApiException.badField(hasDue ? "delay" : "dueAt",
+            throw ApiException.badField(
+                    hasDue ? "delay" : "dueAt",
                     "give exactly one of dueAt (epoch ms or ISO-8601) and delay (e.g. \"30s\")");
         }
         // parse and check the body before touching the store: a bad request changes and reads nothing
@@ -114,20 +121,20 @@ public final class MessagesResource {
                 throw ApiException.badField("dueAt", "'" + body.dueAt() + "' is not epoch ms or an ISO-8601 instant");
             }
             if (dueAt - store.now() > maxDelayMillis) {
-                throw ApiException.badField("dueAt", "is more than intake.maxDelay ("
-                        + DelayText.formatMillis(maxDelayMillis) + ") ahead");
+                throw ApiException.badField(
+                        "dueAt", "is more than intake.maxDelay (" + DelayText.formatMillis(maxDelayMillis) + ") ahead");
             }
         } else {
             long delay;
             try {
                 delay = DelayText.parseDelayMillis(body.delay());
             } catch (IllegalArgumentException e) {
-                throw ApiException.badField("delay", "'" + body.delay() + "' is not a delay (e.g. 1500, 30s, 5m,"
-                        + " PT1H)");
+                throw ApiException.badField(
+                        "delay", "'" + body.delay() + "' is not a delay (e.g. 1500, 30s, 5m," + " PT1H)");
             }
             if (delay > maxDelayMillis) {
-                throw ApiException.badField("delay", "is longer than intake.maxDelay ("
-                        + DelayText.formatMillis(maxDelayMillis) + ")");
+                throw ApiException.badField(
+                        "delay", "is longer than intake.maxDelay (" + DelayText.formatMillis(maxDelayMillis) + ")");
             }
             dueAt = store.now() + delay;
         }
@@ -148,12 +155,12 @@ public final class MessagesResource {
             throw ApiException.badField("target", "is required: the target topic whose pending messages to cancel");
         }
         if (body.limit() == null) {
-            throw ApiException.badField("limit", "is required: the most messages to cancel (at most "
-                    + settings.maxBulkCancel() + ")");
+            throw ApiException.badField(
+                    "limit", "is required: the most messages to cancel (at most " + settings.maxBulkCancel() + ")");
         }
         if (body.limit() < 1 || body.limit() > settings.maxBulkCancel()) {
-            throw ApiException.badField("limit", body.limit() + " is outside 1.." + settings.maxBulkCancel()
-                    + " (api.maxBulkCancel)");
+            throw ApiException.badField(
+                    "limit", body.limit() + " is outside 1.." + settings.maxBulkCancel() + " (api.maxBulkCancel)");
         }
         long from = instant("dueFrom", body.dueFrom(), Long.MIN_VALUE / 2);
         long to = instant("dueTo", body.dueTo(), Long.MAX_VALUE / 2);
@@ -178,7 +185,8 @@ public final class MessagesResource {
                 examined += batch.size();
                 List<WriteOp> cancels = new ArrayList<>();
                 for (StoredMessage m : batch) {
-                    if (cancels.size() + cancelled < body.limit() && body.target().equals(targetOf(m))) {
+                    if (cancels.size() + cancelled < body.limit()
+                            && body.target().equals(targetOf(m))) {
                         cancels.add(new WriteOp.Cancel(m.id()));
                     } else {
                         skip++;
@@ -197,9 +205,12 @@ public final class MessagesResource {
             }
         }
         metrics.meter("delay.cancelled").mark(cancelled);
-        Audit.log(Audit.principal(), "bulk-cancel", "target=" + body.target() + " dueFrom=" + body.dueFrom()
-                + " dueTo=" + body.dueTo() + " limit=" + body.limit() + " cancelled=" + cancelled
-                + " examined=" + examined);
+        Audit.log(
+                Audit.principal(),
+                "bulk-cancel",
+                "target=" + body.target() + " dueFrom=" + body.dueFrom()
+                        + " dueTo=" + body.dueTo() + " limit=" + body.limit() + " cancelled=" + cancelled
+                        + " examined=" + examined);
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("target", body.target());
         reply.put("cancelled", cancelled);
@@ -214,8 +225,9 @@ public final class MessagesResource {
         Audit.log(Audit.principal(), action, "id=" + id + " dueAt=" + dueAt + " result=" + result);
         switch (result) {
             case NOT_FOUND -> throw ApiException.notFound(id);
-            case IN_FLIGHT -> throw ApiException.status(409, "message '" + id + "' is being delivered right now; it"
-                    + " cannot be moved");
+            case IN_FLIGHT ->
+                throw ApiException.status(
+                        409, "message '" + id + "' is being delivered right now; it" + " cannot be moved");
             default -> {
                 metrics.meter("delay.api." + action).mark();
                 Map<String, Object> reply = new LinkedHashMap<>();
@@ -277,7 +289,6 @@ public final class MessagesResource {
             throw ApiException.badField("id", "must be 1 to " + MAX_ID_LENGTH + " characters");
         }
     }
-
 
     static Map<String, Object> describe(StoredMessage m) {
         Map<String, Object> out = new LinkedHashMap<>();

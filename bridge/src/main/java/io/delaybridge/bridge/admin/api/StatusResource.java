@@ -76,14 +76,17 @@ public final class StatusResource {
         if (type == null) {
             throw ApiException.status(404, "no such file: /status/" + file);
         }
-        return Response.ok(read(PAGE_DIR + file), type).header("Cache-Control", "no-cache").build();
+        return Response.ok(read(PAGE_DIR + file), type)
+                .header("Cache-Control", "no-cache")
+                .build();
     }
 
     @GET
     @Path("/lib/chart.umd.js")
     public Response chartJs() {
         return Response.ok(read(CHART_JS), "text/javascript; charset=utf-8")
-                .header("Cache-Control", "max-age=86400").build();
+                .header("Cache-Control", "max-age=86400")
+                .build();
     }
 
     @GET
@@ -93,13 +96,27 @@ public final class StatusResource {
         Map<String, Object> out = new LinkedHashMap<>();
         Map<String, Object> checks = new LinkedHashMap<>();
         for (Map.Entry<String, HealthCheck.Result> e : health.runHealthChecks().entrySet()) {
-            checks.put(e.getKey(), Map.of("healthy", e.getValue().isHealthy(),
-                    "message", e.getValue().getMessage() == null ? "" : e.getValue().getMessage()));
+            checks.put(
+                    e.getKey(),
+                    Map.of(
+                            "healthy",
+                            e.getValue().isHealthy(),
+                            "message",
+                            e.getValue().getMessage() == null
+                                    ? ""
+                                    : e.getValue().getMessage()));
         }
         out.put("health", checks);
         Map<String, Object> counts = new LinkedHashMap<>();
-        for (String name : List.of("scheduled", "delivered", "retried", "reclaimed", "cancelled", "rescheduled",
-                "intake.express", "intake.parked")) {
+        for (String name : List.of(
+                "scheduled",
+                "delivered",
+                "retried",
+                "reclaimed",
+                "cancelled",
+                "rescheduled",
+                "intake.express",
+                "intake.parked")) {
             Meter meter = metrics.getMeters().get("delay." + name);
             if (meter != null) {
                 counts.put(name, Map.of("count", meter.getCount(), "rate1m", meter.getOneMinuteRate()));
@@ -109,8 +126,19 @@ public final class StatusResource {
         Histogram lateness = metrics.getHistograms().get("delay.lateness-ms");
         if (lateness != null) {
             Snapshot s = lateness.getSnapshot();
-            out.put("lateness", Map.of("p50", s.getMedian(), "p95", s.get95thPercentile(),
-                    "p99", s.get99thPercentile(), "max", s.getMax(), "count", lateness.getCount()));
+            out.put(
+                    "lateness",
+                    Map.of(
+                            "p50",
+                            s.getMedian(),
+                            "p95",
+                            s.get95thPercentile(),
+                            "p99",
+                            s.get99thPercentile(),
+                            "max",
+                            s.getMax(),
+                            "count",
+                            lateness.getCount()));
         }
         Map<String, Long> deadletters = new LinkedHashMap<>();
         SortedMap<String, Meter> meters = metrics.getMeters((name, m) -> name.startsWith("delay.deadlettered."));

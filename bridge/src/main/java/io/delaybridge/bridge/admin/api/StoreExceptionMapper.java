@@ -18,7 +18,9 @@ public final class StoreExceptionMapper implements ExceptionMapper<StoreExceptio
     public Response toResponse(StoreException e) {
         int status = e instanceof StoreUnavailableException ? 503 : 500;
         LOG.warn("API call failed in the store: {}", e.getMessage());
-        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE)
-                .entity(Map.of("code", status, "message", e.getMessage())).build();
+        return Response.status(status)
+                .type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(Map.of("code", status, "message", e.getMessage()))
+                .build();
     }
 }

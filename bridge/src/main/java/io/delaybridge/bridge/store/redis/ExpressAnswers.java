@@ -23,7 +23,12 @@ final class ExpressAnswers {
     /** Files one {@code express.lua} reply: {now, earliestDue, inflightCount, known...}. */
     void fill(Check c, List<?> reply) {
         if (reply.size() == 1 && (Long) reply.get(0) < 0) {
-            throw ScriptCodes.failure((Long) reply.get(0), "express check", c.shard(), -1, c.checks().get(0).id());
+            throw ScriptCodes.failure(
+                    (Long) reply.get(0),
+                    "express check",
+                    c.shard(),
+                    -1,
+                    c.checks().get(0).id());
         }
         long now = (Long) reply.get(0);
         long earliest = (Long) reply.get(1);

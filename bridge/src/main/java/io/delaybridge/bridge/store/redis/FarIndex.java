@@ -29,6 +29,7 @@ public final class FarIndex {
 
     /** The width of a due-time bucket: one string per shard and hour. */
     public static final long HOUR_MILLIS = 3_600_000L;
+
     static final int ENTRY_BYTES = 12;
     private static final long MAX_OFFSET = (1L << 48) - 1;
 
@@ -36,8 +37,8 @@ public final class FarIndex {
     public record Entry(int partition, long offset, long dueAt) {
         public Entry {
             if (partition < 0 || partition > 0xFFFF) {
-                throw new IllegalArgumentException("far entry: intake partition " + partition
-                        + " does not fit the entry's 2 bytes (0..65535)");
+                throw new IllegalArgumentException(
+                        "far entry: intake partition " + partition + " does not fit the entry's 2 bytes (0..65535)");
             }
             if (offset < 0 || offset > MAX_OFFSET) {
                 throw new IllegalArgumentException("far entry: offset " + offset + " does not fit the entry's 6 bytes");
@@ -89,15 +90,23 @@ public final class FarIndex {
         }
         ShardKeys k = keys.shard(shard);
         String operation = "far append of " + entries.size() + " entries on shard " + shard;
-        Long appended = store.adminAwait(store.adminScripts().run(commands, Script.FAR_APPEND,
-                Script.FAR_APPEND.signature().keysOf(k, hourKeys), Script.FAR_APPEND.argvRepeated(args)), operation);
+        Long appended = store.adminAwait(
+                store.adminScripts()
+                        .run(
+                                commands,
+                                Script.FAR_APPEND,
+                                Script.FAR_APPEND.signature().keysOf(k, hourKeys),
+                                Script.FAR_APPEND.argvRepeated(args)),
+                operation);
         return ScriptCodes.check(appended, "far append", shard, -1);
     }
 
     /** The hours of {@code shard} that hold entries and start at or before {@code untilMillis}, earliest first. */
     public List<Long> hoursStartingBy(int shard, long untilMillis) {
-        List<byte[]> members = store.adminAwait(commands.zrangebyscore(keys.shard(shard).farIndex(),
-                Range.create(Double.NEGATIVE_INFINITY, (double) untilMillis)), "far hours of shard " + shard);
+        List<byte[]> members = store.adminAwait(
+                commands.zrangebyscore(
+                        keys.shard(shard).farIndex(), Range.create(Double.NEGATIVE_INFINITY, (double) untilMillis)),
+                "far hours of shard " + shard);
         List<Long> hours = new ArrayList<>(members.size());
         members.forEach(m -> hours.add(Long.parseLong(new String(m, StandardCharsets.US_ASCII))));
         return hours;
@@ -105,7 +114,8 @@ public final class FarIndex {
 
     /** Reads an hour of {@code shard} from byte {@code from} on (0: whole); its entries sorted by partition, offset. */
     public HourRead read(int shard, long hour, int from) {
-        byte[] value = store.adminAwait(commands.getrange(keys.farHour(shard, hour), from, -1),
+        byte[] value = store.adminAwait(
+                commands.getrange(keys.farHour(shard, hour), from, -1),
                 "far read of hour " + hour + " on shard " + shard);
         int whole = value.length - value.length % ENTRY_BYTES;
         List<Entry> entries = new ArrayList<>(whole / ENTRY_BYTES);
@@ -127,9 +137,13 @@ public final class FarIndex {
      */
     public long thawed(int shard, long epoch, long hour, int length) {
         ShardKeys k = keys.shard(shard);
-        Long left = store.adminAwait(store.adminScripts().run(commands, Script.FAR_THAWED,
-                Script.FAR_THAWED.signature().keysOf(k, List.of(keys.farHour(shard, hour))),
-                Script.FAR_THAWED.argv(bytes(epoch), Decimal.ascii(hour), Decimal.ascii(length))),
+        Long left = store.adminAwait(
+                store.adminScripts()
+                        .run(
+                                commands,
+                                Script.FAR_THAWED,
+                                Script.FAR_THAWED.signature().keysOf(k, List.of(keys.farHour(shard, hour))),
+                                Script.FAR_THAWED.argv(bytes(epoch), Decimal.ascii(hour), Decimal.ascii(length))),
                 "far thaw of hour " + hour + " on shard " + shard);
         return ScriptCodes.check(left, "far thaw", shard, epoch);
     }
@@ -147,8 +161,11 @@ public final class FarIndex {
     }
 
     static byte[] encode(Entry entry) {
-        return ByteBuffer.allocate(ENTRY_BYTES).putShort((short) entry.partition())
-                .putShort((short) (entry.offset() >>> 32)).putInt((int) entry.offset())
-                .putInt((int) (entry.dueAt() - entry.hour() * HOUR_MILLIS)).array();
+        return ByteBuffer.allocate(ENTRY_BYTES)
+                .putShort((short) entry.partition())
+                .putShort((short) (entry.offset() >>> 32))
+                .putInt((int) entry.offset())
+                .putInt((int) (entry.dueAt() - entry.hour() * HOUR_MILLIS))
+                .array();
     }
 }

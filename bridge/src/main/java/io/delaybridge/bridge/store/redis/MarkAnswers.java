@@ -31,8 +31,13 @@ final class MarkAnswers {
         List<?> codes = (List<?>) reply;
         long head = codes.isEmpty() ? ScriptCodes.INVALID_ARGUMENT : (Long) codes.get(0);
         if (head < 0 || codes.size() != 2 * c.positions().length) {
-            throw ScriptCodes.failure(head < 0 ? head : ScriptCodes.INVALID_ARGUMENT, "position mark of intake"
-                    + " partition " + marks.get(c.positions()[0]).partition(), c.shard(), -1, null);
+            throw ScriptCodes.failure(
+                    head < 0 ? head : ScriptCodes.INVALID_ARGUMENT,
+                    "position mark of intake" + " partition "
+                            + marks.get(c.positions()[0]).partition(),
+                    c.shard(),
+                    -1,
+                    null);
         }
         if (!answered.add(call)) {
             return;
@@ -50,7 +55,8 @@ final class MarkAnswers {
         List<StoreGapException.Gap> gaps = new ArrayList<>();
         for (int i = 0; i < gapAt.length; i++) {
             if (gapAt[i] != Long.MAX_VALUE) {
-                gaps.add(new StoreGapException.Gap(marks.get(i).partition(), gapAt[i], marks.get(i).expected()));
+                gaps.add(new StoreGapException.Gap(
+                        marks.get(i).partition(), gapAt[i], marks.get(i).expected()));
             }
         }
         return gaps;

@@ -71,9 +71,14 @@ final class RedisConnections implements AutoCloseable {
     private final StatefulConnection<byte[], byte[]> pipelineConnection;
     private final String sentinelMaster;
 
-    private RedisConnections(RedisStoreOptions options, RedisMode mode, ClientResources resources,
-            AbstractRedisClient client, StatefulConnection<byte[], byte[]> commandConnection,
-            StatefulConnection<byte[], byte[]> pipelineConnection, String sentinelMaster) {
+    private RedisConnections(
+            RedisStoreOptions options,
+            RedisMode mode,
+            ClientResources resources,
+            AbstractRedisClient client,
+            StatefulConnection<byte[], byte[]> commandConnection,
+            StatefulConnection<byte[], byte[]> pipelineConnection,
+            String sentinelMaster) {
         this.options = options;
         this.mode = mode;
         this.resources = resources;
@@ -94,8 +99,8 @@ final class RedisConnections implements AutoCloseable {
     static RedisConnections open(RedisStoreOptions options) {
         ClientResources resources = DefaultClientResources.builder()
                 // reconnect quickly: the intake and the pump wait for Redis, so back off to 1 s at most (default 30 s)
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
-                        TimeUnit.MILLISECONDS))
+                .reconnectDelay(
+                        Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
                 .build();
         AbstractRedisClient client = null;
         StatefulConnection<byte[], byte[]> command = null;
@@ -119,23 +124,26 @@ final class RedisConnections implements AutoCloseable {
             }
             pipeline.setAutoFlushCommands(false);
             LOG.info("Redis at {}: {}", options.redactedUri(), found.mode().setting());
-            return new RedisConnections(options, found.mode(), resources, client, command, pipeline,
-                    found.sentinelMaster());
+            return new RedisConnections(
+                    options, found.mode(), resources, client, command, pipeline, found.sentinelMaster());
         } catch (RuntimeException e) {
             closeQuietly(pipeline);
             closeQuietly(command);
             shutdown(client, resources);
             StoreException translated = RedisErrors.translate(e, "connect to Redis at " + options.redactedUri());
-            StoreConfigurationException tls = translated instanceof StoreConfigurationException
-                    ? null : RedisTlsErrors.explain(e, options);
+            StoreConfigurationException tls =
+                    translated instanceof StoreConfigurationException ? null : RedisTlsErrors.explain(e, options);
             if (tls != null) {
                 throw tls;
             }
             if (translated instanceof StoreUnavailableException) {
-                throw new StoreUnavailableException("Cannot connect to Redis at " + options.redactedUri() + ": "
-                        + RedisCalls.rootMessage(e) + ". Check that Redis runs there and that redis.uri (REDIS_URI) is"
-                        + " right" + (options.usesTls() ? "" : "; if that Redis speaks TLS only, use rediss://")
-                        + ".", e);
+                throw new StoreUnavailableException(
+                        "Cannot connect to Redis at " + options.redactedUri() + ": "
+                                + RedisCalls.rootMessage(e)
+                                + ". Check that Redis runs there and that redis.uri (REDIS_URI) is"
+                                + " right" + (options.usesTls() ? "" : "; if that Redis speaks TLS only, use rediss://")
+                                + ".",
+                        e);
             }
             throw translated;
         }
@@ -209,7 +217,8 @@ final class RedisConnections implements AutoCloseable {
         return ((StatefulRedisClusterConnection<byte[], byte[]>) pipelineConnection)
                 .getConnectionAsync(uri.getHost(), uri.getPort())
                 .thenCompose(link -> {
-                    CompletableFuture<Long> wait = link.async().waitForReplication(replicas, timeoutMillis)
+                    CompletableFuture<Long> wait = link.async()
+                            .waitForReplication(replicas, timeoutMillis)
                             .toCompletableFuture();
                     link.flushCommands();
                     return wait;
@@ -240,17 +249,22 @@ final class RedisConnections implements AutoCloseable {
     /** Every master: on a cluster one connection to each (not routed); otherwise the command connection. */
     List<Node> masters() {
         if (!isCluster()) {
-            return List.of(new Node(mode == RedisMode.SENTINEL ? "the master '" + sentinelMaster + "' of the"
-                    + " sentinels at " + options.redactedUri() : options.redactedUri(), commands()));
+            return List.of(new Node(
+                    mode == RedisMode.SENTINEL
+                            ? "the master '" + sentinelMaster + "' of the" + " sentinels at " + options.redactedUri()
+                            : options.redactedUri(),
+                    commands()));
         }
         StatefulRedisClusterConnection<byte[], byte[]> cluster =
                 (StatefulRedisClusterConnection<byte[], byte[]>) commandConnection;
         List<Node> masters = new ArrayList<>();
         for (RedisClusterNode node : cluster.getPartitions()) {
-            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)
+            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)
+                    && !node.is(RedisClusterNode.NodeFlag.FAIL)
                     && !node.getSlots().isEmpty()) {
                 RedisURI uri = node.getUri();
-                masters.add(new Node(uri.getHost() + ":" + uri.getPort(),
+                masters.add(new Node(
+                        uri.getHost() + ":" + uri.getPort(),
                         cluster.getConnection(uri.getHost(), uri.getPort()).async()));
             }
         }
@@ -262,7 +276,8 @@ final class RedisConnections implements AutoCloseable {
         Partitions partitions = ((StatefulRedisClusterConnection<byte[], byte[]>) commandConnection).getPartitions();
         Map<String, Integer> replicas = new TreeMap<>();
         for (RedisClusterNode master : partitions) {
-            if (!master.is(RedisClusterNode.NodeFlag.UPSTREAM) || master.getSlots().isEmpty()) {
+            if (!master.is(RedisClusterNode.NodeFlag.UPSTREAM)
+                    || master.getSlots().isEmpty()) {
                 continue;
             }
             int count = 0;
@@ -282,8 +297,10 @@ final class RedisConnections implements AutoCloseable {
         int slot = SlotHash.getSlot(key);
         RedisClusterNode master = cluster.getPartitions().getMasterBySlot(slot);
         if (master == null) {
-            throw new StoreUnavailableException("No master of the Redis Cluster at " + options.redactedUri()
-                    + " serves slot " + slot + " now (fail-over under way?). Retry with backoff.", null);
+            throw new StoreUnavailableException(
+                    "No master of the Redis Cluster at " + options.redactedUri() + " serves slot " + slot
+                            + " now (fail-over under way?). Retry with backoff.",
+                    null);
         }
         return master;
     }
@@ -347,9 +364,12 @@ final class RedisConnections implements AutoCloseable {
     }
 
     static StoreConfigurationException badUri(RedisStoreOptions options, RuntimeException e) {
-        return new StoreConfigurationException("redis.uri '" + options.redactedUri() + "' is not a Redis URI ("
-                + e.getMessage() + "). Use e.g. redis://host:6379, redis://host1:7000,host2:7001 (cluster seeds),"
-                + " rediss://host:6380 or redis-sentinel://host:26379,host2:26379#mymaster.", e);
+        return new StoreConfigurationException(
+                "redis.uri '" + options.redactedUri() + "' is not a Redis URI ("
+                        + e.getMessage()
+                        + "). Use e.g. redis://host:6379, redis://host1:7000,host2:7001 (cluster seeds),"
+                        + " rediss://host:6380 or redis-sentinel://host:26379,host2:26379#mymaster.",
+                e);
     }
 
     static ClientOptions clientOptions(RedisStoreOptions options) {
@@ -394,8 +414,13 @@ final class RedisConnections implements AutoCloseable {
                 .autoReconnect(true)
                 // fail fast while disconnected instead of buffering: the intake and the pump retry with backoff
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.builder().timeoutCommands(true).timeoutSource(timeouts).build())
-                .socketOptions(SocketOptions.builder().connectTimeout(options.commandTimeout()).keepAlive(true)
+                .timeoutOptions(TimeoutOptions.builder()
+                        .timeoutCommands(true)
+                        .timeoutSource(timeouts)
+                        .build())
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(options.commandTimeout())
+                        .keepAlive(true)
                         .build());
         return builder;
     }

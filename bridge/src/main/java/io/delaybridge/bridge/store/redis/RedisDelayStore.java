@@ -107,7 +107,11 @@ public final class RedisDelayStore implements DelayStore {
     private final long awaitMillis;
     private volatile WakeSubscription wakeSubscription;
 
-    private RedisDelayStore(RedisConnections connections, ScriptRunner scripts, RedisKeys keys, String incarnation,
+    private RedisDelayStore(
+            RedisConnections connections,
+            ScriptRunner scripts,
+            RedisKeys keys,
+            String incarnation,
             ServerChecks.Facts facts) {
         RedisStoreOptions options = connections.options();
         this.connections = connections;
@@ -116,8 +120,8 @@ public final class RedisDelayStore implements DelayStore {
         this.router = new ShardRouter(options.intakeTopic(), keys.shardCount());
         this.incarnation = incarnation;
         this.publish = bytes(facts.publishCommand());
-        this.writes = new WritePipeline(connections, scripts,
-                new WritePlan(keys, router, incarnation, facts.publishCommand()), keys);
+        this.writes = new WritePipeline(
+                connections, scripts, new WritePlan(keys, router, incarnation, facts.publishCommand()), keys);
         this.awaitMillis = connections.awaitMillis();
         this.shardCalls = new ShardCalls(connections, scripts, keys, router, publish);
     }
@@ -149,16 +153,22 @@ public final class RedisDelayStore implements DelayStore {
         try {
             ServerChecks.Facts facts = ServerChecks.check(c);
             ScriptRunner scripts = new ScriptRunner();
-            RedisCalls.await(scripts.loadAll(c.commands()), "SCRIPT LOAD at " + options.redactedUri(),
-                    c.awaitMillis());
+            RedisCalls.await(scripts.loadAll(c.commands()), "SCRIPT LOAD at " + options.redactedUri(), c.awaitMillis());
             StoreMeta.Meta meta = StoreMeta.initialise(c, scripts, clock, shardCount.getAsInt());
             RedisKeys keys = new RedisKeys(options.keyPrefix(), options.intakeTopic(), meta.shards());
             StoreMeta.prepareShards(c, keys, meta);
             RedisDelayStore store = new RedisDelayStore(c, scripts, keys, meta.incarnation(), facts);
             store.subscribeWakeChannels(facts.shardedPubSub());
-            LOG.info("Redis store at {} ({}) ready: intake topic {}, {} shards, key prefix {}, incarnation {},"
-                    + " wake-ups by {}", options.redactedUri(), c.mode().setting(), options.intakeTopic(),
-                    meta.shards(), options.keyPrefix(), meta.incarnation(), facts.publishCommand());
+            LOG.info(
+                    "Redis store at {} ({}) ready: intake topic {}, {} shards, key prefix {}, incarnation {},"
+                            + " wake-ups by {}",
+                    options.redactedUri(),
+                    c.mode().setting(),
+                    options.intakeTopic(),
+                    meta.shards(),
+                    options.keyPrefix(),
+                    meta.incarnation(),
+                    facts.publishCommand());
             return store;
         } catch (RuntimeException e) {
             c.close();
@@ -232,15 +242,18 @@ public final class RedisDelayStore implements DelayStore {
         for (int i = 0; i < reads.size(); i++) {
             int partition = asked.get(i)[0];
             byte[] key = keys.shard(asked.get(i)[1]).positions();
-            byte[] value = await(reads.get(i), "read the position of intake partition " + partition + " in "
-                    + string(key));
+            byte[] value =
+                    await(reads.get(i), "read the position of intake partition " + partition + " in " + string(key));
             if (value != null) {
                 try {
                     positions.merge(partition, Long.parseLong(string(value)), Math::min);
                 } catch (NumberFormatException e) {
-                    throw new StoreConfigurationException("The position of intake partition " + partition + " in "
-                            + string(key) + " is '" + string(value) + "', not a number: was it written outside the"
-                            + " bridge? Delete the field.", e);
+                    throw new StoreConfigurationException(
+                            "The position of intake partition " + partition + " in "
+                                    + string(key) + " is '" + string(value)
+                                    + "', not a number: was it written outside the"
+                                    + " bridge? Delete the field.",
+                            e);
                 }
             }
         }
@@ -248,8 +261,8 @@ public final class RedisDelayStore implements DelayStore {
     }
 
     @Override
-    public CompletableFuture<WrittenBatch> write(List<WriteOp> ops, List<PositionMark> marks,
-            List<ExpressCheck> checks) {
+    public CompletableFuture<WrittenBatch> write(
+            List<WriteOp> ops, List<PositionMark> marks, List<ExpressCheck> checks) {
         return writes.write(ops, marks, checks);
     }
 
@@ -311,7 +324,9 @@ public final class RedisDelayStore implements DelayStore {
     public OptionalLong nextDueAt(int shard) {
         List<ScoredValue<byte[]>> first =
                 await(commands().zrangeWithScores(keys.shard(shard).due(), 0, 0), "nextDueAt of shard " + shard);
-        return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of((long) first.get(0).getScore());
+        return first.isEmpty()
+                ? OptionalLong.empty()
+                : OptionalLong.of((long) first.get(0).getScore());
     }
 
     @Override
@@ -322,7 +337,10 @@ public final class RedisDelayStore implements DelayStore {
         RedisFuture<Long> inFlight = commands().zcard(k.inflight());
         RedisFuture<List<ScoredValue<byte[]>>> first = commands().zrangeWithScores(k.due(), 0, 0);
         List<ScoredValue<byte[]>> head = await(first, operation);
-        return new ShardStats(shard, await(pending, operation), await(inFlight, operation),
+        return new ShardStats(
+                shard,
+                await(pending, operation),
+                await(inFlight, operation),
                 head.isEmpty() ? -1 : (long) head.get(0).getScore());
     }
 

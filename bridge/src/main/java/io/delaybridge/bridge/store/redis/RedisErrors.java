@@ -46,35 +46,40 @@ public final class RedisErrors {
                 String upper = String.valueOf(c.getMessage()).toUpperCase(Locale.ROOT);
                 for (String prefix : AUTH_PREFIXES) {
                     if (upper.startsWith(prefix)) {
-                        return new StoreConfigurationException(operation + " refused by Redis: " + c.getMessage()
-                                + ". Check the user and password in redis.uri (REDIS_URI) and the user's ACL.", t);
+                        return new StoreConfigurationException(
+                                operation + " refused by Redis: " + c.getMessage()
+                                        + ". Check the user and password in redis.uri (REDIS_URI) and the user's ACL.",
+                                t);
                     }
                 }
             }
         }
         String message = String.valueOf(t.getMessage());
         if (t instanceof RedisCommandTimeoutException) {
-            return new StoreUnavailableException(operation + " timed out: Redis did not answer in time ("
-                    + message + "). Retry with backoff.", t);
+            return new StoreUnavailableException(
+                    operation + " timed out: Redis did not answer in time (" + message + "). Retry with backoff.", t);
         }
         if (t instanceof RedisCommandExecutionException) {
             String upper = innerError(message).toUpperCase(Locale.ROOT);
             if (upper.startsWith("OOM")) {
-                return new StoreUnavailableException(operation + " refused: Redis is out of memory (maxmemory reached,"
-                        + " maxmemory-policy noeviction): " + message + ". Delivering due messages frees memory;"
-                        + " raise maxmemory if it persists.", t);
+                return new StoreUnavailableException(
+                        operation + " refused: Redis is out of memory (maxmemory reached,"
+                                + " maxmemory-policy noeviction): " + message
+                                + ". Delivering due messages frees memory;"
+                                + " raise maxmemory if it persists.",
+                        t);
             }
             for (String prefix : TRANSIENT_PREFIXES) {
                 if (upper.startsWith(prefix)) {
-                    return new StoreUnavailableException(operation + " refused by Redis for now: " + message
-                            + ". Retry with backoff.", t);
+                    return new StoreUnavailableException(
+                            operation + " refused by Redis for now: " + message + ". Retry with backoff.", t);
                 }
             }
             return new StoreException(operation + " failed in Redis: " + message, t);
         }
         if (t instanceof RedisConnectionException || t instanceof IOException) {
-            return new StoreUnavailableException(operation + " failed: no connection to Redis (" + message
-                    + "). Retry with backoff.", t);
+            return new StoreUnavailableException(
+                    operation + " failed: no connection to Redis (" + message + "). Retry with backoff.", t);
         }
         if (t instanceof RedisException) {
             // "Connection closed", "Currently not connected. Commands are rejected.", reset by peer, ...

@@ -29,8 +29,17 @@ public final class RedisKeys {
 
     /** The keys and channel of one shard. */
     public record ShardKeys(
-            int shard, byte[] due, byte[] msg, byte[] inflight, byte[] attempts, byte[] epoch, byte[] incarnation,
-            byte[] cancelled, String wakeChannel, byte[] positions, byte[] farIndex) {}
+            int shard,
+            byte[] due,
+            byte[] msg,
+            byte[] inflight,
+            byte[] attempts,
+            byte[] epoch,
+            byte[] incarnation,
+            byte[] cancelled,
+            String wakeChannel,
+            byte[] positions,
+            byte[] farIndex) {}
 
     private final String prefix;
     private final String intakeTopic;

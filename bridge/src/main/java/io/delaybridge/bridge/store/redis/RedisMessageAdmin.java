@@ -24,6 +24,7 @@ public final class RedisMessageAdmin implements MessageAdmin {
 
     /** Codes of {@code reschedule.lua} beside the shared ones of {@link ScriptCodes}. */
     static final long RESCHEDULED = 7;
+
     static final long IN_FLIGHT = 8;
 
     private final RedisDelayStore store;
@@ -59,7 +60,9 @@ public final class RedisMessageAdmin implements MessageAdmin {
             return Optional.empty();
         }
         int earlierAttempts = earlier == null ? 0 : Integer.parseInt(new String(earlier, StandardCharsets.UTF_8));
-        return Optional.of(new StoredMessage(id, shard,
+        return Optional.of(new StoredMessage(
+                id,
+                shard,
                 dueAt != null ? State.PENDING : State.IN_FLIGHT,
                 dueAt != null ? dueAt.longValue() : -1,
                 leaseUntil != null ? leaseUntil.longValue() : -1,
@@ -73,10 +76,19 @@ public final class RedisMessageAdmin implements MessageAdmin {
         int shard = placement.shard();
         ShardKeys k = keys.shard(shard);
         String operation = "reschedule of message '" + id + "' on shard " + shard;
-        Long code = store.adminAwait(store.adminScripts().run(commands, Script.RESCHEDULE,
-                Script.RESCHEDULE.keys(k),
-                Script.RESCHEDULE.argv(placement.member(), bytes(Long.toString(dueAt)), bytes(k.wakeChannel()),
-                        incarnation, store.publishCommand())), operation);
+        Long code = store.adminAwait(
+                store.adminScripts()
+                        .run(
+                                commands,
+                                Script.RESCHEDULE,
+                                Script.RESCHEDULE.keys(k),
+                                Script.RESCHEDULE.argv(
+                                        placement.member(),
+                                        bytes(Long.toString(dueAt)),
+                                        bytes(k.wakeChannel()),
+                                        incarnation,
+                                        store.publishCommand())),
+                operation);
         if (code == RESCHEDULED) {
             return RescheduleResult.RESCHEDULED;
         } else if (code == IN_FLIGHT) {
@@ -92,8 +104,10 @@ public final class RedisMessageAdmin implements MessageAdmin {
         if (toExclusive <= fromInclusive) {
             return 0;
         }
-        return store.adminAwait(commands.zcount(keys.shard(shard).due(),
-                Range.from(Range.Boundary.including(fromInclusive), Range.Boundary.excluding(toExclusive))),
+        return store.adminAwait(
+                commands.zcount(
+                        keys.shard(shard).due(),
+                        Range.from(Range.Boundary.including(fromInclusive), Range.Boundary.excluding(toExclusive))),
                 "count of due messages on shard " + shard);
     }
 
@@ -101,8 +115,10 @@ public final class RedisMessageAdmin implements MessageAdmin {
     public List<StoredMessage> scanDue(int shard, long fromInclusive, long toInclusive, long skip, int max) {
         ShardKeys k = keys.shard(shard);
         String operation = "scan of due messages on shard " + shard;
-        List<ScoredValue<byte[]>> members = store.adminAwait(commands.zrangebyscoreWithScores(k.due(),
-                Range.create(fromInclusive, toInclusive), Limit.create(skip, max)), operation);
+        List<ScoredValue<byte[]>> members = store.adminAwait(
+                commands.zrangebyscoreWithScores(
+                        k.due(), Range.create(fromInclusive, toInclusive), Limit.create(skip, max)),
+                operation);
         if (members.isEmpty()) {
             return List.of();
         }
@@ -112,9 +128,15 @@ public final class RedisMessageAdmin implements MessageAdmin {
         for (int i = 0; i < members.size(); i++) {
             KeyValue<byte[], byte[]> value = values.get(i);
             byte[] member = members.get(i).getValue();
-            found.add(new StoredMessage(router.idOf(shard, member), shard, State.PENDING,
-                    (long) members.get(i).getScore(), -1, 0,
-                    value.hasValue() ? StoredValue.envelope(value.getValue(), () -> router.naturalOrigin(shard, member))
+            found.add(new StoredMessage(
+                    router.idOf(shard, member),
+                    shard,
+                    State.PENDING,
+                    (long) members.get(i).getScore(),
+                    -1,
+                    0,
+                    value.hasValue()
+                            ? StoredValue.envelope(value.getValue(), () -> router.naturalOrigin(shard, member))
                             : null));
         }
         return found;
@@ -123,15 +145,18 @@ public final class RedisMessageAdmin implements MessageAdmin {
     @Override
     public OptionalLong epoch(int shard) {
         byte[] epoch = store.adminAwait(commands.get(keys.shard(shard).epoch()), "epoch of shard " + shard);
-        return epoch == null ? OptionalLong.empty()
+        return epoch == null
+                ? OptionalLong.empty()
                 : OptionalLong.of(Long.parseLong(new String(epoch, StandardCharsets.UTF_8)));
     }
 
     @Override
     public OptionalLong earliestLease(int shard) {
-        List<ScoredValue<byte[]>> first = store.adminAwait(commands.zrangeWithScores(keys.shard(shard).inflight(), 0, 0),
-                "earliest lease of shard " + shard);
-        return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of((long) first.get(0).getScore());
+        List<ScoredValue<byte[]>> first = store.adminAwait(
+                commands.zrangeWithScores(keys.shard(shard).inflight(), 0, 0), "earliest lease of shard " + shard);
+        return first.isEmpty()
+                ? OptionalLong.empty()
+                : OptionalLong.of((long) first.get(0).getScore());
     }
 
     /**
@@ -141,7 +166,8 @@ public final class RedisMessageAdmin implements MessageAdmin {
      */
     @Override
     public void probeWrite() {
-        store.adminAwait(commands.hset(keys.meta(), bytes("health-probe"), bytes(Long.toString(store.now()))),
+        store.adminAwait(
+                commands.hset(keys.meta(), bytes("health-probe"), bytes(Long.toString(store.now()))),
                 "health probe write to " + new String(keys.meta(), StandardCharsets.UTF_8) + " on Redis "
                         + store.connections().nodeOf(keys.meta()));
         if (store.mode() != RedisMode.CLUSTER) {
@@ -149,7 +175,9 @@ public final class RedisMessageAdmin implements MessageAdmin {
         }
         java.util.Map<String, List<Integer>> shardsByNode = new java.util.TreeMap<>();
         for (int shard = 0; shard < keys.shardCount(); shard++) {
-            shardsByNode.computeIfAbsent(store.nodeOf(shard), n -> new ArrayList<>()).add(shard);
+            shardsByNode
+                    .computeIfAbsent(store.nodeOf(shard), n -> new ArrayList<>())
+                    .add(shard);
         }
         List<RedisFuture<String>> probes = new ArrayList<>();
         for (List<Integer> shards : shardsByNode.values()) {
@@ -157,8 +185,9 @@ public final class RedisMessageAdmin implements MessageAdmin {
         }
         int i = 0;
         for (java.util.Map.Entry<String, List<Integer>> node : shardsByNode.entrySet()) {
-            store.adminAwait(probes.get(i++), "health probe write on Redis " + node.getKey() + " (shards "
-                    + node.getValue() + ")");
+            store.adminAwait(
+                    probes.get(i++),
+                    "health probe write on Redis " + node.getKey() + " (shards " + node.getValue() + ")");
         }
     }
 

@@ -21,8 +21,8 @@ public enum RedisMode {
         try {
             return valueOf(value.trim().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException | NullPointerException e) {
-            throw new IllegalArgumentException("redis mode '" + value + "' is not one of auto, standalone, sentinel,"
-                    + " cluster", e);
+            throw new IllegalArgumentException(
+                    "redis mode '" + value + "' is not one of auto, standalone, sentinel," + " cluster", e);
         }
     }
 

@@ -61,47 +61,75 @@ public record RedisStoreOptions(
     }
 
     /** As the canonical constructor, with no TLS settings ({@link RedisTls#DEFAULTS}). */
-    public RedisStoreOptions(String redisUri, String keyPrefix, String intakeTopic, int shardCount, int waitReplicas,
-            Duration waitTimeout, Duration commandTimeout, RedisMode mode) {
-        this(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, mode,
+    public RedisStoreOptions(
+            String redisUri,
+            String keyPrefix,
+            String intakeTopic,
+            int shardCount,
+            int waitReplicas,
+            Duration waitTimeout,
+            Duration commandTimeout,
+            RedisMode mode) {
+        this(
+                redisUri,
+                keyPrefix,
+                intakeTopic,
+                shardCount,
+                waitReplicas,
+                waitTimeout,
+                commandTimeout,
+                mode,
                 RedisTls.DEFAULTS);
     }
 
     /** As the canonical constructor, with {@link RedisMode#AUTO}. */
-    public RedisStoreOptions(String redisUri, String keyPrefix, String intakeTopic, int shardCount, int waitReplicas,
-            Duration waitTimeout, Duration commandTimeout) {
+    public RedisStoreOptions(
+            String redisUri,
+            String keyPrefix,
+            String intakeTopic,
+            int shardCount,
+            int waitReplicas,
+            Duration waitTimeout,
+            Duration commandTimeout) {
         this(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, RedisMode.AUTO);
     }
 
     /** Defaults for everything but the URI, topic and shard count: prefix {@code dq}, no WAIT, 5 s command timeout. */
     public static RedisStoreOptions of(String redisUri, String intakeTopic, int shardCount) {
-        return new RedisStoreOptions(redisUri, DEFAULT_KEY_PREFIX, intakeTopic, shardCount, 0, DEFAULT_WAIT_TIMEOUT,
-                DEFAULT_COMMAND_TIMEOUT, RedisMode.AUTO);
+        return new RedisStoreOptions(
+                redisUri,
+                DEFAULT_KEY_PREFIX,
+                intakeTopic,
+                shardCount,
+                0,
+                DEFAULT_WAIT_TIMEOUT,
+                DEFAULT_COMMAND_TIMEOUT,
+                RedisMode.AUTO);
     }
 
     public RedisStoreOptions withKeyPrefix(String prefix) {
-        return new RedisStoreOptions(redisUri, prefix, intakeTopic, shardCount, waitReplicas, waitTimeout,
-                commandTimeout, mode, tls);
+        return new RedisStoreOptions(
+                redisUri, prefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, mode, tls);
     }
 
     public RedisStoreOptions withWait(int replicas, Duration timeout) {
-        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, replicas, timeout, commandTimeout,
-                mode, tls);
+        return new RedisStoreOptions(
+                redisUri, keyPrefix, intakeTopic, shardCount, replicas, timeout, commandTimeout, mode, tls);
     }
 
     public RedisStoreOptions withCommandTimeout(Duration timeout) {
-        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, timeout,
-                mode, tls);
+        return new RedisStoreOptions(
+                redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, timeout, mode, tls);
     }
 
     public RedisStoreOptions withMode(RedisMode newMode) {
-        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout,
-                commandTimeout, newMode, tls);
+        return new RedisStoreOptions(
+                redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, newMode, tls);
     }
 
     public RedisStoreOptions withTls(RedisTls newTls) {
-        return new RedisStoreOptions(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout,
-                commandTimeout, mode, newTls);
+        return new RedisStoreOptions(
+                redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, mode, newTls);
     }
 
     /** Whether the URI names sentinels: {@code redis-sentinel://} or {@code rediss-sentinel://} (TLS). */
@@ -123,7 +151,8 @@ public record RedisStoreOptions(
     public String toString() {
         return "RedisStoreOptions[redisUri=" + redactedUri() + ", keyPrefix=" + keyPrefix + ", intakeTopic="
                 + intakeTopic + ", shardCount=" + shardCount + ", waitReplicas=" + waitReplicas + ", waitTimeout="
-                + waitTimeout + ", commandTimeout=" + commandTimeout + ", mode=" + mode.setting() + ", tls=" + tls + "]";
+                + waitTimeout + ", commandTimeout=" + commandTimeout + ", mode=" + mode.setting() + ", tls=" + tls
+                + "]";
     }
 
     /** Replaces the user-info part of a URI ({@code user:password@}) with {@code ***@}. */

@@ -68,8 +68,8 @@ public record RedisTls(
         Verify verify) {
 
     /** No TLS settings: a {@code rediss://} URI then trusts the JVM's default CAs and shows no client certificate. */
-    public static final RedisTls DEFAULTS = new RedisTls(null, null, null, "PKCS12", null, null, null, null, null,
-            "PKCS12", Verify.FULL);
+    public static final RedisTls DEFAULTS =
+            new RedisTls(null, null, null, "PKCS12", null, null, null, null, null, "PKCS12", Verify.FULL);
 
     /** The password of the in-memory key store made from PEM files; never written anywhere. */
     private static final char[] IN_MEMORY = "in-memory".toCharArray();
@@ -124,16 +124,20 @@ public record RedisTls(
 
     /** The setting that holds the trust material, for messages. */
     String trustSetting() {
-        return caFile != null ? "redis.tls.caFile (" + caFile + ")"
-                : trustStore != null ? "redis.tls.trustStore (" + trustStore + ")"
-                : "the JVM's default trust store (set redis.tls.caFile or redis.tls.trustStore)";
+        return caFile != null
+                ? "redis.tls.caFile (" + caFile + ")"
+                : trustStore != null
+                        ? "redis.tls.trustStore (" + trustStore + ")"
+                        : "the JVM's default trust store (set redis.tls.caFile or redis.tls.trustStore)";
     }
 
     /** The setting that holds the client certificate, for messages. */
     String certificateSetting() {
-        return certificateFile != null ? "redis.tls.certificateFile (" + certificateFile + ")"
-                : keyStore != null ? "redis.tls.keyStore (" + keyStore + ")"
-                : "no client certificate (set redis.tls.certificateFile and redis.tls.keyFile, or redis.tls.keyStore)";
+        return certificateFile != null
+                ? "redis.tls.certificateFile (" + certificateFile + ")"
+                : keyStore != null
+                        ? "redis.tls.keyStore (" + keyStore + ")"
+                        : "no client certificate (set redis.tls.certificateFile and redis.tls.keyFile, or redis.tls.keyStore)";
     }
 
     /**
@@ -147,14 +151,24 @@ public record RedisTls(
         if (caFile != null) {
             builder.trustManager(trustManagers(pemTrustStore()));
         } else if (trustStore != null) {
-            builder.trustManager(trustManagers(loadStore(trustStore, trustStorePassword, trustStoreType,
-                    "redis.tls.trustStore", "redis.tls.trustStorePassword", "redis.tls.trustStoreType")));
+            builder.trustManager(trustManagers(loadStore(
+                    trustStore,
+                    trustStorePassword,
+                    trustStoreType,
+                    "redis.tls.trustStore",
+                    "redis.tls.trustStorePassword",
+                    "redis.tls.trustStoreType")));
         }
         if (certificateFile != null) {
             builder.keyManager(keyManagers(pemKeyStore(), IN_MEMORY, "redis.tls.keyFile"));
         } else if (keyStore != null) {
-            KeyStore store = loadStore(keyStore, keyStorePassword, keyStoreType, "redis.tls.keyStore",
-                    "redis.tls.keyStorePassword", "redis.tls.keyStoreType");
+            KeyStore store = loadStore(
+                    keyStore,
+                    keyStorePassword,
+                    keyStoreType,
+                    "redis.tls.keyStore",
+                    "redis.tls.keyStorePassword",
+                    "redis.tls.keyStoreType");
             builder.keyManager(keyManagers(store, chars(keyStorePassword), "redis.tls.keyStorePassword"));
         }
         return builder.build();
@@ -163,11 +177,14 @@ public record RedisTls(
     private TrustManagerFactory trustManagers(KeyStore store) {
         try {
             if (store.size() == 0) {
-                throw new StoreConfigurationException(trustSetting() + " holds no certificate to trust"
-                        + (trustStore != null && trustStorePassword == null
-                                ? ": a PKCS12 store hides its certificates without its password; set"
-                                        + " redis.tls.trustStorePassword (REDIS_TLS_TRUSTSTORE_PASSWORD)"
-                                : ": put the CA certificate that signed Redis's certificate in it") + ".", null);
+                throw new StoreConfigurationException(
+                        trustSetting() + " holds no certificate to trust"
+                                + (trustStore != null && trustStorePassword == null
+                                        ? ": a PKCS12 store hides its certificates without its password; set"
+                                                + " redis.tls.trustStorePassword (REDIS_TLS_TRUSTSTORE_PASSWORD)"
+                                        : ": put the CA certificate that signed Redis's certificate in it")
+                                + ".",
+                        null);
             }
             TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             factory.init(store);
@@ -183,8 +200,10 @@ public record RedisTls(
             factory.init(store, password);
             return factory;
         } catch (UnrecoverableKeyException e) {
-            throw new StoreConfigurationException(certificateSetting() + ": its private key cannot be read with the"
-                    + " password of " + passwordSetting + ". Set the key's password there.", e);
+            throw new StoreConfigurationException(
+                    certificateSetting() + ": its private key cannot be read with the" + " password of "
+                            + passwordSetting + ". Set the key's password there.",
+                    e);
         } catch (GeneralSecurityException e) {
             throw new StoreConfigurationException(certificateSetting() + " cannot be used: " + e.getMessage() + ".", e);
         }
@@ -198,8 +217,8 @@ public record RedisTls(
                 store.setCertificateEntry("ca-" + i, certificates.get(i));
             }
         } catch (GeneralSecurityException e) {
-            throw new StoreConfigurationException("redis.tls.caFile (" + caFile + ") cannot be used: "
-                    + e.getMessage() + ".", e);
+            throw new StoreConfigurationException(
+                    "redis.tls.caFile (" + caFile + ") cannot be used: " + e.getMessage() + ".", e);
         }
         return store;
     }
@@ -211,25 +230,30 @@ public record RedisTls(
         try {
             store.setKeyEntry("client", key, IN_MEMORY, chain.toArray(new Certificate[0]));
         } catch (GeneralSecurityException e) {
-            throw new StoreConfigurationException("redis.tls.keyFile (" + keyFile + ") does not belong to"
-                    + " redis.tls.certificateFile (" + certificateFile + "): " + e.getMessage() + ".", e);
+            throw new StoreConfigurationException(
+                    "redis.tls.keyFile (" + keyFile + ") does not belong to" + " redis.tls.certificateFile ("
+                            + certificateFile + "): " + e.getMessage() + ".",
+                    e);
         }
         return store;
     }
 
     private static List<Certificate> readCertificates(Path file, String setting) {
         try (InputStream in = Files.newInputStream(file)) {
-            Collection<? extends Certificate> read = CertificateFactory.getInstance("X.509").generateCertificates(in);
+            Collection<? extends Certificate> read =
+                    CertificateFactory.getInstance("X.509").generateCertificates(in);
             if (read.isEmpty()) {
-                throw new StoreConfigurationException(setting + " (" + file + ") holds no certificate: give a PEM"
-                        + " file with -----BEGIN CERTIFICATE----- blocks.", null);
+                throw new StoreConfigurationException(
+                        setting + " (" + file + ") holds no certificate: give a PEM"
+                                + " file with -----BEGIN CERTIFICATE----- blocks.",
+                        null);
             }
             return new ArrayList<>(read);
         } catch (IOException e) {
             throw unreadable(setting, file, e);
         } catch (GeneralSecurityException e) {
-            throw new StoreConfigurationException(setting + " (" + file + ") is not a PEM certificate file: "
-                    + e.getMessage() + ".", e);
+            throw new StoreConfigurationException(
+                    setting + " (" + file + ") is not a PEM certificate file: " + e.getMessage() + ".", e);
         }
     }
 
@@ -242,15 +266,19 @@ public record RedisTls(
         }
         Matcher pem = PEM_KEY.matcher(text);
         if (!pem.find()) {
-            throw new StoreConfigurationException("redis.tls.keyFile (" + keyFile + ") holds no PKCS#8 key (-----BEGIN"
-                    + " PRIVATE KEY-----). Convert it: openssl pkcs8 -topk8 -nocrypt -in key.pem -out key8.pem.", null);
+            throw new StoreConfigurationException(
+                    "redis.tls.keyFile (" + keyFile + ") holds no PKCS#8 key (-----BEGIN"
+                            + " PRIVATE KEY-----). Convert it: openssl pkcs8 -topk8 -nocrypt -in key.pem -out key8.pem.",
+                    null);
         }
         byte[] der = Base64.getMimeDecoder().decode(pem.group(2));
         try {
             if (pem.group(1) != null) {
                 if (keyPassword == null) {
-                    throw new StoreConfigurationException("redis.tls.keyFile (" + keyFile + ") is encrypted: set"
-                            + " redis.tls.keyPassword (REDIS_TLS_KEY_PASSWORD).", null);
+                    throw new StoreConfigurationException(
+                            "redis.tls.keyFile (" + keyFile + ") is encrypted: set"
+                                    + " redis.tls.keyPassword (REDIS_TLS_KEY_PASSWORD).",
+                            null);
                 }
                 EncryptedPrivateKeyInfo info = new EncryptedPrivateKeyInfo(der);
                 SecretKeyFactory factory = SecretKeyFactory.getInstance(info.getAlgName());
@@ -258,8 +286,10 @@ public record RedisTls(
                     der = info.getKeySpec(factory.generateSecret(new PBEKeySpec(keyPassword.toCharArray())))
                             .getEncoded();
                 } catch (InvalidKeySpecException e) {
-                    throw new StoreConfigurationException("redis.tls.keyFile (" + keyFile + ") cannot be decrypted"
-                            + " with redis.tls.keyPassword: check the password.", e);
+                    throw new StoreConfigurationException(
+                            "redis.tls.keyFile (" + keyFile + ") cannot be decrypted"
+                                    + " with redis.tls.keyPassword: check the password.",
+                            e);
                 }
             }
             for (String algorithm : new String[] {"RSA", "EC", "Ed25519", "EdDSA"}) {
@@ -270,39 +300,44 @@ public record RedisTls(
                 }
             }
         } catch (IOException | GeneralSecurityException e) {
-            throw new StoreConfigurationException("redis.tls.keyFile (" + keyFile + ") cannot be read: "
-                    + e.getMessage() + ".", e);
+            throw new StoreConfigurationException(
+                    "redis.tls.keyFile (" + keyFile + ") cannot be read: " + e.getMessage() + ".", e);
         }
-        throw new StoreConfigurationException("redis.tls.keyFile (" + keyFile + ") is not an RSA, EC or EdDSA key.",
-                null);
+        throw new StoreConfigurationException(
+                "redis.tls.keyFile (" + keyFile + ") is not an RSA, EC or EdDSA key.", null);
     }
 
-    private static KeyStore loadStore(Path file, String password, String type, String setting,
-            String passwordSetting, String typeSetting) {
+    private static KeyStore loadStore(
+            Path file, String password, String type, String setting, String passwordSetting, String typeSetting) {
         KeyStore store;
         try {
             store = KeyStore.getInstance(type);
         } catch (GeneralSecurityException e) {
-            throw new StoreConfigurationException(typeSetting + " is \"" + type + "\": not a key store type this JVM"
-                    + " knows. Use PKCS12 or JKS.", e);
+            throw new StoreConfigurationException(
+                    typeSetting + " is \"" + type + "\": not a key store type this JVM" + " knows. Use PKCS12 or JKS.",
+                    e);
         }
         try (InputStream in = Files.newInputStream(file)) {
             store.load(in, chars(password));
             return store;
         } catch (IOException e) {
-            if (e.getCause() instanceof UnrecoverableKeyException || String.valueOf(e.getMessage())
-                    .contains("password")) {
-                throw new StoreConfigurationException(setting + " (" + file + ") cannot be opened with "
-                        + passwordSetting + (password == null ? " (not set)" : "") + ": check the password.", e);
+            if (e.getCause() instanceof UnrecoverableKeyException
+                    || String.valueOf(e.getMessage()).contains("password")) {
+                throw new StoreConfigurationException(
+                        setting + " (" + file + ") cannot be opened with " + passwordSetting
+                                + (password == null ? " (not set)" : "") + ": check the password.",
+                        e);
             }
             if (!Files.isReadable(file)) {
                 throw unreadable(setting, file, e);
             }
-            throw new StoreConfigurationException(setting + " (" + file + ") is not a " + type + " key store ("
-                    + e.getMessage() + "). Check the file, or set " + typeSetting + ".", e);
+            throw new StoreConfigurationException(
+                    setting + " (" + file + ") is not a " + type + " key store (" + e.getMessage()
+                            + "). Check the file, or set " + typeSetting + ".",
+                    e);
         } catch (GeneralSecurityException e) {
-            throw new StoreConfigurationException(setting + " (" + file + ") cannot be loaded: " + e.getMessage()
-                    + ".", e);
+            throw new StoreConfigurationException(
+                    setting + " (" + file + ") cannot be loaded: " + e.getMessage() + ".", e);
         }
     }
 
@@ -317,9 +352,11 @@ public record RedisTls(
     }
 
     private static StoreConfigurationException unreadable(String setting, Path file, IOException e) {
-        return new StoreConfigurationException(setting + " is " + file + ", which cannot be read ("
-                + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
-                + "). Check the path and the file's permissions.", e);
+        return new StoreConfigurationException(
+                setting + " is " + file + ", which cannot be read ("
+                        + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
+                        + "). Check the path and the file's permissions.",
+                e);
     }
 
     private static char[] chars(String password) {

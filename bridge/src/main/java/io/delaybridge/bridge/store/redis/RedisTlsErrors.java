@@ -37,19 +37,24 @@ final class RedisTlsErrors {
             hint = "The host name in redis.uri (" + host(options) + ") is not among the names in the certificate of "
                     + where + ". Connect by a name the certificate lists, have it re-issued with this name, or set"
                     + " redis.tls.verifyPeer: ca (REDIS_TLS_VERIFY_PEER) to check the CA only.";
-        } else if (lower.contains("pkix path") || lower.contains("unable to find valid certification path")
+        } else if (lower.contains("pkix path")
+                || lower.contains("unable to find valid certification path")
                 || lower.contains("signature check failed")) {
             hint = "The certificate of " + where + " is not signed by a CA in " + tls.trustSetting() + ". Put the CA"
                     + " that signed it (Redis's tls-ca-cert-file, or your company CA) there.";
         } else if (lower.contains("certificate_required")
-                || !tls.hasClientCertificate() && (lower.contains("bad_certificate")
-                        || lower.contains("handshake_failure"))) {
+                || !tls.hasClientCertificate()
+                        && (lower.contains("bad_certificate") || lower.contains("handshake_failure"))) {
             hint = where + " requires a client certificate (tls-auth-clients yes) and none is configured. Set"
                     + " redis.tls.certificateFile and redis.tls.keyFile (REDIS_TLS_CERT_FILE, REDIS_TLS_KEY_FILE),"
                     + " or redis.tls.keyStore with its password.";
-        } else if (tls.hasClientCertificate() && (lower.contains("unknown_ca") || lower.contains("bad_certificate")
-                || lower.contains("certificate_unknown") || lower.contains("certificate_expired")
-                || lower.contains("decrypt_error") || lower.contains("access_denied"))) {
+        } else if (tls.hasClientCertificate()
+                && (lower.contains("unknown_ca")
+                        || lower.contains("bad_certificate")
+                        || lower.contains("certificate_unknown")
+                        || lower.contains("certificate_expired")
+                        || lower.contains("decrypt_error")
+                        || lower.contains("access_denied"))) {
             hint = where + " refused the client certificate of " + tls.certificateSetting() + ": it is not signed by"
                     + " a CA that Redis trusts (its tls-ca-cert-file), or it has expired. Use a certificate issued by"
                     + " that CA.";
@@ -63,7 +68,8 @@ final class RedisTlsErrors {
     private static String host(RedisStoreOptions options) {
         try {
             String first = options.redisUri().split(",")[0];
-            String host = URI.create(first.contains("://") ? first : "redis://" + first).getHost();
+            String host = URI.create(first.contains("://") ? first : "redis://" + first)
+                    .getHost();
             return host == null ? "?" : host;
         } catch (IllegalArgumentException e) {
             return "?";
@@ -74,7 +80,10 @@ final class RedisTlsErrors {
     static String messages(Throwable failure) {
         StringBuilder text = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            text.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage()).append(" | ");
+            text.append(t.getClass().getSimpleName())
+                    .append(": ")
+                    .append(t.getMessage())
+                    .append(" | ");
             for (Throwable suppressed : t.getSuppressed()) {
                 text.append(messages(suppressed));
             }

@@ -37,13 +37,18 @@ final class RedisTopologyProbe {
         RedisMode wanted = options.mode();
         if (options.namesSentinels() || wanted == RedisMode.SENTINEL) {
             if (!options.namesSentinels()) {
-                throw new StoreConfigurationException("redis.mode is sentinel but redis.uri '" + options.redactedUri()
-                        + "' is not a Sentinel URI. Use redis-sentinel://host:26379,host2:26379#mastername.", null);
+                throw new StoreConfigurationException(
+                        "redis.mode is sentinel but redis.uri '" + options.redactedUri()
+                                + "' is not a Sentinel URI. Use redis-sentinel://host:26379,host2:26379#mastername.",
+                        null);
             }
             if (wanted != RedisMode.AUTO && wanted != RedisMode.SENTINEL) {
-                throw new StoreConfigurationException("redis.mode is " + wanted.setting() + " but redis.uri '"
-                        + options.redactedUri() + "' names sentinels. Set redis.mode to sentinel (or auto), or point"
-                        + " redis.uri at the " + wanted.setting() + " Redis.", null);
+                throw new StoreConfigurationException(
+                        "redis.mode is " + wanted.setting() + " but redis.uri '"
+                                + options.redactedUri()
+                                + "' names sentinels. Set redis.mode to sentinel (or auto), or point"
+                                + " redis.uri at the " + wanted.setting() + " Redis.",
+                        null);
             }
             RedisURI sentinelUri;
             try {
@@ -62,22 +67,28 @@ final class RedisTopologyProbe {
         List<RedisURI> seeds = RedisConnections.seeds(options);
         if (wanted == RedisMode.STANDALONE) {
             if (seeds.size() > 1) {
-                throw new StoreConfigurationException("redis.mode is standalone but redis.uri '"
-                        + options.redactedUri() + "' names " + seeds.size() + " hosts. Name one host, or set"
-                        + " redis.mode to cluster (or auto) for cluster seeds.", null);
+                throw new StoreConfigurationException(
+                        "redis.mode is standalone but redis.uri '"
+                                + options.redactedUri() + "' names " + seeds.size() + " hosts. Name one host, or set"
+                                + " redis.mode to cluster (or auto) for cluster seeds.",
+                        null);
             }
             return new Found(RedisMode.STANDALONE, seeds, null);
         }
         boolean cluster = clusterEnabled(options, resources, seeds);
         if (wanted == RedisMode.CLUSTER && !cluster) {
-            throw new StoreConfigurationException("redis.mode is cluster but the Redis at " + options.redactedUri()
-                    + " says cluster_enabled:0. Point redis.uri at a cluster node, or set redis.mode to standalone"
-                    + " (or auto).", null);
+            throw new StoreConfigurationException(
+                    "redis.mode is cluster but the Redis at " + options.redactedUri()
+                            + " says cluster_enabled:0. Point redis.uri at a cluster node, or set redis.mode to standalone"
+                            + " (or auto).",
+                    null);
         }
         if (!cluster && seeds.size() > 1) {
-            throw new StoreConfigurationException("redis.uri '" + options.redactedUri() + "' names " + seeds.size()
-                    + " hosts, but they are not a Redis Cluster (cluster_enabled:0). Name one host, or use"
-                    + " redis-sentinel://...#name for a master with replicas behind Sentinel.", null);
+            throw new StoreConfigurationException(
+                    "redis.uri '" + options.redactedUri() + "' names " + seeds.size()
+                            + " hosts, but they are not a Redis Cluster (cluster_enabled:0). Name one host, or use"
+                            + " redis-sentinel://...#name for a master with replicas behind Sentinel.",
+                    null);
         }
         return new Found(cluster ? RedisMode.CLUSTER : RedisMode.STANDALONE, seeds, null);
     }
@@ -108,8 +119,10 @@ final class RedisTopologyProbe {
     private static void checkSentinelMaster(RedisStoreOptions options, ClientResources resources, RedisURI uri) {
         String name = uri.getSentinelMasterId();
         if (name == null || name.isEmpty()) {
-            throw new StoreConfigurationException("redis.uri '" + options.redactedUri() + "' names no Sentinel master."
-                    + " Add it after '#': redis-sentinel://host:26379,host2:26379#mymaster.", null);
+            throw new StoreConfigurationException(
+                    "redis.uri '" + options.redactedUri() + "' names no Sentinel master."
+                            + " Add it after '#': redis-sentinel://host:26379,host2:26379#mymaster.",
+                    null);
         }
         TreeSet<String> known = new TreeSet<>();
         List<String> unreachable = new ArrayList<>();
@@ -138,12 +151,17 @@ final class RedisTopologyProbe {
             if (lastFailure != null && RedisTlsErrors.explain(lastFailure, options) != null) {
                 throw RedisTlsErrors.explain(lastFailure, options);
             }
-            throw new StoreUnavailableException("No sentinel of redis.uri '" + options.redactedUri() + "' answers: "
-                    + String.join(", ", unreachable) + ". Check that the sentinels run there.", null);
+            throw new StoreUnavailableException(
+                    "No sentinel of redis.uri '" + options.redactedUri() + "' answers: "
+                            + String.join(", ", unreachable) + ". Check that the sentinels run there.",
+                    null);
         }
-        throw new StoreConfigurationException("The sentinels of redis.uri '" + options.redactedUri() + "' know no"
-                + " master named '" + name + "'" + (known.isEmpty() ? " (they monitor none)" : "; they monitor "
-                + String.join(", ", known)) + ". Fix the master name after '#' in redis.uri (names are"
-                + " case-sensitive).", null);
+        throw new StoreConfigurationException(
+                "The sentinels of redis.uri '" + options.redactedUri() + "' know no"
+                        + " master named '" + name + "'"
+                        + (known.isEmpty() ? " (they monitor none)" : "; they monitor " + String.join(", ", known))
+                        + ". Fix the master name after '#' in redis.uri (names are"
+                        + " case-sensitive).",
+                null);
     }
 }

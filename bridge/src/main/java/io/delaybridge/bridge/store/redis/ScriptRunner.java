@@ -44,42 +44,84 @@ public final class ScriptRunner {
 
     /** The store's scripts and how Lettuce decodes their replies. */
     public enum Script {
-        INIT("init.lua", ScriptOutputType.MULTI, ScriptSignature.of(keyList(META), "shards", "incarnation", "created", "layout")),
-        SCHEDULE("schedule.lua", ScriptOutputType.MULTI,
-                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED),
-                        "channel", "incarnation", "partition", "publish")
+        INIT(
+                "init.lua",
+                ScriptOutputType.MULTI,
+                ScriptSignature.of(keyList(META), "shards", "incarnation", "created", "layout")),
+        SCHEDULE(
+                "schedule.lua",
+                ScriptOutputType.MULTI,
+                ScriptSignature.of(
+                                keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED),
+                                "channel",
+                                "incarnation",
+                                "partition",
+                                "publish")
                         .repeating("messages", "member", "due", "header", "value", "timestamp")),
-        CANCEL("cancel.lua", ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED),
-                        "member", "incarnation", "timestamp", "forget")),
-        ACQUIRE("acquire.lua", ScriptOutputType.MULTI,
+        CANCEL(
+                "cancel.lua",
+                ScriptOutputType.INTEGER,
+                ScriptSignature.of(
+                        keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED),
+                        "member",
+                        "incarnation",
+                        "timestamp",
+                        "forget")),
+        ACQUIRE(
+                "acquire.lua",
+                ScriptOutputType.MULTI,
                 ScriptSignature.of(keyList(EPOCH, DUE, INFLIGHT, ATTEMPTS), "max", "channel", "publish")),
-        CLAIM("claim.lua", ScriptOutputType.MULTI,
+        CLAIM(
+                "claim.lua",
+                ScriptOutputType.MULTI,
                 ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, ATTEMPTS, EPOCH), "epoch", "max", "lease", "lookahead")),
-        ACK("ack.lua", ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(INFLIGHT, MSG, ATTEMPTS, EPOCH, DUE), "epoch").repeating("members", "member")),
-        RETRY("retry.lua", ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(DUE, INFLIGHT, ATTEMPTS, EPOCH),
-                        "epoch", "member", "retryAt", "channel", "publish")),
-        RECLAIM("reclaim.lua", ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(DUE, INFLIGHT, ATTEMPTS, EPOCH), "epoch", "max", "channel", "publish", "all")),
-        HANDBACK("handback.lua", ScriptOutputType.INTEGER,
+        ACK(
+                "ack.lua",
+                ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(INFLIGHT, MSG, ATTEMPTS, EPOCH, DUE), "epoch")
+                        .repeating("members", "member")),
+        RETRY(
+                "retry.lua",
+                ScriptOutputType.INTEGER,
+                ScriptSignature.of(
+                        keyList(DUE, INFLIGHT, ATTEMPTS, EPOCH), "epoch", "member", "retryAt", "channel", "publish")),
+        RECLAIM(
+                "reclaim.lua",
+                ScriptOutputType.INTEGER,
+                ScriptSignature.of(
+                        keyList(DUE, INFLIGHT, ATTEMPTS, EPOCH), "epoch", "max", "channel", "publish", "all")),
+        HANDBACK(
+                "handback.lua",
+                ScriptOutputType.INTEGER,
                 ScriptSignature.of(keyList(DUE, INFLIGHT, EPOCH), "epoch").repeating("pairs", "member", "due")),
-        MARK("mark.lua", ScriptOutputType.MULTI,
+        MARK(
+                "mark.lua",
+                ScriptOutputType.MULTI,
                 ScriptSignature.of(keyList(POS, INC), "incarnation")
                         .repeating("partitions", "partition", "expected", "next")),
-        EXPRESS("express.lua", ScriptOutputType.MULTI,
+        EXPRESS(
+                "express.lua",
+                ScriptOutputType.MULTI,
                 ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, CANCELLED, INC), "incarnation")
                         .repeating("members", "member")),
         // far tier (FarIndex)
-        FAR_APPEND("far_append.lua", ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(FARIDX, INC), "incarnation").withKeys("hours")
+        FAR_APPEND(
+                "far_append.lua",
+                ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(FARIDX, INC), "incarnation")
+                        .withKeys("hours")
                         .repeating("entries", "key", "hour", "entry")),
-        FAR_THAWED("far_thawed.lua", ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(FARIDX, EPOCH), "epoch", "hour", "length").withKeys("hour")),
+        FAR_THAWED(
+                "far_thawed.lua",
+                ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(FARIDX, EPOCH), "epoch", "hour", "length")
+                        .withKeys("hour")),
         // admin API (RedisMessageAdmin)
-        RESCHEDULE("reschedule.lua", ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(DUE, INFLIGHT, INC), "member", "dueAt", "channel", "incarnation", "publish"));
+        RESCHEDULE(
+                "reschedule.lua",
+                ScriptOutputType.INTEGER,
+                ScriptSignature.of(
+                        keyList(DUE, INFLIGHT, INC), "member", "dueAt", "channel", "incarnation", "publish"));
 
         private final String file;
         private final ScriptOutputType output;
@@ -164,16 +206,19 @@ public final class ScriptRunner {
     /** Runs a script; if Redis forgot it, loads it again and runs it once more. */
     public <T> CompletableFuture<T> run(
             RedisClusterAsyncCommands<byte[], byte[]> commands, Script script, byte[][] keys, byte[]... args) {
-        CompletableFuture<T> first = this.<T>dispatch(commands, script, keys, args).toCompletableFuture();
+        CompletableFuture<T> first =
+                this.<T>dispatch(commands, script, keys, args).toCompletableFuture();
         return first.handle((value, error) -> {
-            if (error == null) {
-                return CompletableFuture.completedFuture(value);
-            }
-            if (isNoScript(error)) {
-                return load(commands, script).thenCompose(sha -> this.<T>dispatch(commands, script, keys, args));
-            }
-            return CompletableFuture.<T>failedFuture(error);
-        }).thenCompose(f -> f);
+                    if (error == null) {
+                        return CompletableFuture.completedFuture(value);
+                    }
+                    if (isNoScript(error)) {
+                        return load(commands, script)
+                                .thenCompose(sha -> this.<T>dispatch(commands, script, keys, args));
+                    }
+                    return CompletableFuture.<T>failedFuture(error);
+                })
+                .thenCompose(f -> f);
     }
 
     /** Whether a failure is Redis' {@code NOSCRIPT}: the script cache was flushed (restart, SCRIPT FLUSH). */

@@ -111,8 +111,8 @@ record ScriptSignature(List<Key> keys, String repeatedKeys, List<String> args, S
     byte[][] argvRepeated(byte[][] all) {
         int rest = all.length - args.size();
         if (repeated == null || rest < 0 || rest % fields.size() != 0) {
-            throw new IllegalArgumentException("expected the arguments " + args + " then " + repeated + " "
-                    + fields + " per entry, got " + all.length + " arguments");
+            throw new IllegalArgumentException("expected the arguments " + args + " then " + repeated + " " + fields
+                    + " per entry, got " + all.length + " arguments");
         }
         return all;
     }

@@ -38,8 +38,9 @@ final class ServerChecks {
         RedisStoreOptions options = connections.options();
         List<Node> masters = connections.masters();
         if (masters.isEmpty()) {
-            throw new StoreConfigurationException("The Redis Cluster at " + options.redactedUri() + " has no master"
-                    + " serving slots. Create the cluster (redis-cli --cluster create ...) before starting the bridge.",
+            throw new StoreConfigurationException(
+                    "The Redis Cluster at " + options.redactedUri() + " has no master"
+                            + " serving slots. Create the cluster (redis-cli --cluster create ...) before starting the bridge.",
                     null);
         }
         int lowest = Integer.MAX_VALUE;
@@ -63,8 +64,10 @@ final class ServerChecks {
         String version = server.getOrDefault("redis_version", "");
         int major = RedisCalls.majorVersion(version);
         if (major >= 0 && major < MIN_REDIS_MAJOR) {
-            throw new StoreConfigurationException(where + " is version " + version + ": the store needs Redis "
-                    + MIN_REDIS_MAJOR + ".0 or later (its scripts read TIME before writing). Upgrade Redis.", null);
+            throw new StoreConfigurationException(
+                    where + " is version " + version + ": the store needs Redis " + MIN_REDIS_MAJOR
+                            + ".0 or later (its scripts read TIME before writing). Upgrade Redis.",
+                    null);
         }
 
         String policy = info(commands, "memory", node, awaitMillis).get("maxmemory_policy");
@@ -72,21 +75,29 @@ final class ServerChecks {
             policy = configGet(commands, "maxmemory-policy", awaitMillis);
         }
         if (policy == null) {
-            LOG.warn("{}: could not read maxmemory-policy (neither INFO memory nor CONFIG GET tell it). It must be"
-                    + " noeviction, or Redis may evict pending messages when memory runs short.", where);
+            LOG.warn(
+                    "{}: could not read maxmemory-policy (neither INFO memory nor CONFIG GET tell it). It must be"
+                            + " noeviction, or Redis may evict pending messages when memory runs short.",
+                    where);
         } else if (!policy.equals("noeviction")) {
-            throw new StoreConfigurationException(where + " has maxmemory-policy " + policy + ": when memory runs"
-                    + " short it would evict keys, silently losing pending messages. Set maxmemory-policy noeviction"
-                    + " on " + (connections.isCluster() ? "every master and replica of the cluster" : "it")
-                    + " (in redis.conf, or CONFIG SET maxmemory-policy noeviction); a full Redis then refuses new"
-                    + " messages, which the bridge reports and retries, instead of dropping stored ones.", null);
+            throw new StoreConfigurationException(
+                    where + " has maxmemory-policy " + policy + ": when memory runs"
+                            + " short it would evict keys, silently losing pending messages. Set maxmemory-policy noeviction"
+                            + " on " + (connections.isCluster() ? "every master and replica of the cluster" : "it")
+                            + " (in redis.conf, or CONFIG SET maxmemory-policy noeviction); a full Redis then refuses new"
+                            + " messages, which the bridge reports and retries, instead of dropping stored ones.",
+                    null);
         }
 
-        int replicasConnected = parseInt(info(commands, "replication", node, awaitMillis).get("connected_slaves"));
+        int replicasConnected =
+                parseInt(info(commands, "replication", node, awaitMillis).get("connected_slaves"));
         if (!connections.isCluster() && options.waitReplicas() > replicasConnected) {
-            LOG.warn("{} has {} replicas connected but redis.waitReplicas is {}: every write batch fails after"
-                    + " waitTimeout until enough replicas connect. Attach replicas or lower redis.waitReplicas.",
-                    where, replicasConnected, options.waitReplicas());
+            LOG.warn(
+                    "{} has {} replicas connected but redis.waitReplicas is {}: every write batch fails after"
+                            + " waitTimeout until enough replicas connect. Attach replicas or lower redis.waitReplicas.",
+                    where,
+                    replicasConnected,
+                    options.waitReplicas());
         }
 
         warnAboutPersistence(options, commands, where, node, awaitMillis);
@@ -104,52 +115,72 @@ final class ServerChecks {
         }
         for (Map.Entry<String, Integer> master : connections.replicasPerMaster().entrySet()) {
             if (master.getValue() < wanted) {
-                throw new StoreConfigurationException("redis.waitReplicas is " + wanted + " but the cluster master "
-                        + master.getKey() + " has " + master.getValue() + " replica" + (master.getValue() == 1 ? ""
-                        : "s") + " (of " + masterCount + " masters, each needs " + wanted + "): every write batch to"
-                        + " it would wait redis.waitTimeout and fail. Give every master at least " + wanted
-                        + " replicas (redis-cli --cluster add-node <new> <existing> --cluster-slave), or set"
-                        + " redis.waitReplicas to at most " + master.getValue() + ".", null);
+                throw new StoreConfigurationException(
+                        "redis.waitReplicas is " + wanted + " but the cluster master "
+                                + master.getKey() + " has " + master.getValue() + " replica"
+                                + (master.getValue() == 1 ? "" : "s") + " (of " + masterCount + " masters, each needs "
+                                + wanted + "): every write batch to"
+                                + " it would wait redis.waitTimeout and fail. Give every master at least " + wanted
+                                + " replicas (redis-cli --cluster add-node <new> <existing> --cluster-slave), or set"
+                                + " redis.waitReplicas to at most " + master.getValue() + ".",
+                        null);
             }
         }
     }
 
-    private static void warnAboutPersistence(RedisStoreOptions options,
-            RedisClusterAsyncCommands<byte[], byte[]> commands, String where, Node node, long awaitMillis) {
+    private static void warnAboutPersistence(
+            RedisStoreOptions options,
+            RedisClusterAsyncCommands<byte[], byte[]> commands,
+            String where,
+            Node node,
+            long awaitMillis) {
         String aof = info(commands, "persistence", node, awaitMillis).get("aof_enabled");
         String fsync = configGet(commands, "appendfsync", awaitMillis);
         String replicas = options.waitReplicas() > 0
                 ? " (each write batch also waits for " + options.waitReplicas() + " replicas, which narrows this)"
                 : "";
         if ("0".equals(aof)) {
-            LOG.warn("{} has appendonly no: if Redis stops or crashes, every write since its last RDB snapshot is"
-                    + " lost, though the intake already committed those records{}. Set appendonly yes and"
-                    + " appendfsync always for no loss.", where, replicas);
+            LOG.warn(
+                    "{} has appendonly no: if Redis stops or crashes, every write since its last RDB snapshot is"
+                            + " lost, though the intake already committed those records{}. Set appendonly yes and"
+                            + " appendfsync always for no loss.",
+                    where,
+                    replicas);
         } else if (fsync == null) {
-            LOG.warn("{}: could not read appendfsync (CONFIG GET is not allowed). Make sure it is always:"
-                    + " everysec can lose about a second of acknowledged writes if the Redis host crashes.", where);
+            LOG.warn(
+                    "{}: could not read appendfsync (CONFIG GET is not allowed). Make sure it is always:"
+                            + " everysec can lose about a second of acknowledged writes if the Redis host crashes.",
+                    where);
         } else if (fsync.equals("everysec")) {
-            LOG.warn("{} has appendfsync everysec: if the Redis host crashes (power loss, kernel panic), about the"
-                    + " last second (up to two) of acknowledged writes is lost, though the intake already committed"
-                    + " those records{}. A crash of the Redis process alone loses nothing. Set appendfsync always"
-                    + " for no loss.", where, replicas);
+            LOG.warn(
+                    "{} has appendfsync everysec: if the Redis host crashes (power loss, kernel panic), about the"
+                            + " last second (up to two) of acknowledged writes is lost, though the intake already committed"
+                            + " those records{}. A crash of the Redis process alone loses nothing. Set appendfsync always"
+                            + " for no loss.",
+                    where,
+                    replicas);
         } else if (fsync.equals("no")) {
-            LOG.warn("{} has appendfsync no: if the Redis host crashes, the writes the operating system had not yet"
-                    + " flushed (often 30 s) are lost, though the intake already committed those records{}. Set"
-                    + " appendfsync always for no loss.", where, replicas);
+            LOG.warn(
+                    "{} has appendfsync no: if the Redis host crashes, the writes the operating system had not yet"
+                            + " flushed (often 30 s) are lost, though the intake already committed those records{}. Set"
+                            + " appendfsync always for no loss.",
+                    where,
+                    replicas);
         }
     }
 
-    private static Map<String, String> info(RedisClusterAsyncCommands<byte[], byte[]> commands, String section,
-            Node node, long awaitMillis) {
-        return RedisCalls.parseInfo(RedisCalls.await(commands.info(section), "INFO " + section + " at "
-                + node.address(), awaitMillis));
+    private static Map<String, String> info(
+            RedisClusterAsyncCommands<byte[], byte[]> commands, String section, Node node, long awaitMillis) {
+        return RedisCalls.parseInfo(
+                RedisCalls.await(commands.info(section), "INFO " + section + " at " + node.address(), awaitMillis));
     }
 
-    private static String configGet(RedisClusterAsyncCommands<byte[], byte[]> commands, String parameter,
-            long awaitMillis) {
+    private static String configGet(
+            RedisClusterAsyncCommands<byte[], byte[]> commands, String parameter, long awaitMillis) {
         try {
-            return commands.configGet(parameter).get(awaitMillis, TimeUnit.MILLISECONDS).get(parameter);
+            return commands.configGet(parameter)
+                    .get(awaitMillis, TimeUnit.MILLISECONDS)
+                    .get(parameter);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;

@@ -37,8 +37,7 @@ final class ShardCalls {
     private final byte[] publish;
     private final long awaitMillis;
 
-    ShardCalls(RedisConnections connections, ScriptRunner scripts, RedisKeys keys, ShardRouter router,
-            byte[] publish) {
+    ShardCalls(RedisConnections connections, ScriptRunner scripts, RedisKeys keys, ShardRouter router, byte[] publish) {
         this.connections = connections;
         this.scripts = scripts;
         this.keys = keys;
@@ -69,16 +68,23 @@ final class ShardCalls {
 
     long acquire(int shard) {
         ShardKeys k = keys.shard(shard);
-        List<Object> reply = await(scripts.<List<Object>>run(commands(), Script.ACQUIRE,
-                Script.ACQUIRE.keys(k),
-                Script.ACQUIRE.argv(bytes(Integer.toString(HANDOVER_LIMIT)), bytes(k.wakeChannel()), publish)),
+        List<Object> reply = await(
+                scripts.<List<Object>>run(
+                        commands(),
+                        Script.ACQUIRE,
+                        Script.ACQUIRE.keys(k),
+                        Script.ACQUIRE.argv(bytes(Integer.toString(HANDOVER_LIMIT)), bytes(k.wakeChannel()), publish)),
                 "acquire of shard " + shard);
         long epoch = ScriptCodes.check((Long) reply.get(0), "acquire", shard, -1);
         long handedOver = (Long) reply.get(1);
         if (handedOver > 0) {
-            LOG.info("Shard {} taken with epoch {}: {} messages that earlier owners left in flight are due again now"
-                    + "{}", shard, epoch, handedOver, (Long) reply.get(2) > 0
-                    ? " (" + reply.get(2) + " more return when their leases end)" : "");
+            LOG.info(
+                    "Shard {} taken with epoch {}: {} messages that earlier owners left in flight are due again now"
+                            + "{}",
+                    shard,
+                    epoch,
+                    handedOver,
+                    (Long) reply.get(2) > 0 ? " (" + reply.get(2) + " more return when their leases end)" : "");
         }
         return epoch;
     }
@@ -87,26 +93,32 @@ final class ShardCalls {
         return await(claimAsync(shard, epoch, max, leaseMillis, 0), "claim on shard " + shard);
     }
 
-    CompletableFuture<ClaimBatch> claimAsync(
-            int shard, long epoch, int max, long leaseMillis, long lookAheadMillis) {
+    CompletableFuture<ClaimBatch> claimAsync(int shard, long epoch, int max, long leaseMillis, long lookAheadMillis) {
         if (max < 1) {
             throw new IllegalArgumentException("claim of shard " + shard + ": max is " + max + ", must be >= 1");
         }
         if (leaseMillis < 1) {
-            throw new IllegalArgumentException("claim of shard " + shard + ": leaseMillis is " + leaseMillis
-                    + ", must be >= 1");
+            throw new IllegalArgumentException(
+                    "claim of shard " + shard + ": leaseMillis is " + leaseMillis + ", must be >= 1");
         }
         if (lookAheadMillis < 0) {
-            throw new IllegalArgumentException("claim of shard " + shard + ": lookAheadMillis is " + lookAheadMillis
-                    + ", must be >= 0");
+            throw new IllegalArgumentException(
+                    "claim of shard " + shard + ": lookAheadMillis is " + lookAheadMillis + ", must be >= 0");
         }
         ShardKeys k = keys.shard(shard);
         String operation = "claim on shard " + shard + where(k);
-        return RedisCalls.translated(scripts.<List<Object>>run(commands(), Script.CLAIM,
-                Script.CLAIM.keys(k),
-                Script.CLAIM.argv(bytes(Long.toString(epoch)), bytes(Integer.toString(max)),
-                        bytes(Long.toString(leaseMillis)), bytes(Long.toString(lookAheadMillis)))),
-                operation).thenApply(reply -> claimBatch(shard, epoch, reply));
+        return RedisCalls.translated(
+                        scripts.<List<Object>>run(
+                                commands(),
+                                Script.CLAIM,
+                                Script.CLAIM.keys(k),
+                                Script.CLAIM.argv(
+                                        bytes(Long.toString(epoch)),
+                                        bytes(Integer.toString(max)),
+                                        bytes(Long.toString(leaseMillis)),
+                                        bytes(Long.toString(lookAheadMillis)))),
+                        operation)
+                .thenApply(reply -> claimBatch(shard, epoch, reply));
     }
 
     private ClaimBatch claimBatch(int shard, long epoch, List<Object> reply) {
@@ -117,8 +129,11 @@ final class ShardCalls {
         long nextDue = (Long) reply.get(1);
         long dropped = (Long) reply.get(2);
         if (dropped > 0) {
-            LOG.warn("claim on shard {} dropped {} due members without payload (the store was changed outside the"
-                    + " bridge's scripts?)", shard, dropped);
+            LOG.warn(
+                    "claim on shard {} dropped {} due members without payload (the store was changed outside the"
+                            + " bridge's scripts?)",
+                    shard,
+                    dropped);
         }
         List<ClaimedMessage> messages = new ArrayList<>((reply.size() - 3) / 4);
         for (int i = 3; i + 3 < reply.size(); i += 4) {
@@ -126,8 +141,11 @@ final class ShardCalls {
             long dueAt = (Long) reply.get(i + 1);
             long earlierAttempts = (Long) reply.get(i + 2);
             byte[] value = (byte[]) reply.get(i + 3);
-            messages.add(new ClaimedMessage(new MessageRef(router.idOf(shard, member), member), dueAt,
-                    (int) earlierAttempts + 1, StoredValue.envelope(value, () -> router.naturalOrigin(shard, member))));
+            messages.add(new ClaimedMessage(
+                    new MessageRef(router.idOf(shard, member), member),
+                    dueAt,
+                    (int) earlierAttempts + 1,
+                    StoredValue.envelope(value, () -> router.naturalOrigin(shard, member))));
         }
         return new ClaimBatch(List.copyOf(messages), nextDue, head);
     }
@@ -143,17 +161,26 @@ final class ShardCalls {
         for (int i = 0; i < delivered.size(); i++) {
             args[i + 1] = delivered.get(i).member();
         }
-        return RedisCalls.translated(scripts.<Long>run(commands(), Script.ACK,
-                Script.ACK.keys(k), Script.ACK.argvRepeated(args)), "ack on shard " + shard + where(k))
+        return RedisCalls.translated(
+                        scripts.<Long>run(commands(), Script.ACK, Script.ACK.keys(k), Script.ACK.argvRepeated(args)),
+                        "ack on shard " + shard + where(k))
                 .thenApply(deleted -> (int) ScriptCodes.check(deleted, "ack", shard, epoch));
     }
 
     boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis) {
         ShardKeys k = keys.shard(shard);
-        Long moved = await(scripts.run(commands(), Script.RETRY,
-                Script.RETRY.keys(k),
-                Script.RETRY.argv(bytes(Long.toString(epoch)), message.member(), bytes(Long.toString(retryAtMillis)),
-                        bytes(k.wakeChannel()), publish)), "retry of message '" + message.id() + "' on shard " + shard);
+        Long moved = await(
+                scripts.run(
+                        commands(),
+                        Script.RETRY,
+                        Script.RETRY.keys(k),
+                        Script.RETRY.argv(
+                                bytes(Long.toString(epoch)),
+                                message.member(),
+                                bytes(Long.toString(retryAtMillis)),
+                                bytes(k.wakeChannel()),
+                                publish)),
+                "retry of message '" + message.id() + "' on shard " + shard);
         return ScriptCodes.check(moved, "retry", shard, epoch) == 1;
     }
 
@@ -165,8 +192,13 @@ final class ShardCalls {
             args[2 * i + 1] = messages.get(i).ref().member();
             args[2 * i + 2] = bytes(Long.toString(messages.get(i).dueAt()));
         }
-        return RedisCalls.translated(scripts.<Long>run(commands(), Script.HANDBACK,
-                Script.HANDBACK.keys(k), Script.HANDBACK.argvRepeated(args)), "hand-back on shard " + shard + where(k))
+        return RedisCalls.translated(
+                        scripts.<Long>run(
+                                commands(),
+                                Script.HANDBACK,
+                                Script.HANDBACK.keys(k),
+                                Script.HANDBACK.argvRepeated(args)),
+                        "hand-back on shard " + shard + where(k))
                 .thenApply(moved -> (int) ScriptCodes.check(moved, "hand-back", shard, epoch));
     }
 
@@ -176,10 +208,18 @@ final class ShardCalls {
             throw new IllegalArgumentException("reclaim of shard " + shard + ": max is " + max + ", must be >= 1");
         }
         ShardKeys k = keys.shard(shard);
-        Long moved = await(scripts.run(commands(), Script.RECLAIM,
-                Script.RECLAIM.keys(k),
-                Script.RECLAIM.argv(bytes(Long.toString(epoch)), bytes(Integer.toString(max)), bytes(k.wakeChannel()),
-                        publish, bytes(all ? "1" : "0"))), "reclaim on shard " + shard);
+        Long moved = await(
+                scripts.run(
+                        commands(),
+                        Script.RECLAIM,
+                        Script.RECLAIM.keys(k),
+                        Script.RECLAIM.argv(
+                                bytes(Long.toString(epoch)),
+                                bytes(Integer.toString(max)),
+                                bytes(k.wakeChannel()),
+                                publish,
+                                bytes(all ? "1" : "0"))),
+                "reclaim on shard " + shard);
         return (int) ScriptCodes.check(moved, "reclaim", shard, epoch);
     }
 }

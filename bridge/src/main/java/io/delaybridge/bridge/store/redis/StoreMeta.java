@@ -48,8 +48,10 @@ final class StoreMeta {
         try {
             layout = Integer.parseInt(String.valueOf(stored));
         } catch (NumberFormatException e) {
-            throw new StoreConfigurationException("The meta hash " + metaKey + " holds layout '" + stored
-                    + "', not a number: another application uses this key prefix? Choose another keyPrefix.", e);
+            throw new StoreConfigurationException(
+                    "The meta hash " + metaKey + " holds layout '" + stored
+                            + "', not a number: another application uses this key prefix? Choose another keyPrefix.",
+                    e);
         }
         if (layout > LAYOUT) {
             throw new StoreConfigurationException("The store " + metaKey + " has layout " + layout + ", written by a "
@@ -63,27 +65,42 @@ final class StoreMeta {
     static Meta initialise(RedisConnections c, ScriptRunner scripts, Clock clock, int shardCount) {
         RedisStoreOptions options = c.options();
         byte[] metaKey = RedisKeys.metaKey(options.keyPrefix(), options.intakeTopic());
-        List<Object> reply = RedisCalls.await(scripts.run(c.commands(), Script.INIT,
-                Script.INIT.signature().keysGiven(metaKey), Script.INIT.argv(bytes(Integer.toString(
-                        shardCount)), bytes(UUID.randomUUID().toString()), bytes(clock.millis()),
-                        bytes(Integer.toString(LAYOUT)))),
-                "initialise store meta " + string(metaKey) + " on " + c.nodeOf(metaKey), c.awaitMillis());
+        List<Object> reply = RedisCalls.await(
+                scripts.run(
+                        c.commands(),
+                        Script.INIT,
+                        Script.INIT.signature().keysGiven(metaKey),
+                        Script.INIT.argv(
+                                bytes(Integer.toString(shardCount)),
+                                bytes(UUID.randomUUID().toString()),
+                                bytes(clock.millis()),
+                                bytes(Integer.toString(LAYOUT)))),
+                "initialise store meta " + string(metaKey) + " on " + c.nodeOf(metaKey),
+                c.awaitMillis());
         checkLayout(string(metaKey), reply.size() > 3 && reply.get(3) instanceof byte[] b ? string(b) : null);
         int shards;
         try {
             shards = Integer.parseInt(string((byte[]) reply.get(0)));
         } catch (RuntimeException e) {
-            throw new StoreConfigurationException("The meta hash " + string(metaKey) + " holds shards '"
-                    + (reply.get(0) instanceof byte[] b ? string(b) : reply.get(0)) + "', not a number: another"
-                    + " application uses this key prefix? Choose another keyPrefix.", e);
+            throw new StoreConfigurationException(
+                    "The meta hash " + string(metaKey) + " holds shards '"
+                            + (reply.get(0) instanceof byte[] b ? string(b) : reply.get(0)) + "', not a number: another"
+                            + " application uses this key prefix? Choose another keyPrefix.",
+                    e);
         }
         String incarnation = string((byte[]) reply.get(1));
         boolean initialised = reply.size() > 2 && reply.get(2) != null;
         if (shards != shardCount) {
-            LOG.warn("The store {} was created with {} shards; the configured shard count (intake partitions) is {}."
-                    + " Keeping {}: default ids of intake partitions >= {} are hashed over the shards, and every"
-                    + " shard must be pumped by some instance. To change the count, drain the store and delete {}.",
-                    string(metaKey), shards, shardCount, shards, shards, string(metaKey));
+            LOG.warn(
+                    "The store {} was created with {} shards; the configured shard count (intake partitions) is {}."
+                            + " Keeping {}: default ids of intake partitions >= {} are hashed over the shards, and every"
+                            + " shard must be pumped by some instance. To change the count, drain the store and delete {}.",
+                    string(metaKey),
+                    shards,
+                    shardCount,
+                    shards,
+                    shards,
+                    string(metaKey));
         }
         return new Meta(shards, incarnation, initialised);
     }
@@ -101,10 +118,15 @@ final class StoreMeta {
                 sets.add(commands.set(keys.shard(shard).incarnation(), incarnation, SetArgs.Builder.nx()));
             }
             for (int shard = 0; shard < keys.shardCount(); shard++) {
-                RedisCalls.await(sets.get(shard), "initialise the incarnation of shard " + shard + " on "
-                        + c.nodeOf(keys.shard(shard).incarnation()), c.awaitMillis());
+                RedisCalls.await(
+                        sets.get(shard),
+                        "initialise the incarnation of shard " + shard + " on "
+                                + c.nodeOf(keys.shard(shard).incarnation()),
+                        c.awaitMillis());
             }
-            RedisCalls.await(commands.hset(keys.meta(), bytes("initialised"), bytes("1")), "mark store initialised",
+            RedisCalls.await(
+                    commands.hset(keys.meta(), bytes("initialised"), bytes("1")),
+                    "mark store initialised",
                     c.awaitMillis());
         }
         String problem = shardProblem(c, keys, incarnation);
@@ -127,8 +149,10 @@ final class StoreMeta {
         }
         for (int shard = 0; shard < keys.shardCount(); shard++) {
             byte[] key = keys.shard(shard).incarnation();
-            byte[] found = RedisCalls.await(gets.get(shard), "read the incarnation of shard " + shard + " on "
-                    + c.nodeOf(key), c.awaitMillis());
+            byte[] found = RedisCalls.await(
+                    gets.get(shard),
+                    "read the incarnation of shard " + shard + " on " + c.nodeOf(key),
+                    c.awaitMillis());
             if (!Arrays.equals(found, incarnation)) {
                 return "Shard " + shard + " (key " + string(key) + " on Redis " + c.nodeOf(key) + ") holds incarnation "
                         + (found == null ? "(none)" : "'" + string(found) + "'");
@@ -139,8 +163,10 @@ final class StoreMeta {
 
     /** The incarnation the meta hash holds now; empty if the meta hash is gone. */
     static Optional<String> current(RedisConnections c, RedisKeys keys) {
-        List<KeyValue<byte[], byte[]>> values = RedisCalls.await(c.commands().hmget(keys.meta(), bytes("incarnation")),
-                "read incarnation on " + c.nodeOf(keys.meta()), c.awaitMillis());
+        List<KeyValue<byte[], byte[]>> values = RedisCalls.await(
+                c.commands().hmget(keys.meta(), bytes("incarnation")),
+                "read incarnation on " + c.nodeOf(keys.meta()),
+                c.awaitMillis());
         if (values.isEmpty() || !values.get(0).hasValue()) {
             return Optional.empty();
         }

@@ -54,8 +54,8 @@ public final class StoredValue {
         byte[] token = originToken.getBytes(StandardCharsets.UTF_8);
         int n = token.length;
         if (n > MAX_TOKEN_LENGTH) {
-            throw new IllegalArgumentException("origin is " + n + " bytes long, at most " + MAX_TOKEN_LENGTH
-                    + " fit: " + originToken.substring(0, 64) + "...");
+            throw new IllegalArgumentException("origin is " + n + " bytes long, at most " + MAX_TOKEN_LENGTH + " fit: "
+                    + originToken.substring(0, 64) + "...");
         }
         int lengthBytes = n < 0x80 ? 1 : 2;
         byte[] header = new byte[lengthBytes + n];
@@ -82,8 +82,10 @@ public final class StoredValue {
      * message.
      */
     public static byte[] encode(byte[] header, byte[] envelope, String naturalOrigin) {
-        byte[] stored = naturalOrigin == null ? envelope
-                : EnvelopeCodec.replaceOrigin(envelope, 0, naturalOrigin, () -> "").orElse(envelope);
+        byte[] stored = naturalOrigin == null
+                ? envelope
+                : EnvelopeCodec.replaceOrigin(envelope, 0, naturalOrigin, () -> "")
+                        .orElse(envelope);
         return encode(header, stored);
     }
 

@@ -2,8 +2,8 @@ package io.delaybridge.bridge.store.redis;
 
 import io.delaybridge.bridge.store.WakeListener;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
@@ -50,16 +50,24 @@ final class WakeSubscription implements AutoCloseable {
      * (Lettuce re-subscribes a node link only when that same node comes back): subscribe again on every topology
      * change; SSUBSCRIBE goes to the owner now, and one already subscribed there is a no-op.
      */
-    private void resubscribeOnTopologyChange(RedisConnections connections,
-            StatefulRedisClusterPubSubConnection<String, String> pubSub, List<String> channels) {
-        topologyWatch = connections.resources().eventBus().get()
+    private void resubscribeOnTopologyChange(
+            RedisConnections connections,
+            StatefulRedisClusterPubSubConnection<String, String> pubSub,
+            List<String> channels) {
+        topologyWatch = connections
+                .resources()
+                .eventBus()
+                .get()
                 .filter(event -> event instanceof ClusterTopologyChangedEvent)
                 .subscribe(event -> channels.forEach(channel -> resubscribe(connections, pubSub, channel, 1)));
     }
 
     /** Opens the link to the channel's master first (a link being opened rejects commands), then SSUBSCRIBE. */
-    private void resubscribe(RedisConnections connections,
-            StatefulRedisClusterPubSubConnection<String, String> pubSub, String channel, int attempt) {
+    private void resubscribe(
+            RedisConnections connections,
+            StatefulRedisClusterPubSubConnection<String, String> pubSub,
+            String channel,
+            int attempt) {
         if (!pubSub.isOpen()) {
             return;
         }
@@ -67,7 +75,8 @@ final class WakeSubscription implements AutoCloseable {
         try {
             String address = connections.nodeOf(RedisCalls.bytes(channel));
             int colon = address.lastIndexOf(':');
-            done = pubSub.getConnectionAsync(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)))
+            done = pubSub.getConnectionAsync(
+                            address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)))
                     .thenCompose(link -> pubSub.async().ssubscribe(channel).toCompletableFuture());
         } catch (RuntimeException e) {
             done = CompletableFuture.failedFuture(e);
@@ -80,16 +89,19 @@ final class WakeSubscription implements AutoCloseable {
                 CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS)
                         .execute(() -> resubscribe(connections, pubSub, channel, attempt + 1));
             } else {
-                LOG.warn("SSUBSCRIBE {} after a topology change failed {} times ({}); until the next change the"
-                        + " shard's pump misses wake-ups and claims at its next known due time", channel, attempt,
+                LOG.warn(
+                        "SSUBSCRIBE {} after a topology change failed {} times ({}); until the next change the"
+                                + " shard's pump misses wake-ups and claims at its next known due time",
+                        channel,
+                        attempt,
                         e.toString());
             }
         });
     }
 
     /** Subscribes to every shard's wake channel; a message goes to each of {@code listeners} (read at each one). */
-    static WakeSubscription open(RedisConnections connections, RedisKeys keys, boolean sharded,
-            List<WakeListener> listeners) {
+    static WakeSubscription open(
+            RedisConnections connections, RedisKeys keys, boolean sharded, List<WakeListener> listeners) {
         List<String> channels = new ArrayList<>(keys.shardCount());
         for (int shard = 0; shard < keys.shardCount(); shard++) {
             channels.add(keys.shard(shard).wakeChannel());
@@ -126,7 +138,10 @@ final class WakeSubscription implements AutoCloseable {
         }
     }
 
-    static WakeSubscription open(RedisConnections connections, List<String> channels, boolean sharded,
+    static WakeSubscription open(
+            RedisConnections connections,
+            List<String> channels,
+            boolean sharded,
             BiConsumer<String, String> onMessage) {
         String operation = (sharded ? "SSUBSCRIBE" : "SUBSCRIBE") + " to " + channels.size() + " wake channels";
         if (connections.client() instanceof RedisClusterClient cluster) {
@@ -151,19 +166,23 @@ final class WakeSubscription implements AutoCloseable {
                     // connection rejects commands routed to it (disconnected behaviour REJECT_COMMANDS)
                     for (String address : connections.mastersOf(channels)) {
                         int colon = address.lastIndexOf(':');
-                        pubSub.getConnection(address.substring(0, colon),
-                                Integer.parseInt(address.substring(colon + 1)));
+                        pubSub.getConnection(
+                                address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
                     }
                     // one command per channel: the channels hash to different slots, so to different masters
                     List<CompletableFuture<Void>> subscribed = new ArrayList<>();
                     for (String channel : channels) {
                         subscribed.add(pubSub.async().ssubscribe(channel).toCompletableFuture());
                     }
-                    RedisCalls.await(CompletableFuture.allOf(subscribed.toArray(CompletableFuture[]::new)), operation,
+                    RedisCalls.await(
+                            CompletableFuture.allOf(subscribed.toArray(CompletableFuture[]::new)),
+                            operation,
                             connections.awaitMillis());
                     subscription.resubscribeOnTopologyChange(connections, pubSub, channels);
                 } else {
-                    RedisCalls.await(pubSub.async().subscribe(channels.toArray(String[]::new)), operation,
+                    RedisCalls.await(
+                            pubSub.async().subscribe(channels.toArray(String[]::new)),
+                            operation,
                             connections.awaitMillis());
                 }
                 return subscription;
@@ -182,8 +201,8 @@ final class WakeSubscription implements AutoCloseable {
                     onMessage.accept(channel, message);
                 }
             });
-            RedisCalls.await(pubSub.async().subscribe(channels.toArray(String[]::new)), operation,
-                    connections.awaitMillis());
+            RedisCalls.await(
+                    pubSub.async().subscribe(channels.toArray(String[]::new)), operation, connections.awaitMillis());
             return subscription;
         } catch (RuntimeException e) {
             subscription.close();

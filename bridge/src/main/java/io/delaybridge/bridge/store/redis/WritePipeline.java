@@ -79,8 +79,8 @@ final class WritePipeline {
         } catch (RuntimeException e) {
             result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
         }
-        return result.thenApply(results -> new WrittenBatch(results, checked.passed, checked.redisNow,
-                checked.readAtNanos));
+        return result.thenApply(
+                results -> new WrittenBatch(results, checked.passed, checked.redisNow, checked.readAtNanos));
     }
 
     /**
@@ -93,17 +93,24 @@ final class WritePipeline {
      * rest must not overtake it. Then the write fails as unavailable, and the caller writes this batch and those after
      * it again, in order.
      */
-    private void runBatch(List<Call> calls, ExpressAnswers checked, int from, WriteResult[] results, long rerunOf,
-            CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
+    private void runBatch(
+            List<Call> calls,
+            ExpressAnswers checked,
+            int from,
+            WriteResult[] results,
+            long rerunOf,
+            CompletableFuture<List<WriteResult>> result,
+            MarkAnswers answers) {
         List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size() - from);
         List<CompletableFuture<Object>> checkReplies = new ArrayList<>(checked.checks.size());
         CompletableFuture<Long> wait = null;
         long number;
         synchronized (lock) {
             if (rerunOf >= 0 && dispatched != rerunOf) {
-                result.completeExceptionally(new StoreUnavailableException("write of " + results.length
-                        + " operations: Redis forgot the store's Lua scripts (restart, fail-over or SCRIPT FLUSH) while"
-                        + " later writes were on their way; write this batch and those after it again, in order.",
+                result.completeExceptionally(new StoreUnavailableException(
+                        "write of " + results.length
+                                + " operations: Redis forgot the store's Lua scripts (restart, fail-over or SCRIPT FLUSH) while"
+                                + " later writes were on their way; write this batch and those after it again, in order.",
                         null));
                 return;
             }
@@ -113,13 +120,16 @@ final class WritePipeline {
                 replies.add(reply.toCompletableFuture());
             }
             for (Check c : checked.checks) {
-                RedisFuture<Object> reply = scripts.dispatch(connections.pipeline(), Script.EXPRESS, c.keys(),
-                        c.args());
+                RedisFuture<Object> reply =
+                        scripts.dispatch(connections.pipeline(), Script.EXPRESS, c.keys(), c.args());
                 checkReplies.add(reply.toCompletableFuture());
             }
             if (options.waitReplicas() > 0 && connections.waitsInPipeline()) {
-                wait = connections.pipeline().waitForReplication(options.waitReplicas(),
-                        options.waitTimeout().toMillis()).toCompletableFuture();
+                wait = connections
+                        .pipeline()
+                        .waitForReplication(
+                                options.waitReplicas(), options.waitTimeout().toMillis())
+                        .toCompletableFuture();
             }
             connections.flushPipeline();
             number = ++dispatched;
@@ -133,17 +143,35 @@ final class WritePipeline {
         CompletableFuture.allOf(all.stream().map(f -> f.handle((v, e) -> null)).toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, never) -> {
                     try {
-                        completeBatch(calls, checked, from, results, number, rerunOf < 0, result, replies,
-                                checkReplies, waits, answers);
+                        completeBatch(
+                                calls,
+                                checked,
+                                from,
+                                results,
+                                number,
+                                rerunOf < 0,
+                                result,
+                                replies,
+                                checkReplies,
+                                waits,
+                                answers);
                     } catch (RuntimeException e) {
                         result.completeExceptionally(e);
                     }
                 });
     }
 
-    private void completeBatch(List<Call> calls, ExpressAnswers checked, int from, WriteResult[] results, long number,
-            boolean mayReload, CompletableFuture<List<WriteResult>> result, List<CompletableFuture<Object>> replies,
-            List<CompletableFuture<Object>> checkReplies, Map<String, CompletableFuture<Long>> waits,
+    private void completeBatch(
+            List<Call> calls,
+            ExpressAnswers checked,
+            int from,
+            WriteResult[] results,
+            long number,
+            boolean mayReload,
+            CompletableFuture<List<WriteResult>> result,
+            List<CompletableFuture<Object>> replies,
+            List<CompletableFuture<Object>> checkReplies,
+            Map<String, CompletableFuture<Long>> waits,
             MarkAnswers answers) {
         int firstNoScript = -1;
         for (int i = 0; i < replies.size(); i++) {
@@ -157,8 +185,10 @@ final class WritePipeline {
                     }
                     continue;
                 }
-                result.completeExceptionally(RedisErrors.translate(error, c.describe() + " on Redis "
-                        + connections.nodeOf(keys.shard(c.shard()).due())));
+                result.completeExceptionally(RedisErrors.translate(
+                        error,
+                        c.describe() + " on Redis "
+                                + connections.nodeOf(keys.shard(c.shard()).due())));
                 return;
             }
             if (c.script() == Script.MARK) {
@@ -186,8 +216,10 @@ final class WritePipeline {
             if (error != null && ScriptRunner.isNoScript(error)) {
                 firstNoScript = calls.size(); // the writes and marks are in: run the checks again
             } else if (error != null) {
-                result.completeExceptionally(RedisErrors.translate(error, c.describe() + " on Redis "
-                        + connections.nodeOf(keys.shard(c.shard()).due())));
+                result.completeExceptionally(RedisErrors.translate(
+                        error,
+                        c.describe() + " on Redis "
+                                + connections.nodeOf(keys.shard(c.shard()).due())));
                 return;
             } else {
                 try {
@@ -209,12 +241,21 @@ final class WritePipeline {
         finish(results, waits, result, answers);
     }
 
-    private void reloadAndRerun(List<Call> calls, ExpressAnswers checked, int restart, WriteResult[] results,
-            long number, boolean mayReload, CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
+    private void reloadAndRerun(
+            List<Call> calls,
+            ExpressAnswers checked,
+            int restart,
+            WriteResult[] results,
+            long number,
+            boolean mayReload,
+            CompletableFuture<List<WriteResult>> result,
+            MarkAnswers answers) {
         if (!mayReload) {
-            result.completeExceptionally(new StoreUnavailableException("write of " + results.length
-                    + " operations: Redis forgot the store's Lua scripts again right after they were loaded"
-                    + " (SCRIPT FLUSH or restarts in a loop?). Retry with backoff.", null));
+            result.completeExceptionally(new StoreUnavailableException(
+                    "write of " + results.length
+                            + " operations: Redis forgot the store's Lua scripts again right after they were loaded"
+                            + " (SCRIPT FLUSH or restarts in a loop?). Retry with backoff.",
+                    null));
             return;
         }
         LOG.info("Redis forgot the store's scripts (restart, fail-over or SCRIPT FLUSH): loading them again");
@@ -232,19 +273,24 @@ final class WritePipeline {
     }
 
     /** Cluster: one WAIT per master that took a write of this batch, on the pipeline's connection to it. */
-    private void waitOnNodes(List<Call> calls, WriteResult[] results, CompletableFuture<List<WriteResult>> result,
-            MarkAnswers answers) {
+    private void waitOnNodes(
+            List<Call> calls, WriteResult[] results, CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
         Map<String, CompletableFuture<Long>> waits = new LinkedHashMap<>();
         for (Call c : calls) {
             byte[] key = keys.shard(c.shard()).due();
             String node = connections.nodeOf(key);
             if (!waits.containsKey(node)) {
-                waits.put(node, connections.waitOnMasterOf(key, options.waitReplicas(),
-                        options.waitTimeout().toMillis()));
+                waits.put(
+                        node,
+                        connections.waitOnMasterOf(
+                                key,
+                                options.waitReplicas(),
+                                options.waitTimeout().toMillis()));
             }
         }
-        CompletableFuture.allOf(waits.values().stream().map(f -> f.handle((v, e) -> null))
-                .toArray(CompletableFuture[]::new))
+        CompletableFuture.allOf(waits.values().stream()
+                        .map(f -> f.handle((v, e) -> null))
+                        .toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, never) -> {
                     try {
                         finish(results, waits, result, answers);
@@ -254,8 +300,11 @@ final class WritePipeline {
                 });
     }
 
-    private void finish(WriteResult[] results, Map<String, CompletableFuture<Long>> waits,
-            CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
+    private void finish(
+            WriteResult[] results,
+            Map<String, CompletableFuture<Long>> waits,
+            CompletableFuture<List<WriteResult>> result,
+            MarkAnswers answers) {
         for (Map.Entry<String, CompletableFuture<Long>> wait : waits.entrySet()) {
             String on = wait.getKey().isEmpty() ? "" : " on " + wait.getKey();
             Throwable error = RedisCalls.failureOf(wait.getValue());
@@ -265,18 +314,22 @@ final class WritePipeline {
             }
             long acked = wait.getValue().join();
             if (acked < options.waitReplicas()) {
-                result.completeExceptionally(new StoreUnavailableException("write of " + results.length
-                        + " operations: only " + acked + " of " + options.waitReplicas() + " replicas (waitReplicas)"
-                        + on + " acknowledged within " + options.waitTimeout().toMillis() + " ms (waitTimeout). The"
-                        + " writes are on the primary but not yet durable on replicas; retry (writes are idempotent)"
-                        + " or lower waitReplicas.", null));
+                result.completeExceptionally(new StoreUnavailableException(
+                        "write of " + results.length
+                                + " operations: only " + acked + " of " + options.waitReplicas()
+                                + " replicas (waitReplicas)"
+                                + on + " acknowledged within "
+                                + options.waitTimeout().toMillis() + " ms (waitTimeout). The"
+                                + " writes are on the primary but not yet durable on replicas; retry (writes are idempotent)"
+                                + " or lower waitReplicas.",
+                        null));
                 return;
             }
         }
         for (int i = 0; i < results.length; i++) {
             if (results[i] == null) {
-                result.completeExceptionally(new IllegalStateException("no result for operation " + i + " of "
-                        + results.length + " in a write batch"));
+                result.completeExceptionally(new IllegalStateException(
+                        "no result for operation " + i + " of " + results.length + " in a write batch"));
                 return;
             }
         }
@@ -291,18 +344,23 @@ final class WritePipeline {
     /** Files a call's reply under its operations' positions; a failure code throws. */
     private static void fillResults(Call c, Object reply, WriteResult[] results) {
         if (c.script() == Script.CANCEL) {
-            results[c.positions()[0]] = ScriptCodes.writeResult((Long) reply, "cancel", c.shard(), c.ops().get(0).id());
+            results[c.positions()[0]] = ScriptCodes.writeResult(
+                    (Long) reply, "cancel", c.shard(), c.ops().get(0).id());
             return;
         }
         List<?> codes = (List<?>) reply;
         if (codes.size() != c.ops().size() + 1) {
             long code = (Long) codes.get(0);
-            throw ScriptCodes.failure(code < 0 ? code : ScriptCodes.INVALID_ARGUMENT, "schedule", c.shard(), -1,
+            throw ScriptCodes.failure(
+                    code < 0 ? code : ScriptCodes.INVALID_ARGUMENT,
+                    "schedule",
+                    c.shard(),
+                    -1,
                     c.ops().get(0).id());
         }
         for (int i = 0; i < c.ops().size(); i++) {
-            results[c.positions()[i]] = ScriptCodes.writeResult((Long) codes.get(i), "schedule", c.shard(),
-                    c.ops().get(i).id());
+            results[c.positions()[i]] = ScriptCodes.writeResult(
+                    (Long) codes.get(i), "schedule", c.shard(), c.ops().get(i).id());
         }
     }
 }

@@ -25,6 +25,7 @@ final class WritePlan {
 
     /** Bounds one {@code schedule.lua} call: Redis runs a script alone, so a long one delays every other client. */
     static final int MAX_SCHEDULES_PER_CALL = 256;
+
     static final int MAX_BYTES_PER_CALL = 1 << 20;
 
     /**
@@ -36,8 +37,9 @@ final class WritePlan {
             if (script == Script.MARK) {
                 return "position mark on shard " + shard;
             }
-            return (script == Script.SCHEDULE ? "schedule" : "cancel") + " of message '" + ops.get(0).id() + "'"
-                    + (ops.size() > 1 ? " and " + (ops.size() - 1) + " more" : "") + " on shard " + shard;
+            return (script == Script.SCHEDULE ? "schedule" : "cancel") + " of message '"
+                    + ops.get(0).id() + "'" + (ops.size() > 1 ? " and " + (ops.size() - 1) + " more" : "")
+                    + " on shard " + shard;
         }
     }
 
@@ -109,7 +111,8 @@ final class WritePlan {
                     byShard.computeIfAbsent(shard, s -> new ArrayList<>()).add(i);
                 }
             } else {
-                byShard.computeIfAbsent(keys.homeShard(marks.get(i).partition()), s -> new ArrayList<>()).add(i);
+                byShard.computeIfAbsent(keys.homeShard(marks.get(i).partition()), s -> new ArrayList<>())
+                        .add(i);
             }
         }
         List<Call> calls = new ArrayList<>(byShard.size());
@@ -124,8 +127,13 @@ final class WritePlan {
                 args[a++] = mark.expected() == PositionMark.UNKNOWN ? new byte[0] : Decimal.ascii(mark.expected());
                 args[a++] = Decimal.ascii(mark.next());
             }
-            calls.add(new Call(List.of(), indexes.stream().mapToInt(Integer::intValue).toArray(), shard, Script.MARK,
-                    Script.MARK.keys(k), Script.MARK.argvRepeated(args)));
+            calls.add(new Call(
+                    List.of(),
+                    indexes.stream().mapToInt(Integer::intValue).toArray(),
+                    shard,
+                    Script.MARK,
+                    Script.MARK.keys(k),
+                    Script.MARK.argvRepeated(args)));
         });
         return calls;
     }
@@ -143,17 +151,27 @@ final class WritePlan {
         List<Check> calls = new ArrayList<>(byShard.size());
         byShard.forEach((shard, positions) -> {
             ShardKeys k = keys.shard(shard);
-            calls.add(new Check(positions.stream().map(checks::get).toList(),
-                    positions.stream().mapToInt(Integer::intValue).toArray(), shard,
-                    Script.EXPRESS.keys(k), Script.EXPRESS.argvRepeated(members.get(shard).toArray(byte[][]::new))));
+            calls.add(new Check(
+                    positions.stream().map(checks::get).toList(),
+                    positions.stream().mapToInt(Integer::intValue).toArray(),
+                    shard,
+                    Script.EXPRESS.keys(k),
+                    Script.EXPRESS.argvRepeated(members.get(shard).toArray(byte[][]::new))));
         });
         return calls;
     }
 
     private Call cancel(int position, WriteOp.Cancel cancel, ShardRouter.Placement placement) {
-        return new Call(List.of(cancel), new int[] {position}, placement.shard(), Script.CANCEL,
+        return new Call(
+                List.of(cancel),
+                new int[] {position},
+                placement.shard(),
+                Script.CANCEL,
                 Script.CANCEL.keys(keys.shard(placement.shard())),
-                Script.CANCEL.argv(placement.member(), incarnation, timestampArg(cancel.timestamp()),
+                Script.CANCEL.argv(
+                        placement.member(),
+                        incarnation,
+                        timestampArg(cancel.timestamp()),
                         timestampArg(cancel.forgetBefore())));
     }
 
@@ -199,8 +217,12 @@ final class WritePlan {
         }
 
         Call toCall() {
-            return new Call(List.copyOf(ops), positions.stream().mapToInt(Integer::intValue).toArray(), shard,
-                    Script.SCHEDULE, Script.SCHEDULE.keys(keys.shard(shard)),
+            return new Call(
+                    List.copyOf(ops),
+                    positions.stream().mapToInt(Integer::intValue).toArray(),
+                    shard,
+                    Script.SCHEDULE,
+                    Script.SCHEDULE.keys(keys.shard(shard)),
                     Script.SCHEDULE.argvRepeated(args.toArray(byte[][]::new)));
         }
     }

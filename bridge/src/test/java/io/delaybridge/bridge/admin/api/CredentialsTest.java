@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class CredentialsTest {
 
-    private final Credentials credentials = new Credentials(
-            Map.of("ci", "0123456789abcdef0123"), Map.of("alice", "alice-password-1"));
+    private final Credentials credentials =
+            new Credentials(Map.of("ci", "0123456789abcdef0123"), Map.of("alice", "alice-password-1"));
 
     private static String basic(String user, String password) {
         return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
@@ -31,10 +31,19 @@ class CredentialsTest {
 
     @Test
     void anythingElseIsRefused() {
-        for (String header : new String[] {null, "", "Bearer", "Bearer wrong", "Bearer 0123456789abcdef012",
-            basic("alice", "wrong"), basic("bob", "alice-password-1"), basic("alice", ""), "Basic !!!",
+        for (String header : new String[] {
+            null,
+            "",
+            "Bearer",
+            "Bearer wrong",
+            "Bearer 0123456789abcdef012",
+            basic("alice", "wrong"),
+            basic("bob", "alice-password-1"),
+            basic("alice", ""),
+            "Basic !!!",
             "Basic " + Base64.getEncoder().encodeToString("no-colon".getBytes(StandardCharsets.UTF_8)),
-            "Digest 0123456789abcdef0123"}) {
+            "Digest 0123456789abcdef0123"
+        }) {
             assertTrue(credentials.authenticate(header).isEmpty(), String.valueOf(header));
         }
     }

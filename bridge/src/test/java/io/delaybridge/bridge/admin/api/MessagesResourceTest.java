@@ -36,8 +36,12 @@ class MessagesResourceTest {
     private static final ApiSettings SETTINGS = new io.delaybridge.bridge.config.ApiFactory().build();
 
     private static final ResourceExtension RESOURCES = ResourceExtension.builder()
-            .addResource(new MessagesResource(untouchable(DelayStore.class), untouchable(MessageAdmin.class),
-                    SETTINGS, 365L * 24 * 3600 * 1000, new MetricRegistry()))
+            .addResource(new MessagesResource(
+                    untouchable(DelayStore.class),
+                    untouchable(MessageAdmin.class),
+                    SETTINGS,
+                    365L * 24 * 3600 * 1000,
+                    new MetricRegistry()))
             .build();
 
     private Response post(String path, String json) {
@@ -68,14 +72,19 @@ class MessagesResourceTest {
         assertBadField(post("/messages/cancel", "{\"limit\":1}"), "target");
         assertBadField(post("/messages/cancel", "{\"target\":\"t\"}"), "limit");
         assertBadField(post("/messages/cancel", "{\"target\":\"t\",\"limit\":0}"), "limit");
-        assertBadField(post("/messages/cancel", "{\"target\":\"t\",\"limit\":" + (SETTINGS.maxBulkCancel() + 1) + "}"),
+        assertBadField(
+                post("/messages/cancel", "{\"target\":\"t\",\"limit\":" + (SETTINGS.maxBulkCancel() + 1) + "}"),
                 "limit");
         assertBadField(post("/messages/cancel", "{\"target\":\"t\",\"limit\":1,\"dueFrom\":\"x\"}"), "dueFrom");
     }
 
     @Test
     void idsAreBounded() {
-        assertBadField(RESOURCES.target("/messages/" + "i".repeat(MessagesResource.MAX_ID_LENGTH + 1)).request()
-                .get(), "id");
+        assertBadField(
+                RESOURCES
+                        .target("/messages/" + "i".repeat(MessagesResource.MAX_ID_LENGTH + 1))
+                        .request()
+                        .get(),
+                "id");
     }
 }

@@ -39,8 +39,8 @@ class ClusterDelayStoreIT extends DelayStoreContractIT {
 
     @Override
     protected DelayStore newStore() {
-        return RedisDelayStore.connect(RedisStoreOptions.of(cluster.uri(), TOPIC, SHARDS)
-                .withKeyPrefix("cc" + PREFIXES.incrementAndGet()));
+        return RedisDelayStore.connect(
+                RedisStoreOptions.of(cluster.uri(), TOPIC, SHARDS).withKeyPrefix("cc" + PREFIXES.incrementAndGet()));
     }
 
     @Test

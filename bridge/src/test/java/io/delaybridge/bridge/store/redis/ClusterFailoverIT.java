@@ -42,8 +42,8 @@ class ClusterFailoverIT {
                 Set<String> acked = ConcurrentHashMap.newKeySet();
                 long offset = writeUntil(store, acked, 0, 200, Duration.ofSeconds(30));
 
-                RedisServer victim = cluster.masterOfKey(new String(store.keys().shard(0).due(),
-                        StandardCharsets.UTF_8));
+                RedisServer victim =
+                        cluster.masterOfKey(new String(store.keys().shard(0).due(), StandardCharsets.UTF_8));
                 long killedAt = System.nanoTime();
                 cluster.kill(victim);
                 cluster.awaitFailover(Duration.ofSeconds(30));
@@ -62,10 +62,11 @@ class ClusterFailoverIT {
                         lost.add(id);
                     }
                 }
-                System.out.printf("Cluster fail-over (3 masters + 1 replica each), waitReplicas 1: %d writes"
-                        + " acknowledged, %d lost; replica promoted %d ms after SIGKILL, writes acknowledged again"
-                        + " ~%d ms after SIGKILL, %d batches failed and were retried%n", acked.size(), lost.size(),
-                        promotedMillis, firstAckMillis, failures - failuresBefore);
+                System.out.printf(
+                        "Cluster fail-over (3 masters + 1 replica each), waitReplicas 1: %d writes"
+                                + " acknowledged, %d lost; replica promoted %d ms after SIGKILL, writes acknowledged again"
+                                + " ~%d ms after SIGKILL, %d batches failed and were retried%n",
+                        acked.size(), lost.size(), promotedMillis, firstAckMillis, failures - failuresBefore);
                 assertEquals(List.of(), lost, "acknowledged writes lost across the fail-over");
                 assertEquals(null, admin.incarnationProblem());
 
@@ -80,8 +81,12 @@ class ClusterFailoverIT {
                 long n = 0;
                 while (woken.getCount() > 0 && System.nanoTime() < deadline) {
                     try {
-                        store.write(List.of(new WriteOp.Schedule(TOPIC + "-0-" + (10_000_000 + n), store.now() - 60_000
-                                - n, TOPIC + "/0/" + (10_000_000 + n), new byte[1]))).get(10, TimeUnit.SECONDS);
+                        store.write(List.of(new WriteOp.Schedule(
+                                        TOPIC + "-0-" + (10_000_000 + n),
+                                        store.now() - 60_000 - n,
+                                        TOPIC + "/0/" + (10_000_000 + n),
+                                        new byte[1])))
+                                .get(10, TimeUnit.SECONDS);
                     } catch (Exception e) {
                         // retried below
                     }
@@ -106,8 +111,11 @@ class ClusterFailoverIT {
         while (acked.size() < target) {
             List<WriteOp> batch = new ArrayList<>();
             for (int shard = 0; shard < SHARDS; shard++, offset++) {
-                batch.add(new WriteOp.Schedule(TOPIC + "-" + shard + "-" + offset, dueAt, TOPIC + "/" + shard + "/"
-                        + offset, ("m" + offset).getBytes(StandardCharsets.UTF_8)));
+                batch.add(new WriteOp.Schedule(
+                        TOPIC + "-" + shard + "-" + offset,
+                        dueAt,
+                        TOPIC + "/" + shard + "/" + offset,
+                        ("m" + offset).getBytes(StandardCharsets.UTF_8)));
             }
             while (true) {
                 assertTrue(System.nanoTime() < deadline, "writes not acknowledged within " + timeout);

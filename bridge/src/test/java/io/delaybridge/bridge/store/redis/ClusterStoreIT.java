@@ -64,12 +64,16 @@ class ClusterStoreIT {
     }
 
     private static WriteOp.Schedule record(int partition, long offset, long dueAt) {
-        return new WriteOp.Schedule(TOPIC + "-" + partition + "-" + offset, dueAt, TOPIC + "/" + partition + "/"
-                + offset, ("m" + offset).getBytes(StandardCharsets.UTF_8));
+        return new WriteOp.Schedule(
+                TOPIC + "-" + partition + "-" + offset,
+                dueAt,
+                TOPIC + "/" + partition + "/" + offset,
+                ("m" + offset).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Runs {@code action} on a plain connection to one node. */
-    private static void onNode(RedisServer node,
+    private static void onNode(
+            RedisServer node,
             java.util.function.Consumer<io.lettuce.core.api.sync.RedisCommands<String, String>> action) {
         RedisClient client = RedisClient.create("redis://127.0.0.1:" + node.port());
         try (StatefulRedisConnection<String, String> c = client.connect()) {
@@ -107,7 +111,10 @@ class ClusterStoreIT {
             for (int shard = 0; shard < SHARDS; shard++) {
                 ops.add(record(shard, 1, now - 1));
                 ops.add(record(shard, 2, now + 3_600_000));
-                ops.add(new WriteOp.Schedule("explicit-" + shard, now + 7_200_000, TOPIC + "/" + shard + "/3",
+                ops.add(new WriteOp.Schedule(
+                        "explicit-" + shard,
+                        now + 7_200_000,
+                        TOPIC + "/" + shard + "/3",
                         "e".getBytes(StandardCharsets.UTF_8)));
             }
             ops.add(new WriteOp.Cancel("explicit-3"));
@@ -118,8 +125,11 @@ class ClusterStoreIT {
             Set<String> nodes = new HashSet<>();
             for (int shard = 0; shard < SHARDS; shard++) {
                 nodes.add(store.nodeOf(shard));
-                assertEquals(cluster.masterOfKey(new String(store.keys().shard(shard).due(), StandardCharsets.UTF_8))
-                        .port(), Integer.parseInt(store.nodeOf(shard).substring(store.nodeOf(shard).indexOf(':') + 1)));
+                assertEquals(
+                        cluster.masterOfKey(new String(store.keys().shard(shard).due(), StandardCharsets.UTF_8))
+                                .port(),
+                        Integer.parseInt(store.nodeOf(shard)
+                                .substring(store.nodeOf(shard).indexOf(':') + 1)));
             }
             assertEquals(3, nodes.size(), "16 shards spread over the 3 masters: " + nodes);
             long pending = 0;
@@ -133,8 +143,10 @@ class ClusterStoreIT {
                 long epoch = store.acquire(shard);
                 assertEquals(epoch, admin.epoch(shard).orElseThrow());
                 assertEquals(1, admin.countDue(shard, 0, now));
-                assertTrue(admin.scanDue(shard, now, Long.MAX_VALUE, 0, 10).stream()
-                        .anyMatch(m -> m.id().equals(TOPIC + "-" + fshard + "-2")), "shard " + shard);
+                assertTrue(
+                        admin.scanDue(shard, now, Long.MAX_VALUE, 0, 10).stream()
+                                .anyMatch(m -> m.id().equals(TOPIC + "-" + fshard + "-2")),
+                        "shard " + shard);
                 ClaimBatch batch = store.claim(shard, epoch, 10, 30_000);
                 assertEquals(1, batch.messages().size(), "shard " + shard);
                 assertTrue(admin.earliestLease(shard).isPresent());
@@ -145,15 +157,22 @@ class ClusterStoreIT {
                 Thread.sleep(5);
                 assertEquals(1, store.reclaim(shard, epoch, 10));
                 ClaimBatch handed = store.claim(shard, epoch, 10, 30_000);
-                assertEquals(1, store.handBackAsync(shard, epoch, handed.messages()).get(10, TimeUnit.SECONDS));
+                assertEquals(
+                        1, store.handBackAsync(shard, epoch, handed.messages()).get(10, TimeUnit.SECONDS));
                 ClaimBatch third = store.claim(shard, epoch, 10, 30_000);
-                assertEquals(handed.messages().get(0).attempt(), third.messages().get(0).attempt(),
+                assertEquals(
+                        handed.messages().get(0).attempt(),
+                        third.messages().get(0).attempt(),
                         "a hand-back counts no attempt");
-                assertEquals(1, store.ack(shard, epoch, List.of(third.messages().get(0).ref())));
+                assertEquals(
+                        1,
+                        store.ack(shard, epoch, List.of(third.messages().get(0).ref())));
             }
             for (int shard = 0; shard < SHARDS; shard++) {
                 String id = TOPIC + "-" + shard + "-2";
-                assertEquals(MessageAdmin.State.PENDING, admin.inspect(id).orElseThrow().state());
+                assertEquals(
+                        MessageAdmin.State.PENDING,
+                        admin.inspect(id).orElseThrow().state());
                 assertEquals(RescheduleResult.RESCHEDULED, admin.reschedule(id, now - 5));
             }
             admin.probeWrite();
@@ -204,7 +223,9 @@ class ClusterStoreIT {
             assertTrue(problem.contains("127.0.0.1:" + owner.port()), problem);
         }
         StoreDataLostException e = assertThrows(StoreDataLostException.class, () -> RedisDelayStore.connect(options));
-        assertTrue(e.getMessage().contains("127.0.0.1:" + owner.port()) && e.getMessage().contains(lostKey),
+        assertTrue(
+                e.getMessage().contains("127.0.0.1:" + owner.port())
+                        && e.getMessage().contains(lostKey),
                 e.getMessage());
     }
 
@@ -228,10 +249,14 @@ class ClusterStoreIT {
 
     @Test
     void waitReplicasAboveTheReplicasOfAMasterIsRefused() {
-        StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
+        StoreConfigurationException e = assertThrows(
+                StoreConfigurationException.class,
                 () -> RedisDelayStore.connect(options().withWait(1, java.time.Duration.ofSeconds(1))));
-        assertTrue(e.getMessage().contains("redis.waitReplicas is 1") && e.getMessage().contains("0 replicas")
-                && e.getMessage().contains("--cluster-slave"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("redis.waitReplicas is 1")
+                        && e.getMessage().contains("0 replicas")
+                        && e.getMessage().contains("--cluster-slave"),
+                e.getMessage());
     }
 
     @Test
@@ -239,11 +264,13 @@ class ClusterStoreIT {
         RedisServer second = cluster.masters().get(1);
         onNode(second, r -> r.configSet("maxmemory-policy", "allkeys-lru"));
         try {
-            StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
-                    () -> RedisDelayStore.connect(options()));
-            assertTrue(e.getMessage().contains("127.0.0.1:" + second.port())
-                    && e.getMessage().contains("maxmemory-policy allkeys-lru")
-                    && e.getMessage().contains("noeviction"), e.getMessage());
+            StoreConfigurationException e =
+                    assertThrows(StoreConfigurationException.class, () -> RedisDelayStore.connect(options()));
+            assertTrue(
+                    e.getMessage().contains("127.0.0.1:" + second.port())
+                            && e.getMessage().contains("maxmemory-policy allkeys-lru")
+                            && e.getMessage().contains("noeviction"),
+                    e.getMessage());
         } finally {
             onNode(second, r -> r.configSet("maxmemory-policy", "noeviction"));
         }
@@ -251,7 +278,8 @@ class ClusterStoreIT {
 
     @Test
     void aForcedModeMustMatchTheServer() {
-        StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
+        StoreConfigurationException e = assertThrows(
+                StoreConfigurationException.class,
                 () -> RedisDelayStore.connect(options().withMode(RedisMode.STANDALONE)));
         assertTrue(e.getMessage().contains("redis.mode is standalone"), e.getMessage());
     }

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class DecimalTest {
 
@@ -21,7 +21,9 @@ class DecimalTest {
         SplittableRandom random = new SplittableRandom(42);
         for (int i = 0; i < 10_000; i++) {
             long value = random.nextLong() >>> random.nextInt(64);
-            assertArrayEquals(Long.toString(value).getBytes(StandardCharsets.US_ASCII), Decimal.ascii(value),
+            assertArrayEquals(
+                    Long.toString(value).getBytes(StandardCharsets.US_ASCII),
+                    Decimal.ascii(value),
                     Long.toString(value));
         }
     }

@@ -14,7 +14,6 @@ import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -55,8 +54,8 @@ class NaturalOriginIT {
     }
 
     private static byte[] envelope(String origin) {
-        return EnvelopeCodec.encode(new Envelope("orders.timeout", null, origin, "order-42".getBytes(),
-                new byte[200], List.of()));
+        return EnvelopeCodec.encode(
+                new Envelope("orders.timeout", null, origin, "order-42".getBytes(), new byte[200], List.of()));
     }
 
     private byte[] storedValue(int shard, String id) {
@@ -83,13 +82,15 @@ class NaturalOriginIT {
         assertEquals(1 + envelope.length - origin.length(), stored.length, "origin header byte + envelope - origin");
         assertFalse(contains(stored, origin));
 
-        StoredMessage inspected = new RedisMessageAdmin(store).inspect(TOPIC + "-2-1000000123").orElseThrow();
+        StoredMessage inspected =
+                new RedisMessageAdmin(store).inspect(TOPIC + "-2-1000000123").orElseThrow();
         assertArrayEquals(envelope, inspected.envelope());
         List<StoredMessage> scanned = new RedisMessageAdmin(store).scanDue(2, due, due, 0, 10);
         assertEquals(1, scanned.size());
         assertArrayEquals(envelope, scanned.get(0).envelope());
 
-        List<ClaimedMessage> claimed = store.claim(2, store.acquire(2), 10, 30_000).messages();
+        List<ClaimedMessage> claimed =
+                store.claim(2, store.acquire(2), 10, 30_000).messages();
         assertEquals(1, claimed.size());
         assertArrayEquals(envelope, claimed.get(0).envelope());
         assertEquals(origin, EnvelopeCodec.decode(claimed.get(0).envelope()).origin());
@@ -104,7 +105,8 @@ class NaturalOriginIT {
         byte[] stored = storedValue(store.router().shardOf("order-42"), "order-42");
         assertTrue(contains(StoredValue.envelope(stored), origin));
         int shard = store.router().shardOf("order-42");
-        List<ClaimedMessage> claimed = store.claim(shard, store.acquire(shard), 10, 30_000).messages();
+        List<ClaimedMessage> claimed =
+                store.claim(shard, store.acquire(shard), 10, 30_000).messages();
         assertArrayEquals(envelope, claimed.get(0).envelope());
     }
 
@@ -118,7 +120,8 @@ class NaturalOriginIT {
         raw.sync().hset(keys.msg(), member, StoredValue.encode(StoredValue.header(""), envelope));
         raw.sync().zadd(keys.due(), store.now() - 1, member);
 
-        List<ClaimedMessage> claimed = store.claim(3, store.acquire(3), 10, 30_000).messages();
+        List<ClaimedMessage> claimed =
+                store.claim(3, store.acquire(3), 10, 30_000).messages();
         assertEquals(1, claimed.size());
         assertArrayEquals(envelope, claimed.get(0).envelope());
     }
@@ -129,7 +132,8 @@ class NaturalOriginIT {
         write(new WriteOp.Schedule(TOPIC + "-0-9", store.now() - 1, TOPIC + "/0/9", opaque));
 
         assertArrayEquals(opaque, StoredValue.envelope(storedValue(0, TOPIC + "-0-9")));
-        List<ClaimedMessage> claimed = store.claim(0, store.acquire(0), 10, 30_000).messages();
+        List<ClaimedMessage> claimed =
+                store.claim(0, store.acquire(0), 10, 30_000).messages();
         assertArrayEquals(opaque, claimed.get(0).envelope());
     }
 }

@@ -64,8 +64,11 @@ class PositionMarkIT {
     private List<WriteOp> records(int partition, long from, long to) {
         List<WriteOp> ops = new ArrayList<>();
         for (long offset = from; offset < to; offset++) {
-            ops.add(new WriteOp.Schedule(TOPIC + "-" + partition + "-" + offset, store.now() + 3_600_000,
-                    TOPIC + "/" + partition + "/" + offset, ("m" + offset).getBytes(StandardCharsets.UTF_8)));
+            ops.add(new WriteOp.Schedule(
+                    TOPIC + "-" + partition + "-" + offset,
+                    store.now() + 3_600_000,
+                    TOPIC + "/" + partition + "/" + offset,
+                    ("m" + offset).getBytes(StandardCharsets.UTF_8)));
         }
         return ops;
     }
@@ -105,11 +108,10 @@ class PositionMarkIT {
             raw.sync().zrem(shard.due(), member);
             raw.sync().hdel(shard.msg(), member);
         }
-        raw.sync().hset(shard.positions(), "2".getBytes(StandardCharsets.UTF_8),
-                "20".getBytes(StandardCharsets.UTF_8));
+        raw.sync().hset(shard.positions(), "2".getBytes(StandardCharsets.UTF_8), "20".getBytes(StandardCharsets.UTF_8));
 
-        ExecutionException failed = assertThrows(ExecutionException.class,
-                () -> write(records(2, 30, 40), new PositionMark(2, 30, 40)));
+        ExecutionException failed =
+                assertThrows(ExecutionException.class, () -> write(records(2, 30, 40), new PositionMark(2, 30, 40)));
         StoreGapException gap = assertInstanceOf(StoreGapException.class, failed.getCause());
         assertEquals(List.of(new StoreGapException.Gap(2, 20, 30)), gap.gaps());
         assertTrue(gap.getMessage().contains("partition 2 offsets [20, 30)"), gap.getMessage());
@@ -124,11 +126,16 @@ class PositionMarkIT {
     @Test
     void aGapInOnePartitionNamesItWhileTheOtherPartitionsMarksAdvance() throws Exception {
         write(records(0, 0, 10), new PositionMark(0, UNKNOWN, 10), new PositionMark(3, UNKNOWN, 7));
-        raw.sync().hset(store.keys().shard(3).positions(), "3".getBytes(StandardCharsets.UTF_8),
-                "2".getBytes(StandardCharsets.UTF_8));
-        ExecutionException failed = assertThrows(ExecutionException.class, () -> write(records(0, 10, 12),
-                new PositionMark(0, 10, 12), new PositionMark(3, 7, 9)));
-        assertEquals(List.of(new StoreGapException.Gap(3, 2, 7)),
+        raw.sync()
+                .hset(
+                        store.keys().shard(3).positions(),
+                        "3".getBytes(StandardCharsets.UTF_8),
+                        "2".getBytes(StandardCharsets.UTF_8));
+        ExecutionException failed = assertThrows(
+                ExecutionException.class,
+                () -> write(records(0, 10, 12), new PositionMark(0, 10, 12), new PositionMark(3, 7, 9)));
+        assertEquals(
+                List.of(new StoreGapException.Gap(3, 2, 7)),
                 assertInstanceOf(StoreGapException.class, failed.getCause()).gaps());
         assertEquals(Map.of(0, 12L, 3, 2L), store.positions(List.of(0, 3)));
     }
@@ -152,21 +159,29 @@ class PositionMarkIT {
             int other = clustered.router().place(explicit).shard();
             long due = clustered.now() + 3_600_000;
             byte[] body = "m".getBytes(StandardCharsets.UTF_8);
-            clustered.write(List.of(new WriteOp.Schedule(TOPIC + "-0-0", due, TOPIC + "/0/0", body),
-                    new WriteOp.Schedule(explicit, due, TOPIC + "/0/1", body)),
-                    List.of(new PositionMark(0, UNKNOWN, 2))).get(10, TimeUnit.SECONDS);
+            clustered
+                    .write(
+                            List.of(
+                                    new WriteOp.Schedule(TOPIC + "-0-0", due, TOPIC + "/0/0", body),
+                                    new WriteOp.Schedule(explicit, due, TOPIC + "/0/1", body)),
+                            List.of(new PositionMark(0, UNKNOWN, 2)))
+                    .get(10, TimeUnit.SECONDS);
             assertEquals(Map.of(0, 2L), clustered.positions(List.of(0)), "every shard holds the mark");
 
             // the other master "lost" its tail: the explicit id and the mark behind it
-            RedisServer node = cluster.masterOfKey(new String(clustered.keys().shard(other).positions(),
-                    StandardCharsets.UTF_8));
-            node.call("HSET", new String(clustered.keys().shard(other).positions(), StandardCharsets.UTF_8), "0",
-                    "1");
+            RedisServer node =
+                    cluster.masterOfKey(new String(clustered.keys().shard(other).positions(), StandardCharsets.UTF_8));
+            node.call("HSET", new String(clustered.keys().shard(other).positions(), StandardCharsets.UTF_8), "0", "1");
             assertEquals(Map.of(0, 1L), clustered.positions(List.of(0)), "the lowest shard tells");
-            ExecutionException failed = assertThrows(ExecutionException.class, () -> clustered.write(
-                    List.of(new WriteOp.Schedule(TOPIC + "-0-2", due, TOPIC + "/0/2", body)),
-                    List.of(new PositionMark(0, 2, 3))).get(10, TimeUnit.SECONDS));
-            assertEquals(List.of(new StoreGapException.Gap(0, 1, 2)),
+            ExecutionException failed = assertThrows(
+                    ExecutionException.class,
+                    () -> clustered
+                            .write(
+                                    List.of(new WriteOp.Schedule(TOPIC + "-0-2", due, TOPIC + "/0/2", body)),
+                                    List.of(new PositionMark(0, 2, 3)))
+                            .get(10, TimeUnit.SECONDS));
+            assertEquals(
+                    List.of(new StoreGapException.Gap(0, 1, 2)),
                     assertInstanceOf(StoreGapException.class, failed.getCause()).gaps());
         }
     }
@@ -175,8 +190,8 @@ class PositionMarkIT {
     void aShardThatLostEverythingIsDataLossNotAGap() throws Exception {
         write(List.of(), new PositionMark(1, UNKNOWN, 5));
         raw.sync().del(store.keys().shard(1).incarnation());
-        ExecutionException failed = assertThrows(ExecutionException.class,
-                () -> write(List.of(), new PositionMark(1, 5, 6)));
+        ExecutionException failed =
+                assertThrows(ExecutionException.class, () -> write(List.of(), new PositionMark(1, 5, 6)));
         assertInstanceOf(StoreDataLostException.class, failed.getCause());
     }
 }

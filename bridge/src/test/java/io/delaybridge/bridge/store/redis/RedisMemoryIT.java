@@ -42,8 +42,11 @@ class RedisMemoryIT {
         Figures f = measure(dir.resolve("default"), i -> {
             int partition = (int) (i % SHARDS);
             long offset = 1_000_000_000L + i / SHARDS; // a topic that has seen a billion records
-            return new WriteOp.Schedule(TOPIC + "-" + partition + "-" + offset, dueAt(i),
-                    TOPIC + "/" + partition + "/" + offset, new byte[ENVELOPE_BYTES]);
+            return new WriteOp.Schedule(
+                    TOPIC + "-" + partition + "-" + offset,
+                    dueAt(i),
+                    TOPIC + "/" + partition + "/" + offset,
+                    new byte[ENVELOPE_BYTES]);
         });
         f.print("default ids (delay-intake-<p>-<offset>, member 8 bytes, origin implied)");
         // a regression guard, not the target: the target is payload + 100 bytes (see the report)
@@ -52,9 +55,13 @@ class RedisMemoryIT {
 
     @Test
     void memoryPerPendingMessageWithExplicitIds() throws Exception {
-        Figures f = measure(dir.resolve("explicit"), i -> new WriteOp.Schedule(
-                String.format(Locale.ROOT, "order-%010d", i), dueAt(i), TOPIC + "/3/" + (1_000_000_000L + i),
-                new byte[ENVELOPE_BYTES]));
+        Figures f = measure(
+                dir.resolve("explicit"),
+                i -> new WriteOp.Schedule(
+                        String.format(Locale.ROOT, "order-%010d", i),
+                        dueAt(i),
+                        TOPIC + "/3/" + (1_000_000_000L + i),
+                        new byte[ENVELOPE_BYTES]));
         f.print("explicit 16-char ids (member 17 bytes, origin token 23 bytes kept)");
         assertTrue(f.perMessage() < ENVELOPE_BYTES + 300, "bytes per message: " + f.perMessage());
     }
@@ -69,13 +76,23 @@ class RedisMemoryIT {
         }
 
         void print(String layout) {
-            System.out.printf(Locale.ROOT, "%nRedis memory per pending message, %s, %d-byte envelope:%n", layout,
-                    ENVELOPE_BYTES);
-            System.out.printf(Locale.ROOT, "  used_memory delta over %,d messages: %,d bytes = %.1f bytes/message"
-                    + " (payload %d + overhead %.1f)%n", MESSAGES, after - before, perMessage(), ENVELOPE_BYTES,
+            System.out.printf(
+                    Locale.ROOT, "%nRedis memory per pending message, %s, %d-byte envelope:%n", layout, ENVELOPE_BYTES);
+            System.out.printf(
+                    Locale.ROOT,
+                    "  used_memory delta over %,d messages: %,d bytes = %.1f bytes/message"
+                            + " (payload %d + overhead %.1f)%n",
+                    MESSAGES,
+                    after - before,
+                    perMessage(),
+                    ENVELOPE_BYTES,
                     perMessage() - ENVELOPE_BYTES);
-            System.out.printf(Locale.ROOT, "  one shard (%,d messages): due zset %.1f B/msg, msg hash %.1f B/msg"
-                    + " (MEMORY USAGE ... SAMPLES 0)%n", shardCount, dueBytes / (double) shardCount,
+            System.out.printf(
+                    Locale.ROOT,
+                    "  one shard (%,d messages): due zset %.1f B/msg, msg hash %.1f B/msg"
+                            + " (MEMORY USAGE ... SAMPLES 0)%n",
+                    shardCount,
+                    dueBytes / (double) shardCount,
                     msgBytes / (double) shardCount);
         }
     }
@@ -98,10 +115,15 @@ class RedisMemoryIT {
                     assertTrue(results.stream().allMatch(r -> r == WriteResult.STORED));
                 }
                 long elapsedNanos = System.nanoTime() - started;
-                System.out.printf(Locale.ROOT, "%nwrote %,d schedules in batches of 1,000 in %d ms (%,.0f/s, AOF"
-                        + " appendfsync always, server on this machine)%n", MESSAGES, elapsedNanos / 1_000_000,
+                System.out.printf(
+                        Locale.ROOT,
+                        "%nwrote %,d schedules in batches of 1,000 in %d ms (%,.0f/s, AOF"
+                                + " appendfsync always, server on this machine)%n",
+                        MESSAGES,
+                        elapsedNanos / 1_000_000,
                         MESSAGES / (elapsedNanos / 1e9));
-                String evalsha = RedisDelayStore.parseInfo(redisCli.info("commandstats")).get("cmdstat_evalsha");
+                String evalsha =
+                        RedisDelayStore.parseInfo(redisCli.info("commandstats")).get("cmdstat_evalsha");
                 System.out.println("  server side: " + evalsha);
                 long after = usedMemory(redisCli);
                 long total = 0;
@@ -112,7 +134,8 @@ class RedisMemoryIT {
                 RedisKeys.ShardKeys shard0 = store.keys().shard(0);
                 long dueBytes = memoryUsage(redisCli, new String(shard0.due()));
                 long msgBytes = memoryUsage(redisCli, new String(shard0.msg()));
-                return new Figures(before, after, dueBytes, msgBytes, store.stats(0).pending());
+                return new Figures(
+                        before, after, dueBytes, msgBytes, store.stats(0).pending());
             } finally {
                 client.shutdown();
             }
@@ -121,8 +144,14 @@ class RedisMemoryIT {
 
     /** MEMORY USAGE key SAMPLES 0: every element counted, not a sample of five. */
     private static long memoryUsage(RedisCommands<String, String> redis, String key) {
-        return redis.dispatch(CommandType.MEMORY, new IntegerOutput<>(StringCodec.UTF8),
-                new CommandArgs<>(StringCodec.UTF8).add("USAGE").addKey(key).add("SAMPLES").add(0));
+        return redis.dispatch(
+                CommandType.MEMORY,
+                new IntegerOutput<>(StringCodec.UTF8),
+                new CommandArgs<>(StringCodec.UTF8)
+                        .add("USAGE")
+                        .addKey(key)
+                        .add("SAMPLES")
+                        .add(0));
     }
 
     private static long usedMemory(RedisCommands<String, String> redis) {

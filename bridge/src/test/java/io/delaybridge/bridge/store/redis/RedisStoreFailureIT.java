@@ -54,12 +54,13 @@ class RedisStoreFailureIT {
     }
 
     private static WriteOp.Schedule record(int partition, long offset, long dueAt, byte[] envelope) {
-        return new WriteOp.Schedule(TOPIC + "-" + partition + "-" + offset, dueAt,
-                TOPIC + "/" + partition + "/" + offset, envelope);
+        return new WriteOp.Schedule(
+                TOPIC + "-" + partition + "-" + offset, dueAt, TOPIC + "/" + partition + "/" + offset, envelope);
     }
 
     private static Throwable writeFailure(RedisDelayStore store, List<WriteOp> ops) {
-        ExecutionException e = assertThrows(ExecutionException.class, () -> store.write(ops).get(30, TimeUnit.SECONDS));
+        ExecutionException e =
+                assertThrows(ExecutionException.class, () -> store.write(ops).get(30, TimeUnit.SECONDS));
         return e.getCause();
     }
 
@@ -76,8 +77,8 @@ class RedisStoreFailureIT {
     @Test
     void refusesARedisThatEvictsKeys() {
         try (RedisServer redis = RedisServer.start(dir, 0, List.of("--maxmemory-policy", "allkeys-lru"))) {
-            StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
-                    () -> RedisDelayStore.connect(options(redis, 2)));
+            StoreConfigurationException e =
+                    assertThrows(StoreConfigurationException.class, () -> RedisDelayStore.connect(options(redis, 2)));
             assertTrue(e.getMessage().contains("maxmemory-policy allkeys-lru"), e.getMessage());
             assertTrue(e.getMessage().contains("noeviction"), e.getMessage());
             assertTrue(e.getMessage().contains(redis.uri()), e.getMessage());
@@ -115,10 +116,21 @@ class RedisStoreFailureIT {
             assertTrue(store.retry(0, epoch, batch.messages().get(0).ref(), now - 1));
             ClaimedMessage shortLease = store.claim(0, epoch, 1, 1).messages().get(0);
             await().atMost(DEADLINE).until(() -> store.reclaim(0, epoch, 10) == 1);
-            assertEquals(List.of(WriteResult.CANCELLED), store.write(List.of(
-                    new WriteOp.Cancel(shortLease.ref().id()))).get(30, TimeUnit.SECONDS));
-            assertEquals(199, store.ack(0, epoch, batch.messages().stream().skip(1).map(ClaimedMessage::ref).toList()));
-            assertEquals(List.of(WriteResult.STORED),
+            assertEquals(
+                    List.of(WriteResult.CANCELLED),
+                    store.write(List.of(new WriteOp.Cancel(shortLease.ref().id())))
+                            .get(30, TimeUnit.SECONDS));
+            assertEquals(
+                    199,
+                    store.ack(
+                            0,
+                            epoch,
+                            batch.messages().stream()
+                                    .skip(1)
+                                    .map(ClaimedMessage::ref)
+                                    .toList()));
+            assertEquals(
+                    List.of(WriteResult.STORED),
                     store.write(List.of(record(0, offset, now - 1, envelope))).get(30, TimeUnit.SECONDS));
         }
     }
@@ -130,9 +142,10 @@ class RedisStoreFailureIT {
             port = socket.getLocalPort();
         }
         String uri = "redis://:topsecret@127.0.0.1:" + port;
-        StoreUnavailableException e = assertThrows(StoreUnavailableException.class,
-                () -> RedisDelayStore.connect(RedisStoreOptions.of(uri, TOPIC, 1)
-                        .withCommandTimeout(Duration.ofSeconds(2))));
+        StoreUnavailableException e = assertThrows(
+                StoreUnavailableException.class,
+                () -> RedisDelayStore.connect(
+                        RedisStoreOptions.of(uri, TOPIC, 1).withCommandTimeout(Duration.ofSeconds(2))));
         assertTrue(e.getMessage().contains("redis://***@127.0.0.1:" + port), e.getMessage());
         for (Throwable t = e; t != null; t = t.getCause()) {
             assertFalse(String.valueOf(t.getMessage()).contains("topsecret"), t.toString());
@@ -147,8 +160,8 @@ class RedisStoreFailureIT {
             // unreachable Redis, StoreUnavailableException) instead of WRONGPASS: that one is tried again
             RuntimeException failure = null;
             for (int attempt = 0; attempt < 5; attempt++) {
-                failure = assertThrows(RuntimeException.class,
-                        () -> RedisDelayStore.connect(RedisStoreOptions.of(uri, TOPIC, 1)));
+                failure = assertThrows(
+                        RuntimeException.class, () -> RedisDelayStore.connect(RedisStoreOptions.of(uri, TOPIC, 1)));
                 if (!(failure instanceof StoreUnavailableException)) {
                     break;
                 }
@@ -197,8 +210,15 @@ class RedisStoreFailureIT {
             assertEquals(0, store.stats(0).inFlight());
             assertEquals(1, store.stats(0).pending(), "the new version of the fourth stays");
             ClaimBatch again = store.claim(0, epoch, 5, 60_000);
-            assertEquals(List.of(replaced), again.messages().stream().map(m -> m.ref().id()).toList());
-            assertEquals(1, store.ack(0, epoch, again.messages().stream().map(ClaimedMessage::ref).toList()));
+            assertEquals(
+                    List.of(replaced),
+                    again.messages().stream().map(m -> m.ref().id()).toList());
+            assertEquals(
+                    1,
+                    store.ack(
+                            0,
+                            epoch,
+                            again.messages().stream().map(ClaimedMessage::ref).toList()));
             assertEquals(0, store.stats(0).pending());
         }
     }
@@ -206,8 +226,8 @@ class RedisStoreFailureIT {
     @Test
     void aWriteFailsWhenTooFewReplicasAcknowledge() {
         try (RedisServer redis = RedisServer.start(dir);
-                RedisDelayStore store = RedisDelayStore.connect(
-                        options(redis, 1).withWait(1, Duration.ofMillis(100)))) {
+                RedisDelayStore store =
+                        RedisDelayStore.connect(options(redis, 1).withWait(1, Duration.ofMillis(100)))) {
             Throwable failure = writeFailure(store, List.of(record(0, 1, store.now(), new byte[10])));
             assertInstanceOf(StoreUnavailableException.class, failure);
             assertTrue(failure.getMessage().contains("only 0 of 1 replicas"), failure.getMessage());
@@ -228,17 +248,22 @@ class RedisStoreFailureIT {
             String incarnation = store.incarnation();
 
             redis.kill();
-            assertInstanceOf(StoreUnavailableException.class,
-                    writeFailure(store, List.of(record(0, 1000, now, new byte[1]))));
+            assertInstanceOf(
+                    StoreUnavailableException.class, writeFailure(store, List.of(record(0, 1000, now, new byte[1]))));
             assertThrows(StoreUnavailableException.class, () -> store.stats(0));
 
             redis.restart(); // the script cache is empty now: the store must load its scripts again
-            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() ->
-                    store.write(List.of(record(0, 1000, now - 1, new byte[1]))).get(5, TimeUnit.SECONDS)
+            await().atMost(DEADLINE)
+                    .pollInterval(Duration.ofMillis(50))
+                    .ignoreExceptions()
+                    .until(() -> store.write(List.of(record(0, 1000, now - 1, new byte[1])))
+                            .get(5, TimeUnit.SECONDS)
                             .equals(List.of(WriteResult.STORED)));
             // the store's command connection reconnects on its own, maybe after the pipeline one that wrote
-            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() ->
-                    store.stats(0).pending() == 51);
+            await().atMost(DEADLINE)
+                    .pollInterval(Duration.ofMillis(50))
+                    .ignoreExceptions()
+                    .until(() -> store.stats(0).pending() == 51);
             assertEquals(50, store.stats(1).pending());
             assertEquals(Optional.of(incarnation), store.currentIncarnation());
             long epoch = store.acquire(1);
@@ -258,9 +283,13 @@ class RedisStoreFailureIT {
                 RedisDelayStore store = RedisDelayStore.connect(options(redis, 1))) {
             long now = store.now();
             redisCli(redis, redis1 -> redis1.scriptFlush());
-            List<WriteOp> ops = List.of(record(0, 1, now - 1, new byte[1]), record(0, 2, now - 1, new byte[1]),
-                    new WriteOp.Cancel(TOPIC + "-0-2"), record(0, 1, now - 1, new byte[1]));
-            assertEquals(List.of(WriteResult.STORED, WriteResult.STORED, WriteResult.CANCELLED, WriteResult.DUPLICATE),
+            List<WriteOp> ops = List.of(
+                    record(0, 1, now - 1, new byte[1]),
+                    record(0, 2, now - 1, new byte[1]),
+                    new WriteOp.Cancel(TOPIC + "-0-2"),
+                    record(0, 1, now - 1, new byte[1]));
+            assertEquals(
+                    List.of(WriteResult.STORED, WriteResult.STORED, WriteResult.CANCELLED, WriteResult.DUPLICATE),
                     store.write(ops).get(10, TimeUnit.SECONDS));
 
             redisCli(redis, redis1 -> redis1.scriptFlush());
@@ -287,7 +316,9 @@ class RedisStoreFailureIT {
                 older.get(10, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
                 assertInstanceOf(StoreUnavailableException.class, e.getCause());
-                assertTrue(e.getCause().getMessage().contains("again, in order"), e.getCause().getMessage());
+                assertTrue(
+                        e.getCause().getMessage().contains("again, in order"),
+                        e.getCause().getMessage());
             }
             // whichever way the race went, the newer version is the one stored
             byte[] stored = redisValue(redis, store.keys(), store.router().member(id));
@@ -311,14 +342,15 @@ class RedisStoreFailureIT {
             String oldIncarnation;
             try (RedisDelayStore store = RedisDelayStore.connect(options(redis, 2))) {
                 oldIncarnation = store.incarnation();
-                store.write(List.of(record(0, 1, store.now() + 60_000, new byte[1]))).get(10, TimeUnit.SECONDS);
+                store.write(List.of(record(0, 1, store.now() + 60_000, new byte[1])))
+                        .get(10, TimeUnit.SECONDS);
 
                 redisCli(redis, redis1 -> redis1.flushall());
                 Throwable failure = writeFailure(store, List.of(record(1, 1, store.now(), new byte[1])));
                 assertInstanceOf(StoreDataLostException.class, failure);
                 assertTrue(failure.getMessage().contains("shard 1"), failure.getMessage());
-                assertInstanceOf(StoreDataLostException.class,
-                        writeFailure(store, List.of(new WriteOp.Cancel(TOPIC + "-0-1"))));
+                assertInstanceOf(
+                        StoreDataLostException.class, writeFailure(store, List.of(new WriteOp.Cancel(TOPIC + "-0-1"))));
                 assertEquals(Optional.empty(), store.currentIncarnation());
             }
             // a new start over the empty Redis is a new store: the intake must compare the incarnation it recorded
@@ -355,7 +387,8 @@ class RedisStoreFailureIT {
                     assertEquals(4, store.router().shardCount());
                 }
             });
-            assertTrue(warnings.stream().anyMatch(w -> w.getFormattedMessage().contains("created with 4 shards")),
+            assertTrue(
+                    warnings.stream().anyMatch(w -> w.getFormattedMessage().contains("created with 4 shards")),
                     warnings.toString());
         }
     }
@@ -376,17 +409,24 @@ class RedisStoreFailureIT {
     @Test
     void warnsWhenRedisMayLoseAcknowledgedWrites() {
         try (RedisServer redis = RedisServer.start(dir, 0, List.of("--appendfsync", "everysec"))) {
-            List<ILoggingEvent> warnings = captureWarnings(() -> RedisDelayStore.connect(options(redis, 1)).close());
-            assertTrue(warnings.stream().anyMatch(w -> w.getFormattedMessage().contains("appendfsync everysec")
-                    && w.getFormattedMessage().contains("second")), warnings.toString());
+            List<ILoggingEvent> warnings = captureWarnings(
+                    () -> RedisDelayStore.connect(options(redis, 1)).close());
+            assertTrue(
+                    warnings.stream()
+                            .anyMatch(w -> w.getFormattedMessage().contains("appendfsync everysec")
+                                    && w.getFormattedMessage().contains("second")),
+                    warnings.toString());
         }
         try (RedisServer redis = RedisServer.start(dir.resolve("no-aof"), 0, List.of("--appendonly", "no"))) {
-            List<ILoggingEvent> warnings = captureWarnings(() -> RedisDelayStore.connect(options(redis, 1)).close());
-            assertTrue(warnings.stream().anyMatch(w -> w.getFormattedMessage().contains("appendonly no")),
+            List<ILoggingEvent> warnings = captureWarnings(
+                    () -> RedisDelayStore.connect(options(redis, 1)).close());
+            assertTrue(
+                    warnings.stream().anyMatch(w -> w.getFormattedMessage().contains("appendonly no")),
                     warnings.toString());
         }
         try (RedisServer redis = RedisServer.start(dir.resolve("durable"))) {
-            List<ILoggingEvent> warnings = captureWarnings(() -> RedisDelayStore.connect(options(redis, 1)).close());
+            List<ILoggingEvent> warnings = captureWarnings(
+                    () -> RedisDelayStore.connect(options(redis, 1)).close());
             assertTrue(warnings.isEmpty(), "a durable Redis gets no warning: " + warnings);
         }
     }
@@ -401,6 +441,8 @@ class RedisStoreFailureIT {
         } finally {
             logger.detachAppender(appender);
         }
-        return appender.list.stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN)).toList();
+        return appender.list.stream()
+                .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                .toList();
     }
 }

@@ -15,7 +15,8 @@ class RedisStoreOptionsTest {
         assertEquals("redis://***@host:6379/0", RedisStoreOptions.redact("redis://:s3cret@host:6379/0"));
         assertEquals("redis://***@host:6379", RedisStoreOptions.redact("redis://user:p@ss@host:6379"));
         assertEquals("redis://host:6379", RedisStoreOptions.redact("redis://host:6379"));
-        assertEquals("redis-sentinel://***@a:26379,b:26379#mymaster",
+        assertEquals(
+                "redis-sentinel://***@a:26379,b:26379#mymaster",
                 RedisStoreOptions.redact("redis-sentinel://:pw@a:26379,b:26379#mymaster"));
         RedisStoreOptions options = RedisStoreOptions.of("rediss://:hunter2@h:6380", "delay-intake", 8);
         assertFalse(options.toString().contains("hunter2"), options.toString());
@@ -34,13 +35,17 @@ class RedisStoreOptionsTest {
     void refusesSettingsThatCannotWork() {
         assertThrows(IllegalArgumentException.class, () -> RedisStoreOptions.of("redis://h", "delay-intake", 0));
         assertThrows(IllegalArgumentException.class, () -> RedisStoreOptions.of("redis://h", "", 1));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> RedisStoreOptions.of("redis://h", "t", 1).withKeyPrefix("a{b"));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> RedisStoreOptions.of("redis://h", "t", 1).withWait(1, Duration.ZERO));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> RedisStoreOptions.of("redis://h", "t", 1).withWait(-1, Duration.ofSeconds(1)));
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> RedisStoreOptions.of("redis://h", "t", 1).withCommandTimeout(Duration.ZERO));
     }
 
@@ -48,8 +53,10 @@ class RedisStoreOptionsTest {
     void theModeIsAutoUnlessNamedAndSurvivesTheOtherSetters() {
         RedisStoreOptions options = RedisStoreOptions.of("redis://h", "t", 1);
         assertEquals(RedisMode.AUTO, options.mode());
-        RedisStoreOptions cluster = options.withMode(RedisMode.CLUSTER).withKeyPrefix("x")
-                .withWait(1, Duration.ofSeconds(1)).withCommandTimeout(Duration.ofSeconds(1));
+        RedisStoreOptions cluster = options.withMode(RedisMode.CLUSTER)
+                .withKeyPrefix("x")
+                .withWait(1, Duration.ofSeconds(1))
+                .withCommandTimeout(Duration.ofSeconds(1));
         assertEquals(RedisMode.CLUSTER, cluster.mode());
         assertEquals(RedisMode.SENTINEL, RedisMode.parse(" Sentinel "));
         assertThrows(IllegalArgumentException.class, () -> RedisMode.parse("replicated"));

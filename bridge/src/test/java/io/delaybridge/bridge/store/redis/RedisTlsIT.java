@@ -40,9 +40,12 @@ class RedisTlsIT {
         certs = TestCertificates.create(dir.resolve("certs"));
         redis = RedisServer.startTls(dir.resolve("redis"), certs, List.of());
         redis.call("ACL", "SETUSER", "tls-user", "on", ">" + USER_PASSWORD, "~*", "&*", "+@all");
-        elsewhere = RedisServer.startTls(dir.resolve("elsewhere"), certs, List.of(
-                "--tls-cert-file", certs.elsewhereCertificate().toString(),
-                "--tls-key-file", certs.elsewhereKey().toString()));
+        elsewhere = RedisServer.startTls(
+                dir.resolve("elsewhere"),
+                certs,
+                List.of(
+                        "--tls-cert-file", certs.elsewhereCertificate().toString(),
+                        "--tls-key-file", certs.elsewhereKey().toString()));
     }
 
     @AfterAll
@@ -56,12 +59,24 @@ class RedisTlsIT {
     }
 
     private static RedisTls pem() {
-        return new RedisTls(certs.caFile(), null, null, null, certs.clientCertificate(), certs.clientKey(), null,
-                null, null, null, RedisTls.Verify.FULL);
+        return new RedisTls(
+                certs.caFile(),
+                null,
+                null,
+                null,
+                certs.clientCertificate(),
+                certs.clientKey(),
+                null,
+                null,
+                null,
+                null,
+                RedisTls.Verify.FULL);
     }
 
     private static RedisStoreOptions options(String uri, RedisTls tls) {
-        return RedisStoreOptions.of(uri, "tls-intake", 2).withCommandTimeout(Duration.ofSeconds(2)).withTls(tls);
+        return RedisStoreOptions.of(uri, "tls-intake", 2)
+                .withCommandTimeout(Duration.ofSeconds(2))
+                .withTls(tls);
     }
 
     private static void connects(String uri, RedisTls tls) {
@@ -72,7 +87,9 @@ class RedisTlsIT {
     }
 
     private static String refused(String uri, RedisTls tls) {
-        StoreException e = assertThrows(StoreException.class, () -> RedisDelayStore.connect(options(uri, tls)).close());
+        StoreException e = assertThrows(
+                StoreException.class,
+                () -> RedisDelayStore.connect(options(uri, tls)).close());
         String message = e.getMessage();
         assertFalse(message.contains(USER_PASSWORD), message);
         assertFalse(message.contains(certs.password()), message);
@@ -87,23 +104,53 @@ class RedisTlsIT {
 
     @Test
     void keyStoresWithTheirPasswordsConnectAsAnAclUser() {
-        RedisTls stores = new RedisTls(null, certs.trustStore(), certs.password(), "PKCS12", null, null, null,
-                certs.clientKeyStore(), certs.password(), "PKCS12", RedisTls.Verify.FULL);
+        RedisTls stores = new RedisTls(
+                null,
+                certs.trustStore(),
+                certs.password(),
+                "PKCS12",
+                null,
+                null,
+                null,
+                certs.clientKeyStore(),
+                certs.password(),
+                "PKCS12",
+                RedisTls.Verify.FULL);
         connects(redis.uri().replace("rediss://", "rediss://tls-user:" + USER_PASSWORD + "@"), stores);
     }
 
     @Test
     void aTrustStoreWithoutItsPasswordNamesThePasswordSetting() {
-        RedisTls noPassword = new RedisTls(null, certs.trustStore(), null, "PKCS12", certs.clientCertificate(),
-                certs.clientKey(), null, null, null, null, RedisTls.Verify.FULL);
+        RedisTls noPassword = new RedisTls(
+                null,
+                certs.trustStore(),
+                null,
+                "PKCS12",
+                certs.clientCertificate(),
+                certs.clientKey(),
+                null,
+                null,
+                null,
+                null,
+                RedisTls.Verify.FULL);
         String message = refused(redis.uri(), noPassword);
         assertTrue(message.contains("redis.tls.trustStorePassword"), message);
     }
 
     @Test
     void aWrongKeyStorePasswordNamesTheSetting() {
-        RedisTls wrong = new RedisTls(certs.caFile(), null, null, null, null, null, null, certs.clientKeyStore(),
-                "not-the-password", "PKCS12", RedisTls.Verify.FULL);
+        RedisTls wrong = new RedisTls(
+                certs.caFile(),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                certs.clientKeyStore(),
+                "not-the-password",
+                "PKCS12",
+                RedisTls.Verify.FULL);
         String message = refused(redis.uri(), wrong);
         assertTrue(message.contains("redis.tls.keyStorePassword"), message);
         assertFalse(message.contains("not-the-password"), message);
@@ -111,8 +158,8 @@ class RedisTlsIT {
 
     @Test
     void aServerThatWantsAClientCertificateSaysWhichSettingsGiveOne() {
-        RedisTls noCertificate = new RedisTls(certs.caFile(), null, null, null, null, null, null, null, null, null,
-                RedisTls.Verify.FULL);
+        RedisTls noCertificate = new RedisTls(
+                certs.caFile(), null, null, null, null, null, null, null, null, null, RedisTls.Verify.FULL);
         String message = refused(redis.uri(), noCertificate);
         assertTrue(message.contains("requires a client certificate"), message);
         assertTrue(message.contains("redis.tls.certificateFile"), message);
@@ -120,16 +167,36 @@ class RedisTlsIT {
 
     @Test
     void aClientCertificateTheServerDoesNotTrustIsNamed() {
-        RedisTls stranger = new RedisTls(certs.caFile(), null, null, null, certs.strangerCertificate(),
-                certs.strangerKey(), null, null, null, null, RedisTls.Verify.FULL);
+        RedisTls stranger = new RedisTls(
+                certs.caFile(),
+                null,
+                null,
+                null,
+                certs.strangerCertificate(),
+                certs.strangerKey(),
+                null,
+                null,
+                null,
+                null,
+                RedisTls.Verify.FULL);
         String message = refused(redis.uri(), stranger);
         assertTrue(message.contains("refused the client certificate of redis.tls.certificateFile"), message);
     }
 
     @Test
     void aServerCertificateFromAnotherCaNamesTheTrustSetting() {
-        RedisTls otherCa = new RedisTls(certs.strangerCa(), null, null, null, certs.clientCertificate(),
-                certs.clientKey(), null, null, null, null, RedisTls.Verify.FULL);
+        RedisTls otherCa = new RedisTls(
+                certs.strangerCa(),
+                null,
+                null,
+                null,
+                certs.clientCertificate(),
+                certs.clientKey(),
+                null,
+                null,
+                null,
+                null,
+                RedisTls.Verify.FULL);
         String message = refused(redis.uri(), otherCa);
         assertTrue(message.contains("is not signed by a CA in redis.tls.caFile"), message);
     }
@@ -139,8 +206,18 @@ class RedisTlsIT {
         String message = refused(elsewhere.uri(), pem());
         assertTrue(message.contains("not among the names in the certificate"), message);
         assertTrue(message.contains("redis.tls.verifyPeer"), message);
-        RedisTls caOnly = new RedisTls(certs.caFile(), null, null, null, certs.clientCertificate(),
-                certs.clientKey(), null, null, null, null, RedisTls.Verify.CA);
+        RedisTls caOnly = new RedisTls(
+                certs.caFile(),
+                null,
+                null,
+                null,
+                certs.clientCertificate(),
+                certs.clientKey(),
+                null,
+                null,
+                null,
+                null,
+                RedisTls.Verify.CA);
         connects(elsewhere.uri(), caOnly);
     }
 
@@ -153,8 +230,8 @@ class RedisTlsIT {
                 assertEquals(RedisMode.SENTINEL, store.mode());
                 assertFalse(store.incarnation().isEmpty());
             }
-            RedisTls noCertificate = new RedisTls(certs.caFile(), null, null, null, null, null, null, null, null,
-                    null, RedisTls.Verify.FULL);
+            RedisTls noCertificate = new RedisTls(
+                    certs.caFile(), null, null, null, null, null, null, null, null, null, RedisTls.Verify.FULL);
             String message = refused(sentinels.uri(), noCertificate);
             assertTrue(message.contains("requires a client certificate"), message);
         }
@@ -162,15 +239,18 @@ class RedisTlsIT {
 
     @Test
     void aPlainUriToATlsPortSuggestsRediss() {
-        StoreException e = assertThrows(StoreUnavailableException.class, () -> RedisDelayStore.connect(
-                options(redis.uri().replace("rediss://", "redis://"), RedisTls.DEFAULTS)).close());
+        StoreException e = assertThrows(
+                StoreUnavailableException.class,
+                () -> RedisDelayStore.connect(options(redis.uri().replace("rediss://", "redis://"), RedisTls.DEFAULTS))
+                        .close());
         assertTrue(e.getMessage().contains("use rediss://"), e.getMessage());
     }
 
     @Test
     void aWrongPasswordNamesRedisUriAndHidesThePassword() {
         String uri = redis.uri().replace("rediss://", "rediss://tls-user:wrong-" + USER_PASSWORD + "@");
-        StoreException e = assertThrows(StoreConfigurationException.class,
+        StoreException e = assertThrows(
+                StoreConfigurationException.class,
                 () -> RedisDelayStore.connect(options(uri, pem())).close());
         assertTrue(e.getMessage().contains("redis.uri (REDIS_URI)"), e.getMessage());
         assertFalse(e.getMessage().contains(USER_PASSWORD), e.getMessage());

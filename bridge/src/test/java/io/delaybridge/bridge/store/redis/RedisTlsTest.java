@@ -24,8 +24,18 @@ class RedisTlsTest {
 
     @Test
     void passwordsNeverAppearInTheTextOfTheSettings() {
-        RedisTls tls = new RedisTls(null, Path.of("t.p12"), "trust-secret", "PKCS12", null, null, null,
-                Path.of("k.p12"), "key-secret", "PKCS12", RedisTls.Verify.FULL);
+        RedisTls tls = new RedisTls(
+                null,
+                Path.of("t.p12"),
+                "trust-secret",
+                "PKCS12",
+                null,
+                null,
+                null,
+                Path.of("k.p12"),
+                "key-secret",
+                "PKCS12",
+                RedisTls.Verify.FULL);
         String text = options("rediss://u:uri-secret@h:6380", tls).toString();
         assertFalse(text.contains("trust-secret") || text.contains("key-secret") || text.contains("uri-secret"), text);
     }
@@ -40,8 +50,8 @@ class RedisTlsTest {
 
     @Test
     void aKeyFileThatIsNoPkcs8KeySaysHowToConvertIt() throws Exception {
-        Path key = Files.writeString(dir.resolve("key.pem"), "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n"
-                + "-----END RSA PRIVATE KEY-----\n");
+        Path key = Files.writeString(
+                dir.resolve("key.pem"), "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n" + "-----END RSA PRIVATE KEY-----\n");
         Path cert = Files.writeString(dir.resolve("cert.pem"), "x");
         RedisTls tls = new RedisTls(null, null, null, null, cert, key, null, null, null, null, null);
         StoreConfigurationException e = assertThrows(StoreConfigurationException.class, tls::sslOptions);
@@ -51,20 +61,35 @@ class RedisTlsTest {
     @Test
     void handshakeFailuresNameTheSettingToFix() {
         RedisStoreOptions tls = options("rediss://127.0.0.1:6380", RedisTls.DEFAULTS);
-        assertTrue(RedisTlsErrors.explain(new SSLHandshakeException("PKIX path building failed: unable to find"
-                + " valid certification path to requested target"), tls).getMessage()
+        assertTrue(RedisTlsErrors.explain(
+                        new SSLHandshakeException("PKIX path building failed: unable to find"
+                                + " valid certification path to requested target"),
+                        tls)
+                .getMessage()
                 .contains("the JVM's default trust store (set redis.tls.caFile or redis.tls.trustStore)"));
-        assertTrue(RedisTlsErrors.explain(new SSLHandshakeException("No subject alternative names matching IP"
-                + " address 127.0.0.1 found"), tls).getMessage().contains("redis.uri (127.0.0.1)"));
-        assertTrue(RedisTlsErrors.explain(new SSLHandshakeException("Received fatal alert: certificate_required"),
-                tls).getMessage().contains("redis.tls.certificateFile and redis.tls.keyFile"));
-        assertTrue(RedisTlsErrors.explain(new RuntimeException("x", new java.security.InvalidAlgorithmParameterException(
-                "the trustAnchors parameter must be non-empty")), tls).getMessage().contains("REDIS_TLS_CA_FILE"));
+        assertTrue(RedisTlsErrors.explain(
+                        new SSLHandshakeException(
+                                "No subject alternative names matching IP" + " address 127.0.0.1 found"),
+                        tls)
+                .getMessage()
+                .contains("redis.uri (127.0.0.1)"));
+        assertTrue(RedisTlsErrors.explain(new SSLHandshakeException("Received fatal alert: certificate_required"), tls)
+                .getMessage()
+                .contains("redis.tls.certificateFile and redis.tls.keyFile"));
+        assertTrue(RedisTlsErrors.explain(
+                        new RuntimeException(
+                                "x",
+                                new java.security.InvalidAlgorithmParameterException(
+                                        "the trustAnchors parameter must be non-empty")),
+                        tls)
+                .getMessage()
+                .contains("REDIS_TLS_CA_FILE"));
     }
 
     @Test
     void aPlainUriIsNeverExplainedAsTls() {
-        assertNull(RedisTlsErrors.explain(new SSLHandshakeException("PKIX path building failed"),
+        assertNull(RedisTlsErrors.explain(
+                new SSLHandshakeException("PKIX path building failed"),
                 options("redis://127.0.0.1:6379", RedisTls.DEFAULTS)));
     }
 }

@@ -130,7 +130,8 @@ class ScheduleBatchIT {
         String earlierThenLater = explicitIdIn(1, "order");
         String laterThenEarlier = explicitIdIn(2, "order");
 
-        assertEquals(List.of(WriteResult.STORED, WriteResult.REPLACED, WriteResult.STORED, WriteResult.REPLACED),
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.REPLACED, WriteResult.STORED, WriteResult.REPLACED),
                 write(
                         schedule(laterThenEarlier, now + 60_000, TOPIC + "/1/10", "v1"),
                         schedule(laterThenEarlier, now - 1, TOPIC + "/3/20", "v2"),
@@ -156,10 +157,12 @@ class ScheduleBatchIT {
     void scheduleCancelScheduleOfOneIdInOneBatchAppliesInOrder() {
         long now = store.now();
         String again = explicitIdIn(3, "again");
-        assertEquals(List.of(WriteResult.STORED, WriteResult.CANCELLED, WriteResult.STORED), write(
-                schedule(again, now - 10, TOPIC + "/0/1", "first", T + 1_000),
-                new WriteOp.Cancel(again, T + 2_000, 0),
-                schedule(again, now - 5, TOPIC + "/2/9", "last", T + 3_000)));
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.CANCELLED, WriteResult.STORED),
+                write(
+                        schedule(again, now - 10, TOPIC + "/0/1", "first", T + 1_000),
+                        new WriteOp.Cancel(again, T + 2_000, 0),
+                        schedule(again, now - 5, TOPIC + "/2/9", "last", T + 3_000)));
         assertEquals(new ShardStats(3, 1, 0, now - 5), store.stats(3));
         ClaimBatch batch = store.claim(3, store.acquire(3), 10, LEASE);
         assertEquals(List.of(again), ids(batch));
@@ -171,8 +174,13 @@ class ScheduleBatchIT {
     void aRescheduleOlderThanTheCancelBeforeItInTheSameBatchIsDropped() {
         long now = store.now();
         String doomed = explicitIdIn(0, "doomed");
-        assertEquals(List.of(WriteResult.STORED, WriteResult.CANCELLED, WriteResult.ALREADY_CANCELLED,
-                WriteResult.ALREADY_CANCELLED), write(
+        assertEquals(
+                List.of(
+                        WriteResult.STORED,
+                        WriteResult.CANCELLED,
+                        WriteResult.ALREADY_CANCELLED,
+                        WriteResult.ALREADY_CANCELLED),
+                write(
                         schedule(doomed, now - 10, TOPIC + "/0/1", "first", T + 1_000),
                         new WriteOp.Cancel(doomed, T + 2_000, 0),
                         schedule(doomed, now - 5, TOPIC + "/2/9", "older", T + 1_500),
@@ -186,15 +194,14 @@ class ScheduleBatchIT {
         long now = store.now();
         // remembered: a cancel of offset 100 from record time T+1000
         assertEquals(List.of(WriteResult.NOT_FOUND), write(new WriteOp.Cancel(defaultId(0, 100), T + 1_000, 0)));
-        WriteOp.Schedule record = new WriteOp.Schedule(
-                defaultId(0, 100), now - 1, TOPIC + "/0/100", envelope("x"), T + 500);
+        WriteOp.Schedule record =
+                new WriteOp.Schedule(defaultId(0, 100), now - 1, TOPIC + "/0/100", envelope("x"), T + 500);
 
         // a cancel of ANOTHER id of the shard forgets cancels older than T+4000: the schedule after it in the batch
         // must see that, the one before it must not
-        assertEquals(List.of(WriteResult.ALREADY_CANCELLED, WriteResult.NOT_FOUND, WriteResult.STORED), write(
-                record,
-                new WriteOp.Cancel(defaultId(0, 101), T + 5_000, T + 4_000),
-                record));
+        assertEquals(
+                List.of(WriteResult.ALREADY_CANCELLED, WriteResult.NOT_FOUND, WriteResult.STORED),
+                write(record, new WriteOp.Cancel(defaultId(0, 101), T + 5_000, T + 4_000), record));
         assertEquals(new ShardStats(0, 1, 0, now - 1), store.stats(0));
     }
 
@@ -204,15 +211,23 @@ class ScheduleBatchIT {
         WriteOp.Schedule record = intakeRecord(1, 5, now - 1, "once");
         String explicit = explicitIdIn(1, "explicit");
         WriteOp.Schedule explicitRecord = schedule(explicit, now - 2, TOPIC + "/3/99", "explicit once");
-        assertEquals(List.of(WriteResult.STORED, WriteResult.STORED, WriteResult.DUPLICATE, WriteResult.DUPLICATE),
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.STORED, WriteResult.DUPLICATE, WriteResult.DUPLICATE),
                 write(record, explicitRecord, record, explicitRecord));
         assertEquals(new ShardStats(1, 2, 0, now - 2), store.stats(1));
 
         long epoch = store.acquire(1);
         ClaimBatch batch = store.claim(1, epoch, 10, LEASE);
         assertEquals(List.of(explicit, defaultId(1, 5)), ids(batch));
-        assertEquals(List.of("explicit once", "once"), batch.messages().stream().map(ScheduleBatchIT::body).toList());
-        assertEquals(2, store.ack(1, epoch, batch.messages().stream().map(ClaimedMessage::ref).toList()));
+        assertEquals(
+                List.of("explicit once", "once"),
+                batch.messages().stream().map(ScheduleBatchIT::body).toList());
+        assertEquals(
+                2,
+                store.ack(
+                        1,
+                        epoch,
+                        batch.messages().stream().map(ClaimedMessage::ref).toList()));
         assertEquals(new ShardStats(1, 0, 0, -1), store.stats(1));
     }
 
@@ -223,7 +238,8 @@ class ScheduleBatchIT {
         WriteOp.Schedule a = schedule(id, now - 1, TOPIC + "/0/1", "a");
         WriteOp.Schedule b = schedule(id, now - 1, TOPIC + "/1/1", "b");
         // a is stored, b replaces it, a read again is no longer what is stored: it replaces b, and then it is
-        assertEquals(List.of(WriteResult.STORED, WriteResult.REPLACED, WriteResult.REPLACED, WriteResult.DUPLICATE),
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.REPLACED, WriteResult.REPLACED, WriteResult.DUPLICATE),
                 write(a, b, a, a));
         ClaimBatch batch = store.claim(2, store.acquire(2), 10, LEASE);
         assertEquals(List.of(id), ids(batch));
@@ -265,7 +281,8 @@ class ScheduleBatchIT {
         ClaimBatch batch = store.claim(shard, epoch, count, LEASE);
         assertEquals(count, batch.messages().size());
         assertFalse(batch.hasNext());
-        List<String> expectedIds = expected.stream().map(e -> defaultId(shard, e[1])).toList();
+        List<String> expectedIds =
+                expected.stream().map(e -> defaultId(shard, e[1])).toList();
         assertEquals(expectedIds, ids(batch), "earliest due first, equal due times in offset order");
         for (int i = 0; i < count; i++) {
             ClaimedMessage message = batch.messages().get(i);
@@ -275,7 +292,8 @@ class ScheduleBatchIT {
         }
         assertEquals(new ShardStats(shard, 0, count, -1), store.stats(shard));
 
-        List<MessageRef> refs = batch.messages().stream().map(ClaimedMessage::ref).toList();
+        List<MessageRef> refs =
+                batch.messages().stream().map(ClaimedMessage::ref).toList();
         assertEquals(count, store.ack(shard, epoch, refs));
         assertEquals(new ShardStats(shard, 0, 0, -1), store.stats(shard));
         assertTrue(store.claim(shard, epoch, count, LEASE).messages().isEmpty());
@@ -310,7 +328,9 @@ class ScheduleBatchIT {
 
         ClaimBatch batch = store.claim(1, store.acquire(1), 10, LEASE);
         assertEquals(List.of(defaultId(1, 5), explicit), ids(batch));
-        assertEquals(List.of("record", "second"), batch.messages().stream().map(ScheduleBatchIT::body).toList());
+        assertEquals(
+                List.of("record", "second"),
+                batch.messages().stream().map(ScheduleBatchIT::body).toList());
     }
 
     @Test
@@ -320,8 +340,14 @@ class ScheduleBatchIT {
         String id = explicitIdIn(3, "big");
         WriteOp.Schedule first = new WriteOp.Schedule(id, now - 1, TOPIC + "/0/1", bigEnvelope(size, 'a'));
         WriteOp.Schedule second = new WriteOp.Schedule(id, now - 1, TOPIC + "/0/2", bigEnvelope(size, 'b'));
-        assertEquals(List.of(WriteResult.STORED, WriteResult.STORED, WriteResult.STORED, WriteResult.REPLACED,
-                WriteResult.DUPLICATE), write(
+        assertEquals(
+                List.of(
+                        WriteResult.STORED,
+                        WriteResult.STORED,
+                        WriteResult.STORED,
+                        WriteResult.REPLACED,
+                        WriteResult.DUPLICATE),
+                write(
                         first,
                         new WriteOp.Schedule(defaultId(3, 1), now + 60_000, TOPIC + "/3/1", bigEnvelope(size, 'x')),
                         new WriteOp.Schedule(defaultId(3, 2), now + 60_000, TOPIC + "/3/2", bigEnvelope(size, 'y')),
@@ -347,40 +373,42 @@ class ScheduleBatchIT {
         long now = store.now();
         String explicit = explicitIdIn(2, "mixed");
         String gone = explicitIdIn(1, "gone");
-        assertEquals(List.of(WriteResult.STORED, WriteResult.NOT_FOUND), write(
-                intakeRecord(3, 40, now + 60_000, "to cancel"),
-                new WriteOp.Cancel(gone, T + 5_000, 0)));
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.NOT_FOUND),
+                write(intakeRecord(3, 40, now + 60_000, "to cancel"), new WriteOp.Cancel(gone, T + 5_000, 0)));
 
         List<WriteOp> ops = List.of(
-                intakeRecord(0, 1, now - 1, "zero"),                        // 0
-                new WriteOp.Cancel(defaultId(1, 1)),                        // 1 before its schedule
-                intakeRecord(1, 1, now - 1, "one"),                         // 2
-                schedule(explicit, now - 1, TOPIC + "/0/7", "explicit a"),  // 3
-                new WriteOp.Cancel(defaultId(3, 40)),                       // 4 stored before the batch
-                intakeRecord(0, 1, now - 1, "zero"),                        // 5 read again
-                schedule(explicit, now - 2, TOPIC + "/1/8", "explicit b"),  // 6
-                new WriteOp.Cancel(defaultId(0, 1)),                        // 7
+                intakeRecord(0, 1, now - 1, "zero"), // 0
+                new WriteOp.Cancel(defaultId(1, 1)), // 1 before its schedule
+                intakeRecord(1, 1, now - 1, "one"), // 2
+                schedule(explicit, now - 1, TOPIC + "/0/7", "explicit a"), // 3
+                new WriteOp.Cancel(defaultId(3, 40)), // 4 stored before the batch
+                intakeRecord(0, 1, now - 1, "zero"), // 5 read again
+                schedule(explicit, now - 2, TOPIC + "/1/8", "explicit b"), // 6
+                new WriteOp.Cancel(defaultId(0, 1)), // 7
                 schedule(gone, now - 1, TOPIC + "/2/3", "late", T + 4_000), // 8 older than its remembered cancel
-                intakeRecord(0, 1, now - 1, "zero"),                        // 9 cancel without time: no memory
-                new WriteOp.Cancel(defaultId(1, 1)),                        // 10
-                intakeRecord(3, 41, now - 1, "three"),                      // 11
-                new WriteOp.Cancel("never-scheduled"),                      // 12
-                intakeRecord(1, 2, now - 1, "one again"));                  // 13
-        assertEquals(List.of(
-                WriteResult.STORED,
-                WriteResult.NOT_FOUND,
-                WriteResult.STORED,
-                WriteResult.STORED,
-                WriteResult.CANCELLED,
-                WriteResult.DUPLICATE,
-                WriteResult.REPLACED,
-                WriteResult.CANCELLED,
-                WriteResult.ALREADY_CANCELLED,
-                WriteResult.STORED,
-                WriteResult.CANCELLED,
-                WriteResult.STORED,
-                WriteResult.NOT_FOUND,
-                WriteResult.STORED), write(ops));
+                intakeRecord(0, 1, now - 1, "zero"), // 9 cancel without time: no memory
+                new WriteOp.Cancel(defaultId(1, 1)), // 10
+                intakeRecord(3, 41, now - 1, "three"), // 11
+                new WriteOp.Cancel("never-scheduled"), // 12
+                intakeRecord(1, 2, now - 1, "one again")); // 13
+        assertEquals(
+                List.of(
+                        WriteResult.STORED,
+                        WriteResult.NOT_FOUND,
+                        WriteResult.STORED,
+                        WriteResult.STORED,
+                        WriteResult.CANCELLED,
+                        WriteResult.DUPLICATE,
+                        WriteResult.REPLACED,
+                        WriteResult.CANCELLED,
+                        WriteResult.ALREADY_CANCELLED,
+                        WriteResult.STORED,
+                        WriteResult.CANCELLED,
+                        WriteResult.STORED,
+                        WriteResult.NOT_FOUND,
+                        WriteResult.STORED),
+                write(ops));
 
         // what is left: 0-1 (stored again), the explicit id's second version, 3-41, 1-2
         assertEquals(List.of(defaultId(0, 1)), ids(store.claim(0, store.acquire(0), 10, LEASE)));
@@ -403,8 +431,10 @@ class ScheduleBatchIT {
         // pairs of origins: of 1-byte and 2-byte header lengths (over 127 bytes), differing only in their last byte,
         // and one the start of the other
         String longTopic = "t".repeat(140);
-        List<List<String>> pairs = List.of(List.of(TOPIC + "/1/2", TOPIC + "/1/3"),
-                List.of(longTopic + "/1/2", longTopic + "/1/3"), List.of(TOPIC + "/1/2", TOPIC + "/1/23"),
+        List<List<String>> pairs = List.of(
+                List.of(TOPIC + "/1/2", TOPIC + "/1/3"),
+                List.of(longTopic + "/1/2", longTopic + "/1/3"),
+                List.of(TOPIC + "/1/2", TOPIC + "/1/23"),
                 List.of(longTopic + "/1/23", longTopic + "/1/2"));
         // both of one partition: the higher offset is the newer record, and an older one is dropped (SUPERSEDED),
         // not taken for a duplicate
@@ -414,20 +444,32 @@ class ScheduleBatchIT {
             String other = pair.get(1);
             boolean otherIsNewer = pairs.indexOf(pair) < 3;
             List<WriteResult> expected = otherIsNewer
-                    ? List.of(WriteResult.STORED, WriteResult.DUPLICATE, WriteResult.REPLACED, WriteResult.DUPLICATE,
+                    ? List.of(
+                            WriteResult.STORED,
+                            WriteResult.DUPLICATE,
+                            WriteResult.REPLACED,
+                            WriteResult.DUPLICATE,
                             WriteResult.SUPERSEDED)
-                    : List.of(WriteResult.STORED, WriteResult.DUPLICATE, WriteResult.SUPERSEDED,
-                            WriteResult.SUPERSEDED, WriteResult.DUPLICATE);
-            assertEquals(expected, write(
-                    schedule(job, now - 1, origin, "first"),
-                    schedule(job, now - 1, origin, "first"),
-                    schedule(job, now - 1, other, "second"),
-                    schedule(job, now - 1, other, "second"),
-                    schedule(job, now - 1, origin, "first")), pair.toString());
+                    : List.of(
+                            WriteResult.STORED,
+                            WriteResult.DUPLICATE,
+                            WriteResult.SUPERSEDED,
+                            WriteResult.SUPERSEDED,
+                            WriteResult.DUPLICATE);
+            assertEquals(
+                    expected,
+                    write(
+                            schedule(job, now - 1, origin, "first"),
+                            schedule(job, now - 1, origin, "first"),
+                            schedule(job, now - 1, other, "second"),
+                            schedule(job, now - 1, other, "second"),
+                            schedule(job, now - 1, origin, "first")),
+                    pair.toString());
         }
         long epoch = store.acquire(1);
         ClaimBatch batch = store.claim(1, epoch, 10, LEASE);
-        assertEquals(List.of("second", "second", "second", "first"),
+        assertEquals(
+                List.of("second", "second", "second", "first"),
                 batch.messages().stream().map(ScheduleBatchIT::body).toList());
     }
 
@@ -435,12 +477,16 @@ class ScheduleBatchIT {
     void anOlderRecordAfterANewerOneInOneBatchIsDropped() {
         long now = store.now();
         String id = explicitIdIn(2, "order");
-        assertEquals(List.of(WriteResult.STORED, WriteResult.SUPERSEDED, WriteResult.REPLACED), write(
-                schedule(id, now - 1, TOPIC + "/1/3", "newer", T + 2),
-                schedule(id, now - 1, TOPIC + "/0/9", "older", T + 1),
-                schedule(id, now - 1, TOPIC + "/3/1", "newest", T + 3)));
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.SUPERSEDED, WriteResult.REPLACED),
+                write(
+                        schedule(id, now - 1, TOPIC + "/1/3", "newer", T + 2),
+                        schedule(id, now - 1, TOPIC + "/0/9", "older", T + 1),
+                        schedule(id, now - 1, TOPIC + "/3/1", "newest", T + 3)));
         ClaimBatch batch = store.claim(2, store.acquire(2), 10, LEASE);
-        assertEquals(List.of("newest"), batch.messages().stream().map(ScheduleBatchIT::body).toList());
+        assertEquals(
+                List.of("newest"),
+                batch.messages().stream().map(ScheduleBatchIT::body).toList());
     }
 
     @Test
@@ -463,13 +509,19 @@ class ScheduleBatchIT {
             assertEquals(List.of(WriteResult.STORED), write(schedule(job, now - 10, TOPIC + "/0/1", "old " + name)));
         }
         ClaimBatch batch = store.claim(1, epoch, 4, LEASE);
-        assertEquals(jobs.stream().sorted(Comparator.comparing(router::member, Arrays::compareUnsigned)).toList(),
-                ids(batch), "equal due times: member order");
+        assertEquals(
+                jobs.stream()
+                        .sorted(Comparator.comparing(router::member, Arrays::compareUnsigned))
+                        .toList(),
+                ids(batch),
+                "equal due times: member order");
         // while the four are delivered, b is replaced and d cancelled
-        assertEquals(List.of(WriteResult.REPLACED, WriteResult.CANCELLED),
+        assertEquals(
+                List.of(WriteResult.REPLACED, WriteResult.CANCELLED),
                 write(schedule(jobs.get(1), now - 5, TOPIC + "/0/2", "new b"), new WriteOp.Cancel(jobs.get(3))));
 
-        List<MessageRef> acks = new ArrayList<>(batch.messages().stream().map(ClaimedMessage::ref).toList());
+        List<MessageRef> acks = new ArrayList<>(
+                batch.messages().stream().map(ClaimedMessage::ref).toList());
         acks.add(firstDelivery.ref());
         acks.add(acks.get(0)); // the same member twice in one ack
         assertEquals(2, store.ack(1, epoch, acks), "a and c were in flight");
@@ -477,9 +529,18 @@ class ScheduleBatchIT {
 
         ClaimBatch rest = store.claim(1, epoch, 10, LEASE);
         assertEquals(List.of(jobs.get(1), reclaimed), ids(rest));
-        assertEquals(List.of("new b", "reclaimed"), rest.messages().stream().map(ScheduleBatchIT::body).toList());
-        assertEquals(List.of(1, 2), rest.messages().stream().map(ClaimedMessage::attempt).toList());
-        assertEquals(2, store.ack(1, epoch, rest.messages().stream().map(ClaimedMessage::ref).toList()));
+        assertEquals(
+                List.of("new b", "reclaimed"),
+                rest.messages().stream().map(ScheduleBatchIT::body).toList());
+        assertEquals(
+                List.of(1, 2),
+                rest.messages().stream().map(ClaimedMessage::attempt).toList());
+        assertEquals(
+                2,
+                store.ack(
+                        1,
+                        epoch,
+                        rest.messages().stream().map(ClaimedMessage::ref).toList()));
         assertEquals(new ShardStats(1, 0, 0, -1), store.stats(1));
     }
 
@@ -490,16 +551,19 @@ class ScheduleBatchIT {
         assertEquals(List.of(WriteResult.STORED), write(schedule(job, now - 10, TOPIC + "/0/1", "old")));
         long epoch = store.acquire(1);
         // delivered once, retried, and in flight for the second attempt
-        ClaimedMessage firstAttempt = store.claim(1, epoch, 10, LEASE).messages().get(0);
+        ClaimedMessage firstAttempt =
+                store.claim(1, epoch, 10, LEASE).messages().get(0);
         assertTrue(store.retry(1, epoch, firstAttempt.ref(), now - 10));
         ClaimedMessage old = store.claim(1, epoch, 10, LEASE).messages().get(0);
         assertEquals(2, old.attempt());
         assertEquals(new ShardStats(1, 0, 1, -1), store.stats(1));
 
-        assertEquals(List.of(WriteResult.STORED, WriteResult.REPLACED, WriteResult.NOT_FOUND), write(
-                intakeRecord(1, 77, now + 60_000, "neighbour"),
-                schedule(job, now - 3, TOPIC + "/2/5", "new"),
-                new WriteOp.Cancel(explicitIdIn(0, "nothing"))));
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.REPLACED, WriteResult.NOT_FOUND),
+                write(
+                        intakeRecord(1, 77, now + 60_000, "neighbour"),
+                        schedule(job, now - 3, TOPIC + "/2/5", "new"),
+                        new WriteOp.Cancel(explicitIdIn(0, "nothing"))));
         assertEquals(new ShardStats(1, 2, 0, now - 3), store.stats(1), "the new version pending, no lease left");
 
         assertEquals(0, store.ack(1, epoch, List.of(old.ref())), "the old delivery's ack deletes nothing");

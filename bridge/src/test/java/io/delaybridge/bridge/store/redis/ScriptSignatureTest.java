@@ -21,7 +21,12 @@ class ScriptSignatureTest {
     private static final Pattern FIELD = Pattern.compile("^    (\\w+) {2,}");
 
     /** What a header declares. */
-    private record Header(List<String> keys, String repeatedKeys, List<String> args, int repeatedFrom, String repeated,
+    private record Header(
+            List<String> keys,
+            String repeatedKeys,
+            List<String> args,
+            int repeatedFrom,
+            String repeated,
             List<String> fields) {}
 
     static Header parse(String source) {
@@ -66,7 +71,9 @@ class ScriptSignatureTest {
         for (Script script : Script.values()) {
             Header header = parse(runner.source(script));
             ScriptSignature signature = script.signature();
-            assertEquals(header.keys(), signature.keys().stream().map(ScriptSignature.Key::header).toList(),
+            assertEquals(
+                    header.keys(),
+                    signature.keys().stream().map(ScriptSignature.Key::header).toList(),
                     script.file() + " KEYS");
             assertEquals(header.repeatedKeys(), signature.repeatedKeys(), script.file() + " KEYS[n..]");
             assertEquals(header.args(), signature.args(), script.file() + " ARGV");
@@ -98,8 +105,12 @@ class ScriptSignatureTest {
         assertEquals(List.of("epoch"), header.args());
         assertEquals("pairs", header.repeated());
         assertEquals(List.of("member", "due"), header.fields());
-        assertTrue(!Script.HANDBACK.signature().keys().stream().map(ScriptSignature.Key::header).toList()
-                .equals(header.keys()), "a description that differs from the header is told apart");
+        assertTrue(
+                !Script.HANDBACK.signature().keys().stream()
+                        .map(ScriptSignature.Key::header)
+                        .toList()
+                        .equals(header.keys()),
+                "a description that differs from the header is told apart");
     }
 
     @Test

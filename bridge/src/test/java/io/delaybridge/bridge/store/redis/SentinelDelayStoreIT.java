@@ -39,8 +39,8 @@ class SentinelDelayStoreIT extends DelayStoreContractIT {
 
     @Override
     protected DelayStore newStore() {
-        return RedisDelayStore.connect(RedisStoreOptions.of(sentinels.uri(), TOPIC, SHARDS)
-                .withKeyPrefix("sc" + PREFIXES.incrementAndGet()));
+        return RedisDelayStore.connect(
+                RedisStoreOptions.of(sentinels.uri(), TOPIC, SHARDS).withKeyPrefix("sc" + PREFIXES.incrementAndGet()));
     }
 
     @Test
@@ -51,9 +51,13 @@ class SentinelDelayStoreIT extends DelayStoreContractIT {
     @Test
     void aMasterNameTheSentinelsDoNotKnowIsRefusedNamingTheOnesTheyDo() {
         String uri = sentinels.uri().replace("#delay", "#dealy");
-        StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
+        StoreConfigurationException e = assertThrows(
+                StoreConfigurationException.class,
                 () -> RedisDelayStore.connect(RedisStoreOptions.of(uri, TOPIC, SHARDS)));
-        assertTrue(e.getMessage().contains("no master named 'dealy'") && e.getMessage().contains("they monitor delay")
-                && e.getMessage().contains("after '#'"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("no master named 'dealy'")
+                        && e.getMessage().contains("they monitor delay")
+                        && e.getMessage().contains("after '#'"),
+                e.getMessage());
     }
 }

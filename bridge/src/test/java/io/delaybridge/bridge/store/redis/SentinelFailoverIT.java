@@ -87,11 +87,18 @@ class SentinelFailoverIT {
                         lost.add(id);
                     }
                 }
-                System.out.printf("Sentinel fail-over, waitReplicas %d: %d writes acknowledged, %d lost; replica"
-                        + " promoted %d ms after SIGKILL, first acknowledged write %d ms after SIGKILL (%s), %d batches"
-                        + " failed and were retried%n", waitReplicas, acked.size(), lost.size(), promotedMillis,
-                        writer.firstAckAfterKillMillis(), waitReplicas > 0 ? "the old master restarted "
-                        + (restartAt - killedAt) / 1_000_000 + " ms after SIGKILL" : "no replica needed",
+                System.out.printf(
+                        "Sentinel fail-over, waitReplicas %d: %d writes acknowledged, %d lost; replica"
+                                + " promoted %d ms after SIGKILL, first acknowledged write %d ms after SIGKILL (%s), %d batches"
+                                + " failed and were retried%n",
+                        waitReplicas,
+                        acked.size(),
+                        lost.size(),
+                        promotedMillis,
+                        writer.firstAckAfterKillMillis(),
+                        waitReplicas > 0
+                                ? "the old master restarted " + (restartAt - killedAt) / 1_000_000 + " ms after SIGKILL"
+                                : "no replica needed",
                         writer.failures.get());
                 assertTrue(writer.failures.get() > 0, "the fail-over must have interrupted some writes");
 
@@ -99,8 +106,9 @@ class SentinelFailoverIT {
                 CountDownLatch woken = new CountDownLatch(1);
                 store.onWake((shard, dueAt) -> woken.countDown());
                 long now = store.now();
-                store.write(List.of(new WriteOp.Schedule("early", now - 60_000, TOPIC + "/0/999999",
-                        "x".getBytes(StandardCharsets.UTF_8)))).get(10, TimeUnit.SECONDS);
+                store.write(List.of(new WriteOp.Schedule(
+                                "early", now - 60_000, TOPIC + "/0/999999", "x".getBytes(StandardCharsets.UTF_8))))
+                        .get(10, TimeUnit.SECONDS);
                 assertTrue(woken.await(10, TimeUnit.SECONDS), "a wake-up from the new master");
                 return lost;
             }
@@ -131,8 +139,11 @@ class SentinelFailoverIT {
                 List<WriteOp> batch = new ArrayList<>();
                 for (int i = 0; i < 10; i++, offset++) {
                     int partition = (int) (offset % SHARDS);
-                    batch.add(new WriteOp.Schedule(TOPIC + "-" + partition + "-" + offset, dueAt,
-                            TOPIC + "/" + partition + "/" + offset, ("m" + offset).getBytes(StandardCharsets.UTF_8)));
+                    batch.add(new WriteOp.Schedule(
+                            TOPIC + "-" + partition + "-" + offset,
+                            dueAt,
+                            TOPIC + "/" + partition + "/" + offset,
+                            ("m" + offset).getBytes(StandardCharsets.UTF_8)));
                 }
                 while (!stop.get()) {
                     try {
@@ -170,8 +181,9 @@ class SentinelFailoverIT {
         void awaitAckedAfterKill(int count, Duration timeout) {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (ackedAfterKill.get() < count) {
-                assertTrue(System.nanoTime() < deadline, "only " + ackedAfterKill.get() + " writes acknowledged"
-                        + " after the fail-over");
+                assertTrue(
+                        System.nanoTime() < deadline,
+                        "only " + ackedAfterKill.get() + " writes acknowledged" + " after the fail-over");
                 sleep(10);
             }
         }

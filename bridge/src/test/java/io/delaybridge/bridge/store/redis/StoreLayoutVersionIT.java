@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 class StoreLayoutVersionIT {
 
     private static final String TOPIC = "delay-intake";
-    private static final String META = new String(RedisKeys.metaKey(
-            RedisStoreOptions.of("redis://unused", TOPIC, 2).keyPrefix(), TOPIC), java.nio.charset.StandardCharsets.UTF_8);
+    private static final String META = new String(
+            RedisKeys.metaKey(RedisStoreOptions.of("redis://unused", TOPIC, 2).keyPrefix(), TOPIC),
+            java.nio.charset.StandardCharsets.UTF_8);
 
     @TempDir
     Path dir;
@@ -43,10 +44,13 @@ class StoreLayoutVersionIT {
                 assertEquals("1", cli.hget(META, "layout"), "an older store is layout 1, and says so now");
 
                 cli.hset(META, "layout", "2"); // written by a newer bridge
-                StoreConfigurationException e = assertThrows(StoreConfigurationException.class,
-                        () -> RedisDelayStore.connect(options(redis)));
-                assertTrue(e.getMessage().contains("has layout 2") && e.getMessage().contains(META)
-                        && e.getMessage().contains("up to 1"), e.getMessage());
+                StoreConfigurationException e =
+                        assertThrows(StoreConfigurationException.class, () -> RedisDelayStore.connect(options(redis)));
+                assertTrue(
+                        e.getMessage().contains("has layout 2")
+                                && e.getMessage().contains(META)
+                                && e.getMessage().contains("up to 1"),
+                        e.getMessage());
                 assertEquals("2", cli.hget(META, "layout"), "the refusal changes nothing");
             } finally {
                 client.shutdown();

@@ -66,10 +66,11 @@ class StoredValueTest {
                 if (a.equals(b)) {
                     continue;
                 }
-                byte[] stored = StoredValue.encode(StoredValue.header(a), "delay-intake/1/234".getBytes(StandardCharsets.UTF_8));
+                byte[] stored = StoredValue.encode(
+                        StoredValue.header(a), "delay-intake/1/234".getBytes(StandardCharsets.UTF_8));
                 byte[] header = StoredValue.header(b);
-                boolean prefix = stored.length >= header.length
-                        && Arrays.equals(Arrays.copyOf(stored, header.length), header);
+                boolean prefix =
+                        stored.length >= header.length && Arrays.equals(Arrays.copyOf(stored, header.length), header);
                 assertFalse(prefix, "'" + b + "' would match a value stored for '" + a + "'");
             }
         }
@@ -86,8 +87,8 @@ class StoredValueTest {
     @Test
     void aDefaultIdsOwnRecordIsStoredWithoutItsOriginAndReadBackWhole() {
         String origin = "delay-intake/4/1042";
-        byte[] envelope = EnvelopeCodec.encode(new Envelope("orders.timeout", null, origin, null, new byte[200],
-                List.of()));
+        byte[] envelope =
+                EnvelopeCodec.encode(new Envelope("orders.timeout", null, origin, null, new byte[200], List.of()));
 
         byte[] value = StoredValue.encode(StoredValue.header(""), envelope, origin);
 

@@ -20,8 +20,8 @@ class WritePlanTest {
     private final WritePlan plan = new WritePlan(keys, new ShardRouter(TOPIC, 4), "inc-1", "SPUBLISH");
 
     private static WriteOp.Schedule record(int partition, long offset) {
-        return new WriteOp.Schedule(TOPIC + "-" + partition + "-" + offset, 1_000, TOPIC + "/" + partition + "/"
-                + offset, new byte[] {1});
+        return new WriteOp.Schedule(
+                TOPIC + "-" + partition + "-" + offset, 1_000, TOPIC + "/" + partition + "/" + offset, new byte[] {1});
     }
 
     private static String text(byte[] b) {
@@ -30,30 +30,41 @@ class WritePlanTest {
 
     @Test
     void marksGoIntoTheirHomeShardOrOnAClusterIntoEveryShard() {
-        List<PositionMark> marks = List.of(new PositionMark(1, PositionMark.UNKNOWN, 10), new PositionMark(5, 40, 42),
-                new PositionMark(2, 7, 9));
+        List<PositionMark> marks = List.of(
+                new PositionMark(1, PositionMark.UNKNOWN, 10), new PositionMark(5, 40, 42), new PositionMark(2, 7, 9));
         List<WritePlan.Call> home = plan.marks(marks, false);
         assertEquals(List.of(1, 2), home.stream().map(WritePlan.Call::shard).toList(), "partition 5 of 4 shards: 1");
         assertArrayEquals(new int[] {0, 1}, home.get(0).positions());
-        assertEquals(List.of("inc-1", "1", "", "10", "5", "40", "42"),
-                java.util.Arrays.stream(home.get(0).args()).map(WritePlanTest::text).toList());
+        assertEquals(
+                List.of("inc-1", "1", "", "10", "5", "40", "42"),
+                java.util.Arrays.stream(home.get(0).args())
+                        .map(WritePlanTest::text)
+                        .toList());
         assertEquals("dq:{delay-intake:1}:pos", text(home.get(0).keys()[0]));
         List<WritePlan.Call> every = plan.marks(marks, true);
-        assertEquals(List.of(0, 1, 2, 3), every.stream().map(WritePlan.Call::shard).toList());
+        assertEquals(
+                List.of(0, 1, 2, 3), every.stream().map(WritePlan.Call::shard).toList());
         every.forEach(c -> assertArrayEquals(new int[] {0, 1, 2}, c.positions()));
     }
 
     @Test
     void schedulesOfAShardShareACallUntilACancelOfThatShardClosesIt() {
-        List<WritePlan.Call> calls = plan.plan(List.of(record(1, 1), record(2, 1), record(1, 2),
-                new WriteOp.Cancel(TOPIC + "-1-9"), record(1, 3), record(2, 2)));
-        assertEquals(List.of(Script.SCHEDULE, Script.SCHEDULE, Script.CANCEL, Script.SCHEDULE),
+        List<WritePlan.Call> calls = plan.plan(List.of(
+                record(1, 1),
+                record(2, 1),
+                record(1, 2),
+                new WriteOp.Cancel(TOPIC + "-1-9"),
+                record(1, 3),
+                record(2, 2)));
+        assertEquals(
+                List.of(Script.SCHEDULE, Script.SCHEDULE, Script.CANCEL, Script.SCHEDULE),
                 calls.stream().map(WritePlan.Call::script).toList());
         assertArrayEquals(new int[] {0, 2}, calls.get(0).positions());
         assertArrayEquals(new int[] {1, 5}, calls.get(1).positions(), "shard 2's call stays open across the cancel");
         assertArrayEquals(new int[] {3}, calls.get(2).positions());
         assertArrayEquals(new int[] {4}, calls.get(3).positions());
-        assertEquals(List.of(1, 2, 1, 1), calls.stream().map(WritePlan.Call::shard).toList());
+        assertEquals(
+                List.of(1, 2, 1, 1), calls.stream().map(WritePlan.Call::shard).toList());
     }
 
     @Test
@@ -77,6 +88,8 @@ class WritePlanTest {
             ops.add(record(0, i));
         }
         List<WritePlan.Call> calls = plan.plan(ops);
-        assertEquals(List.of(WritePlan.MAX_SCHEDULES_PER_CALL, 10), calls.stream().map(c -> c.ops().size()).toList());
+        assertEquals(
+                List.of(WritePlan.MAX_SCHEDULES_PER_CALL, 10),
+                calls.stream().map(c -> c.ops().size()).toList());
     }
 }

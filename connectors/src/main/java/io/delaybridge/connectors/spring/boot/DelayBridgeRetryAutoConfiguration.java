@@ -24,7 +24,10 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  */
 @AutoConfiguration(afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
 @ConditionalOnClass({KafkaOperations.class, DefaultErrorHandler.class})
-@ConditionalOnProperty(prefix = DelayBridgeRetryProperties.PREFIX, name = "enabled", havingValue = "true",
+@ConditionalOnProperty(
+        prefix = DelayBridgeRetryProperties.PREFIX,
+        name = "enabled",
+        havingValue = "true",
         matchIfMissing = true)
 @EnableConfigurationProperties(DelayBridgeRetryProperties.class)
 public class DelayBridgeRetryAutoConfiguration {
@@ -37,12 +40,13 @@ public class DelayBridgeRetryAutoConfiguration {
     @Bean
     @ConditionalOnBean(KafkaOperations.class)
     @ConditionalOnMissingBean(CommonErrorHandler.class)
-    public DelayBridgeErrorHandler delayBridgeErrorHandler(ObjectProvider<KafkaOperations<?, ?>> templates,
-            DelayBridgeRetryProperties properties) {
+    public DelayBridgeErrorHandler delayBridgeErrorHandler(
+            ObjectProvider<KafkaOperations<?, ?>> templates, DelayBridgeRetryProperties properties) {
         KafkaOperations<?, ?> template = templates.getIfUnique();
         if (template == null) {
             throw new IllegalStateException(DelayBridgeRetryProperties.PREFIX + ": found several KafkaTemplate beans"
-                    + " and cannot tell which sends the retries; mark one @Primary, set " + DelayBridgeRetryProperties.PREFIX
+                    + " and cannot tell which sends the retries; mark one @Primary, set "
+                    + DelayBridgeRetryProperties.PREFIX
                     + ".enabled: false, or define your own CommonErrorHandler with DelayBridgeErrorHandler.builder");
         }
         return properties.toBuilder(template).build();

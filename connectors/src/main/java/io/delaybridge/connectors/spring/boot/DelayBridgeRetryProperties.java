@@ -92,8 +92,8 @@ public class DelayBridgeRetryProperties {
         }
         for (Class<?> type : notRetryable) {
             if (!Exception.class.isAssignableFrom(type)) {
-                throw new IllegalArgumentException(PREFIX + ".not-retryable: " + type.getName()
-                        + " is not an Exception; list exception classes");
+                throw new IllegalArgumentException(
+                        PREFIX + ".not-retryable: " + type.getName() + " is not an Exception; list exception classes");
             }
             b.notRetryable((Class<? extends Exception>) type);
         }

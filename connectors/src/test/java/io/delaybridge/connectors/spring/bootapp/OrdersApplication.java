@@ -30,7 +30,10 @@ public class OrdersApplication {
                 throw new InvalidOrder("order " + record.key() + " has no items");
             }
             if (record.key().startsWith("flaky-")
-                    && receptions.stream().filter(r -> r.record().key().equals(record.key())).count() <= 2) {
+                    && receptions.stream()
+                                    .filter(r -> r.record().key().equals(record.key()))
+                                    .count()
+                            <= 2) {
                 throw new IllegalStateException("stock service unavailable");
             }
         }

@@ -39,11 +39,17 @@ class SpringBootRetryIT {
         RetryServersAccess.createTopics(topic);
         try (ConfigurableApplicationContext app = start(topic)) {
             var handler = app.getBean(DelayBridgeErrorHandler.class);
-            for (MessageListenerContainer c : app.getBean(KafkaListenerEndpointRegistry.class).getListenerContainers()) {
+            for (MessageListenerContainer c :
+                    app.getBean(KafkaListenerEndpointRegistry.class).getListenerContainers()) {
                 assertTrue(c.getContainerProperties() != null);
-                assertEquals(handler, ((org.springframework.kafka.listener.AbstractMessageListenerContainer<?, ?>)
-                        ((org.springframework.kafka.listener.ConcurrentMessageListenerContainer<?, ?>) c)
-                                .getContainers().get(0)).getCommonErrorHandler(),
+                assertEquals(
+                        handler,
+                        ((org.springframework.kafka.listener.AbstractMessageListenerContainer<?, ?>)
+                                        ((org.springframework.kafka.listener.ConcurrentMessageListenerContainer<?, ?>)
+                                                        c)
+                                                .getContainers()
+                                                .get(0))
+                                .getCommonErrorHandler(),
                         "Boot's container factory uses the auto-configured handler");
             }
             @SuppressWarnings("unchecked")
@@ -52,7 +58,8 @@ class SpringBootRetryIT {
             template.send(topic, "invalid-2", "{\"order\":2}").get();
             OrderListener listener = app.getBean(OrderListener.class);
 
-            await().atMost(Duration.ofSeconds(30)).until(() -> listener.receptions("flaky-1").size() >= 3);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> listener.receptions("flaky-1").size() >= 3);
             List<Reception> flaky = listener.receptions("flaky-1");
             assertNull(header(flaky.get(1).record(), RetryHeaders.ATTEMPT), "2nd: a blocking retry");
             assertEquals("2", header(flaky.get(2).record(), RetryHeaders.ATTEMPT), "3rd: through the bridge");
@@ -60,12 +67,13 @@ class SpringBootRetryIT {
             assertTrue(waited >= 300, "the delayed retry came after " + waited + " ms, before its back-off of 300 ms");
             long due = Long.parseLong(header(flaky.get(2).record(), DelayHeaders.DUE_AT));
             assertTrue(flaky.get(2).receivedAt() >= due, "received before its due time");
-            System.out.println("[SpringBootRetryIT] blocking retry after " + (flaky.get(1).receivedAt()
-                    - flaky.get(0).receivedAt()) + " ms, delayed retry after " + waited + " ms (back-off 300 ms),"
+            System.out.println("[SpringBootRetryIT] blocking retry after "
+                    + (flaky.get(1).receivedAt() - flaky.get(0).receivedAt()) + " ms, delayed retry after " + waited
+                    + " ms (back-off 300 ms),"
                     + " lateness " + (flaky.get(2).receivedAt() - due) + " ms");
 
-            List<ConsumerRecord<String, String>> dead = RetryServersAccess.awaitRecords(topic + "-dlt",
-                    Duration.ofSeconds(30));
+            List<ConsumerRecord<String, String>> dead =
+                    RetryServersAccess.awaitRecords(topic + "-dlt", Duration.ofSeconds(30));
             assertEquals(1, dead.size());
             assertEquals("invalid-2", dead.get(0).key());
             assertEquals(InvalidOrder.class.getName(), header(dead.get(0), KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN));
@@ -76,15 +84,19 @@ class SpringBootRetryIT {
 
     @Test
     void aBadSettingStopsTheApplicationNamingTheKeyAndTheValue() {
-        Exception e = assertThrows(Exception.class, () -> start(RetryServersAccess.unique("boot-bad"),
-                "--delay-bridge.retry.attempts=0").close());
+        Exception e = assertThrows(
+                Exception.class,
+                () -> start(RetryServersAccess.unique("boot-bad"), "--delay-bridge.retry.attempts=0")
+                        .close());
         Throwable root = e;
         while (root.getCause() != null && !(root instanceof IllegalArgumentException)) {
             root = root.getCause();
         }
         assertInstanceOf(IllegalArgumentException.class, root, e.toString());
-        assertTrue(root.getMessage().startsWith("delay-bridge.retry.attempts: 0 is refused: attempts 0 must be 1 or"
-                + " more"), root.getMessage());
+        assertTrue(
+                root.getMessage()
+                        .startsWith("delay-bridge.retry.attempts: 0 is refused: attempts 0 must be 1 or" + " more"),
+                root.getMessage());
     }
 
     private static ConfigurableApplicationContext start(String topic, String... more) {
