@@ -73,6 +73,18 @@ final class BenchOptions {
                     "claim-backlog", Kind.INT, "1000000", "limits: not-due records beside the second claim " + "probe"),
             new Definition("batch", Kind.INT, "500", "limits: claim batch size"),
             new Definition("catch-up-records", Kind.INT, "300000", "catch-up: records preloaded, already due"),
+            new Definition(
+                    "peer-command",
+                    Kind.TEXT,
+                    "none",
+                    "catch-up: another scheduler to drain the same load "
+                            + "after the bridge, started cold by this command (split at spaces; {bootstrap}, {intake}, "
+                            + "{target}, {group} are filled in) and stopped by SIGTERM; its records carry --peer-header too"),
+            new Definition(
+                    "peer-header",
+                    Kind.TEXT,
+                    "publish-after-ts",
+                    "catch-up: the header in which the peer's " + "records carry their due time (epoch ms)"),
             new Definition("startups", Kind.INT, "10", "startup: rounds; each starts every variant once, cold"),
             new Definition(
                     "startup-records",
@@ -182,6 +194,10 @@ final class BenchOptions {
     final int batch;
     final int catchUpRecords;
     final int parkedRecords;
+    /** catch-up: the peer's command line with its placeholders, or empty for none. */
+    final List<String> peerCommand;
+
+    final String peerHeader;
     final int startups;
     final int startupRecords;
     /** startup: another jar to start beside the bridge's, or null. */
@@ -241,6 +257,14 @@ final class BenchOptions {
         batch = positive("batch");
         catchUpRecords = positive("catch-up-records");
         parkedRecords = positive("parked-records");
+        peerCommand = peerCommand(text("peer-command"));
+        peerHeader = text("peer-header");
+        if (peerHeader.isBlank()) {
+            throw bad(
+                    "peer-header",
+                    peerHeader,
+                    "a header name, e.g. " + definition("peer-header").fallback());
+        }
         startups = positive("startups");
         startupRecords = positive("startup-records");
         startupBaselineJar = text("startup-baseline-jar").equals("none") ? null : Path.of(text("startup-baseline-jar"));
@@ -276,6 +300,16 @@ final class BenchOptions {
         bridgeJvm = List.of(text("bridge-jvm").trim().split("\\s+"));
         bridgeJar = Path.of(text("bridge-jar"));
         bridgeConfig = Path.of(text("bridge-config"));
+    }
+
+    /** The peer's command line for one drain: {@code --peer-command} with its placeholders filled in. */
+    List<String> peerCommand(String bootstrap, String intake, String target, String group) {
+        return peerCommand.stream()
+                .map(arg -> arg.replace("{bootstrap}", bootstrap)
+                        .replace("{intake}", intake)
+                        .replace("{target}", target)
+                        .replace("{group}", group))
+                .toList();
     }
 
     /** "1-20 s", or "0-1000 ms" where a bound is not whole seconds. */
@@ -361,6 +395,21 @@ final class BenchOptions {
             chosen.add(name);
         }
         return SCENARIOS.stream().filter(chosen::contains).toList(); // the run's order
+    }
+
+    private static List<String> peerCommand(String text) {
+        if (text.equals("none")) {
+            return List.of();
+        }
+        List<String> command = List.of(text.trim().split("\\s+"));
+        if (!text.contains("{intake}") || !text.contains("{target}")) {
+            throw bad(
+                    "peer-command",
+                    text,
+                    "a command that names the topics it drains, {intake} and {target} (the "
+                            + "run creates them), e.g. run-peer.sh {bootstrap} {intake} {target} {group}");
+        }
+        return command;
     }
 
     private static Definition definition(String name) {

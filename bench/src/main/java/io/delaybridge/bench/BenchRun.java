@@ -191,14 +191,23 @@ final class BenchRun implements AutoCloseable {
 
     /** Preloads {@code n} records, due now, into {@code topics[0]} for {@code topics[1]}: their Stats. */
     Stats preloaded(String name, String[] topics, int n, int phase) {
+        return preloaded(name, topics, n, phase, null);
+    }
+
+    /** As {@link #preloaded(String, String[], int, int)}, the due time in {@code dueHeader} too (null for none). */
+    Stats preloaded(String name, String[] topics, int n, int phase, String dueHeader) {
         Stats stats = new Stats(name, seq, n);
-        preload(topics[0], topics[1], n, phase);
+        preload(topics[0], topics[1], n, phase, dueHeader);
         return stats;
     }
 
     /** Writes n records, all due now, as fast as the producer goes; returns records/s. */
     long preload(String intake, String target, int n, int phase) {
-        try (Load load = new Load(bootstrap)) {
+        return preload(intake, target, n, phase, null);
+    }
+
+    private long preload(String intake, String target, int n, int phase, String dueHeader) {
+        try (Load load = new Load(bootstrap, dueHeader)) {
             long start = System.nanoTime();
             long now = System.currentTimeMillis();
             long first = nextSeq(n);

@@ -1,5 +1,6 @@
 package io.delaybridge.bench;
 
+import io.delaybridge.testkit.ChildJvm;
 import java.util.List;
 
 /**
@@ -11,6 +12,11 @@ import java.util.List;
  * express path (delivered straight from the intake, never stored in Redis) or be parked (stored, claimed, acked); the
  * bridge's meters {@code delay.intake.express} and {@code delay.intake.parked} say how many took each ("n/a" where the
  * bridge has no such meter).
+ *
+ * <p>With {@code --peer-command}, another scheduler (e.g. a Kafka Streams one) drains the same load after the bridge
+ * is gone: its own preloaded topic, each record's due time also in {@code --peer-header}, started cold by its command
+ * and measured the same way; the bridge's rate from start to last delivery is printed against it. Both lines give the
+ * first delivery after the process started too.
  */
 final class CatchUpScenario implements Scenario {
 
@@ -19,6 +25,7 @@ final class CatchUpScenario implements Scenario {
 
     private static final int BRIDGE_PHASE = 91;
     private static final int WARM_COPY_PHASE = 92;
+    private static final int PEER_PHASE = 93;
 
     private final BenchRun run;
 
@@ -49,20 +56,23 @@ final class CatchUpScenario implements Scenario {
 
         String[] topics = run.createTopics("catchup", 3);
         Stats bridge = run.preloaded("catch-up bridge", topics, n, BRIDGE_PHASE);
+        double rate;
         try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]))) {
             collector.register(BRIDGE_PHASE, bridge);
             long start = System.currentTimeMillis();
             try (BridgeProcess process = run.startBridge("catchup", topics)) {
                 CpuMeter cpu = run.cpuMeter(process).start();
                 BenchRun.awaitDelivered(bridge, 600);
-                double rate = BenchRun.drainRate(bridge, start);
+                rate = BenchRun.drainRate(bridge, start);
                 String cpuLine = cpu.perRecord(bridge.count());
                 run.put(
                         "catch-up: bridge, started cold (JVM start included)",
                         "%,.0f records/s from start to last "
-                                + "(%,.0f/s steady); %,d of %,d delivered, %d duplicates; %s; %s, peak heap %d MB",
+                                + "(%,.0f/s steady), first delivery %,d ms after the start; %,d of %,d delivered, %d "
+                                + "duplicates; %s; %s, peak heap %d MB",
                         rate,
                         bridge.steadyRate(),
+                        StartupScenario.firstDelivery(bridge, start),
                         bridge.count(),
                         n,
                         bridge.duplicates,
@@ -81,6 +91,47 @@ final class CatchUpScenario implements Scenario {
                         "%.2f (steady rates); %.2f from start " + "to last delivery",
                         bridge.steadyRate() / warm.steadyRate(),
                         rate / warm.startToLast());
+            }
+        }
+        if (!run.options.peerCommand.isEmpty()) {
+            peer(n, rate);
+        }
+    }
+
+    /** The peer's drain of its own preloaded topic, started cold; the bridge's {@code rate} against it. */
+    private void peer(int n, double bridgeRate) throws Exception {
+        String[] topics = run.createTopics("catchpeer", 3);
+        Stats peer = run.preloaded("catch-up peer", topics, n, PEER_PHASE, run.options.peerHeader);
+        List<String> command = run.options.peerCommand(run.bootstrap, topics[0], topics[1], "peer" + run.runId);
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]))) {
+            collector.register(PEER_PHASE, peer);
+            long start = System.currentTimeMillis();
+            try (ChildJvm process = ChildJvm.command("bench-peer", command)
+                    .log(run.workDir.resolve("peer-catchup.log"))
+                    .start()) {
+                BenchRun.log("peer: pid %d, %s, log %s", process.pid(), command, process.log());
+                CpuMeter cpu = run.cpuMeter("peer", process.pid()).start();
+                BenchRun.awaitDelivered(peer, 300);
+                double rate = BenchRun.drainRate(peer, start);
+                run.put(
+                        "catch-up: peer, started cold (" + String.join(" ", command) + ")",
+                        "%,.0f records/s from "
+                                + "start to last (%,.0f/s steady), first delivery %,d ms after the start; %,d of %,d "
+                                + "delivered, %d duplicates; %s",
+                        rate,
+                        peer.steadyRate(),
+                        StartupScenario.firstDelivery(peer, start),
+                        peer.count(),
+                        n,
+                        peer.duplicates,
+                        Targets.early(peer));
+                run.put("catch-up: peer, CPU (from its launch)", "%s", cpu.perRecord(peer.count()));
+                run.put(
+                        "catch-up: bridge / peer",
+                        "%.2f from start to last delivery (%,.0f against %,.0f " + "records/s)",
+                        bridgeRate / rate,
+                        bridgeRate,
+                        rate);
             }
         }
     }

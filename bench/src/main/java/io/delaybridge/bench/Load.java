@@ -33,8 +33,16 @@ final class Load implements AutoCloseable {
     private final AtomicReference<Exception> lastFailure = new AtomicReference<>();
     /** Bounds the records waiting in the producer: a loaded broker slows the load down instead of expiring it. */
     private final Semaphore unacknowledged = new Semaphore(20_000);
+    /** A header that carries the due time (epoch ms) too, for another scheduler; null for none. */
+    private final String dueHeader;
 
     Load(String bootstrap) {
+        this(bootstrap, null);
+    }
+
+    /** As {@link #Load(String)}, each record's due time in {@code dueHeader} too (epoch ms), e.g. for a peer. */
+    Load(String bootstrap, String dueHeader) {
+        this.dueHeader = dueHeader;
         producer = new KafkaProducer<>(loadProperties(bootstrap), new ByteArraySerializer(), new ByteArraySerializer());
         new Random(4).nextBytes(filler);
     }
@@ -80,6 +88,9 @@ final class Load implements AutoCloseable {
         RecordHeaders headers = new RecordHeaders();
         headers.add(DelayHeaders.TARGET, target.getBytes(StandardCharsets.UTF_8));
         headers.add(DelayHeaders.UNTIL, Long.toString(dueAt).getBytes(StandardCharsets.UTF_8));
+        if (dueHeader != null) {
+            headers.add(dueHeader, Long.toString(dueAt).getBytes(StandardCharsets.UTF_8));
+        }
         byte[] key = ("k" + seq).getBytes(StandardCharsets.UTF_8);
         unacknowledged.acquireUninterruptibly();
         producer.send(

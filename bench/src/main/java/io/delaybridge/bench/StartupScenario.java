@@ -142,7 +142,7 @@ final class StartupScenario implements Scenario {
     }
 
     /** From {@code start} to the first delivery (the broker's append time); -1 if nothing arrived. */
-    private static long firstDelivery(Stats stats, long start) {
+    static long firstDelivery(Stats stats, long start) {
         synchronized (stats) {
             return stats.count == 0 ? -1 : stats.firstDelivered - start;
         }

@@ -58,6 +58,29 @@ class BenchOptionsTest {
     }
 
     @Test
+    void thePeerCommandGetsTheRunsTopics() {
+        BenchOptions none = BenchOptions.parse("--scenario", "catch-up");
+        assertEquals(List.of(), none.peerCommand, "no peer unless asked for");
+        assertEquals("publish-after-ts", none.peerHeader);
+
+        BenchOptions peer = BenchOptions.parse(
+                "--peer-command",
+                " /tmp/peer/run.sh  {bootstrap} {intake} " + "--to={target} {group} ",
+                "--peer-header",
+                "after-ts");
+        assertEquals(
+                List.of("/tmp/peer/run.sh", "localhost:9092", "in-1", "--to=out-1", "g1"),
+                peer.peerCommand("localhost:9092", "in-1", "out-1", "g1"));
+        assertEquals("after-ts", peer.peerHeader);
+
+        assertMessage(
+                "--peer-command java -jar peer.jar {intake}: expected a command that names the topics",
+                "--peer-command",
+                "java -jar peer.jar {intake}");
+        assertMessage("--peer-header  : expected a header name", "--peer-header", " ");
+    }
+
+    @Test
     void aBadOptionIsNamed() {
         assertMessage("unknown option --record", "--record", "5");
         assertMessage("--steady-rate abc", "--steady-rate", "abc");

@@ -55,6 +55,19 @@ public final class ChildJvm implements AutoCloseable {
         return new Builder(name, null, null, jar);
     }
 
+    /**
+     * A child that runs {@code command} as given, e.g. another program's own start line ({@code java ... -jar ...}):
+     * {@link Builder#args} are appended to it; JVM options and system properties do not apply.
+     */
+    public static Builder command(String name, List<String> command) {
+        if (command.isEmpty()) {
+            throw new IllegalArgumentException("an empty command for " + name);
+        }
+        Builder builder = new Builder(name, null, null, null);
+        builder.command.addAll(command);
+        return builder;
+    }
+
     /** How to start a child JVM; {@link #start()} starts it. */
     public static final class Builder {
         private final String name;
@@ -65,6 +78,9 @@ public final class ChildJvm implements AutoCloseable {
         private final Map<String, String> systemProperties = new LinkedHashMap<>();
         private final Map<String, String> env = new LinkedHashMap<>();
         private final List<String> args = new ArrayList<>();
+        /** For {@link ChildJvm#command}: the command line, in place of java and its options. */
+        private final List<String> command = new ArrayList<>();
+
         private Path log;
 
         private Builder(String name, String mainClass, String classPath, Path jar) {
@@ -115,23 +131,25 @@ public final class ChildJvm implements AutoCloseable {
                 if (logFile.toAbsolutePath().getParent() != null) {
                     Files.createDirectories(logFile.toAbsolutePath().getParent());
                 }
-                List<String> command = new ArrayList<>();
-                command.add(ChildProcesses.javaExecutable());
-                command.addAll(jvmOptions);
-                systemProperties.forEach((key, value) -> command.add("-D" + key + "=" + value));
-                if (jar != null) {
-                    command.add("-jar");
-                    command.add(jar.toString());
-                } else {
-                    // through an argument file: a long class path could pass the kernel's limit for one argument
-                    Path argFile = Files.createTempFile(name + "-classpath-", ".args");
-                    argFile.toFile().deleteOnExit();
-                    Files.writeString(
-                            argFile,
-                            "-cp \"" + classPath.replace("\\", "\\\\").replace("\"", "\\\"") + "\"\n",
-                            StandardCharsets.UTF_8);
-                    command.add("@" + argFile);
-                    command.add(mainClass);
+                List<String> command = new ArrayList<>(this.command);
+                if (command.isEmpty()) {
+                    command.add(ChildProcesses.javaExecutable());
+                    command.addAll(jvmOptions);
+                    systemProperties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+                    if (jar != null) {
+                        command.add("-jar");
+                        command.add(jar.toString());
+                    } else {
+                        // through an argument file: a long class path could pass the kernel's limit for one argument
+                        Path argFile = Files.createTempFile(name + "-classpath-", ".args");
+                        argFile.toFile().deleteOnExit();
+                        Files.writeString(
+                                argFile,
+                                "-cp \"" + classPath.replace("\\", "\\\\").replace("\"", "\\\"") + "\"\n",
+                                StandardCharsets.UTF_8);
+                        command.add("@" + argFile);
+                        command.add(mainClass);
+                    }
                 }
                 command.addAll(args);
                 ProcessBuilder builder = new ProcessBuilder(command)
