@@ -163,15 +163,9 @@ class RedisAclIT {
     /** A bridge on {@code redisUri} stores, delivers, answers the API and is healthy. */
     private static void runsAs(TestServers servers, TestNames names, String redisUri, ConfigOverride... tls) {
         String target = names.target("acl");
-        List<ConfigOverride> overrides = new ArrayList<>(List.of(tls));
-        overrides.add(ConfigOverride.config("redis.uri", redisUri));
+        // redis.uri given once: two overrides of one key apply in no fixed order
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = new TestBridge(
-                                names,
-                                servers.kafkaBootstrap(),
-                                servers.redisUri(),
-                                overrides.toArray(ConfigOverride[]::new))
-                        .start()) {
+                TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), redisUri, tls).start()) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
             kafka.send(

@@ -167,7 +167,7 @@ class RedisStoreFailureIT {
                 }
             }
             StoreConfigurationException e = assertInstanceOf(StoreConfigurationException.class, failure);
-            assertTrue(e.getMessage().contains("redisUri"), e.getMessage());
+            assertTrue(e.getMessage().contains("redis.uri (REDIS_URI)"), e.getMessage());
             assertFalse(e.getMessage().contains("wrong@"), e.getMessage());
 
             String good = "redis://:right@127.0.0.1:" + redis.port();
