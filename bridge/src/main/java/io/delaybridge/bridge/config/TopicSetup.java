@@ -12,6 +12,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,11 +52,7 @@ public final class TopicSetup {
             if (!existing.contains(deadletterTopic) && create) {
                 create(new NewTopic(deadletterTopic, Optional.empty(), replication));
             }
-            TopicDescription intake = admin.describeTopics(List.of(intakeTopic))
-                    .allTopicNames()
-                    .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-                    .get(intakeTopic);
-            return intake.partitions().size();
+            return describe(intakeTopic).partitions().size();
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             throw new IllegalStateException(
@@ -65,6 +62,27 @@ public final class TopicSetup {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while preparing the topics", e);
+        }
+    }
+
+    /**
+     * The topic's description. A topic created a moment ago can still be unknown to the broker that answers a
+     * describe (its metadata has not reached it yet): that answer is asked again, every 100 ms, up to the timeout.
+     */
+    private TopicDescription describe(String topic) throws InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (true) {
+            try {
+                return admin.describeTopics(List.of(topic))
+                        .allTopicNames()
+                        .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                        .get(topic);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
         }
     }
 

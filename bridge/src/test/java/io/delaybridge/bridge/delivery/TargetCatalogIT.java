@@ -32,6 +32,8 @@ class TargetCatalogIT {
         String topic = servers.unique("catalog-refresh");
         try (Admin admin = admin(servers)) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            // a created topic can still be unknown to a describe for a moment: the first lookup must find it
+            awaitBrokerSees(admin, topic, 1);
             SteppableClock clock = SteppableClock.frozen();
             TargetCatalog catalog = new TargetCatalog(admin, clock, PRESENT_TTL, MISSING_TTL, 5_000);
             assertEquals(1, catalog.lookup(topic).partitions());
