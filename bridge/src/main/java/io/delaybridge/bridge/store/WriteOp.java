@@ -16,11 +16,20 @@ public sealed interface WriteOp {
      * offset of the same intake partition). A remembered cancel of the id whose record is not older than
      * {@code timestamp} wins: the schedule is dropped ({@link WriteResult#ALREADY_CANCELLED}).
      *
+     * <p>With {@code far} set, the record waits in the far tier ({@link FarStore}): the store keeps its intake
+     * position ({@code origin}) and due time, not its envelope (which may be null), and the thaw stores it hot ahead
+     * of its due time. The same rules of replacement and cancel hold in both tiers.
+     *
      * @param timestamp the intake record's timestamp, or {@link #NO_TIMESTAMP}
      */
-    record Schedule(String id, long dueAt, String origin, byte[] envelope, long timestamp) implements WriteOp {
+    record Schedule(String id, long dueAt, String origin, byte[] envelope, long timestamp, boolean far)
+            implements WriteOp {
+        public Schedule(String id, long dueAt, String origin, byte[] envelope, long timestamp) {
+            this(id, dueAt, origin, envelope, timestamp, false);
+        }
+
         public Schedule(String id, long dueAt, String origin, byte[] envelope) {
-            this(id, dueAt, origin, envelope, NO_TIMESTAMP);
+            this(id, dueAt, origin, envelope, NO_TIMESTAMP, false);
         }
     }
 

@@ -2,6 +2,11 @@ package io.delaybridge.bridge.store.redis;
 
 import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
 
+import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarHour;
+import io.delaybridge.bridge.store.FarStore;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.lettuce.core.Range;
@@ -14,6 +19,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The far tier's index in Redis: for a record due far ahead, whose payload stays in the intake topic's log, a 12-byte
@@ -25,37 +32,12 @@ import java.util.Map;
  * <p>Not wired into the bridge yet: the schedule path's choice, the thaw loop, the retention checks and the admin
  * counts are designed in docs/redis-store.md and not built, so nothing writes far entries.
  */
-public final class FarIndex {
+public final class FarIndex implements FarStore {
 
     /** The width of a due-time bucket: one string per shard and hour. */
-    public static final long HOUR_MILLIS = 3_600_000L;
+    public static final long HOUR_MILLIS = FarEntry.HOUR_MILLIS;
 
     static final int ENTRY_BYTES = 12;
-    private static final long MAX_OFFSET = (1L << 48) - 1;
-
-    /** One far record: where it is in the intake, and when it is due (epoch ms). */
-    public record Entry(int partition, long offset, long dueAt) {
-        public Entry {
-            if (partition < 0 || partition > 0xFFFF) {
-                throw new IllegalArgumentException(
-                        "far entry: intake partition " + partition + " does not fit the entry's 2 bytes (0..65535)");
-            }
-            if (offset < 0 || offset > MAX_OFFSET) {
-                throw new IllegalArgumentException("far entry: offset " + offset + " does not fit the entry's 6 bytes");
-            }
-            if (dueAt < 0) {
-                throw new IllegalArgumentException("far entry: due time " + dueAt + " is before 1970");
-            }
-        }
-
-        /** The hour the entry is due in: epoch ms / {@link #HOUR_MILLIS}. */
-        public long hour() {
-            return dueAt / HOUR_MILLIS;
-        }
-    }
-
-    /** What one read of an hour's string found: its entries, by (partition, offset), and how many bytes were read. */
-    public record HourRead(long hour, List<Entry> entries, int length) {}
 
     private final RedisDelayStore store;
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
@@ -70,13 +52,13 @@ public final class FarIndex {
     }
 
     /** Appends the entries to their hours of {@code shard}, in one script call; returns how many were appended. */
-    public long append(int shard, List<Entry> entries) {
+    public long append(int shard, List<FarEntry> entries) {
         Map<Long, Integer> keyIndex = new LinkedHashMap<>();
         List<byte[]> hourKeys = new ArrayList<>();
         byte[][] args = new byte[1 + 3 * entries.size()][];
         args[0] = incarnation;
         int a = 1;
-        for (Entry entry : entries) {
+        for (FarEntry entry : entries) {
             long hour = entry.hour();
             Integer index = keyIndex.get(hour);
             if (index == null) {
@@ -102,7 +84,8 @@ public final class FarIndex {
     }
 
     /** The hours of {@code shard} that hold entries and start at or before {@code untilMillis}, earliest first. */
-    public List<Long> hoursStartingBy(int shard, long untilMillis) {
+    @Override
+    public List<Long> farHours(int shard, long untilMillis) {
         List<byte[]> members = store.adminAwait(
                 commands.zrangebyscore(
                         keys.shard(shard).farIndex(), Range.create(Double.NEGATIVE_INFINITY, (double) untilMillis)),
@@ -113,21 +96,22 @@ public final class FarIndex {
     }
 
     /** Reads an hour of {@code shard} from byte {@code from} on (0: whole); its entries sorted by partition, offset. */
-    public HourRead read(int shard, long hour, int from) {
+    @Override
+    public FarHour readFar(int shard, long hour, int from) {
         byte[] value = store.adminAwait(
                 commands.getrange(keys.farHour(shard, hour), from, -1),
                 "far read of hour " + hour + " on shard " + shard);
         int whole = value.length - value.length % ENTRY_BYTES;
-        List<Entry> entries = new ArrayList<>(whole / ENTRY_BYTES);
+        List<FarEntry> entries = new ArrayList<>(whole / ENTRY_BYTES);
         ByteBuffer buffer = ByteBuffer.wrap(value, 0, whole);
         while (buffer.remaining() >= ENTRY_BYTES) {
             int partition = buffer.getShort() & 0xFFFF;
             long offset = ((buffer.getShort() & 0xFFFFL) << 32) | (buffer.getInt() & 0xFFFFFFFFL);
             long dueAt = hour * HOUR_MILLIS + (buffer.getInt() & 0xFFFFFFFFL);
-            entries.add(new Entry(partition, offset, dueAt));
+            entries.add(new FarEntry(partition, offset, dueAt));
         }
-        entries.sort(Comparator.comparingInt(Entry::partition).thenComparingLong(Entry::offset));
-        return new HourRead(hour, List.copyOf(entries), from + whole);
+        entries.sort(Comparator.comparingInt(FarEntry::partition).thenComparingLong(FarEntry::offset));
+        return new FarHour(hour, List.copyOf(entries), from + whole);
     }
 
     /**
@@ -135,7 +119,8 @@ public final class FarIndex {
      * since; returns 0 if it went, else the length to read on from. A stale {@code epoch} throws
      * {@code StoreFencedException}.
      */
-    public long thawed(int shard, long epoch, long hour, int length) {
+    @Override
+    public long farThawed(int shard, long epoch, long hour, int length, long forgetBefore) {
         ShardKeys k = keys.shard(shard);
         Long left = store.adminAwait(
                 store.adminScripts()
@@ -149,8 +134,9 @@ public final class FarIndex {
     }
 
     /** The far entries {@code shard} holds (for gauges and the admin API's counts). */
-    public long count(int shard) {
-        List<Long> hours = hoursStartingBy(shard, Long.MAX_VALUE);
+    @Override
+    public long farCount(int shard) {
+        List<Long> hours = farHours(shard, Long.MAX_VALUE);
         List<RedisFuture<Long>> lengths = new ArrayList<>(hours.size());
         hours.forEach(hour -> lengths.add(commands.strlen(keys.farHour(shard, hour))));
         long bytes = 0;
@@ -160,7 +146,27 @@ public final class FarIndex {
         return bytes / ENTRY_BYTES;
     }
 
-    static byte[] encode(Entry entry) {
+    @Override
+    public CompletableFuture<List<WriteResult>> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
+        throw new UnsupportedOperationException("not built yet");
+    }
+
+    @Override
+    public Optional<FarVersion> farVersion(String id) {
+        throw new UnsupportedOperationException("not built yet");
+    }
+
+    @Override
+    public boolean farHolds(int shard, FarEntry entry) {
+        throw new UnsupportedOperationException("not built yet");
+    }
+
+    @Override
+    public Map<Long, Long> farCountsByHour(int shard) {
+        throw new UnsupportedOperationException("not built yet");
+    }
+
+    static byte[] encode(FarEntry entry) {
         return ByteBuffer.allocate(ENTRY_BYTES)
                 .putShort((short) entry.partition())
                 .putShort((short) (entry.offset() >>> 32))

@@ -7,6 +7,7 @@ import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.ExpressCheck;
+import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
@@ -106,6 +107,7 @@ public final class RedisDelayStore implements DelayStore {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final long awaitMillis;
     private volatile WakeSubscription wakeSubscription;
+    private final FarIndex far;
 
     private RedisDelayStore(
             RedisConnections connections,
@@ -124,6 +126,7 @@ public final class RedisDelayStore implements DelayStore {
                 connections, scripts, new WritePlan(keys, router, incarnation, facts.publishCommand()), keys);
         this.awaitMillis = connections.awaitMillis();
         this.shardCalls = new ShardCalls(connections, scripts, keys, router, publish);
+        this.far = new FarIndex(this);
     }
 
     /**
@@ -193,6 +196,11 @@ public final class RedisDelayStore implements DelayStore {
     /** The router of this store: which shard and member an id has. */
     public ShardRouter router() {
         return router;
+    }
+
+    /** The far tier of this store (docs/redis-store.md, "The far tier"). */
+    public FarStore far() {
+        return far;
     }
 
     /** The key names of this store. */

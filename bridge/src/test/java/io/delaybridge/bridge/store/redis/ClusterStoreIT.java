@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.ClaimBatch;
+import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.MessageAdmin.RescheduleResult;
 import io.delaybridge.bridge.store.MessageRef;
@@ -89,14 +91,14 @@ class ClusterStoreIT {
             FarIndex far = new FarIndex(store);
             long hour = store.now() / FarIndex.HOUR_MILLIS + 24;
             for (int shard = 0; shard < SHARDS; shard++) {
-                FarIndex.Entry first = new FarIndex.Entry(shard, 10, hour * FarIndex.HOUR_MILLIS + shard);
-                FarIndex.Entry second = new FarIndex.Entry(shard, 11, (hour + 1) * FarIndex.HOUR_MILLIS);
+                FarEntry first = new FarEntry(shard, 10, hour * FarIndex.HOUR_MILLIS + shard);
+                FarEntry second = new FarEntry(shard, 11, (hour + 1) * FarIndex.HOUR_MILLIS);
                 assertEquals(2, far.append(shard, List.of(second, first)), "shard " + shard);
-                assertEquals(List.of(hour), far.hoursStartingBy(shard, hour * FarIndex.HOUR_MILLIS));
-                FarIndex.HourRead read = far.read(shard, hour, 0);
+                assertEquals(List.of(hour), far.farHours(shard, hour * FarIndex.HOUR_MILLIS));
+                FarHour read = far.readFar(shard, hour, 0);
                 assertEquals(List.of(first), read.entries());
-                assertEquals(0, far.thawed(shard, store.acquire(shard), hour, read.length()));
-                assertEquals(1, far.count(shard));
+                assertEquals(0, far.farThawed(shard, store.acquire(shard), hour, read.length(), 0));
+                assertEquals(1, far.farCount(shard));
             }
         }
     }
