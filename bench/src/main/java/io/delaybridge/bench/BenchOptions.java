@@ -156,6 +156,11 @@ final class BenchOptions {
                     Kind.BOOL,
                     "false",
                     "far-layouts: only the layouts the store would use " + "(for a run at 10,000,000)"),
+            new Definition(
+                    "far-tier-only",
+                    Kind.BOOL,
+                    "false",
+                    "far-layouts: only the far tier as the store writes it, no candidate layouts"),
             new Definition("layout-value-bytes", Kind.INT_LIST, "200,240,260", "layouts: value sizes"),
             new Definition("rule-records", Kind.INT, "200000", "rules: records through the rule and the copy"),
             new Definition(
@@ -222,6 +227,7 @@ final class BenchOptions {
     final List<Integer> layoutValueBytes;
     final int farRecords;
     final boolean farChosenOnly;
+    final boolean farTierOnly;
     final int ruleRecords;
     final int springRetryRecords;
     final int springRetryRate;
@@ -292,6 +298,7 @@ final class BenchOptions {
         layoutValueBytes = intList("layout-value-bytes");
         farRecords = positive("far-records");
         farChosenOnly = Boolean.parseBoolean(text("far-chosen-only"));
+        farTierOnly = Boolean.parseBoolean(text("far-tier-only"));
         ruleRecords = positive("rule-records");
         springRetryRecords = positive("spring-retry-records");
         springRetryRate = positive("spring-retry-rate");

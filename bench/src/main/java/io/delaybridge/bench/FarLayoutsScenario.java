@@ -3,8 +3,9 @@ package io.delaybridge.bench;
 import java.util.Map;
 
 /**
- * "far-layouts": Redis memory per far-tier index entry for candidate layouts ({@link FarLayouts}), beside a pending
- * record of the store's hot layout measured in the same run on the same Redis ({@link StoreLayouts}, 200-byte values).
+ * "far-layouts": Redis memory per record in the far tier as the store writes it ({@link FarTierMemory}), and per index
+ * entry for the candidate layouts ({@link FarLayouts}; not with {@code --far-tier-only}), beside a pending record of the
+ * store's hot layout measured in the same run on the same Redis ({@link StoreLayouts}, 200-byte values).
  */
 final class FarLayoutsScenario implements Scenario {
 
@@ -25,6 +26,20 @@ final class FarLayoutsScenario implements Scenario {
                 hotPerRecord,
                 hot);
         int n = run.options.farRecords;
+        FarTierMemory tier = new FarTierMemory(run.redisUri(), run.redis(), "fartier" + run.runId);
+        for (boolean explicit : new boolean[] {false, true}) {
+            run.put(
+                    "far-layouts: far tier, the store's own writes, "
+                            + (explicit ? "explicit 16-char ids" : "default ids"),
+                    "%,.1f B per far record (%,d records over %d shards, due over %d days)",
+                    tier.measure(n, explicit),
+                    n,
+                    FarTierMemory.SHARDS,
+                    FarTierMemory.SPREAD_DAYS);
+        }
+        if (run.options.farTierOnly) {
+            return;
+        }
         Map<String, Double> perEntry =
                 new FarLayouts(run.redisUri(), run.redis(), "far" + run.runId).measure(n, run.options.farChosenOnly);
         perEntry.forEach((layout, bytes) -> run.put(
