@@ -35,6 +35,17 @@ final class Campaign {
 
     static final int MAX_POLL_RECORDS = 500;
 
+    /** What each bridge is started with beside its config file. */
+    private Map<String, String> bridgeEnvironment(String bootstrap, String redisUri) {
+        return Map.of(
+                "KAFKA_BOOTSTRAP_SERVERS",
+                bootstrap,
+                "REDIS_URI",
+                redisUri,
+                "DELAY_EXACTLY_ONCE",
+                Boolean.toString(options.exactlyOnce()));
+    }
+
     private final CampaignOptions options;
 
     Campaign(CampaignOptions options) {
@@ -58,13 +69,7 @@ final class Campaign {
             BridgeFleet fleet = new BridgeFleet(
                     config,
                     dir.resolve("bridges"),
-                    Map.of(
-                            "KAFKA_BOOTSTRAP_SERVERS",
-                            broker.bootstrapServers(),
-                            "REDIS_URI",
-                            redis.uri(),
-                            "DELAY_EXACTLY_ONCE",
-                            Boolean.toString(options.exactlyOnce())),
+                    bridgeEnvironment(broker.bootstrapServers(), redis.uri()),
                     options,
                     random.split());
             try {
@@ -309,7 +314,7 @@ final class Campaign {
                   waitReplicas: %d
                 intake:
                   expressBufferRecords: %d
-                pump:
+                %s                pump:
                   lease: %dms
                   maxInFlight: %d
                   revokeDrain: 5s
@@ -345,6 +350,8 @@ final class Campaign {
                         KEY_PREFIX,
                         options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0,
                         EXPRESS_BUFFER_RECORDS,
+                        // --hot-window: that much ahead, records wait in the far tier; else the shipped default
+                        options.hotWindow().isEmpty() ? "" : "  hotWindow: " + options.hotWindow(),
                         options.lease().toMillis(),
                         MAX_IN_FLIGHT);
         Path file = dir.resolve("bridge.yml");

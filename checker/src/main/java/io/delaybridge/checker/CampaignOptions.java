@@ -37,6 +37,9 @@ import java.util.Map;
  *                        masters
  *   --exactly-once M     off (the default) or on: the bridges deliver in Kafka transactions (delivery.exactlyOnce)
  *                        and the checker reads the targets read_committed; then 0 duplicates are allowed
+ *   --hot-window W       the bridges' intake.hotWindow (DELAY_HOT_WINDOW): e.g. 2s sends most records through the
+ *                        far tier (their payload waits in the intake, the thaw stores them hot); default: the
+ *                        shipped config's
  * </pre>
  */
 public record CampaignOptions(
@@ -55,7 +58,8 @@ public record CampaignOptions(
         ClockShiftMode clockShiftMode,
         Path workDir,
         RedisTopology redis,
-        boolean exactlyOnce) {
+        boolean exactlyOnce,
+        String hotWindow) {
 
     /**
      * What the bridges store in: one durable redis-server, or a Redis Cluster of three masters with one replica each
@@ -89,7 +93,8 @@ public record CampaignOptions(
                 FaketimeCheck.installed() ? ClockShiftMode.FAKETIME : ClockShiftMode.JAVA,
                 Path.of("target", "fault-campaign"),
                 RedisTopology.STANDALONE,
-                false);
+                false,
+                "");
     }
 
     public static CampaignOptions parse(String[] args) {
@@ -119,7 +124,8 @@ public record CampaignOptions(
                             o.clockShiftMode,
                             o.workDir,
                             o.redis,
-                            o.exactlyOnce);
+                            o.exactlyOnce,
+                            o.hotWindow);
                 case "--rate" ->
                     new CampaignOptions(
                             o.records,
@@ -137,7 +143,8 @@ public record CampaignOptions(
                             o.clockShiftMode,
                             o.workDir,
                             o.redis,
-                            o.exactlyOnce);
+                            o.exactlyOnce,
+                            o.hotWindow);
                 case "--max-delay" ->
                     new CampaignOptions(
                             o.records,
@@ -155,7 +162,8 @@ public record CampaignOptions(
                             o.clockShiftMode,
                             o.workDir,
                             o.redis,
-                            o.exactlyOnce);
+                            o.exactlyOnce,
+                            o.hotWindow);
                 case "--targets" ->
                     new CampaignOptions(
                             o.records,
@@ -173,7 +181,8 @@ public record CampaignOptions(
                             o.clockShiftMode,
                             o.workDir,
                             o.redis,
-                            o.exactlyOnce);
+                            o.exactlyOnce,
+                            o.hotWindow);
                 case "--partitions" ->
                     new CampaignOptions(
                             o.records,
@@ -191,7 +200,8 @@ public record CampaignOptions(
                             o.clockShiftMode,
                             o.workDir,
                             o.redis,
-                            o.exactlyOnce);
+                            o.exactlyOnce,
+                            o.hotWindow);
                 case "--bridges" ->
                     new CampaignOptions(
                             o.records,
@@ -209,7 +219,8 @@ public record CampaignOptions(
                             o.clockShiftMode,
                             o.workDir,
                             o.redis,
-                            o.exactlyOnce);
+                            o.exactlyOnce,
+                            o.hotWindow);
                 case "--lease" -> o.withLease(duration(v));
                 case "--faults" -> o.withFaults(faults(v));
                 case "--fault-gap" -> o.withGaps(duration(v), o.rebalanceHold);
@@ -221,6 +232,7 @@ public record CampaignOptions(
                 case "--work-dir" -> o.withWorkDir(Path.of(v));
                 case "--redis" -> o.withRedis(redisTopology(v));
                 case "--exactly-once" -> o.withExactlyOnce(onOff(v));
+                case "--hot-window" -> o.withHotWindow(v);
                 default ->
                     throw new IllegalArgumentException("unknown option " + name
                             + "; see the Javadoc of CampaignOptions or README.md, section Fault campaign");
@@ -246,7 +258,8 @@ public record CampaignOptions(
                 clockShiftMode,
                 workDir,
                 redis,
-                exactlyOnce);
+                exactlyOnce,
+                hotWindow);
     }
 
     public CampaignOptions withRate(int r) {
@@ -266,7 +279,8 @@ public record CampaignOptions(
                 clockShiftMode,
                 workDir,
                 redis,
-                exactlyOnce);
+                exactlyOnce,
+                hotWindow);
     }
 
     public CampaignOptions withMaxDelay(Duration d) {
@@ -286,7 +300,8 @@ public record CampaignOptions(
                 clockShiftMode,
                 workDir,
                 redis,
-                exactlyOnce);
+                exactlyOnce,
+                hotWindow);
     }
 
     public CampaignOptions withLease(Duration l) {
@@ -306,7 +321,8 @@ public record CampaignOptions(
                 clockShiftMode,
                 workDir,
                 redis,
-                exactlyOnce);
+                exactlyOnce,
+                hotWindow);
     }
 
     public CampaignOptions withFaults(Map<Fault, Integer> f) {
@@ -326,7 +342,8 @@ public record CampaignOptions(
                 clockShiftMode,
                 workDir,
                 redis,
-                exactlyOnce);
+                exactlyOnce,
+                hotWindow);
     }
 
     public CampaignOptions withGaps(Duration gap, Duration hold) {
@@ -346,7 +363,8 @@ public record CampaignOptions(
                 clockShiftMode,
                 workDir,
                 redis,
-                exactlyOnce);
+                exactlyOnce,
+                hotWindow);
     }
 
     public CampaignOptions withClockShifts(List<String> shifts, ClockShiftMode mode) {
@@ -366,7 +384,8 @@ public record CampaignOptions(
                 mode,
                 workDir,
                 redis,
-                exactlyOnce);
+                exactlyOnce,
+                hotWindow);
     }
 
     public CampaignOptions withRedis(RedisTopology topology) {
@@ -386,7 +405,8 @@ public record CampaignOptions(
                 clockShiftMode,
                 workDir,
                 topology,
-                exactlyOnce);
+                exactlyOnce,
+                hotWindow);
     }
 
     public CampaignOptions withExactlyOnce(boolean on) {
@@ -406,7 +426,30 @@ public record CampaignOptions(
                 clockShiftMode,
                 workDir,
                 redis,
-                on);
+                on,
+                hotWindow);
+    }
+
+    /** The bridges' {@code intake.hotWindow} ({@code DELAY_HOT_WINDOW}); empty: the shipped default. */
+    public CampaignOptions withHotWindow(String window) {
+        return new CampaignOptions(
+                records,
+                seed,
+                rate,
+                maxDelay,
+                targets,
+                partitions,
+                bridges,
+                lease,
+                faults,
+                faultGap,
+                rebalanceHold,
+                clockShifts,
+                clockShiftMode,
+                workDir,
+                redis,
+                exactlyOnce,
+                window);
     }
 
     public CampaignOptions withWorkDir(Path dir) {
@@ -426,7 +469,8 @@ public record CampaignOptions(
                 clockShiftMode,
                 dir,
                 redis,
-                exactlyOnce);
+                exactlyOnce,
+                hotWindow);
     }
 
     /** The command-line form of these options, for the report. */
