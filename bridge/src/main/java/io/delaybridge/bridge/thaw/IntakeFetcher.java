@@ -42,6 +42,8 @@ final class IntakeFetcher implements AutoCloseable {
     private record Gone() implements Found {}
 
     private static final Found GONE = new Gone();
+    /** How often one fetch looks up a moved log start again before it gives up (and is retried later). */
+    private static final int MAX_OUT_OF_RANGE = 3;
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
@@ -96,6 +98,7 @@ final class IntakeFetcher implements AutoCloseable {
         Map<Integer, List<Long>> lost = new TreeMap<>();
         long bytes = 0;
         int i = 0;
+        int outOfRange = 0;
         while (i < slice.size() && (bytes < maxBytes || records.isEmpty())) {
             FarEntry entry = slice.get(i);
             TopicPartition partition = partition(entry.partition());
@@ -107,6 +110,12 @@ final class IntakeFetcher implements AutoCloseable {
                     found = next(partition, entry.offset());
                 } catch (OffsetOutOfRangeException e) {
                     // the log start moved past the position while reading: learn where it is now, and try again
+                    if (++outOfRange > MAX_OUT_OF_RANGE) {
+                        throw new ThawFetchException(
+                                "intake partition " + entry.partition() + " keeps refusing offset " + entry.offset()
+                                        + " as out of range: " + e.getMessage(),
+                                e);
+                    }
                     starts.put(partition, offsets(Set.of(partition), true).get(partition));
                     current = null;
                     continue;

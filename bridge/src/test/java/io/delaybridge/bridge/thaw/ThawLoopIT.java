@@ -213,6 +213,41 @@ class ThawLoopIT {
         }
     }
 
+    @Test
+    void anHourBeyondTheWindowWaitsAndWithTheWindowOffEveryHourDrains(TestServers servers) throws Exception {
+        try (ThawRig rig = new ThawRig(servers, "thaw-window")) {
+            long hour = rig.store.now() / HOUR + 24 * 30; // 30 days ahead: beyond the four-day window
+            long offset = rig.produce(0, hour * HOUR + 1, null);
+            rig.far.index().append(0, List.of(new FarEntry(0, offset, hour * HOUR + 1)));
+            rig.epochs.put(0, rig.store.acquire(0));
+            rig.epochs.put(1, rig.store.acquire(1)); // an empty shard: it shows the loop's cycles
+
+            ThawLoop windowed = rig.loop(rig.settings(List.of()), WINDOW, 100);
+            windowed.start();
+            try {
+                await("three cycles", 30, () -> rig.far.cycles.get() >= 3);
+            } finally {
+                windowed.stop();
+            }
+            assertEquals(0, rig.far.reads(0), "not read: its hour begins after the window");
+            assertEquals(List.of(hour), rig.store.far().farHours(0, Long.MAX_VALUE));
+
+            ThawLoop off = rig.loop(rig.settings(List.of()), -1, 100);
+            off.start();
+            try {
+                await(
+                        "the hour drained",
+                        30,
+                        () -> rig.store.far().farHours(0, Long.MAX_VALUE).isEmpty());
+            } finally {
+                off.stop();
+            }
+            assertTrue(new RedisMessageAdmin(rig.store)
+                    .inspect(rig.intake + "-0-" + offset)
+                    .isPresent());
+        }
+    }
+
     private static ListAppender<ILoggingEvent> capture() {
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
