@@ -13,6 +13,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.codahale.metrics.health.HealthCheck;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.MessageAdmin.StoredMessage;
+import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.Envelope;
@@ -51,35 +52,37 @@ class ThawLoopIT {
             throws Exception {
         try (ThawRig rig = new ThawRig(servers, "thaw-hot")) {
             long hour = rig.store.now() / HOUR + 48; // two days ahead: inside the four-day window
-            List<FarEntry> entries = new ArrayList<>();
             List<Long> offsets = new ArrayList<>();
             for (int i = 0; i < 23; i++) {
                 long dueAt = hour * HOUR + 1_000L * (23 - i); // due order differs from offset order
-                long offset = rig.produce(0, dueAt, i == 5 ? "order-5" : null);
+                long offset = rig.produceFar(0, dueAt, i == 5 ? "order-5" : null);
                 offsets.add(offset);
-                entries.add(new FarEntry(0, offset, dueAt));
             }
             for (int i = 0; i < 700; i++) { // records that are not far: read through or sought past
                 rig.produce(0, hour * HOUR, "hot-" + i);
             }
-            long lateOffset = rig.produce(0, hour * HOUR + 7, null);
-            entries.add(new FarEntry(0, lateOffset, hour * HOUR + 7));
-            entries.add(new FarEntry(0, offsets.get(3), hour * HOUR + 1_000L * 20)); // appended twice: stored once
-            rig.far.index().append(0, entries);
+            long lateOffset = rig.produceFar(0, hour * HOUR + 7, null);
+            // appended twice (a schedule read again after a crash): thawed twice, stored once
+            rig.far.index().append(0, List.of(new FarEntry(0, offsets.get(3), hour * HOUR + 1_000L * 20)));
+            int explicitShard = new ShardRouter(rig.intake, 2).shardOf("order-5");
 
-            rig.epochs.put(0, rig.store.acquire(0));
+            long epoch0 = rig.store.acquire(0);
+            rig.epochs.put(0, epoch0);
+            rig.epochs.put(1, rig.store.acquire(1));
             ThawLoop loop = rig.loop(rig.settings(List.of()), WINDOW, 5);
             loop.start();
             try {
                 await(
-                        "the hour thawed",
+                        "the hours thawed",
                         30,
-                        () -> rig.store.far().farHours(0, Long.MAX_VALUE).isEmpty());
+                        () -> rig.store.far().farHours(0, Long.MAX_VALUE).isEmpty()
+                                && rig.store.far().farHours(1, Long.MAX_VALUE).isEmpty());
             } finally {
                 loop.stop();
             }
+            int onShard0 = explicitShard == 0 ? 25 : 24;
 
-            assertEquals(List.of(25), rig.far.storedAtRemoval.get(0), "all 25 entries were hot before the hour went");
+            assertEquals(List.of(onShard0), rig.far.storedAtRemoval.get(0), "all entries hot before the hour went");
             assertTrue(rig.far.slices.get(0).stream().allMatch(n -> n <= 5), "at most 5 a thaw call");
             RedisMessageAdmin messages = new RedisMessageAdmin(rig.store);
             for (int i = 0; i < 23; i++) {
@@ -94,6 +97,12 @@ class ThawLoopIT {
             assertTrue(messages.inspect(rig.intake + "-0-" + lateOffset).isPresent(), "sought past 700 records");
             assertTrue(messages.inspect("hot-0").isEmpty(), "records without a far entry are not thawed");
             assertEquals(25, rig.metrics.meter(ThawMetrics.THAWED).getCount(), "the entry appended twice counts twice");
+            long lookAhead = hour * HOUR + 30_000 - rig.store.now();
+            List<String> claimed = rig.store.claimAsync(0, epoch0, 100, 60_000, lookAhead).join().messages().stream()
+                    .map(m -> m.ref().id())
+                    .toList();
+            assertEquals(onShard0 - 1, claimed.size(), "the thawed records of shard 0 are claimable, once each");
+            assertTrue(claimed.contains(rig.intake + "-0-" + lateOffset), claimed.toString());
             assertEquals(0, rig.metrics.meter(ThawMetrics.LOST).getCount());
             assertTrue(new FarTierHealthCheck(rig.thawMetrics).execute().isHealthy());
         }

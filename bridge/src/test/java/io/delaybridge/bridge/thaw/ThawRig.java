@@ -12,10 +12,11 @@ import io.delaybridge.bridge.store.redis.FarIndex;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.IntakeParser;
 import io.delaybridge.testkit.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -121,13 +122,17 @@ final class ThawRig implements AutoCloseable {
 
     /** Produces a schedule for {@link #target} due at {@code dueAt} to intake {@code partition}; returns its offset. */
     long produce(int partition, long dueAt, String id) throws Exception {
+        return send(partition, dueAt, id).offset();
+    }
+
+    private RecordMetadata send(int partition, long dueAt, String id) throws Exception {
         RecordHeaders headers = new RecordHeaders();
         headers.add(DelayHeaders.TARGET, target.getBytes(StandardCharsets.UTF_8));
         headers.add(DelayHeaders.UNTIL, Long.toString(dueAt).getBytes(StandardCharsets.UTF_8));
         if (id != null) {
             headers.add(DelayHeaders.ID, id.getBytes(StandardCharsets.UTF_8));
         }
-        RecordMetadata sent = producer.send(new ProducerRecord<>(
+        return producer.send(new ProducerRecord<>(
                         intake,
                         partition,
                         null,
@@ -135,6 +140,21 @@ final class ThawRig implements AutoCloseable {
                         ("value-" + dueAt).getBytes(StandardCharsets.UTF_8),
                         headers))
                 .get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Produces a schedule as {@link #produce} does and writes it to the far tier as the intake's schedule path does
+     * (its entry, and an explicit id's far version, in the shard the store routes it to); returns its offset.
+     */
+    long produceFar(int partition, long dueAt, String id) throws Exception {
+        RecordMetadata sent = send(partition, dueAt, id);
+        String storedId = id != null ? id : IntakeParser.defaultId(intake, partition, sent.offset());
+        WriteOp.Schedule far = new WriteOp.Schedule(
+                storedId, dueAt, Envelope.origin(intake, partition, sent.offset()), null, sent.timestamp(), true);
+        List<WriteResult> written = store.write(List.of(far)).get(10, TimeUnit.SECONDS);
+        if (written.get(0) != WriteResult.STORED) {
+            throw new AssertionError("far write of " + storedId + ": " + written);
+        }
         return sent.offset();
     }
 
@@ -158,9 +178,7 @@ final class ThawRig implements AutoCloseable {
 
     /**
      * The store's far tier, noting per shard how many records each thaw call stored, how many reads were made, and at
-     * each removal of an hour how many records of the shard had been stored hot by then. Until the store's thaw script
-     * is built ({@link FarStore#thaw} throws), a thaw proves the epoch (a reclaim, refused when stale) and writes the
-     * records as the intake does.
+     * each removal of an hour how many records of the shard had been stored hot by then.
      */
     static final class Recording implements FarStore {
 
@@ -205,14 +223,7 @@ final class ThawRig implements AutoCloseable {
 
         @Override
         public CompletableFuture<List<WriteResult>> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
-            CompletableFuture<List<WriteResult>> thawed;
-            try {
-                thawed = real.thaw(shard, epoch, records);
-            } catch (UnsupportedOperationException notBuilt) {
-                store.reclaim(shard, epoch, 1);
-                thawed = store.write(new ArrayList<>(records));
-            }
-            return thawed.thenApply(results -> {
+            return real.thaw(shard, epoch, records).thenApply(results -> {
                 slices.computeIfAbsent(shard, s -> new CopyOnWriteArrayList<>()).add(records.size());
                 stored.computeIfAbsent(shard, s -> new AtomicInteger()).addAndGet(records.size());
                 return results;
