@@ -40,6 +40,9 @@ import io.delaybridge.bridge.pump.PumpMetrics;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
+import io.delaybridge.bridge.thaw.FarTierHealthCheck;
+import io.delaybridge.bridge.thaw.ThawLoop;
+import io.delaybridge.bridge.thaw.ThawMetrics;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
@@ -75,6 +78,9 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
     private static final long TOPIC_MISSING_MILLIS = 5_000;
     /** How long the group's view (members, committed offsets) is reused by the status page and gauges. */
     private static final long GROUP_VIEW_MILLIS = 2_000;
+    // hotWindow: a stand-in for the intake.hotWindow setting (off: far hours drain into the hot tier at once); replace
+    // with intakeSettings' hot window once the setting is merged
+    private static final long HOT_WINDOW_MILLIS = -1;
 
     public static void main(String[] args) throws Exception {
         StartupTimeline.mainEntered();
@@ -179,6 +185,21 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 crashes);
         environment.lifecycle().manage(pump);
 
+        // the far tier's thaw, under the pump's epochs: stopped before the pump and the store
+        ThawMetrics thawMetrics = new ThawMetrics(metrics);
+        environment
+                .lifecycle()
+                .manage(new ThawLoop(
+                        store.far(),
+                        store::now,
+                        pump::ownedEpochs,
+                        kafka.offsetReaderProperties(),
+                        intakeSettings,
+                        producer,
+                        deadletterMeters,
+                        thawMetrics,
+                        HOT_WINDOW_MILLIS)); // hotWindow: intakeSettings' hot window
+
         IntakeLoop intake = new IntakeLoop(
                 kafka.consumerProperties(),
                 producer,
@@ -227,6 +248,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 .register("clock-skew", new ClockSkewHealthCheck(store, clock, api.maxClockSkewMillis()));
         environment.healthChecks().register("pump-lag", new PumpLagHealthCheck(report, api.maxPumpLagMillis()));
         environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
+        environment.healthChecks().register("far-tier", new FarTierHealthCheck(thawMetrics));
         ShardGauges.register(metrics, store);
         OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
         environment

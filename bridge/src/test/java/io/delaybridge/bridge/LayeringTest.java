@@ -54,6 +54,9 @@ class LayeringTest {
             layer("intake", ours("store", "delivery", "faults", "release"), MANAGED, KAFKA),
             // the pump sends through Delivery; the deadletter records it hands over are kafka-clients ProducerRecords
             layer("pump", ours("store", "delivery", "faults", "release"), MANAGED, "org.apache.kafka.clients.producer"),
+            // the far tier's thaw: reads far records back from the intake (kafka clients) under the pump's epochs,
+            // translates them as the intake does, stores them through the store's far tier, deadletters refusals
+            layer("thaw", ours("store", "intake", "delivery", "faults"), MANAGED, KAFKA),
             layer("rules", ours("delivery"), MANAGED, KAFKA, "com.fasterxml.jackson.."),
             // health checks and the group view read the broker (admin client, group offsets), the rules' report the
             // state of their stream threads

@@ -168,6 +168,29 @@ public class KafkaFactory implements SettingsCheck.Checked {
         return properties;
     }
 
+    /**
+     * A consumer that reads the intake by offset ({@code assign} and {@code seek}; the far tier's thaw): the intake
+     * consumer's settings ({@code common}, so TLS and SASL apply, and {@code consumer}), without a group (it is no
+     * member and commits nothing), and {@code auto.offset.reset=none}: an offset the log no longer holds is reported,
+     * never replaced by the log's start.
+     */
+    public Properties offsetReaderProperties() {
+        Properties properties = consumerProperties();
+        for (String groupKey : List.of(
+                ConsumerConfig.GROUP_ID_CONFIG,
+                ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
+                ConsumerConfig.GROUP_PROTOCOL_CONFIG,
+                ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG)) {
+            properties.remove(groupKey);
+        }
+        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-thaw");
+        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        return properties;
+    }
+
     /** The static member id: {@code instanceId}, or the host name when it is empty. */
     public String resolvedInstanceId() {
         if (instanceId != null && !instanceId.isBlank()) {

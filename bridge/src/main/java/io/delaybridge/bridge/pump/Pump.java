@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -194,6 +195,11 @@ public final class Pump implements Managed {
     /** The shards this instance pumps now. */
     public List<Integer> ownedShards() {
         return owned.numbers();
+    }
+
+    /** Shard -> fencing epoch of the shards this instance pumps now, once their epoch is taken. */
+    public Map<Integer, Long> ownedEpochs() {
+        return owned.epochs();
     }
 
     public int inFlight() {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -154,6 +155,21 @@ final class ShardOwnership {
             }
         }
         return live;
+    }
+
+    /**
+     * The fencing epochs of the shards held, not being revoked, and whose epoch was taken: what another part of this
+     * instance (the far tier's thaw) may write under. Sorted by shard.
+     */
+    Map<Integer, Long> epochs() {
+        Map<Integer, Long> epochs = new TreeMap<>();
+        for (OwnedShard shard : owned.values()) {
+            long epoch = shard.epoch;
+            if (!shard.revoked && epoch != OwnedShard.NOT_ACQUIRED) {
+                epochs.put(shard.shard, epoch);
+            }
+        }
+        return epochs;
     }
 
     /** The numbers of the shards held and not being revoked, in order. */

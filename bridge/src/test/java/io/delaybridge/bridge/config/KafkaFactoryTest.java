@@ -59,4 +59,20 @@ class KafkaFactoryTest {
         assertEquals("500", consumer.get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
         assertEquals("zstd", factory.producerProperties(1 << 20).get(ProducerConfig.COMPRESSION_TYPE_CONFIG));
     }
+
+    @Test
+    void theOffsetReaderIsNoMemberAndTakesTheCommonSettings() {
+        KafkaFactory factory = new KafkaFactory();
+        factory.setInstanceId("bridge-a");
+        factory.setCommon(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN"));
+        Properties reader = factory.offsetReaderProperties();
+        assertEquals("SASL_SSL", reader.get("security.protocol"), "TLS and SASL apply to the thaw's reads too");
+        assertEquals("PLAIN", reader.get("sasl.mechanism"));
+        assertNull(reader.get(ConsumerConfig.GROUP_ID_CONFIG), "assign and seek: no group");
+        assertNull(reader.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), "never fences the intake's member");
+        assertNull(reader.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG));
+        assertEquals("false", reader.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG));
+        assertEquals("none", reader.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "a deleted offset is reported");
+        assertEquals("read_committed", reader.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
+    }
 }

@@ -493,9 +493,10 @@ class OperationsApiIT {
     }
 
     @Test
-    void healthChecksCoverRedisIncarnationClockSkewPumpLagAndThePipeline() {
+    void healthChecksCoverRedisIncarnationClockSkewPumpLagThePipelineAndTheFarTier() {
         JsonNode health = get(adminPort, "/healthcheck").json();
-        for (String check : List.of("kafka", "redis", "redis-incarnation", "clock-skew", "pump-lag", "pipeline")) {
+        for (String check :
+                List.of("kafka", "redis", "redis-incarnation", "clock-skew", "pump-lag", "pipeline", "far-tier")) {
             assertNotNull(health.get(check), check + " in " + health);
             assertTrue(
                     health.get(check).get("healthy").asBoolean(),
@@ -503,6 +504,7 @@ class OperationsApiIT {
         }
         assertTrue(health.get("redis").get("message").asText().contains("writable"));
         assertTrue(health.get("clock-skew").get("message").asText().contains("skew"));
+        assertEquals("thaw on time", health.get("far-tier").get("message").asText());
     }
 
     @Test
@@ -518,6 +520,7 @@ class OperationsApiIT {
                 "delay.pump.paused",
                 "delay.pump.paused-shards",
                 "delay.pump.in-flight",
+                "delay.far.thaw-behind-ms",
                 "delay.send.batch-size-bytes-avg")) {
             assertNotNull(gauges.get(name), name + " missing from " + gauges.fieldNames());
         }

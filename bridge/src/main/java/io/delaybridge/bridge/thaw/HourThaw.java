@@ -1,0 +1,170 @@
+package io.delaybridge.bridge.thaw;
+
+import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.delivery.DeliveryRecords;
+import io.delaybridge.bridge.intake.RecordTranslator;
+import io.delaybridge.bridge.intake.RecordTranslator.Translation;
+import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarHour;
+import io.delaybridge.bridge.store.FarStore;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.schemas.ContractViolation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Thaws one far hour of a shard: reads its entries, fetches their records from the intake in slices
+ * ({@link IntakeFetcher}), translates each as the intake does ({@link RecordTranslator}) and stores the slice hot
+ * ({@link FarStore#thaw}); once every slice is stored, the hour goes ({@link FarStore#farThawed}), or, if entries
+ * were appended meanwhile, they are read and thawed too. A record the settings now refuse goes to the deadletter
+ * topic with its reason, as a refused intake record does; a record gone from the log is reported lost
+ * ({@link ThawMetrics#lost}). A failure leaves the hour in the index: it is thawed again (writes are idempotent).
+ */
+final class HourThaw {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HourThaw.class);
+    private static final long SEND_TIMEOUT_SECONDS = 30;
+
+    private final FarStore far;
+    private final IntakeFetcher fetcher;
+    private final RecordTranslator translator;
+    private final Producer<byte[], byte[]> producer;
+    private final String deadletterTopic;
+    private final DeadletterMeters deadletters;
+    private final ThawMetrics metrics;
+    private final int maxRecords;
+    private final long maxDelayMillis;
+
+    /**
+     * @param maxRecords     the most entries fetched and stored in one thaw call
+     * @param maxDelayMillis the longest delay the intake accepts: remembered drops older than an hour's start minus
+     *                       this are forgotten when the hour goes
+     */
+    HourThaw(
+            FarStore far,
+            IntakeFetcher fetcher,
+            RecordTranslator translator,
+            Producer<byte[], byte[]> producer,
+            String deadletterTopic,
+            DeadletterMeters deadletters,
+            ThawMetrics metrics,
+            int maxRecords,
+            long maxDelayMillis) {
+        this.far = far;
+        this.fetcher = fetcher;
+        this.translator = translator;
+        this.producer = producer;
+        this.deadletterTopic = deadletterTopic;
+        this.deadletters = deadletters;
+        this.metrics = metrics;
+        this.maxRecords = maxRecords;
+        this.maxDelayMillis = maxDelayMillis;
+    }
+
+    /**
+     * Thaws {@code hour} of {@code shard} under {@code epoch}; returns whether the hour is gone (false: the loop
+     * stopped first, and the hour stays). Store exceptions (fenced, unavailable) and {@link ThawFetchException} pass.
+     */
+    boolean thaw(int shard, long epoch, long hour, BooleanSupplier running) {
+        int from = 0;
+        while (true) {
+            FarHour read = far.readFar(shard, hour, from);
+            List<FarEntry> entries = read.entries();
+            int i = 0;
+            while (i < entries.size()) {
+                if (!running.getAsBoolean()) {
+                    return false;
+                }
+                IntakeFetcher.Fetched fetched =
+                        fetcher.fetch(entries.subList(i, FetchPlan.sliceEnd(entries, i, maxRecords)));
+                if (!fetched.lost().isEmpty()) {
+                    metrics.lost(shard, hour, fetched.lost());
+                }
+                store(shard, epoch, fetched.records());
+                i += fetched.covered();
+            }
+            long left = far.farThawed(shard, epoch, hour, read.length(), hour * FarEntry.HOUR_MILLIS - maxDelayMillis);
+            if (left == 0) {
+                return true;
+            }
+            from = read.length(); // entries were appended since the read: thaw them too
+        }
+    }
+
+    /** Translates {@code records} and stores them hot; refusals are deadlettered first. */
+    private void store(int shard, long epoch, List<ConsumerRecord<byte[], byte[]>> records) {
+        List<WriteOp.Schedule> ops = new ArrayList<>(records.size());
+        List<ConsumerRecord<byte[], byte[]>> refused = new ArrayList<>();
+        List<ContractViolation> reasons = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            Translation translation = translator.translate(record);
+            if (translation.rejected()) {
+                refused.add(record);
+                reasons.add(translation.rejection());
+            } else if (translation.schedule()) {
+                ops.add((WriteOp.Schedule) translation.op());
+            } else {
+                LOG.warn(
+                        "The far entry of shard {} at intake {}-{}@{} is not a schedule but a {}: nothing to thaw",
+                        shard,
+                        record.topic(),
+                        record.partition(),
+                        record.offset(),
+                        translation.op().getClass().getSimpleName());
+            }
+        }
+        deadletter(refused, reasons);
+        if (ops.isEmpty()) {
+            return;
+        }
+        try {
+            far.thaw(shard, epoch, ops).join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+        metrics.thawed.mark(ops.size());
+    }
+
+    /** Writes far records the settings now refuse to the deadletter topic, with their reason, and waits for it. */
+    private void deadletter(List<ConsumerRecord<byte[], byte[]>> refused, List<ContractViolation> reasons) {
+        if (refused.isEmpty()) {
+            return;
+        }
+        List<Future<RecordMetadata>> sends = new ArrayList<>(refused.size());
+        for (int i = 0; i < refused.size(); i++) {
+            ConsumerRecord<byte[], byte[]> record = refused.get(i);
+            ContractViolation reason = reasons.get(i);
+            LOG.warn(
+                    "Far record {}-{}@{} is refused now (the settings changed since it was read): {} {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    reason.code(),
+                    reason.getMessage());
+            sends.add(producer.send(
+                    DeliveryRecords.rejectedIntake(deadletterTopic, record, reason.code(), reason.getMessage())));
+        }
+        try {
+            for (int i = 0; i < sends.size(); i++) {
+                sends.get(i).get(SEND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                deadletters.mark(reasons.get(i).code());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ThawFetchException("interrupted while deadlettering refused far records", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new ThawFetchException("the deadletter topic did not take refused far records: " + e, e);
+        }
+    }
+}

@@ -1,0 +1,258 @@
+package io.delaybridge.bridge.thaw;
+
+import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.intake.RecordTranslator;
+import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarStore;
+import io.delaybridge.bridge.store.StoreException;
+import io.delaybridge.bridge.store.StoreFencedException;
+import io.dropwizard.lifecycle.Managed;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The far tier's thaw, on one thread: for every shard this instance pumps, under the pump's fencing epoch, the far
+ * hours that begin within the hot window ({@code windowMillis}) of Redis' clock are thawed, oldest first
+ * ({@link HourThaw}), once a second and as a far hour's start enters the window. With the window off (negative) every
+ * far hour is thawed at once: a store written while the tier was on drains into the hot tier.
+ *
+ * <p>A fenced shard has a new owner: it is not thawed under that epoch again (the pump lets it go). Redis or Kafka out
+ * of reach: retried with backoff, logged once; an hour stays in the index until its records are stored.
+ */
+public final class ThawLoop implements Managed {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ThawLoop.class);
+
+    /** The most entries fetched and stored in one thaw call, and the most bytes of records (a slice ends after). */
+    static final int MAX_RECORDS = 2_000;
+
+    static final long MAX_BYTES = 4L << 20;
+    /** Read through at most this many records to the next needed offset; a larger gap is a seek. */
+    static final long MAX_GAP = 500;
+
+    static final long CYCLE_MILLIS = 1_000;
+    private static final long FIRST_BACKOFF_MILLIS = 250;
+    private static final long MAX_BACKOFF_MILLIS = 10_000;
+    private static final Duration KAFKA_CALL_TIMEOUT = Duration.ofSeconds(30);
+
+    private final FarStore far;
+    private final LongSupplier redisNow;
+    private final Supplier<Map<Integer, Long>> ownedEpochs;
+    private final Supplier<IntakeFetcher> fetchers;
+    private final RecordTranslator translator;
+    private final Producer<byte[], byte[]> producer;
+    private final String deadletterTopic;
+    private final DeadletterMeters deadletters;
+    private final ThawMetrics metrics;
+    private final long windowMillis;
+    private final long maxDelayMillis;
+    private final int maxRecords;
+
+    /** Shard -> the epoch under which it was fenced: not thawed again until the pump holds it under another. */
+    private final Map<Integer, Long> fenced = new HashMap<>();
+
+    private final Object sleeping = new Object();
+    private volatile boolean running;
+    private volatile IntakeFetcher fetcher;
+    private Thread thread;
+    private String failure;
+
+    /**
+     * @param far          the store's far tier
+     * @param redisNow     Redis' clock ({@code DelayStore.now})
+     * @param ownedEpochs  shard -> fencing epoch of the shards this instance pumps ({@code Pump.ownedEpochs})
+     * @param readerProperties client settings of a consumer without a group that reads the intake by offset
+     * @param intake       the intake's settings: the topic, the deadletter topic, the translation and the longest delay
+     * @param windowMillis the hot window: hours beginning within it of Redis' clock are thawed; negative: all of them
+     */
+    public ThawLoop(
+            FarStore far,
+            LongSupplier redisNow,
+            Supplier<Map<Integer, Long>> ownedEpochs,
+            Properties readerProperties,
+            IntakeSettings intake,
+            Producer<byte[], byte[]> producer,
+            DeadletterMeters deadletters,
+            ThawMetrics metrics,
+            long windowMillis) {
+        this(
+                far,
+                redisNow,
+                ownedEpochs,
+                () -> new IntakeFetcher(readerProperties, intake.topic(), MAX_GAP, MAX_BYTES, KAFKA_CALL_TIMEOUT),
+                intake,
+                producer,
+                deadletters,
+                metrics,
+                windowMillis,
+                MAX_RECORDS);
+    }
+
+    ThawLoop(
+            FarStore far,
+            LongSupplier redisNow,
+            Supplier<Map<Integer, Long>> ownedEpochs,
+            Supplier<IntakeFetcher> fetchers,
+            IntakeSettings intake,
+            Producer<byte[], byte[]> producer,
+            DeadletterMeters deadletters,
+            ThawMetrics metrics,
+            long windowMillis,
+            int maxRecords) {
+        this.far = far;
+        this.redisNow = redisNow;
+        this.ownedEpochs = ownedEpochs;
+        this.fetchers = fetchers;
+        this.translator = new RecordTranslator(intake);
+        this.producer = producer;
+        this.deadletterTopic = intake.deadletterTopic();
+        this.deadletters = deadletters;
+        this.metrics = metrics;
+        this.windowMillis = windowMillis;
+        this.maxDelayMillis = intake.maxDelayMillis();
+        this.maxRecords = maxRecords;
+    }
+
+    @Override
+    public void start() {
+        running = true;
+        fetcher = fetchers.get();
+        thread = new Thread(this::run, "delay-thaw");
+        thread.start();
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+        running = false;
+        synchronized (sleeping) {
+            sleeping.notifyAll();
+        }
+        IntakeFetcher current = fetcher;
+        if (current != null) {
+            current.wakeup();
+        }
+        if (thread != null) {
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+        }
+    }
+
+    private void run() {
+        HourThaw hours = new HourThaw(
+                far, fetcher, translator, producer, deadletterTopic, deadletters, metrics, maxRecords, maxDelayMillis);
+        long backoff = FIRST_BACKOFF_MILLIS;
+        try {
+            while (running) {
+                long waitMillis;
+                try {
+                    waitMillis = cycle(hours);
+                    if (failure != null) {
+                        LOG.info("The thaw works again (it failed: {})", failure);
+                        failure = null;
+                    }
+                    backoff = FIRST_BACKOFF_MILLIS;
+                } catch (WakeupException e) {
+                    break; // stopping
+                } catch (StoreException | KafkaException | ThawFetchException e) {
+                    if (failure == null) {
+                        failure = e.getMessage();
+                        LOG.warn("The thaw failed, retrying with backoff up to {} ms: {}", MAX_BACKOFF_MILLIS, failure);
+                    }
+                    waitMillis = backoff;
+                    backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+                } catch (RuntimeException e) {
+                    if (failure == null) {
+                        failure = String.valueOf(e);
+                        LOG.error("The thaw failed unexpectedly, retrying with backoff", e);
+                    }
+                    waitMillis = backoff;
+                    backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+                }
+                sleep(waitMillis);
+            }
+        } finally {
+            fetcher.close();
+        }
+    }
+
+    /** One pass over the shards pumped here; returns how long to wait before the next. */
+    private long cycle(HourThaw hours) {
+        long now = redisNow.getAsLong();
+        metrics.redisNow(now);
+        Map<Integer, Long> epochs = ownedEpochs.get();
+        fenced.entrySet().removeIf(e -> !e.getValue().equals(epochs.get(e.getKey())));
+        metrics.retain(epochs.keySet());
+        long until = windowMillis < 0 ? Long.MAX_VALUE : now + windowMillis;
+        for (Map.Entry<Integer, Long> owned : epochs.entrySet()) {
+            int shard = owned.getKey();
+            long epoch = owned.getValue();
+            if (!running) {
+                break;
+            }
+            if (fenced.containsKey(shard)) {
+                continue;
+            }
+            try {
+                thawShard(hours, shard, epoch, now, until);
+            } catch (StoreFencedException e) {
+                fenced.put(shard, epoch);
+                metrics.forget(shard);
+                LOG.warn("Stopped thawing shard {}: {}", shard, e.getMessage());
+            }
+        }
+        return nextCycleMillis(redisNow.getAsLong(), windowMillis, CYCLE_MILLIS);
+    }
+
+    /** Thaws the hours of {@code shard} beginning at or before {@code until}, oldest first. */
+    private void thawShard(HourThaw hours, int shard, long epoch, long now, long until) {
+        List<Long> due = far.farHours(shard, until);
+        for (long hour : due) {
+            long start = hour * FarEntry.HOUR_MILLIS;
+            metrics.oldest(shard, start <= now ? start : Long.MAX_VALUE);
+            if (!hours.thaw(shard, epoch, hour, () -> running)) {
+                return;
+            }
+        }
+        metrics.oldest(shard, Long.MAX_VALUE);
+    }
+
+    /**
+     * How long after Redis' time {@code now} the next cycle runs: {@code cycleMillis}, or sooner when the window's
+     * end reaches the start of the next hour then.
+     */
+    static long nextCycleMillis(long now, long windowMillis, long cycleMillis) {
+        if (windowMillis < 0) {
+            return cycleMillis;
+        }
+        long reach = now + windowMillis;
+        long nextStart = (Math.floorDiv(reach, FarEntry.HOUR_MILLIS) + 1) * FarEntry.HOUR_MILLIS;
+        return Math.max(0, Math.min(cycleMillis, nextStart - reach));
+    }
+
+    private void sleep(long millis) {
+        if (millis <= 0) {
+            return;
+        }
+        synchronized (sleeping) {
+            if (running) {
+                try {
+                    sleeping.wait(millis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    running = false;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,261 @@
+package io.delaybridge.bridge.thaw;
+
+import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarHour;
+import io.delaybridge.bridge.store.FarStore;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.store.redis.FarIndex;
+import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.IntakeParser;
+import io.delaybridge.testkit.TestServers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * What a thaw IT stands on: an intake topic of two partitions and a two-shard store on the real broker and Redis, a
+ * producer, the far index ({@link FarIndex#append} puts entries in as the schedule path will), and the store's far
+ * tier seen through {@link Recording}, which notes each thaw call and what was hot when an hour went.
+ */
+final class ThawRig implements AutoCloseable {
+
+    static final long HOUR = FarEntry.HOUR_MILLIS;
+
+    final String intake;
+    final String target;
+    final String deadletter;
+    final TestServers servers;
+    final Admin admin;
+    final Producer<byte[], byte[]> producer;
+    final RedisDelayStore store;
+    final Recording far;
+    final MetricRegistry metrics = new MetricRegistry();
+    final ThawMetrics thawMetrics = new ThawMetrics(metrics);
+    /** What the loop is told the pump holds: shard -> epoch. */
+    final Map<Integer, Long> epochs = new ConcurrentHashMap<>();
+
+    ThawRig(TestServers servers, String name) throws Exception {
+        this.servers = servers;
+        intake = servers.unique(name);
+        target = intake + "-out";
+        deadletter = intake + "-dlq";
+        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap()));
+        admin.createTopics(List.of(
+                        new NewTopic(intake, Optional.of(2), Optional.empty()),
+                        new NewTopic(deadletter, Optional.of(1), Optional.empty())))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+        producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        servers.kafkaBootstrap(),
+                        ProducerConfig.ACKS_CONFIG,
+                        "all"),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
+        store = RedisDelayStore.connect(
+                RedisStoreOptions.of(servers.redisUri(), intake, 2).withKeyPrefix(intake));
+        far = new Recording(store);
+    }
+
+    /** Intake settings as the bridge's: a year's longest delay; targets matching {@code allowed} (empty: any). */
+    IntakeSettings settings(List<String> allowed) {
+        return new IntakeSettings(
+                intake,
+                deadletter,
+                Duration.ofDays(365).toMillis(),
+                1 << 20,
+                allowed,
+                Duration.ofMillis(100),
+                Duration.ofMillis(100),
+                Duration.ofMillis(100),
+                Duration.ofSeconds(1),
+                Duration.ofHours(1).toMillis());
+    }
+
+    /** A loop over {@link #far} with {@code maxRecords} a thaw call, reading with the bridge's offset reader. */
+    ThawLoop loop(IntakeSettings settings, long windowMillis, int maxRecords) {
+        Properties reader = new Properties();
+        reader.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap());
+        reader.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        reader.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        reader.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        return new ThawLoop(
+                far,
+                store::now,
+                () -> Map.copyOf(epochs),
+                () -> new IntakeFetcher(reader, intake, ThawLoop.MAX_GAP, ThawLoop.MAX_BYTES, Duration.ofSeconds(10)),
+                settings,
+                producer,
+                new DeadletterMeters(metrics),
+                thawMetrics,
+                windowMillis,
+                maxRecords);
+    }
+
+    /** Produces a schedule for {@link #target} due at {@code dueAt} to intake {@code partition}; returns its offset. */
+    long produce(int partition, long dueAt, String id) throws Exception {
+        return send(partition, dueAt, id).offset();
+    }
+
+    private RecordMetadata send(int partition, long dueAt, String id) throws Exception {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(DelayHeaders.TARGET, target.getBytes(StandardCharsets.UTF_8));
+        headers.add(DelayHeaders.UNTIL, Long.toString(dueAt).getBytes(StandardCharsets.UTF_8));
+        if (id != null) {
+            headers.add(DelayHeaders.ID, id.getBytes(StandardCharsets.UTF_8));
+        }
+        return producer.send(new ProducerRecord<>(
+                        intake,
+                        partition,
+                        null,
+                        ("key-" + dueAt).getBytes(StandardCharsets.UTF_8),
+                        ("value-" + dueAt).getBytes(StandardCharsets.UTF_8),
+                        headers))
+                .get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Produces a schedule as {@link #produce} does and writes it to the far tier as the intake's schedule path does
+     * (its entry, and an explicit id's far version, in the shard the store routes it to); returns its offset.
+     */
+    long produceFar(int partition, long dueAt, String id) throws Exception {
+        RecordMetadata sent = send(partition, dueAt, id);
+        String storedId = id != null ? id : IntakeParser.defaultId(intake, partition, sent.offset());
+        WriteOp.Schedule far = new WriteOp.Schedule(
+                storedId, dueAt, Envelope.origin(intake, partition, sent.offset()), null, sent.timestamp(), true);
+        List<WriteResult> written = store.write(List.of(far)).get(10, TimeUnit.SECONDS);
+        if (written.get(0) != WriteResult.STORED) {
+            throw new AssertionError("far write of " + storedId + ": " + written);
+        }
+        return sent.offset();
+    }
+
+    /** Waits until {@code condition} holds, failing after {@code seconds}. */
+    static void await(String what, long seconds, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within " + seconds + " s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    @Override
+    public void close() {
+        producer.close(Duration.ofSeconds(10));
+        store.close();
+        admin.close();
+    }
+
+    /**
+     * The store's far tier, noting per shard how many records each thaw call stored, how many reads were made, and at
+     * each removal of an hour how many records of the shard had been stored hot by then.
+     */
+    static final class Recording implements FarStore {
+
+        private final RedisDelayStore store;
+        private final FarStore real;
+        final Map<Integer, List<Integer>> slices = new ConcurrentHashMap<>();
+        final Map<Integer, AtomicInteger> stored = new ConcurrentHashMap<>();
+        final Map<Integer, AtomicInteger> reads = new ConcurrentHashMap<>();
+        final Map<Integer, List<Integer>> storedAtRemoval = new ConcurrentHashMap<>();
+        final AtomicInteger cycles = new AtomicInteger();
+
+        Recording(RedisDelayStore store) {
+            this.store = store;
+            this.real = store.far();
+        }
+
+        FarIndex index() {
+            return (FarIndex) real;
+        }
+
+        int stored(int shard) {
+            return stored.computeIfAbsent(shard, s -> new AtomicInteger()).get();
+        }
+
+        int reads(int shard) {
+            return reads.computeIfAbsent(shard, s -> new AtomicInteger()).get();
+        }
+
+        @Override
+        public List<Long> farHours(int shard, long untilMillis) {
+            if (shard == 1) {
+                cycles.incrementAndGet(); // the loop visits its shards in order: shard 1 once a cycle here
+            }
+            return real.farHours(shard, untilMillis);
+        }
+
+        @Override
+        public FarHour readFar(int shard, long hour, int from) {
+            reads.computeIfAbsent(shard, s -> new AtomicInteger()).incrementAndGet();
+            return real.readFar(shard, hour, from);
+        }
+
+        @Override
+        public CompletableFuture<List<WriteResult>> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
+            return real.thaw(shard, epoch, records).thenApply(results -> {
+                slices.computeIfAbsent(shard, s -> new CopyOnWriteArrayList<>()).add(records.size());
+                stored.computeIfAbsent(shard, s -> new AtomicInteger()).addAndGet(records.size());
+                return results;
+            });
+        }
+
+        @Override
+        public long farThawed(int shard, long epoch, long hour, int length, long forgetBefore) {
+            storedAtRemoval
+                    .computeIfAbsent(shard, s -> new CopyOnWriteArrayList<>())
+                    .add(stored(shard));
+            return real.farThawed(shard, epoch, hour, length, forgetBefore);
+        }
+
+        @Override
+        public Optional<FarVersion> farVersion(String id) {
+            return real.farVersion(id);
+        }
+
+        @Override
+        public boolean farHolds(int shard, FarEntry entry) {
+            return real.farHolds(shard, entry);
+        }
+
+        @Override
+        public Map<Long, Long> farCountsByHour(int shard) {
+            return real.farCountsByHour(shard);
+        }
+
+        @Override
+        public long farCount(int shard) {
+            return real.farCount(shard);
+        }
+    }
+}
