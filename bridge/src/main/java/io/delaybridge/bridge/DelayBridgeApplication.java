@@ -2,6 +2,7 @@ package io.delaybridge.bridge;
 
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.admin.ClockSkewHealthCheck;
+import io.delaybridge.bridge.admin.FarTierHealthCheck;
 import io.delaybridge.bridge.admin.GroupView;
 import io.delaybridge.bridge.admin.IncarnationHealthCheck;
 import io.delaybridge.bridge.admin.KafkaHealthCheck;
@@ -30,10 +31,12 @@ import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.faults.ClockShift;
 import io.delaybridge.bridge.faults.Crashes;
+import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
 import io.delaybridge.bridge.intake.PartitionListener;
+import io.delaybridge.bridge.intake.RetentionWatch;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.pump.PumpMetrics;
@@ -179,6 +182,22 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 crashes);
         environment.lifecycle().manage(pump);
 
+        // records due beyond intake.hotWindow wait in the intake's log while its retention keeps them: the watch reads
+        // it first (started before the intake polls), then every intake.retentionCheckInterval
+        FarPolicy far = new FarPolicy(intakeSettings.hotWindowMillis(), clock);
+        if (far.windowOn()) {
+            environment
+                    .lifecycle()
+                    .manage(new RetentionWatch(
+                            admin,
+                            kafka.getIntakeTopic(),
+                            intakeSettings.farRetentionMarginMillis(),
+                            intakeSettings.retentionCheckInterval(),
+                            ADMIN_CALL_MILLIS,
+                            far));
+        }
+        IntakeMetrics intakeMetrics = new IntakeMetrics(metrics, deadletterMeters);
+        intakeMetrics.farTier(far);
         IntakeLoop intake = new IntakeLoop(
                 kafka.consumerProperties(),
                 producer,
@@ -196,10 +215,11 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         pump.revoke(shards);
                     }
                 },
-                new IntakeMetrics(metrics, deadletterMeters),
+                intakeMetrics,
                 config.getDelivery().isExactlyOnce() ? null : delivery, // exactly once: every record parks in Redis
                 rates,
                 shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
+                far,
                 crashes);
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
         environment
@@ -227,6 +247,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 .register("clock-skew", new ClockSkewHealthCheck(store, clock, api.maxClockSkewMillis()));
         environment.healthChecks().register("pump-lag", new PumpLagHealthCheck(report, api.maxPumpLagMillis()));
         environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
+        environment.healthChecks().register("far-tier", new FarTierHealthCheck(far::state));
         ShardGauges.register(metrics, store);
         OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
         environment
