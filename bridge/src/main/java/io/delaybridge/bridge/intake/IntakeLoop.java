@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * <p>A fence of the static member id rejoins once, and stops the intake if it comes again soon ({@link FencedMember}).
  *
  * <p>Records already due (or due within {@code intake.expressWindow}) are delivered from here, never written to
- * Redis ({@link ExpressPath}). The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
+ * Redis ({@link ExpressPath}); records due beyond {@code intake.hotWindow} may wait in the far tier ({@link
+ * FarPolicy}). The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
  * BatchesInFlight} keeps the polls on their way to Redis, {@link RefusedRecords} deadletters refused records, {@link
  * ExpressPath} delivers express records, {@link PollCommits} holds the commit rule (a poll commits once its records
  * are stored, refused ones deadlettered, express ones settled, in poll order) over the {@link OffsetCommitter}, {@link
@@ -121,6 +122,7 @@ public final class IntakeLoop implements Managed {
             Delivery delivery,
             TargetRates rates,
             IntPredicate deliveryPaused,
+            FarPolicy far,
             Crashes crashes) {
         this.consumerProperties = consumerProperties;
         this.crashes = crashes;
@@ -135,7 +137,7 @@ public final class IntakeLoop implements Managed {
                 ? null
                 : new ExpressPath(
                         gate, settings.expressWindowMillis(), store, delivery, rates, deliveryPaused, metrics);
-        this.writer = new PollWriter(store, translator, positions, gate);
+        this.writer = new PollWriter(store, translator, positions, gate, far);
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
     }
 
@@ -286,16 +288,12 @@ public final class IntakeLoop implements Managed {
                 refused.write(poll);
                 inFlight.completeOldest();
                 writer.completed(written);
-                metrics.parked.mark(poll.ops().size());
                 ExpressCommits.Poll settling = commits.stored(poll);
                 if (!poll.express().isEmpty()) {
                     express.stored(written, writer.submitted(), settling);
                 }
                 positions.stored(poll);
-                results.forEach(metrics::result);
-                poll.reasons().forEach(reason -> metrics.deadlettered.mark(reason.code()));
-                metrics.read.mark(poll.count());
-                metrics.writeBatch.mark();
+                metrics.stored(poll, results);
                 backoffMillis = settings.retryBackoff().toMillis();
                 completed++;
             } catch (InterruptedException e) {
