@@ -29,6 +29,8 @@ public final class IntakeMetrics {
     final Meter express;
     final Meter parked;
     final Meter expressFallback;
+    /** Exactly once: express records read again that a committed transaction had delivered (not sent again). */
+    final Meter alreadyDelivered;
     /** Shared with the pump: {@code delay.delivered} and {@code delay.lateness-ms} count both paths. */
     final Meter delivered;
 
@@ -47,6 +49,7 @@ public final class IntakeMetrics {
         express = registry.meter("delay.intake.express");
         parked = registry.meter("delay.intake.parked");
         expressFallback = registry.meter("delay.intake.express-fallback");
+        alreadyDelivered = registry.meter("delay.already-delivered");
         delivered = registry.meter("delay.delivered");
         lateness = registry.histogram("delay.lateness-ms");
         this.registry = registry;
