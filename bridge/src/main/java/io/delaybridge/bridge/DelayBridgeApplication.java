@@ -234,7 +234,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                     }
                 },
                 intakeMetrics,
-                config.getDelivery().isExactlyOnce() ? null : delivery, // exactly once: every record parks in Redis
+                delivery, // exactly once: express records commit their offsets in their shard's transaction
                 rates,
                 shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
                 far,

@@ -89,6 +89,8 @@ public final class IntakeLoop implements Managed {
     private final RefusedRecords refused;
     /** Null: the express path is off. */
     private final ExpressPath express;
+    /** Both paths' sender; with exactly once, its shard transactions commit the express records' offsets. */
+    private final Delivery delivery;
 
     private final PollWriter writer;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
@@ -131,6 +133,7 @@ public final class IntakeLoop implements Managed {
         this.settings = settings;
         this.partitionListener = partitionListener;
         this.metrics = metrics;
+        this.delivery = delivery;
         this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
         ExpressGate gate = ExpressPath.gate(settings, delivery);
         this.express = gate == null
@@ -166,8 +169,14 @@ public final class IntakeLoop implements Managed {
     /** A new consumer, and what works on it: the commits and the gap repair. */
     private void connect() {
         consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        ExpressOffsets transactions = null;
+        if (express != null && delivery.exactlyOnce()) {
+            transactions = new ExpressOffsets(settings.topic()); // this consumer's offsets, in shard transactions
+            delivery.carryOffsets(transactions);
+        }
         commits = new PollCommits(
-                new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout()));
+                new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout()),
+                transactions);
         gaps = new StoreGapRepair(consumer, store, positions, commits, metrics);
     }
 

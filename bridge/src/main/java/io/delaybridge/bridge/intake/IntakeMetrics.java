@@ -34,6 +34,8 @@ public final class IntakeMetrics {
     final Meter parked;
     final Meter expressFallback;
     final Meter far;
+    /** Exactly once: express records read again that a committed transaction had delivered (not sent again). */
+    final Meter alreadyDelivered;
     /** Shared with the pump: {@code delay.delivered} and {@code delay.lateness-ms} count both paths. */
     final Meter delivered;
 
@@ -53,6 +55,7 @@ public final class IntakeMetrics {
         parked = registry.meter("delay.intake.parked");
         expressFallback = registry.meter("delay.intake.express-fallback");
         far = registry.meter("delay.intake.far");
+        alreadyDelivered = registry.meter("delay.already-delivered");
         delivered = registry.meter("delay.delivered");
         lateness = registry.histogram("delay.lateness-ms");
         this.registry = registry;
