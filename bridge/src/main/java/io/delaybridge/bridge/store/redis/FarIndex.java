@@ -5,6 +5,8 @@ import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
+import io.delaybridge.bridge.store.ShardRouter;
+import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
@@ -15,12 +17,14 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The far tier's index in Redis: for a record due far ahead, whose payload stays in the intake topic's log, a 12-byte
@@ -29,8 +33,9 @@ import java.util.concurrent.CompletableFuture;
  * hour whole, fetches its records from the intake in (partition, offset) order, stores them hot, and then removes the
  * hour under the shard's fencing epoch ({@code far_thawed.lua}).
  *
- * <p>Not wired into the bridge yet: the schedule path's choice, the thaw loop, the retention checks and the admin
- * counts are designed in docs/redis-store.md and not built, so nothing writes far entries.
+ * <p>Far records are written by {@code schedule.lua} (the intake's writes with {@link WriteOp.Schedule#far()} set),
+ * and thawed through it too ({@link WritePlan#thaw}). {@link #append} writes bare entries, without records: for tests
+ * and the layout benchmark.
  */
 public final class FarIndex implements FarStore {
 
@@ -128,42 +133,102 @@ public final class FarIndex implements FarStore {
                                 commands,
                                 Script.FAR_THAWED,
                                 Script.FAR_THAWED.signature().keysOf(k, List.of(keys.farHour(shard, hour))),
-                                Script.FAR_THAWED.argv(bytes(epoch), Decimal.ascii(hour), Decimal.ascii(length))),
+                                Script.FAR_THAWED.argv(
+                                        bytes(epoch),
+                                        Decimal.ascii(hour),
+                                        Decimal.ascii(length),
+                                        Decimal.ascii(forgetBefore))),
                 "far thaw of hour " + hour + " on shard " + shard);
         return ScriptCodes.check(left, "far thaw", shard, epoch);
     }
 
-    /** The far entries {@code shard} holds (for gauges and the admin API's counts). */
     @Override
     public long farCount(int shard) {
-        List<Long> hours = farHours(shard, Long.MAX_VALUE);
-        List<RedisFuture<Long>> lengths = new ArrayList<>(hours.size());
-        hours.forEach(hour -> lengths.add(commands.strlen(keys.farHour(shard, hour))));
-        long bytes = 0;
-        for (RedisFuture<Long> length : lengths) {
-            bytes += store.adminAwait(length, "far count of shard " + shard);
+        long entries = 0;
+        for (long count : farCountsByHour(shard).values()) {
+            entries += count;
         }
-        return bytes / ENTRY_BYTES;
-    }
-
-    @Override
-    public CompletableFuture<List<WriteResult>> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
-        throw new UnsupportedOperationException("not built yet");
-    }
-
-    @Override
-    public Optional<FarVersion> farVersion(String id) {
-        throw new UnsupportedOperationException("not built yet");
-    }
-
-    @Override
-    public boolean farHolds(int shard, FarEntry entry) {
-        throw new UnsupportedOperationException("not built yet");
+        return entries;
     }
 
     @Override
     public Map<Long, Long> farCountsByHour(int shard) {
-        throw new UnsupportedOperationException("not built yet");
+        List<Long> hours = farHours(shard, Long.MAX_VALUE);
+        List<RedisFuture<Long>> lengths = new ArrayList<>(hours.size());
+        hours.forEach(hour -> lengths.add(commands.strlen(keys.farHour(shard, hour))));
+        Map<Long, Long> counts = new LinkedHashMap<>();
+        for (int i = 0; i < hours.size(); i++) {
+            long bytes = store.adminAwait(lengths.get(i), "far count of shard " + shard);
+            if (bytes >= ENTRY_BYTES) {
+                counts.put(hours.get(i), bytes / ENTRY_BYTES);
+            }
+        }
+        return counts;
+    }
+
+    @Override
+    public CompletableFuture<List<WriteResult>> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
+        List<WritePlan.Call> calls = store.writePlan().thaw(shard, epoch, records);
+        WriteResult[] results = new WriteResult[records.size()];
+        CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
+        for (WritePlan.Call call : calls) {
+            CompletableFuture<Object> reply =
+                    store.adminScripts().run(commands, call.script(), call.keys(), call.args());
+            all = all.thenCombine(reply, (done, answer) -> {
+                List<?> codes = (List<?>) answer;
+                if (codes.size() == 1 && (Long) codes.get(0) == ScriptCodes.FENCED) {
+                    throw ScriptCodes.failure(
+                            ScriptCodes.FENCED,
+                            "thaw",
+                            shard,
+                            epoch,
+                            call.ops().get(0).id());
+                }
+                WritePipeline.fillResults(call, answer, results);
+                return null;
+            });
+        }
+        return all.handle((done, error) -> {
+            if (error != null) {
+                Throwable cause =
+                        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                throw cause instanceof StoreException s
+                        ? s
+                        : RedisErrors.translate(cause, "thaw of " + records.size() + " records on shard " + shard);
+            }
+            return List.of(results);
+        });
+    }
+
+    @Override
+    public Optional<FarVersion> farVersion(String id) {
+        ShardRouter.Placement placement = store.router().place(id);
+        if (placement.offset() >= 0) {
+            return Optional.empty(); // a default id has no version: its record waits under its own position
+        }
+        byte[] version = store.adminAwait(
+                commands.hget(keys.farIds(placement.shard(), placement.member()), placement.member()),
+                "far version of message '" + id + "'");
+        if (version == null || version.length != 20) {
+            return Optional.empty();
+        }
+        ByteBuffer b = ByteBuffer.wrap(version);
+        int partition = b.getShort() & 0xFFFF;
+        long offset = ((b.getShort() & 0xFFFFL) << 32) | (b.getInt() & 0xFFFFFFFFL);
+        long timestamp = ((b.getShort() & 0xFFFFL) << 32) | (b.getInt() & 0xFFFFFFFFL);
+        long dueAt = ((b.getShort() & 0xFFFFL) << 32) | (b.getInt() & 0xFFFFFFFFL);
+        return Optional.of(new FarVersion(partition, offset, timestamp, dueAt));
+    }
+
+    @Override
+    public boolean farHolds(int shard, FarEntry entry) {
+        byte[] wanted = encode(entry);
+        for (FarEntry held : readFar(shard, entry.hour(), 0).entries()) {
+            if (Arrays.equals(encode(held), wanted)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static byte[] encode(FarEntry entry) {

@@ -101,6 +101,7 @@ public final class RedisDelayStore implements DelayStore {
     private final ShardRouter router;
     private final String incarnation;
     private final byte[] publish;
+    private final WritePlan plan;
     private final WritePipeline writes;
     private final ShardCalls shardCalls;
     private final List<WakeListener> wakeListeners = new CopyOnWriteArrayList<>();
@@ -122,8 +123,8 @@ public final class RedisDelayStore implements DelayStore {
         this.router = new ShardRouter(options.intakeTopic(), keys.shardCount());
         this.incarnation = incarnation;
         this.publish = bytes(facts.publishCommand());
-        this.writes = new WritePipeline(
-                connections, scripts, new WritePlan(keys, router, incarnation, facts.publishCommand()), keys);
+        this.plan = new WritePlan(keys, router, incarnation, facts.publishCommand());
+        this.writes = new WritePipeline(connections, scripts, plan, keys);
         this.awaitMillis = connections.awaitMillis();
         this.shardCalls = new ShardCalls(connections, scripts, keys, router, publish);
         this.far = new FarIndex(this);
@@ -392,6 +393,11 @@ public final class RedisDelayStore implements DelayStore {
     /** The script runner, for {@link RedisMessageAdmin}. */
     ScriptRunner adminScripts() {
         return scripts;
+    }
+
+    /** The intake's write plan, for the far tier's thaw ({@link FarIndex}). */
+    WritePlan writePlan() {
+        return plan;
     }
 
     /** The command the scripts publish wake-ups with (PUBLISH or SPUBLISH), for {@link RedisMessageAdmin}. */

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.store.redis;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Builds every Redis key and channel name of the store; no other class spells one.
@@ -20,6 +21,9 @@ import java.nio.charset.StandardCharsets;
  * &lt;prefix&gt;:{delay-intake:7}:pos       hash  intake partition -&gt; position: every record below it is stored (mark.lua)
  * &lt;prefix&gt;:{delay-intake:7}:faridx    zset  far tier: hour -&gt; its start (epoch ms), the hours holding entries
  * &lt;prefix&gt;:{delay-intake:7}:far:&lt;h&gt;     string  far tier: 12-byte entries due in hour h (FarIndex)
+ * &lt;prefix&gt;:{delay-intake:7}:farid:&lt;n&gt;   hash  far tier: explicit id's member -&gt; its far version (20 bytes)
+ * &lt;prefix&gt;:{delay-intake:7}:fargone   zset  far tier: default id's member -&gt; timestamp its far records drop at
+ *                                             (a cancel or replacement named the id from elsewhere)
  * &lt;prefix&gt;:{delay-intake}:meta         hash  shards, incarnation, initialised (one per intake topic)
  * </pre>
  *
@@ -39,7 +43,15 @@ public final class RedisKeys {
             byte[] cancelled,
             String wakeChannel,
             byte[] positions,
-            byte[] farIndex) {}
+            byte[] farIndex,
+            byte[] farGone) {}
+
+    /**
+     * How many {@code farid:<n>} hashes a shard spreads its explicit ids' far versions over: enough that each stays
+     * under Redis' listpack limit of 128 fields (half the memory of a hashtable) up to ~1,000,000 far explicit ids a
+     * shard (docs/redis-store.md, "The far tier").
+     */
+    static final int FAR_ID_HASHES = 16_384;
 
     private final String prefix;
     private final String intakeTopic;
@@ -65,7 +77,8 @@ public final class RedisKeys {
                     bytes(base + "cancelled"),
                     base + "wake",
                     bytes(base + "pos"),
-                    bytes(base + "faridx"));
+                    bytes(base + "faridx"),
+                    bytes(base + "fargone"));
         }
     }
 
@@ -95,6 +108,14 @@ public final class RedisKeys {
     public byte[] farHour(int shard, long hour) {
         shard(shard);
         return bytes(prefix + ":{" + intakeTopic + ":" + shard + "}:far:" + hour);
+    }
+
+    /** The far tier's hash that holds the far version of the explicit id stored under {@code member}. */
+    public byte[] farIds(int shard, byte[] member) {
+        shard(shard);
+        int h = Arrays.hashCode(member);
+        int n = (h ^ (h >>> 16)) & (FAR_ID_HASHES - 1);
+        return bytes(prefix + ":{" + intakeTopic + ":" + shard + "}:farid:" + n);
     }
 
     /** The key the health check writes beside {@code shard}, to probe the node that holds it. */

@@ -4,6 +4,7 @@ import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.ATTEMPTS;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.CANCELLED;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.DUE;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.EPOCH;
+import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.FARGONE;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.FARIDX;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.INC;
 import static io.delaybridge.bridge.store.redis.ScriptSignature.Key.INFLIGHT;
@@ -52,21 +53,34 @@ public final class ScriptRunner {
                 "schedule.lua",
                 ScriptOutputType.MULTI,
                 ScriptSignature.of(
-                                keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED),
+                                keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED, EPOCH, FARIDX, FARGONE),
                                 "channel",
                                 "incarnation",
                                 "partition",
-                                "publish")
-                        .repeating("messages", "member", "due", "header", "value", "timestamp")),
+                                "publish",
+                                "thaw")
+                        .withKeys("far")
+                        .repeating(
+                                "messages",
+                                "member",
+                                "due",
+                                "header",
+                                "value",
+                                "timestamp",
+                                "entry",
+                                "hourkey",
+                                "version",
+                                "idkey")),
         CANCEL(
                 "cancel.lua",
                 ScriptOutputType.INTEGER,
                 ScriptSignature.of(
-                        keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED),
-                        "member",
-                        "incarnation",
-                        "timestamp",
-                        "forget")),
+                                keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED, FARIDX, FARGONE),
+                                "member",
+                                "incarnation",
+                                "timestamp",
+                                "forget")
+                        .withKeys("ids")),
         ACQUIRE(
                 "acquire.lua",
                 ScriptOutputType.MULTI,
@@ -114,7 +128,7 @@ public final class ScriptRunner {
         FAR_THAWED(
                 "far_thawed.lua",
                 ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(FARIDX, EPOCH), "epoch", "hour", "length")
+                ScriptSignature.of(keyList(FARIDX, EPOCH, FARGONE), "epoch", "hour", "length", "forget")
                         .withKeys("hour")),
         // admin API (RedisMessageAdmin)
         RESCHEDULE(

@@ -29,6 +29,7 @@ record ScriptSignature(List<Key> keys, String repeatedKeys, List<String> args, S
         CANCELLED("cancelled", ShardKeys::cancelled),
         POS("pos", ShardKeys::positions),
         FARIDX("faridx", ShardKeys::farIndex),
+        FARGONE("fargone", ShardKeys::farGone),
         /** The store's meta hash: not a shard key, given by the caller. */
         META("meta", null);
 

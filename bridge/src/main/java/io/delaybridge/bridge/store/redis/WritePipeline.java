@@ -342,7 +342,7 @@ final class WritePipeline {
     }
 
     /** Files a call's reply under its operations' positions; a failure code throws. */
-    private static void fillResults(Call c, Object reply, WriteResult[] results) {
+    static void fillResults(Call c, Object reply, WriteResult[] results) {
         if (c.script() == Script.CANCEL) {
             results[c.positions()[0]] = ScriptCodes.writeResult(
                     (Long) reply, "cancel", c.shard(), c.ops().get(0).id());

@@ -3,11 +3,15 @@ package io.delaybridge.bridge.store.redis;
 import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
 
 import io.delaybridge.bridge.store.ExpressCheck;
+import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -54,6 +58,15 @@ final class WritePlan {
         }
     }
 
+    /** The thaw argument of the intake's own writes; a thaw gives the owner's epoch or {@link #ADMIN}. */
+    private static final byte[] INTAKE = new byte[0];
+
+    private static final byte[] ADMIN = bytes("admin");
+    private static final byte[] EMPTY = new byte[0];
+
+    /** An unknown timestamp in a far version (6 bytes of ones). */
+    static final long UNKNOWN_TIMESTAMP = (1L << 48) - 1;
+
     private final RedisKeys keys;
     private final ShardRouter router;
     private final byte[] incarnation;
@@ -80,7 +93,7 @@ final class WritePlan {
             if (op instanceof WriteOp.Schedule schedule) {
                 ScheduleCall call = open.get(shard);
                 if (call == null || call.full()) {
-                    call = new ScheduleCall(shard);
+                    call = new ScheduleCall(shard, INTAKE);
                     open.put(shard, call);
                     order.add(call);
                 }
@@ -162,12 +175,14 @@ final class WritePlan {
     }
 
     private Call cancel(int position, WriteOp.Cancel cancel, ShardRouter.Placement placement) {
+        int shard = placement.shard();
+        List<byte[]> ids = placement.offset() < 0 ? List.of(keys.farIds(shard, placement.member())) : List.of();
         return new Call(
                 List.of(cancel),
                 new int[] {position},
-                placement.shard(),
+                shard,
                 Script.CANCEL,
-                Script.CANCEL.keys(keys.shard(placement.shard())),
+                Script.CANCEL.signature().keysOf(keys.shard(shard), ids),
                 Script.CANCEL.argv(
                         placement.member(),
                         incarnation,
@@ -180,21 +195,91 @@ final class WritePlan {
         return timestamp == WriteOp.NO_TIMESTAMP ? new byte[0] : Decimal.ascii(timestamp);
     }
 
+    /**
+     * The {@code schedule.lua} calls that thaw {@code records} of {@code shard}: records read back from the intake,
+     * stored hot unless the far tier no longer holds them, under {@code epoch} ({@link FarStore#ADMIN}: unfenced).
+     */
+    List<Call> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
+        byte[] thaw = epoch == FarStore.ADMIN ? ADMIN : Decimal.ascii(epoch);
+        List<Call> calls = new ArrayList<>();
+        ScheduleCall call = null;
+        for (int position = 0; position < records.size(); position++) {
+            WriteOp.Schedule record = records.get(position);
+            ShardRouter.Placement placement = router.place(record.id());
+            if (placement.shard() != shard || record.far()) {
+                throw new IllegalArgumentException("thaw of shard " + shard + ": message '" + record.id() + "' "
+                        + (record.far() ? "is marked far" : "lives in shard " + placement.shard()));
+            }
+            if (call == null || call.full()) {
+                if (call != null) {
+                    calls.add(call.toCall());
+                }
+                call = new ScheduleCall(shard, thaw);
+            }
+            call.add(position, record, placement);
+        }
+        if (call != null) {
+            calls.add(call.toCall());
+        }
+        return calls;
+    }
+
+    /** The 12-byte far entry of a far record: its intake partition and offset, and its due time. */
+    static FarEntry farEntry(WriteOp.Schedule schedule) {
+        String origin = schedule.origin();
+        int last = origin.lastIndexOf('/');
+        int before = origin.lastIndexOf('/', last - 1);
+        if (last < 0 || before < 0) {
+            throw new IllegalArgumentException(
+                    "message '" + schedule.id() + "': origin '" + origin + "' is not topic/partition/offset");
+        }
+        return new FarEntry(
+                Integer.parseInt(origin.substring(before + 1, last)),
+                Long.parseLong(origin.substring(last + 1)),
+                schedule.dueAt());
+    }
+
+    /**
+     * An explicit id's far version, 20 bytes: intake partition (2), offset (6), timestamp (6; all ones: unknown), due
+     * time (6). The intake sends a record of unknown timestamp hot, but the store takes it either way.
+     */
+    static byte[] farVersion(FarEntry entry, long timestamp) {
+        if (timestamp < 0 || timestamp >= UNKNOWN_TIMESTAMP) {
+            timestamp = UNKNOWN_TIMESTAMP;
+        }
+        return ByteBuffer.allocate(20)
+                .putShort((short) entry.partition())
+                .putShort((short) (entry.offset() >>> 32))
+                .putInt((int) entry.offset())
+                .putShort((short) (timestamp >>> 32))
+                .putInt((int) timestamp)
+                .putShort((short) (entry.dueAt() >>> 32))
+                .putInt((int) entry.dueAt())
+                .array();
+    }
+
     /** The schedules of one shard that go into one {@code schedule.lua} call. */
     private final class ScheduleCall {
         private final int shard;
         private final List<WriteOp> ops = new ArrayList<>();
         private final List<Integer> positions = new ArrayList<>();
-        private final List<byte[]> args = new ArrayList<>(4 + 5 * 64);
+        private final List<byte[]> args = new ArrayList<>(5 + 9 * 64);
+        /** The far keys the call names (KEYS[10..]), by name: each once. */
+        private final Map<String, Integer> farKeyIndex = new HashMap<>();
+
+        private final List<byte[]> farKeys = new ArrayList<>();
+        private final boolean thawing;
         private int bytes;
 
-        ScheduleCall(int shard) {
+        ScheduleCall(int shard, byte[] thaw) {
             this.shard = shard;
+            this.thawing = thaw != INTAKE;
             args.add(bytes(keys.shard(shard).wakeChannel()));
             args.add(incarnation);
             // the origin of a default id's own record, without its offset: schedule.lua orders versions by it
             args.add(bytes(router.intakeTopic() + "/" + shard));
             args.add(publish);
+            args.add(thaw);
         }
 
         boolean full() {
@@ -205,15 +290,43 @@ final class WritePlan {
             boolean natural = router.isNaturalOrigin(placement, schedule.origin());
             String token = natural ? "" : StoredValue.token(schedule.origin(), schedule.timestamp());
             byte[] header = StoredValue.header(token);
-            byte[] value = StoredValue.encode(header, schedule.envelope(), natural ? schedule.origin() : null);
+            boolean explicit = placement.offset() < 0;
+            byte[] value = schedule.far()
+                    ? EMPTY
+                    : StoredValue.encode(header, schedule.envelope(), natural ? schedule.origin() : null);
             args.add(placement.member());
             args.add(Decimal.ascii(schedule.dueAt()));
             args.add(header);
             args.add(value);
             args.add(timestampArg(schedule.timestamp()));
+            // a far record's entry; a thawed explicit id's version, which must still be the id's far version
+            FarEntry entry = schedule.far() || (explicit && thawing) ? farEntry(schedule) : null;
+            if (schedule.far()) {
+                args.add(FarIndex.encode(entry));
+                args.add(farKey(keys.farHour(shard, entry.hour())));
+            } else {
+                args.add(EMPTY);
+                args.add(EMPTY);
+            }
+            if (explicit) {
+                args.add(entry == null ? EMPTY : farVersion(entry, schedule.timestamp()));
+                args.add(farKey(keys.farIds(shard, placement.member())));
+            } else {
+                args.add(EMPTY);
+                args.add(EMPTY);
+            }
             ops.add(schedule);
             positions.add(position);
             bytes += value.length;
+        }
+
+        /** The index in KEYS (1-based, after the 9 fixed keys) of a far key, added on first use. */
+        private byte[] farKey(byte[] key) {
+            Integer index = farKeyIndex.computeIfAbsent(new String(key, StandardCharsets.UTF_8), k -> {
+                farKeys.add(key);
+                return Script.SCHEDULE.signature().keys().size() + farKeys.size();
+            });
+            return Decimal.ascii(index);
         }
 
         Call toCall() {
@@ -222,7 +335,7 @@ final class WritePlan {
                     positions.stream().mapToInt(Integer::intValue).toArray(),
                     shard,
                     Script.SCHEDULE,
-                    Script.SCHEDULE.keys(keys.shard(shard)),
+                    Script.SCHEDULE.signature().keysOf(keys.shard(shard), farKeys),
                     Script.SCHEDULE.argvRepeated(args.toArray(byte[][]::new)));
         }
     }

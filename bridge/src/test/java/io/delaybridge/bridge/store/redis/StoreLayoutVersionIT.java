@@ -31,27 +31,31 @@ class StoreLayoutVersionIT {
     }
 
     @Test
-    void aStoreWithoutALayoutIsLayoutOneAndANewerLayoutIsRefused() {
+    void anOlderStoreIsRaisedToThisLayoutAndANewerLayoutIsRefused() {
         try (RedisServer redis = RedisServer.start(dir, 0, List.of())) {
             RedisClient client = RedisClient.create(redis.uri());
             try (StatefulRedisConnection<String, String> connection = client.connect()) {
                 RedisCommands<String, String> cli = connection.sync();
                 RedisDelayStore.connect(options(redis)).close();
-                assertEquals("1", cli.hget(META, "layout"), "a new store records its layout");
+                assertEquals("2", cli.hget(META, "layout"), "a new store records its layout");
 
-                cli.hdel(META, "layout"); // as a store written before layouts had versions
+                cli.hdel(META, "layout"); // as a store written before layouts had versions (layout 1)
                 RedisDelayStore.connect(options(redis)).close();
-                assertEquals("1", cli.hget(META, "layout"), "an older store is layout 1, and says so now");
+                assertEquals("2", cli.hget(META, "layout"), "an older store is raised: layout 2 reads layout 1");
 
-                cli.hset(META, "layout", "2"); // written by a newer bridge
+                cli.hset(META, "layout", "1"); // written by the bridge before the far tier
+                RedisDelayStore.connect(options(redis)).close();
+                assertEquals("2", cli.hget(META, "layout"), "so a bridge before the far tier refuses it from now on");
+
+                cli.hset(META, "layout", "3"); // written by a newer bridge
                 StoreConfigurationException e =
                         assertThrows(StoreConfigurationException.class, () -> RedisDelayStore.connect(options(redis)));
                 assertTrue(
-                        e.getMessage().contains("has layout 2")
+                        e.getMessage().contains("has layout 3")
                                 && e.getMessage().contains(META)
-                                && e.getMessage().contains("up to 1"),
+                                && e.getMessage().contains("up to 2"),
                         e.getMessage());
-                assertEquals("2", cli.hget(META, "layout"), "the refusal changes nothing");
+                assertEquals("3", cli.hget(META, "layout"), "the refusal changes nothing");
             } finally {
                 client.shutdown();
             }

@@ -3,6 +3,7 @@ package io.delaybridge.bridge.store.redis;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
@@ -78,7 +79,29 @@ class WritePlanTest {
         assertEquals("inc-1", text(call.args()[1]));
         assertEquals(TOPIC + "/3", text(call.args()[2]));
         assertEquals("SPUBLISH", text(call.args()[3]));
-        assertEquals(4 + 5 * 2, call.args().length);
+        assertEquals("", text(call.args()[4]), "the intake's writes are no thaw");
+        assertEquals(5 + 9 * 2, call.args().length);
+    }
+
+    @Test
+    void farSchedulesNameTheirHourAndIdHashOnceAndCarryEntryAndVersion() {
+        long due = 500 * FarEntry.HOUR_MILLIS + 1_234;
+        String id = "order-1";
+        int shard = new ShardRouter(TOPIC, 4).shardOf(id);
+        WriteOp.Schedule first = new WriteOp.Schedule(id, due, TOPIC + "/2/70", null, 42L, true);
+        WriteOp.Schedule second = new WriteOp.Schedule(id, due + 1, TOPIC + "/2/71", null, 43L, true);
+        WritePlan.Call call = plan.plan(List.of(first, second)).get(0);
+        assertEquals(9 + 2, call.keys().length, "the hour string and the id hash, each once");
+        assertEquals(text(keys.farHour(shard, 500)), text(call.keys()[9]));
+        assertEquals(text(keys.farIds(shard, new ShardRouter(TOPIC, 4).member(id))), text(call.keys()[10]));
+        int m = 5; // the first message's arguments
+        assertEquals(0, call.args()[m + 3].length, "a far message carries no value");
+        assertArrayEquals(FarIndex.encode(new FarEntry(2, 70, due)), call.args()[m + 5]);
+        assertEquals("10", text(call.args()[m + 6]));
+        assertArrayEquals(WritePlan.farVersion(new FarEntry(2, 70, due), 42L), call.args()[m + 7]);
+        assertEquals("11", text(call.args()[m + 8]));
+        assertEquals("10", text(call.args()[m + 9 + 6]), "the second names the same hour key");
+        assertEquals(20, call.args()[m + 7].length);
     }
 
     @Test

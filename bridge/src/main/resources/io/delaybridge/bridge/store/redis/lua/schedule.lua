@@ -1,6 +1,8 @@
 --[[
-  schedule: store messages and index their due times, each in one step, a batch of one shard at a time.
-  Idempotent on (id, origin).
+  schedule: store messages and index their due times, each in one step, a batch of one shard at a time, in the hot
+  tier (payload and due time) or the far tier (an index entry; the payload stays in the intake topic's log). Also
+  the thaw: records read back from the intake go hot, unless the far tier no longer holds them. Idempotent on
+  (id, origin).
 
   KEYS[1] due        zset  member -> due ms
   KEYS[2] msg        hash  member -> stored value (origin header + envelope)
@@ -8,44 +10,73 @@
   KEYS[4] attempts   hash  member -> earlier attempts
   KEYS[5] inc        string  the store's incarnation, as copied into this shard
   KEYS[6] cancelled  zset  member -> timestamp of the newest remembered cancel record of the id
+  KEYS[7] epoch      string  the shard's fencing epoch (read by a thaw only)
+  KEYS[8] faridx     zset  hour -> its start, epoch ms: the far hours that hold entries
+  KEYS[9] fargone    zset  default id's member -> timestamp: its far records this old or older are dropped at thaw
+  KEYS[10..] far     the far:<hour> strings and farid:<n> hashes the messages name, each once
   ARGV[1] channel    the shard's wake channel (a channel, not a key)
   ARGV[2] incarnation  the incarnation the caller connected to
   ARGV[3] partition  the shard's intake partition as "topic/partition": with a default id's member (its offset) it
                      gives the origin of that id's own record, whose stored value has an empty token
   ARGV[4] publish    PUBLISH, or SPUBLISH on a Redis 7 cluster (sharded pub/sub: the channel carries the shard's
                      hash tag, so the wake-up stays on the shard's node)
-  ARGV[5..] messages  5 arguments per message, in intake order:
+  ARGV[5] thaw       empty: the intake's writes. Otherwise a thaw of far records read back from the intake, by the
+                     shard's owner (its epoch, decimal) or by an operator ("admin", unfenced)
+  ARGV[6..] messages  9 arguments per message, in intake order:
     member     the message's member (ShardRouter.member)
     due        due time, epoch ms, decimal
     header     the origin header the stored value starts with (StoredValue.header): length, then the origin
                token, topic/partition/offset@timestamp (empty for a default id's own record)
-    value      header followed by the envelope
+    value      header followed by the envelope; empty for a far message
     timestamp  the intake record's timestamp, epoch ms; empty if unknown
+    entry      for a message that waits far: its 12-byte index entry (partition 2, offset 6, ms within the hour 4);
+               empty: the message goes hot
+    hourkey    the index in KEYS of the entry's far:<hour> string; empty for a hot message
+    version    an explicit id's far version, 20 bytes: intake partition (2), offset (6), timestamp (6, all ones if
+               unknown), due ms (6); empty for a default id
+    idkey      the index in KEYS of the explicit id's farid:<n> hash; empty for a default id
 
   Why a batch: one call per message cost one script invocation and, with appendfsync always, often one fsync each
   (Redis fsyncs once per event-loop cycle, and reads at most 16 KiB of a client's pipeline per cycle). One call per
   shard and intake poll costs one of each. The messages are applied one after the other, exactly as separate calls
   in that order would be.
 
+  The two tiers hold an id at most once: an explicit id's far version sits in its farid hash (id -> version), and a
+  version that goes hot, or is cancelled, removes it; a default id's record waits far under its own position, and a
+  record that names the id from elsewhere (a cancel, a replacement) leaves its timestamp in fargone, so the thaw
+  drops the older far record.
+
   Steps
   1. The shard's incarnation must be ARGV[2], else the data this caller knew is gone: INCARNATION_MISMATCH for all.
-  2. Read the stored values of all members, and whether any cancel is remembered, at once.
+     A thaw by the owner must hold the shard's epoch: else FENCED for all.
+  2. Read the stored values of all members, and whether any cancel or far drop is remembered, at once.
   3. Decide each message, in order, against what the messages before it in the batch left:
-     a. A stored value for the member that starts with the same header is the same intake record read again
+     a. A thaw of an explicit id whose far version is not this record (replaced, cancelled, or thawed before), or of
+        a default id with a far drop at least as new as its record (a record of unknown timestamp counts as older):
+        SUPERSEDED, nothing changes. A thawed explicit id's far version is removed, as it goes hot.
+     b. A stored value for the member that starts with the same header is the same intake record read again
         (pending or in flight): DUPLICATE, nothing changes. So is one whose token names the same origin (a value
-        stored before tokens carried the timestamp).
-     b. A stored value from a newer record of the id: SUPERSEDED, nothing is stored. Newer: a later timestamp (the
-        header's against ARGV's); with equal or unknown timestamps a higher offset of the same intake partition;
-        otherwise the record read last wins. This keeps a reschedule that came in on another partition, or one read
-        again after a crash, from putting back the version it replaced.
-     c. A remembered cancel of the id from a record at least as new as this one (it came in on another partition and
+        stored before tokens carried the timestamp), an explicit id's far version of the same record, and a far
+        record appended before in the same batch. (A default id's far record read again in a later batch is appended
+        again: only its hour's string could tell, and the thaw stores it once.)
+     c. A stored value, or far version, from a newer record of the id: SUPERSEDED, nothing is stored. Newer: a later
+        timestamp; with equal or unknown timestamps a higher offset of the same intake partition; otherwise the
+        record read last wins. This keeps a reschedule that came in on another partition, or one read again after a
+        crash, from putting back the version it replaced. A default id's far drop at least as new: SUPERSEDED.
+     d. A remembered cancel of the id from a record at least as new as this one (it came in on another partition and
         was read first, or this record is read again after a crash): ALREADY_CANCELLED, nothing is stored.
-     d. Otherwise the value is stored and the due time indexed; a replaced earlier version loses any in-flight lease
-        and attempt count: a version being delivered right now may still be delivered, but its ack no longer deletes
-        the new one (ack deletes only members still in flight), and its retry or reclaim finds nothing.
-     e. An older remembered cancel of the id is forgotten: this record is newer, so it schedules the id again.
-  4. Write: one variadic HSET and one ZADD for the whole batch (a member given twice keeps its last value and due
-     time, as two calls in order would), then the removals for replaced and un-cancelled members.
+     e. Otherwise the message is stored: hot, the value stored and the due time indexed; far, its entry appended to
+        its hour (the hour indexed) and an explicit id's version recorded. A replaced earlier version goes from the
+        other tier; a replaced hot version loses any in-flight lease and attempt count: a version being delivered
+        right now may still be delivered, but its ack no longer deletes the new one (ack deletes only members still
+        in flight), and its retry or reclaim finds nothing.
+     f. An older remembered cancel of the id is forgotten: this record is newer, so it schedules the id again.
+     g. A default id stored by a record that is not its own (a replacement), or thawed by an operator, leaves its
+        timestamp as a far drop while the shard has far entries: its own record, far, is dropped at thaw. (A record
+        of unknown timestamp leaves none: it could not tell itself from the record it replaces. The intake sends such
+        records hot.)
+  4. Write: one variadic HSET and one ZADD for the hot messages (a member given twice keeps its last value and due
+     time, as two calls in order would), then the far entries and versions, then the removals.
      HSET is the first write on purpose: at maxmemory Redis refuses a script's first write (OOM) before anything
      changed. (The pump's scripts start with a removal instead, which Redis allows at maxmemory, so a full Redis
      can still be drained.)
@@ -53,16 +84,22 @@
 
   Returns {code1, code2, ..., woke}: per message 1 STORED, 2 REPLACED, 3 DUPLICATE, 9 ALREADY_CANCELLED,
   10 SUPERSEDED, -2 INVALID_ARGUMENT (a due time that does not parse); woke 1 if a wake-up was published.
-  Or {-3} INCARNATION_MISMATCH, {-2} INVALID_ARGUMENT (argument count).
+  Or {-3} INCARNATION_MISMATCH, {-1} FENCED, {-2} INVALID_ARGUMENT (argument count).
 ]]
 if redis.call('GET', KEYS[5]) ~= ARGV[2] then
   return {-3}
 end
-if #ARGV < 9 or (#ARGV - 4) % 5 ~= 0 then
+local FIELDS = 9
+if #ARGV < 5 + FIELDS or (#ARGV - 5) % FIELDS ~= 0 then
   return {-2}
 end
-local count = (#ARGV - 4) / 5
+local thaw = ARGV[5]
+if thaw ~= '' and thaw ~= 'admin' and redis.call('GET', KEYS[7]) ~= thaw then
+  return {-1}
+end
+local count = (#ARGV - 5) / FIELDS
 local part = 1000 -- below Lua's unpack limit
+local intake = string.match(ARGV[3], '^(.*)/%d+$')
 
 -- variadic commands in parts: cmd key a1 a2 ... (step = arguments per item)
 local function each_part(cmd, key, args, step)
@@ -100,10 +137,18 @@ local function version(tok, member)
   return origin, source, tonumber(offset), tonumber(timestamp)
 end
 
--- 3 if the new record is the stored one (read again), 10 if the stored one is newer, else 2; timestamp: the new
--- record's (nil or negative: unknown)
-local function compare(old, header, member, timestamp)
-  local oldOrigin, oldSource, oldOffset, oldTimestamp = version(token(old), member)
+-- an unsigned big-endian number of n bytes of s from byte at on
+local function number(s, at, n)
+  local v = 0
+  for b = at, at + n - 1 do
+    v = v * 256 + string.byte(s, b)
+  end
+  return v
+end
+
+-- 3 if the new record is the older version's own (read again), 10 if the older version is newer, else 2; given the
+-- older version's origin ("" if unknown), "topic/partition", offset and timestamp; timestamp: the new record's
+local function newer(oldOrigin, oldSource, oldOffset, oldTimestamp, header, member, timestamp)
   local newOrigin, newSource, newOffset = version(token(header), member)
   if newOrigin ~= '' and newOrigin == oldOrigin then
     return 3
@@ -117,13 +162,30 @@ local function compare(old, header, member, timestamp)
   return 2
 end
 
+-- against a stored (hot) value
+local function compare(old, header, member, timestamp)
+  local oldOrigin, oldSource, oldOffset, oldTimestamp = version(token(old), member)
+  return newer(oldOrigin, oldSource, oldOffset, oldTimestamp, header, member, timestamp)
+end
+
+-- against an explicit id's far version
+local function compareFar(far, header, member, timestamp)
+  local source = intake .. '/' .. number(far, 1, 2)
+  local offset = number(far, 3, 6)
+  local farTimestamp = number(far, 9, 6)
+  if farTimestamp == 281474976710655 then
+    farTimestamp = nil -- unknown: 6 bytes of ones
+  end
+  return newer(source .. '/' .. offset, source, offset, farTimestamp, header, member, timestamp)
+end
+
 -- tables are filled through counters: #t is a search in Lua 5.1, and it ran several times a message
 local stored = {}
 for from = 1, count, part do
   local members, n = {}, 0
   for k = from, math.min(from + part - 1, count) do
     n = n + 1
-    members[n] = ARGV[5 * k]
+    members[n] = ARGV[6 + FIELDS * (k - 1)]
   end
   local values = redis.call('HMGET', KEYS[2], unpack(members))
   for j = 1, n do
@@ -131,69 +193,162 @@ for from = 1, count, part do
   end
 end
 local anyCancelled = redis.call('EXISTS', KEYS[6]) == 1
+local anyGone = redis.call('EXISTS', KEYS[9]) == 1
+local anyFar = nil -- whether the shard has far entries, read when needed
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local earliestBefore = tonumber(first[2])
 
+local farVersions = {} -- member -> far version, or false, as the batch leaves it
 local out = {}
 local values, dues, replaced, forget, forgotten = {}, {}, {}, {}, {}
 local nv, nd, nr, nf = 0, 0, 0, 0
+local entries, hours, versions, unversion, gone = {}, {}, {}, {}, {}
+local ne, nh, nvs, nu, ng = 0, 0, 0, 0, 0
+local hourSeen = {}
+local farSeen = {} -- member -> header of the far record this batch appended for it
 local earliest, earliestArg = nil, nil
 for k = 1, count do
-  local i = 5 * k
+  local i = 6 + FIELDS * (k - 1)
   local member, dueArg, header = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  local timestamp = tonumber(ARGV[i + 4])
+  local entry, hourKey, farVersion, idKey = ARGV[i + 5], ARGV[i + 6], ARGV[i + 7], ARGV[i + 8]
+  local explicit = string.byte(member, 1) == 255
   local due = tonumber(dueArg)
   local code = 1
   if not due then
     code = -2
   else
-    local old = stored[member]
-    if old then
-      if string.sub(old, 1, #header) == header then
-        code = 3
-      else
-        code = compare(old, header, member, tonumber(ARGV[i + 4]))
+    local far = false -- an explicit id's far version
+    if idKey ~= '' then
+      far = farVersions[member]
+      if far == nil then
+        far = redis.call('HGET', KEYS[tonumber(idKey)], member)
+      end
+    end
+    if thaw ~= '' and explicit and (not far or string.sub(far, 1, 8) ~= string.sub(farVersion, 1, 8)) then
+      code = 10
+    end
+    if code == 1 and not explicit and anyGone then
+      local goneAt = redis.call('ZSCORE', KEYS[9], member)
+      if goneAt and (not timestamp or tonumber(goneAt) >= timestamp) then
+        code = 10 -- a record of unknown time counts as older
+      end
+    end
+    if code == 1 and entry ~= '' and farSeen[member] == header then
+      code = 3 -- the same record twice in this batch (across batches the thaw stores it once)
+    end
+    if code == 1 then
+      local old = stored[member]
+      if old then
+        if string.sub(old, 1, #header) == header then
+          code = 3
+        else
+          code = compare(old, header, member, timestamp)
+        end
+      elseif far and thaw == '' then
+        code = compareFar(far, header, member, timestamp)
       end
     end
     local cancelledAt = nil
-    if code ~= 3 and code ~= 10 and anyCancelled and not forgotten[member] then
+    if (code == 1 or code == 2) and anyCancelled and not forgotten[member] then
       cancelledAt = redis.call('ZSCORE', KEYS[6], member)
-      local timestamp = tonumber(ARGV[i + 4])
       if cancelledAt and timestamp and tonumber(cancelledAt) >= timestamp then
         code = 9
       end
     end
     if code == 1 or code == 2 then
-      stored[member] = ARGV[i + 3]
-      values[nv + 1], values[nv + 2], nv = member, ARGV[i + 3], nv + 2
-      dues[nd + 1], dues[nd + 2], nd = dueArg, member, nd + 2
-      if code == 2 then
+      if stored[member] and entry ~= '' then
+        -- a hot version replaced by a far one: it leaves the hot tier whole
         nr = nr + 1
         replaced[nr] = member
+        stored[member] = false
+      end
+      if far and (entry == '' or thaw ~= '') then
+        nu = nu + 1
+        unversion[nu] = {tonumber(idKey), member}
+        farVersions[member] = false
+      end
+      if entry == '' then
+        stored[member] = ARGV[i + 3]
+        values[nv + 1], values[nv + 2], nv = member, ARGV[i + 3], nv + 2
+        dues[nd + 1], dues[nd + 2], nd = dueArg, member, nd + 2
+        if code == 2 then
+          nr = nr + 1
+          replaced[nr] = member
+        end
+        if not earliest or due < earliest then
+          earliest, earliestArg = due, dueArg
+        end
+      else
+        local hour = math.floor(due / 3600000)
+        ne = ne + 1
+        entries[ne] = {tonumber(hourKey), entry}
+        if not hourSeen[hour] then
+          hourSeen[hour] = true
+          hours[nh + 1], hours[nh + 2], nh = string.format('%d', hour * 3600000), string.format('%d', hour), nh + 2
+        end
+        anyFar = true
+        farSeen[member] = header
+        if explicit then
+          nvs = nvs + 1
+          versions[nvs] = {tonumber(idKey), member, farVersion}
+          farVersions[member] = farVersion
+        end
       end
       if cancelledAt then
         nf = nf + 1
         forget[nf] = member
         forgotten[member] = true
       end
-      if not earliest or due < earliest then
-        earliest, earliestArg = due, dueArg
+      if not explicit and timestamp and (thaw == 'admin' or (thaw == '' and token(header) ~= '')) then
+        if anyFar == nil then
+          anyFar = redis.call('EXISTS', KEYS[8]) == 1
+        end
+        if anyFar then
+          ng = ng + 1
+          gone[ng] = {thaw == 'admin' and timestamp or timestamp - 1, member}
+        end
       end
     end
   end
   out[k] = code
 end
 
-if #values > 0 then
+if nv > 0 then
   each_part('HSET', KEYS[2], values, 2)
   each_part('ZADD', KEYS[1], dues, 2)
 end
-if #replaced > 0 then
+if ne > 0 then
+  each_part('ZADD', KEYS[8], hours, 2)
+  for j = 1, ne do
+    redis.call('APPEND', KEYS[entries[j][1]], entries[j][2])
+  end
+end
+for j = 1, nvs do
+  redis.call('HSET', KEYS[versions[j][1]], versions[j][2], versions[j][3])
+end
+if nr > 0 then
   -- an earlier version may be in flight or have failed attempts; a new member has neither (ack, cancel and claim
-  -- remove them together with the payload)
+  -- remove them together with the payload). One replaced by a far version leaves the hot tier (also when a message
+  -- before it in this batch had stored it: those writes came first).
   each_part('ZREM', KEYS[3], replaced, 1)
   each_part('HDEL', KEYS[4], replaced, 1)
+  for j = 1, nr do
+    if stored[replaced[j]] == false then
+      redis.call('ZREM', KEYS[1], replaced[j])
+      redis.call('HDEL', KEYS[2], replaced[j])
+    end
+  end
 end
-if #forget > 0 then
+for j = 1, nu do
+  if farVersions[unversion[j][2]] == false then
+    redis.call('HDEL', KEYS[unversion[j][1]], unversion[j][2])
+  end
+end
+for j = 1, ng do
+  redis.call('ZADD', KEYS[9], 'GT', string.format('%d', gone[j][1]), gone[j][2])
+end
+if nf > 0 then
   each_part('ZREM', KEYS[6], forget, 1)
 end
 

@@ -1,0 +1,271 @@
+package io.delaybridge.bridge.store.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarHour;
+import io.delaybridge.bridge.store.FarStore;
+import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.store.ShardRouter;
+import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestServers;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The far tier in Redis while records wait there: what a far write keeps (an index entry, an explicit id's version,
+ * no payload), and how replacements and cancels that come while a record waits far decide what its thaw stores.
+ */
+@ExtendWith(RealServersExtension.class)
+class FarTierIT {
+
+    private static final String TOPIC = "delay-intake";
+    private static final int SHARDS = 4;
+    private static final long LEASE = 30_000;
+
+    private final TestServers servers;
+    private final ShardRouter router = new ShardRouter(TOPIC, SHARDS);
+    /** The intake's log as the thaw reads it: origin -> record. */
+    private final Map<String, WriteOp.Schedule> log = new HashMap<>();
+
+    private RedisDelayStore store;
+    private FarStore far;
+    private long dueAt;
+
+    FarTierIT(TestServers servers) {
+        this.servers = servers;
+    }
+
+    @BeforeEach
+    void open() {
+        store = RedisDelayStore.connect(
+                RedisStoreOptions.of(servers.redisUri(), TOPIC, SHARDS).withKeyPrefix(servers.unique("far")));
+        far = store.far();
+        dueAt = store.now() + 3 * FarEntry.HOUR_MILLIS;
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    void aFarRecordKeepsItsEntryNotItsPayloadAndThawsAsItWasWritten() {
+        WriteOp.Schedule record = record(TOPIC + "-2-40", 2, 40, dueAt, 1_000, "payload");
+        assertEquals(List.of(WriteResult.STORED), writeFar(record));
+        assertEquals(0L, hashLength(store.keys().shard(2).msg()), "no payload in Redis while far");
+        assertEquals(0L, store.stats(2).pending());
+        assertEquals(1, far.farCount(2));
+        assertEquals(
+                List.of(WriteResult.STORED),
+                writeFar(record),
+                "read again in another batch: appended again, and the thaw stores it once");
+
+        long epoch = store.acquire(2);
+        assertEquals(List.of(WriteResult.STORED, WriteResult.DUPLICATE), thawAll(2, epoch));
+        assertEquals(0, far.farCount(2), "the hour is gone once its records are hot");
+        ClaimedMessage claimed = claimDue(2, epoch, dueAt);
+        assertEquals(TOPIC + "-2-40", claimed.ref().id());
+        assertEquals(dueAt, claimed.dueAt());
+        assertEquals("payload", new String(claimed.envelope(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void anExplicitIdReplacedWhileFarThawsOnlyItsNewestVersion() {
+        String id = "order-1";
+        int shard = router.shardOf(id);
+        assertEquals(List.of(WriteResult.STORED), writeFar(record(id, 0, 10, dueAt, 1_000, "v1")));
+        assertEquals(
+                new FarStore.FarVersion(0, 10, 1_000, dueAt), far.farVersion(id).orElseThrow());
+        assertEquals(List.of(WriteResult.REPLACED), writeFar(record(id, 1, 20, dueAt + 5, 2_000, "v2")));
+        assertEquals(List.of(WriteResult.SUPERSEDED), writeFar(record(id, 3, 30, dueAt + 9, 1_500, "older")));
+        assertEquals(2_000, far.farVersion(id).orElseThrow().timestamp(), "the newest version is kept");
+
+        long epoch = store.acquire(shard);
+        List<WriteResult> thawed = thawAll(shard, epoch);
+        assertEquals(1, thawed.stream().filter(r -> r == WriteResult.STORED).count(), thawed.toString());
+        assertTrue(far.farVersion(id).isEmpty(), "hot now");
+        assertEquals("v2", body(claimDue(shard, epoch, dueAt + 5)));
+    }
+
+    @Test
+    void aNewerHotVersionDropsTheFarOneAndANewerFarVersionTakesAHotOneOut() {
+        String id = "order-2";
+        int shard = router.shardOf(id);
+        writeFar(record(id, 0, 10, dueAt, 1_000, "far"));
+        long soon = store.now() + 60_000;
+        assertEquals(List.of(WriteResult.REPLACED), writeHot(record(id, 1, 11, soon, 2_000, "hot")));
+        assertTrue(far.farVersion(id).isEmpty(), "the far version went with the replacement");
+        assertEquals(1L, store.stats(shard).pending());
+
+        assertEquals(List.of(WriteResult.REPLACED), writeFar(record(id, 2, 12, dueAt + 1, 3_000, "far again")));
+        assertEquals(0L, store.stats(shard).pending(), "the hot version left the hot tier");
+        long epoch = store.acquire(shard);
+        List<WriteResult> thawed = thawAll(shard, epoch);
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.SUPERSEDED),
+                thawed.stream().sorted().toList(),
+                "the first far version is no longer the id's");
+        assertEquals("far again", body(claimDue(shard, epoch, dueAt + 1)));
+    }
+
+    @Test
+    void cancelsWhileFarDropTheRecordAtItsThaw() {
+        String explicit = "order-3";
+        int shard = router.shardOf(explicit);
+        writeFar(record(explicit, 0, 10, dueAt, 1_000, "x"));
+        assertEquals(WriteResult.CANCELLED, writeOne(new WriteOp.Cancel(explicit, 2_000, 0)));
+        assertTrue(far.farVersion(explicit).isEmpty());
+
+        String defaultId = TOPIC + "-" + shard + "-77";
+        writeFar(record(defaultId, shard, 77, dueAt, 1_000, "y"));
+        writeOne(new WriteOp.Cancel(defaultId, 2_000, 0)); // from another partition: not found hot
+        // the remembered cancels are forgotten (intake.cancelMemory) long before a far record thaws
+        writeOne(new WriteOp.Cancel(idIn(shard), 9_000, 5_000));
+        assertEquals(1L, zsetSize(store.keys().shard(shard).cancelled()), "only the last cancel is remembered");
+
+        long epoch = store.acquire(shard);
+        assertTrue(thawAll(shard, epoch).stream().noneMatch(r -> r == WriteResult.STORED));
+        assertEquals(0L, store.stats(shard).pending(), "neither cancelled record came back");
+    }
+
+    @Test
+    void aDefaultIdNamedByANewerRecordStaysDroppedAfterTheNewerOneWasDelivered() {
+        int shard = 1;
+        String id = TOPIC + "-1-5";
+        writeFar(record(id, 1, 5, dueAt, 1_000, "original"));
+        long soon = store.now() - 1;
+        // a replacement names the id from partition 3, due now: stored hot, delivered, acked
+        assertEquals(List.of(WriteResult.STORED), writeHot(record(id, 3, 9, soon, 2_000, "replacement")));
+        long epoch = store.acquire(shard);
+        ClaimedMessage delivered = claimDue(shard, epoch, soon);
+        assertEquals("replacement", body(delivered));
+        store.ack(shard, epoch, List.of(delivered.ref()));
+
+        assertEquals(List.of(WriteResult.SUPERSEDED), thawAll(shard, epoch), "the original is older");
+        assertEquals(0L, store.stats(shard).pending());
+    }
+
+    @Test
+    void onlyTheOwnerThawsAndAnOperatorsThawIsNotRepeatedByTheHour() {
+        int shard = 3;
+        WriteOp.Schedule record = record(TOPIC + "-3-8", 3, 8, dueAt, 1_000, "z");
+        writeFar(record);
+        long epoch = store.acquire(shard);
+        store.acquire(shard); // a newer owner
+        CompletionException e = assertThrows(
+                CompletionException.class,
+                () -> far.thaw(shard, epoch, List.of(hot(record))).join());
+        assertInstanceOf(StoreFencedException.class, e.getCause());
+        FarHour read = far.readFar(shard, record.dueAt() / FarEntry.HOUR_MILLIS, 0);
+        assertThrows(StoreFencedException.class, () -> far.farThawed(shard, epoch, read.hour(), read.length(), 0));
+
+        assertEquals(
+                List.of(WriteResult.STORED),
+                far.thaw(shard, FarStore.ADMIN, List.of(hot(record))).join());
+        long owner = store.acquire(shard);
+        ClaimedMessage fired = claimDue(shard, owner, dueAt);
+        store.ack(shard, owner, List.of(fired.ref()));
+        assertEquals(List.of(WriteResult.SUPERSEDED), thawAll(shard, owner), "fired by the operator already");
+        assertEquals(0L, zsetSize(store.keys().shard(shard).farGone()), "no far drop outlives the far hours");
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    private WriteOp.Schedule record(String id, int partition, long offset, long due, long timestamp, String body) {
+        WriteOp.Schedule s = new WriteOp.Schedule(
+                id, due, TOPIC + "/" + partition + "/" + offset, body.getBytes(StandardCharsets.UTF_8), timestamp);
+        log.put(s.origin(), s);
+        return s;
+    }
+
+    private String idIn(int shard) {
+        for (int i = 0; ; i++) {
+            if (router.shardOf("other-" + i) == shard) {
+                return "other-" + i;
+            }
+        }
+    }
+
+    private static WriteOp.Schedule hot(WriteOp.Schedule s) {
+        return new WriteOp.Schedule(s.id(), s.dueAt(), s.origin(), s.envelope(), s.timestamp());
+    }
+
+    private List<WriteResult> writeFar(WriteOp.Schedule s) {
+        return write(new WriteOp.Schedule(s.id(), s.dueAt(), s.origin(), null, s.timestamp(), true));
+    }
+
+    private List<WriteResult> writeHot(WriteOp.Schedule s) {
+        return write(s);
+    }
+
+    private WriteResult writeOne(WriteOp op) {
+        return write(op).get(0);
+    }
+
+    private List<WriteResult> write(WriteOp op) {
+        try {
+            return store.write(List.of(op)).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("write failed", e);
+        }
+    }
+
+    /** Thaws every far hour of {@code shard} as its owner, from the log; the results of all thaw calls. */
+    private List<WriteResult> thawAll(int shard, long epoch) {
+        List<WriteResult> results = new ArrayList<>();
+        for (long hour : far.farHours(shard, Long.MAX_VALUE)) {
+            FarHour read = far.readFar(shard, hour, 0);
+            List<WriteOp.Schedule> records = read.entries().stream()
+                    .map(e -> hot(log.get(TOPIC + "/" + e.partition() + "/" + e.offset())))
+                    .toList();
+            results.addAll(far.thaw(shard, epoch, records).join());
+            assertEquals(0, far.farThawed(shard, epoch, hour, read.length(), 0));
+        }
+        return results;
+    }
+
+    /** Claims the one message due at {@code due} (taking everything due by then). */
+    private ClaimedMessage claimDue(int shard, long epoch, long due) {
+        long lookAhead = Math.max(0, due - store.now());
+        List<ClaimedMessage> messages =
+                store.claimAsync(shard, epoch, 10, LEASE, lookAhead).join().messages();
+        assertEquals(
+                1,
+                messages.size(),
+                messages.stream()
+                        .map(ClaimedMessage::ref)
+                        .map(MessageRef::id)
+                        .toList()
+                        .toString());
+        return messages.get(0);
+    }
+
+    private static String body(ClaimedMessage message) {
+        return new String(message.envelope(), StandardCharsets.UTF_8);
+    }
+
+    private long hashLength(byte[] key) {
+        return store.adminAwait(store.adminCommands().hlen(key), "HLEN");
+    }
+
+    private long zsetSize(byte[] key) {
+        return store.adminAwait(store.adminCommands().zcard(key), "ZCARD");
+    }
+}
