@@ -227,8 +227,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         IntakeReader intakeReader =
                 new IntakeReader(kafka.getIntakeTopic(), kafka.consumerProperties(), INTAKE_READ_MILLIS);
         environment.lifecycle().manage(closing(intakeReader));
-        FarMessages farMessages =
-                new FarMessages(store.far(), store.router(), intakeReader, new RecordTranslator(intakeSettings));
+        FarMessages farMessages = new FarMessages(
+                store.far(), messages, store.router(), intakeReader, new RecordTranslator(intakeSettings));
 
         environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
         environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));

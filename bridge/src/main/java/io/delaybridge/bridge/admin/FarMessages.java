@@ -3,6 +3,7 @@ package io.delaybridge.bridge.admin;
 import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarStore;
+import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
@@ -45,21 +46,30 @@ public final class FarMessages {
             WriteOp.Schedule schedule) {}
 
     private final FarStore far;
+    private final MessageAdmin messages;
     private final ShardRouter router;
     private final IntakeReader intake;
     private final RecordTranslator translator;
 
-    public FarMessages(FarStore far, ShardRouter router, IntakeReader intake, RecordTranslator translator) {
+    public FarMessages(
+            FarStore far, MessageAdmin messages, ShardRouter router, IntakeReader intake, RecordTranslator translator) {
         this.far = far;
+        this.messages = messages;
         this.router = router;
         this.intake = intake;
         this.translator = translator;
     }
 
+    /** Whether {@code id} is a default id {@code <intake>-<p>-<offset>}: one the far tier keeps no state for. */
+    public boolean isDefaultId(String id) {
+        return router.place(id).offset() >= 0;
+    }
+
     /**
      * The far record with this id, if the far tier holds it. An explicit id is found by its far version in Redis (the
      * record is read from the intake only with {@code readRecord}); a default id {@code <intake>-<p>-<offset>} by
-     * reading that record from the intake, which tells its due time, and then its entry in its hour.
+     * reading that record from the intake, which tells its due time, then its entry in its hour and that no far drop
+     * (a cancel, a replacement, an operator's thaw) is as new as the record.
      */
     public Optional<FarMessage> find(String id, boolean readRecord) {
         ShardRouter.Placement place = router.place(id);
@@ -71,7 +81,10 @@ public final class FarMessages {
             }
             ConsumerRecord<byte[], byte[]> record = intake.read(shard, place.offset());
             FarMessage message = record == null ? null : translate(id, shard, record);
-            if (message == null || message.dueAt() < 0 || !far.farHolds(shard, entry(message))) {
+            if (message == null
+                    || message.dueAt() < 0
+                    || dropped(id, message.timestamp())
+                    || !far.farHolds(shard, entry(message))) {
                 return Optional.empty();
             }
             return Optional.of(message);
@@ -144,9 +157,10 @@ public final class FarMessages {
     }
 
     /**
-     * Of these far entries of {@code shard} (read from their hours), the ids of those whose record goes to
+     * Of these far entries of {@code shard} (just read from their hours), the ids of those whose record goes to
      * {@code target} and that the far tier still holds as they are: the records are read from the intake, in one pass
-     * sorted by position. An explicit id counts only if the entry is its current far version.
+     * sorted by position. An explicit id counts only if the entry is its current far version, a default id only if no
+     * far drop is as new as its record.
      */
     public List<String> idsFor(int shard, List<FarEntry> entries, String target) {
         List<IntakeReader.Position> positions = new ArrayList<>(entries.size());
@@ -165,11 +179,17 @@ public final class FarMessages {
                     || !target.equals(t.envelope().target())) {
                 continue;
             }
-            if (t.id().equals(t.defaultId()) ? far.farHolds(shard, entry) : isCurrentVersion(t.id(), entry)) {
+            if (t.id().equals(t.defaultId()) ? !dropped(t.id(), record.timestamp()) : isCurrentVersion(t.id(), entry)) {
                 ids.add(t.id());
             }
         }
         return ids;
+    }
+
+    /** Whether the thaw drops a default id's far record of this timestamp (the rule of {@code schedule.lua}). */
+    private boolean dropped(String id, long timestamp) {
+        var drop = messages.farDrop(id);
+        return drop.isPresent() && drop.getAsLong() >= timestamp;
     }
 
     private boolean isCurrentVersion(String id, FarEntry entry) {

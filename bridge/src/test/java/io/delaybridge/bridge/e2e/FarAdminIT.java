@@ -410,7 +410,16 @@ class FarAdminIT {
         Http.Reply reply = call("POST", app, "/messages/cancel", body, BEARER);
         assertEquals(200, reply.status(), reply.toString());
         JsonNode r = reply.json();
-        assertEquals(4, r.get("cancelled").asInt(), r.toString());
+        StringBuilder states = new StringBuilder(r.toString());
+        for (String name : List.of("bulk-a", "bulk-b", "bulk-c", "bulk-d", "bulk-other-target")) {
+            states.append("\n")
+                    .append(FAR.get(name))
+                    .append(" shard ")
+                    .append(router.shardOf(FAR.get(name).id()))
+                    .append(": ")
+                    .append(get(app, "/messages/" + FAR.get(name).id()).body());
+        }
+        assertEquals(4, r.get("cancelled").asInt(), states.toString());
         assertEquals(4, r.get("farCancelled").asInt(), r.toString());
         assertTrue(r.get("farExamined").asInt() >= 5, "the other target's record was read too: " + r);
         for (String name : List.of("bulk-a", "bulk-b", "bulk-c", "bulk-d")) {

@@ -134,9 +134,12 @@ final class BulkCancel {
                     cancels.add(new WriteOp.Cancel(id));
                 }
             }
-            for (WriteResult result :
-                    StoreWrites.writeAll(store, cancels, "bulk cancel of far records on shard " + shard)) {
-                if (result == WriteResult.CANCELLED) {
+            List<WriteResult> results =
+                    StoreWrites.writeAll(store, cancels, "bulk cancel of far records on shard " + shard);
+            for (int i = 0; i < results.size(); i++) {
+                // a default id's far record keeps no state by id: its cancel answers NOT_FOUND, and drops its thaw
+                boolean defaultId = far.isDefaultId(cancels.get(i).id());
+                if (results.get(i) == WriteResult.CANCELLED || (defaultId && results.get(i) == WriteResult.NOT_FOUND)) {
                     cancelled++;
                     farCancelled++;
                 }

@@ -92,9 +92,12 @@ public final class MessagesResource {
     @Path("/{id}")
     public Map<String, Object> cancel(@PathParam("id") String id) {
         checkId(id);
+        // a default id's far record keeps no state by id: its cancel answers NOT_FOUND and takes effect all the same
+        // (its thaw is dropped), so whether it waited far is looked up first
+        boolean far = isDefaultId(id) && farFind(id, false).isPresent();
         WriteResult result = StoreWrites.write(store, new WriteOp.Cancel(id), "cancel of message '" + id + "'");
-        Audit.log(Audit.principal(), "cancel", "id=" + id + " result=" + result);
-        if (result != WriteResult.CANCELLED) {
+        Audit.log(Audit.principal(), "cancel", "id=" + id + " result=" + result + (far ? " tier=far" : ""));
+        if (result != WriteResult.CANCELLED && !(far && result == WriteResult.NOT_FOUND)) {
             throw ApiException.notFound(id);
         }
         metrics.meter("delay.cancelled").mark();
@@ -223,6 +226,10 @@ public final class MessagesResource {
                 return reply;
             }
         }
+    }
+
+    private boolean isDefaultId(String id) {
+        return far.isDefaultId(id);
     }
 
     private Optional<FarMessage> farFind(String id, boolean readRecord) {
