@@ -2,8 +2,10 @@ package io.delaybridge.bridge;
 
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.admin.ClockSkewHealthCheck;
+import io.delaybridge.bridge.admin.FarMessages;
 import io.delaybridge.bridge.admin.GroupView;
 import io.delaybridge.bridge.admin.IncarnationHealthCheck;
+import io.delaybridge.bridge.admin.IntakeReader;
 import io.delaybridge.bridge.admin.KafkaHealthCheck;
 import io.delaybridge.bridge.admin.OperationsGauges;
 import io.delaybridge.bridge.admin.PipelineHealthCheck;
@@ -35,6 +37,7 @@ import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
 import io.delaybridge.bridge.intake.PartitionListener;
+import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.intake.RetentionWatch;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
@@ -74,6 +77,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
 
     /** How long one admin-client call (a topic lookup, a health probe, the group's offsets) may take. */
     private static final long ADMIN_CALL_MILLIS = 5_000;
+    /** How long the API reads far records back from the intake, per request. */
+    private static final long INTAKE_READ_MILLIS = 15_000;
     /** How long a target topic known to exist, and its partition count, are trusted before they are looked up again. */
     private static final long TOPIC_KNOWN_MILLIS = 60_000;
     /** How long a target topic found missing is believed missing; a topic created meanwhile is seen this late. */
@@ -255,7 +260,13 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         MessageAdmin messages = new RedisMessageAdmin(store);
         GroupView group = new GroupView(
                 admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, GROUP_VIEW_MILLIS, ADMIN_CALL_MILLIS);
-        ShardReport report = new ShardReport(store, messages, pump, pumpStore, group);
+        ShardReport report = new ShardReport(store, messages, store.far(), pump, pumpStore, group);
+        // far records wait in the intake's log: the API reads them back by position to show and act on them
+        IntakeReader intakeReader =
+                new IntakeReader(kafka.getIntakeTopic(), kafka.consumerProperties(), INTAKE_READ_MILLIS);
+        environment.lifecycle().manage(closing(intakeReader));
+        FarMessages farMessages = new FarMessages(
+                store.far(), messages, store.router(), intakeReader, new RecordTranslator(intakeSettings));
 
         environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
         environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));
@@ -266,7 +277,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.healthChecks().register("pump-lag", new PumpLagHealthCheck(report, api.maxPumpLagMillis()));
         environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
         environment.healthChecks().register("far-tier", new FarTierHealthCheck(far::state, thawMetrics));
-        ShardGauges.register(metrics, store);
+        ShardGauges.register(metrics, store, store.far());
         OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
         environment
                 .admin()
@@ -307,7 +318,12 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment
                 .jersey()
                 .register(new MessagesResource(
-                        store, messages, api, config.getIntake().getMaxDelay().toMilliseconds(), metrics));
+                        store,
+                        messages,
+                        farMessages,
+                        api,
+                        config.getIntake().getMaxDelay().toMilliseconds(),
+                        metrics));
         environment.jersey().register(new ShardsResource(report));
         environment.jersey().register(deadletter);
         RulesReport rules = RulesPart.wire(config, environment, admin, deadletterMeters, clock); // started last

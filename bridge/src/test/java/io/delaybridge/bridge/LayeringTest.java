@@ -59,7 +59,8 @@ class LayeringTest {
             layer("thaw", ours("store", "intake", "delivery", "faults"), MANAGED, KAFKA),
             layer("rules", ours("delivery"), MANAGED, KAFKA, "com.fasterxml.jackson.."),
             // health checks and the group view read the broker (admin client, group offsets), the rules' report the
-            // state of their stream threads
+            // state of their stream threads; the far tier's views read far records back from the intake by position
+            // (a consumer without a group, its byte-array deserializers) and translate them as the intake did
             layer(
                     "admin",
                     ours("store", "intake", "pump", "delivery", "rules"),
@@ -69,6 +70,7 @@ class LayeringTest {
                     "org.apache.kafka.clients.admin..",
                     "org.apache.kafka.clients.consumer",
                     "org.apache.kafka.common",
+                    "org.apache.kafka.common.serialization",
                     "org.apache.kafka.streams"),
             layer(
                     "admin.api",
