@@ -83,6 +83,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
     private static final long TOPIC_KNOWN_MILLIS = 60_000;
     /** How long a target topic found missing is believed missing; a topic created meanwhile is seen this late. */
     private static final long TOPIC_MISSING_MILLIS = 5_000;
+    /** The thaw's window when {@code intake.hotWindow} is off: far records written before thaw as with the default. */
+    private static final long THAW_WINDOW_WHEN_OFF_MILLIS = 3_600_000;
     /** How long the group's view (members, committed offsets) is reused by the status page and gauges. */
     private static final long GROUP_VIEW_MILLIS = 2_000;
 
@@ -219,7 +221,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         producer,
                         deadletterMeters,
                         thawMetrics,
-                        intakeSettings.hotWindowMillis()));
+                        // with the far tier off, records written far before still thaw by their hours, not at once
+                        far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS));
 
         IntakeLoop intake = new IntakeLoop(
                 kafka.consumerProperties(),
