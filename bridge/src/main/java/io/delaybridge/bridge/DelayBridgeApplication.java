@@ -5,7 +5,6 @@ import io.delaybridge.bridge.admin.ClockSkewHealthCheck;
 import io.delaybridge.bridge.admin.FarMessages;
 import io.delaybridge.bridge.admin.GroupView;
 import io.delaybridge.bridge.admin.IncarnationHealthCheck;
-import io.delaybridge.bridge.admin.IntakeReader;
 import io.delaybridge.bridge.admin.KafkaHealthCheck;
 import io.delaybridge.bridge.admin.OperationsGauges;
 import io.delaybridge.bridge.admin.PipelineHealthCheck;
@@ -36,6 +35,7 @@ import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.PartitionListener;
 import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.intake.RetentionWatch;
@@ -56,6 +56,7 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
 import jakarta.servlet.DispatcherType;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
@@ -78,7 +79,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
     /** How long one admin-client call (a topic lookup, a health probe, the group's offsets) may take. */
     private static final long ADMIN_CALL_MILLIS = 5_000;
     /** How long the API reads far records back from the intake, per request. */
-    private static final long INTAKE_READ_MILLIS = 15_000;
+    private static final Duration INTAKE_READ = Duration.ofSeconds(15);
     /** How long a target topic known to exist, and its partition count, are trusted before they are looked up again. */
     private static final long TOPIC_KNOWN_MILLIS = 60_000;
     /** How long a target topic found missing is believed missing; a topic created meanwhile is seen this late. */
@@ -216,7 +217,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         store.far(),
                         store::now,
                         pump::ownedEpochs,
-                        kafka.offsetReaderProperties(),
+                        kafka.offsetReaderProperties("thaw"),
                         intakeSettings,
                         producer,
                         deadletterMeters,
@@ -265,11 +266,11 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, GROUP_VIEW_MILLIS, ADMIN_CALL_MILLIS);
         ShardReport report = new ShardReport(store, messages, store.far(), pump, pumpStore, group);
         // far records wait in the intake's log: the API reads them back by position to show and act on them
-        IntakeReader intakeReader =
-                new IntakeReader(kafka.getIntakeTopic(), kafka.consumerProperties(), INTAKE_READ_MILLIS);
+        OffsetReader intakeReader =
+                new OffsetReader(kafka.offsetReaderProperties("api"), kafka.getIntakeTopic(), INTAKE_READ);
         environment.lifecycle().manage(closing(intakeReader));
         FarMessages farMessages = new FarMessages(
-                store.far(), messages, store.router(), intakeReader, new RecordTranslator(intakeSettings));
+                store.far(), messages, store.router(), intakeReader, INTAKE_READ, new RecordTranslator(intakeSettings));
 
         environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
         environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.admin;
 
+import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarStore;
@@ -10,6 +11,7 @@ import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.schemas.Envelope;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,14 +20,23 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.KafkaException;
 
 /**
  * The operator's side of the far tier (docs/redis-store.md, "The far tier"): finds a far record by id, thaws one ahead
  * of its hour so that the hot operations (fire-now, reschedule) apply to it, and picks the far records of a target
  * for a bulk cancel. Redis holds only a far record's position and due time; its target, key, value and headers are
- * read back from the intake ({@link IntakeReader}) and translated as the intake translated them.
+ * read back from the intake ({@link OffsetReader}: shared by the API's requests, one read at a time, each within a
+ * time limit) and translated as the intake translated them.
  */
 public final class FarMessages {
+
+    /** The intake could not be read within the time given, or failed. */
+    public static final class IntakeReadException extends RuntimeException {
+        IntakeReadException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
 
     /**
      * A record waiting in the far tier.
@@ -48,15 +59,23 @@ public final class FarMessages {
     private final FarStore far;
     private final MessageAdmin messages;
     private final ShardRouter router;
-    private final IntakeReader intake;
+    private final OffsetReader intake;
+    private final Duration readTimeout;
     private final RecordTranslator translator;
 
+    /** @param readTimeout how long one request's read of the intake may take in all */
     public FarMessages(
-            FarStore far, MessageAdmin messages, ShardRouter router, IntakeReader intake, RecordTranslator translator) {
+            FarStore far,
+            MessageAdmin messages,
+            ShardRouter router,
+            OffsetReader intake,
+            Duration readTimeout,
+            RecordTranslator translator) {
         this.far = far;
         this.messages = messages;
         this.router = router;
         this.intake = intake;
+        this.readTimeout = readTimeout;
         this.translator = translator;
     }
 
@@ -79,7 +98,7 @@ public final class FarMessages {
                     || far.farHours(shard, Long.MAX_VALUE).isEmpty()) {
                 return Optional.empty(); // no far entries at all: no intake read
             }
-            ConsumerRecord<byte[], byte[]> record = intake.read(shard, place.offset());
+            ConsumerRecord<byte[], byte[]> record = read(shard, place.offset());
             FarMessage message = record == null ? null : translate(id, shard, record);
             if (message == null
                     || message.dueAt() < 0
@@ -96,7 +115,7 @@ public final class FarMessages {
         FarStore.FarVersion v = version.get();
         int shard = router.shardOf(id);
         if (readRecord) {
-            ConsumerRecord<byte[], byte[]> record = intake.read(v.partition(), v.offset());
+            ConsumerRecord<byte[], byte[]> record = read(v.partition(), v.offset());
             FarMessage message = record == null ? null : translate(id, shard, record);
             if (message != null) {
                 return Optional.of(message);
@@ -163,13 +182,11 @@ public final class FarMessages {
      * far drop is as new as its record.
      */
     public List<String> idsFor(int shard, List<FarEntry> entries, String target) {
-        List<IntakeReader.Position> positions = new ArrayList<>(entries.size());
-        entries.forEach(e -> positions.add(new IntakeReader.Position(e.partition(), e.offset())));
-        Map<IntakeReader.Position, ConsumerRecord<byte[], byte[]>> records = intake.read(positions);
+        Map<OffsetReader.Position, ConsumerRecord<byte[], byte[]>> records =
+                read(entries.stream().map(OffsetReader.Position::of).toList());
         List<String> ids = new ArrayList<>();
         for (FarEntry entry : entries) {
-            ConsumerRecord<byte[], byte[]> record =
-                    records.get(new IntakeReader.Position(entry.partition(), entry.offset()));
+            ConsumerRecord<byte[], byte[]> record = records.get(OffsetReader.Position.of(entry));
             if (record == null) {
                 continue;
             }
@@ -184,6 +201,28 @@ public final class FarMessages {
             }
         }
         return ids;
+    }
+
+    /** The record at one intake position, or null if the log does not hold it. */
+    private ConsumerRecord<byte[], byte[]> read(int partition, long offset) {
+        OffsetReader.Position position = new OffsetReader.Position(partition, offset);
+        return read(List.of(position)).get(position);
+    }
+
+    /**
+     * The records at {@code positions} that the log holds.
+     *
+     * @throws IntakeReadException if the intake is not read within the time given, or fails
+     */
+    private Map<OffsetReader.Position, ConsumerRecord<byte[], byte[]>> read(List<OffsetReader.Position> positions) {
+        if (positions.isEmpty()) {
+            return Map.of();
+        }
+        try {
+            return intake.read(positions, readTimeout);
+        } catch (KafkaException e) {
+            throw new IntakeReadException("could not read the intake " + intake.topic() + ": " + e.getMessage(), e);
+        }
     }
 
     /** Whether the thaw drops a default id's far record of this timestamp (the rule of {@code schedule.lua}). */

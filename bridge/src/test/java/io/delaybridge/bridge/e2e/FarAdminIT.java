@@ -10,8 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delaybridge.bridge.admin.IntakeReader;
 import io.delaybridge.bridge.config.IntakeFactory;
+import io.delaybridge.bridge.config.KafkaFactory;
+import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.PositionMark;
@@ -37,7 +38,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -81,7 +81,7 @@ class FarAdminIT {
     private static KafkaClient kafka;
     private static TestBridge bridge;
     private static RedisDelayStore store;
-    private static IntakeReader reader;
+    private static OffsetReader reader;
     private static RecordTranslator translator;
     private static KafkaClient.Collector delivered;
     private static String target;
@@ -129,9 +129,10 @@ class FarAdminIT {
                         ConfigOverride.config("api.token", Http.TOKEN))
                 .start();
         app = bridge.support().getLocalPort();
-        Properties consumer = new Properties();
-        consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap());
-        reader = new IntakeReader(names.intake(), consumer, 15_000);
+        KafkaFactory factory = new KafkaFactory();
+        factory.setBootstrapServers(servers.kafkaBootstrap());
+        factory.setGroupId(names.group());
+        reader = new OffsetReader(factory.offsetReaderProperties("test"), names.intake(), Duration.ofSeconds(15));
         translator = new RecordTranslator(new IntakeFactory().build(names.intake(), names.deadletter()));
         delivered = kafka.collect(target, bulkTarget, bulkOther);
         await().atMost(Duration.ofSeconds(30)).until(() -> {
@@ -224,7 +225,9 @@ class FarAdminIT {
     private static WriteResult thawAsItsHourWould(Far f) throws Exception {
         int shard = router.shardOf(f.id());
         long epoch = new RedisMessageAdmin(store).epoch(shard).orElseThrow();
-        ConsumerRecord<byte[], byte[]> record = reader.read(f.partition(), f.offset());
+        OffsetReader.Position position = new OffsetReader.Position(f.partition(), f.offset());
+        ConsumerRecord<byte[], byte[]> record =
+                reader.read(List.of(position), Duration.ofSeconds(15)).get(position);
         assertNotNull(record, "the intake still holds " + f);
         WriteOp.Schedule op = (WriteOp.Schedule) translator.translate(record).op();
         return store.far()

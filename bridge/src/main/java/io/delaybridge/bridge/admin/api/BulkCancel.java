@@ -1,7 +1,6 @@
 package io.delaybridge.bridge.admin.api;
 
 import io.delaybridge.bridge.admin.FarMessages;
-import io.delaybridge.bridge.admin.IntakeReader;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.MessageAdmin;
@@ -73,7 +72,7 @@ final class BulkCancel {
                     farHour(shard, hour);
                 }
             }
-        } catch (IntakeReader.IntakeReadException e) {
+        } catch (FarMessages.IntakeReadException e) {
             farError = e.getMessage(); // what was cancelled so far stays cancelled, and is reported
         }
         return this;

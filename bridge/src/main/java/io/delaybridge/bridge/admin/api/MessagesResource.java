@@ -4,7 +4,6 @@ import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.admin.Audit;
 import io.delaybridge.bridge.admin.FarMessages;
 import io.delaybridge.bridge.admin.FarMessages.FarMessage;
-import io.delaybridge.bridge.admin.IntakeReader;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.MessageAdmin.RescheduleResult;
@@ -235,7 +234,7 @@ public final class MessagesResource {
     private Optional<FarMessage> farFind(String id, boolean readRecord) {
         try {
             return far.find(id, readRecord);
-        } catch (IntakeReader.IntakeReadException e) {
+        } catch (FarMessages.IntakeReadException e) {
             throw intakeUnavailable(e);
         }
     }
@@ -243,12 +242,12 @@ public final class MessagesResource {
     private boolean farThaw(String id) {
         try {
             return far.thaw(id).isPresent();
-        } catch (IntakeReader.IntakeReadException e) {
+        } catch (FarMessages.IntakeReadException e) {
             throw intakeUnavailable(e);
         }
     }
 
-    static ApiException intakeUnavailable(IntakeReader.IntakeReadException e) {
+    static ApiException intakeUnavailable(FarMessages.IntakeReadException e) {
         return ApiException.status(
                 503, "the far tier's records are read from the intake, which failed: " + e.getMessage());
     }
