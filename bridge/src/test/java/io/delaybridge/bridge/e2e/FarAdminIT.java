@@ -248,7 +248,8 @@ class FarAdminIT {
                 thawed == WriteResult.STORED || thawed == WriteResult.REPLACED,
                 "the hour's thaw stored a record already delivered: " + thawed);
         // the delivery is seen before the pump's ack (batched) removes the message from the in-flight set
-        await().atMost(Duration.ofSeconds(10)).until(() -> get(app, "/messages/" + f.id()).status() == 404);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> get(app, "/messages/" + f.id()).status() == 404);
         await().during(Duration.ofSeconds(2))
                 .atMost(Duration.ofSeconds(4))
                 .until(() -> deliveredWithKey(f).size() == 1);
