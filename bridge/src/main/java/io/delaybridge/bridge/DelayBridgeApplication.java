@@ -193,7 +193,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.lifecycle().manage(pump);
 
         // records due beyond intake.hotWindow wait in the intake's log while its retention keeps them: the watch reads
-        // it first (started before the intake polls), then every intake.retentionCheckInterval
+        // it at once on its own thread (start-up does not wait), then every intake.retentionCheckInterval
         FarPolicy far = new FarPolicy(intakeSettings.hotWindowMillis(), clock);
         if (far.windowOn()) {
             environment
