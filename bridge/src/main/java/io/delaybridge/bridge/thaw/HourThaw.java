@@ -11,8 +11,11 @@ import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -38,6 +41,8 @@ final class HourThaw {
 
     private static final Logger LOG = LoggerFactory.getLogger(HourThaw.class);
     private static final long SEND_TIMEOUT_SECONDS = 30;
+    /** Slices stored in Redis while the next is fetched: enough to keep both busy, few enough to bound the heap. */
+    private static final int MAX_SLICES_STORING = 3;
 
     private final FarStore far;
     private final OffsetReader reader;
@@ -85,21 +90,35 @@ final class HourThaw {
         while (true) {
             FarHour read = far.readFar(shard, hour, from);
             List<FarEntry> entries = read.entries();
-            int i = 0;
-            while (i < entries.size()) {
-                if (!running.getAsBoolean()) {
-                    return false;
+            // the next slice is fetched from the intake while the ones before it are stored in Redis: the thaw's
+            // rate is its round trips', not its CPU's. The store calls go over one connection in order, so they
+            // apply as one after the other would; all are done before the hour goes.
+            Deque<CompletableFuture<Void>> storing = new ArrayDeque<>();
+            try {
+                int i = 0;
+                while (i < entries.size()) {
+                    if (!running.getAsBoolean()) {
+                        return false;
+                    }
+                    List<OffsetReader.Position> slice =
+                            entries.subList(i, FetchPlan.sliceEnd(entries, i, maxRecords)).stream()
+                                    .map(OffsetReader.Position::of)
+                                    .toList();
+                    OffsetReader.Fetched fetched = reader.fetch(slice);
+                    if (!fetched.lost().isEmpty()) {
+                        metrics.lost(shard, hour, fetched.lost());
+                    }
+                    storing.add(store(shard, epoch, fetched.records()));
+                    while (storing.size() > MAX_SLICES_STORING) {
+                        join(storing.poll());
+                    }
+                    i += fetched.covered();
                 }
-                List<OffsetReader.Position> slice =
-                        entries.subList(i, FetchPlan.sliceEnd(entries, i, maxRecords)).stream()
-                                .map(OffsetReader.Position::of)
-                                .toList();
-                OffsetReader.Fetched fetched = reader.fetch(slice);
-                if (!fetched.lost().isEmpty()) {
-                    metrics.lost(shard, hour, fetched.lost());
+                while (!storing.isEmpty()) {
+                    join(storing.poll());
                 }
-                store(shard, epoch, fetched.records());
-                i += fetched.covered();
+            } finally {
+                storing.forEach(f -> f.cancel(false)); // a failure: the hour stays and is thawed again
             }
             long left = far.farThawed(shard, epoch, hour, read.length(), hour * FarEntry.HOUR_MILLIS - maxDelayMillis);
             if (left == 0) {
@@ -109,8 +128,19 @@ final class HourThaw {
         }
     }
 
-    /** Translates {@code records} and stores them hot; refusals are deadlettered first. */
-    private void store(int shard, long epoch, List<ConsumerRecord<byte[], byte[]>> records) {
+    private static void join(CompletableFuture<Void> stored) {
+        try {
+            stored.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    /**
+     * Translates {@code records} and starts storing them hot; refusals are deadlettered first. The future completes
+     * once Redis stored them.
+     */
+    private CompletableFuture<Void> store(int shard, long epoch, List<ConsumerRecord<byte[], byte[]>> records) {
         List<WriteOp.Schedule> ops = new ArrayList<>(records.size());
         List<ConsumerRecord<byte[], byte[]>> refused = new ArrayList<>();
         List<ContractViolation> reasons = new ArrayList<>();
@@ -133,14 +163,9 @@ final class HourThaw {
         }
         deadletter(refused, reasons);
         if (ops.isEmpty()) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
-        try {
-            far.thaw(shard, epoch, ops).join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause : e;
-        }
-        metrics.thawed.mark(ops.size());
+        return far.thaw(shard, epoch, ops).thenAccept(results -> metrics.thawed.mark(ops.size()));
     }
 
     /** Writes far records the settings now refuse to the deadletter topic, with their reason, and waits for it. */
