@@ -85,11 +85,31 @@ class FarDeleteTest {
         assertEquals(List.of((1L << 32) | 0xFFFF_FFFFL), offsets.get(0xFFFF));
     }
 
-    /** A line as the bridge's thaw writes it (ThawMetrics#lost), copied from a campaign's bridge log. */
+    /** A line as the bridge's thaw writes it (ThawMetrics#lost), shortened. */
     private static final String LINE = "ERROR [2026-11-25 16:41:07,123] io.delaybridge.bridge.thaw.ThawMetrics: 7 far"
             + " records of shard 3 (due in the hour from 2026-11-25T16:00:00Z) are gone from intake partition 3,"
             + " offsets 100-104, 107, 110: deleted by retention or an operator before they were thawed; they will"
             + " not be delivered";
+
+    /** Copied from a bridge's log in the campaign {@code --records 20000 --rate 500 --hot-window 2s --faults
+     * delete-far=1,kill=1}. */
+    private static final String CAMPAIGN_LINE =
+            "ERROR [2026-11-25 16:05:58,218] io.delaybridge.bridge.thaw.ThawMetrics:"
+                    + " 359 far records of shard 6 (due in the hour from 2026-11-25T16:00:00Z) are gone from intake partition"
+                    + " 6, offsets 1-17, 19, 21-22, 24-44, 46-53, 55, 57, 59, 61-66, 69-72, 74, 76, 78-79, 82-85, 87-89, 92-93,"
+                    + " 96, 99, 101-105, 107-113, and 270 more offsets: deleted by retention or an operator before they were"
+                    + " thawed; they will not be delivered";
+
+    @Test
+    void readsALineTheBridgeWrote() {
+        FarLossLog.Report report = FarLossLog.parse(CAMPAIGN_LINE).orElseThrow();
+        assertEquals(6, report.partition());
+        assertEquals(20, report.ranges().size(), "the thaw names 20 ranges at most");
+        assertEquals(270, report.more());
+        assertEquals(113, report.lastNamed());
+        long named = report.ranges().stream().mapToLong(r -> r[1] - r[0] + 1).sum();
+        assertEquals(report.count(), named + report.more(), "named and counted make the line's count");
+    }
 
     @Test
     void parsesTheThawsErrorLines() {
@@ -116,6 +136,19 @@ class FarDeleteTest {
 
         assertEquals(Optional.empty(), FarLossLog.parse(LINE.replace("ERROR", "INFO")));
         assertEquals(Optional.empty(), FarLossLog.parse("ERROR something else went wrong"));
+    }
+
+    @Test
+    void readsEveryBridgeLogInTheDirectory(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Files.writeString(
+                dir.resolve("bridge-1.log"), "INFO  [x] started\n" + CAMPAIGN_LINE + "\nWARN  [x] later\n");
+        java.nio.file.Files.writeString(dir.resolve("bridge-2.log"), LINE + "\n");
+        java.nio.file.Files.writeString(dir.resolve("notes.txt"), LINE + "\n");
+        List<FarLossLog.Report> reports = FarLossLog.read(dir);
+        assertEquals(
+                List.of(6, 3),
+                reports.stream().map(FarLossLog.Report::partition).toList());
+        assertEquals(List.of(), FarLossLog.read(dir.resolve("absent")));
     }
 
     private static FarLossCheck.Lost lost(int n, int partition, long offset) {
