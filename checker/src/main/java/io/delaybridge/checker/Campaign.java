@@ -56,6 +56,7 @@ final class Campaign {
     }
 
     CampaignReport run() throws Exception {
+        options.check(); // options built in code, not parsed, pass here too
         long began = System.nanoTime();
         Path dir = options.workDir().toAbsolutePath();
         TempDirs.deleteRecursively(dir);
