@@ -28,6 +28,9 @@ final class Campaign {
     static final String INTAKE = "campaign-intake";
     static final String DEADLETTER = "campaign-deadletter";
     static final String KEY_PREFIX = "dq";
+    static final String GROUP = "campaign-bridges";
+    /** While records are missing after a delete-far, the drain reads the bridges' logs at most this often. */
+    private static final long FAR_LOSS_READ_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** Pump and intake bounds written into the bridges' configuration; they bound the duplicates of one crash. */
     static final int MAX_IN_FLIGHT = 1000;
     /** The bridges' intake.expressBufferRecords (the shipped default): express records uncommitted, at most. */
@@ -53,6 +56,7 @@ final class Campaign {
     }
 
     CampaignReport run() throws Exception {
+        options.check(); // options built in code, not parsed, pass here too
         long began = System.nanoTime();
         Path dir = options.workDir().toAbsolutePath();
         TempDirs.deleteRecursively(dir);
@@ -95,9 +99,15 @@ final class Campaign {
         DeliveryLedger ledger = new DeliveryLedger(options.records(), INTAKE);
         DeliveryWatch watch =
                 new DeliveryWatch(broker.bootstrapServers(), targets, DEADLETTER, ledger, options.exactlyOnce());
-        FaultInjector faults = new FaultInjector(options, fleet, broker, redis, random.split());
+        FarDeleter farDeleter = new FarDeleter(
+                broker.bootstrapServers(),
+                ledger,
+                redis::masterUris,
+                options.partitions(),
+                options.faults().containsKey(Fault.DELETE_FAR) ? options.hotWindowMillis() : 0);
+        FaultInjector faults = new FaultInjector(options, fleet, broker, redis, farDeleter, random.split());
         IntakeLoad load = new IntakeLoad(
-                broker.bootstrapServers(), INTAKE, targets, plan, ledger, options.rate(), faults::crashPointsDone);
+                broker.bootstrapServers(), INTAKE, targets, plan, ledger, options.rate(), faults::trafficFaultsDone);
 
         PendingSpread spread = new PendingSpread(redis::masterUris, KEY_PREFIX, INTAKE);
         Thread spreadThread = start(spread, "pending-spread");
@@ -119,7 +129,8 @@ final class Campaign {
         }
         fleet.restore(options.bridges());
 
-        // Drain: every acknowledged record arrived and Redis holds nothing, or the deadline passed.
+        // Drain: every acknowledged record arrived (or, after a delete-far, a bridge reported it lost) and Redis holds
+        // nothing, or the deadline passed.
         long drainDeadline = System.nanoTime()
                 + options.maxDelay()
                         .plus(options.lease().multipliedBy(3))
@@ -127,9 +138,18 @@ final class Campaign {
                         .toNanos();
         RedisLeftovers afterDrain = RedisLeftovers.read(redis.masterUris(), KEY_PREFIX, INTAKE);
         long lastProgress = System.nanoTime();
-        while ((ledger.missing() > 0 || !afterDrain.empty()) && System.nanoTime() < drainDeadline) {
+        long lastLossRead = System.nanoTime() - FAR_LOSS_READ_NANOS;
+        long unaccounted = ledger.missing();
+        while ((unaccounted > 0 || !afterDrain.empty()) && System.nanoTime() < drainDeadline) {
             Thread.sleep(500);
             afterDrain = RedisLeftovers.read(redis.masterUris(), KEY_PREFIX, INTAKE);
+            unaccounted = ledger.missing();
+            if (unaccounted > 0
+                    && !farDeleter.deletions().isEmpty()
+                    && System.nanoTime() - lastLossRead > FAR_LOSS_READ_NANOS) {
+                unaccounted = farLoss(ledger, farDeleter).check().silent();
+                lastLossRead = System.nanoTime();
+            }
             if (System.nanoTime() - lastProgress > TimeUnit.SECONDS.toNanos(10)) {
                 progress("draining, redis " + afterDrain, load, watch, ledger);
                 lastProgress = System.nanoTime();
@@ -152,6 +172,7 @@ final class Campaign {
                 ledger,
                 load,
                 faults,
+                farDeleter,
                 afterDrain,
                 afterStop,
                 statuses,
@@ -178,6 +199,7 @@ final class Campaign {
             DeliveryLedger ledger,
             IntakeLoad load,
             FaultInjector faults,
+            FarDeleter farDeleter,
             RedisLeftovers afterDrain,
             RedisLeftovers afterStop,
             Map<String, Integer> statuses,
@@ -233,6 +255,10 @@ final class Campaign {
         if (options.exactlyOnce()) {
             bound = 0; // read_committed: no crash window may show a record twice
         }
+        FarLoss farLoss = farLoss(ledger, farDeleter);
+        if (farLoss.check().reported().size() + farLoss.check().silent() != lost) {
+            throw new IllegalStateException("the far-loss check sorted " + farLoss + " of " + lost + " lost records");
+        }
         if (ledger.strangers() > 0) {
             notes.add(ledger.strangers() + " records in the target topics were not written by this campaign");
         }
@@ -251,6 +277,7 @@ final class Campaign {
                 deadlettered,
                 ledger.wrongIds(),
                 ledger.wrongIdExamples(),
+                farLoss,
                 CampaignReport.percentiles(java.util.Arrays.copyOf(lateness, measured)),
                 byFault.byKind(),
                 options.faults().isEmpty() ? Map.of() : injectedOrPlanned(injected),
@@ -263,6 +290,48 @@ final class Campaign {
                 spread,
                 paths,
                 (System.nanoTime() - began) / 1e9);
+    }
+
+    /** Sorts the lost records into reported (delete-far, named in the bridges' logs) and silent ones. */
+    private FarLoss farLoss(DeliveryLedger ledger, FarDeleter farDeleter) {
+        List<FarLossCheck.Lost> lost = new ArrayList<>();
+        Map<Long, Integer> byPosition = new java.util.HashMap<>();
+        for (int n = 0; n < ledger.records(); n++) {
+            if (!ledger.isAcknowledged(n)) {
+                continue;
+            }
+            if (ledger.copies(n) == 0) {
+                lost.add(new FarLossCheck.Lost(n, ledger.intakePartition(n), ledger.intakeOffset(n)));
+            } else {
+                byPosition.put(position(ledger.intakePartition(n), ledger.intakeOffset(n)), n);
+            }
+        }
+        List<FarLossLog.Report> reports =
+                FarLossLog.read(options.workDir().toAbsolutePath().resolve("bridges"));
+        // named lost by a bridge, yet delivered: a false alarm (not a loss), counted for the report
+        long namedButArrived = 0;
+        for (Map.Entry<Integer, List<long[]>> e :
+                FarLossCheck.namedRanges(reports).entrySet()) {
+            java.util.Set<Long> seen = new java.util.HashSet<>();
+            for (long[] range : e.getValue()) {
+                for (long offset = range[0]; offset <= range[1]; offset++) {
+                    if (byPosition.containsKey(position(e.getKey(), offset)) && seen.add(offset)) {
+                        namedButArrived++;
+                    }
+                }
+            }
+        }
+        return new FarLoss(
+                FarLossCheck.classify(lost, farDeleter.deletedBefore(), reports),
+                farDeleter.deletions().stream()
+                        .map(FarDeleter.Deletion::describe)
+                        .toList(),
+                reports.size(),
+                namedButArrived);
+    }
+
+    private static long position(int partition, long offset) {
+        return ((long) partition << 48) | offset;
     }
 
     private Map<Fault, Integer> injectedOrPlanned(Map<Fault, Integer> injected) {
@@ -295,7 +364,7 @@ final class Campaign {
                   bootstrapServers: ${KAFKA_BOOTSTRAP_SERVERS}
                   intakeTopic: %s
                   deadletterTopic: %s
-                  groupId: campaign-bridges
+                  groupId: %s
                   createTopics: true
                   intakePartitions: %d
                   replicationFactor: 1
@@ -345,6 +414,7 @@ final class Campaign {
                 """.formatted(
                         INTAKE,
                         DEADLETTER,
+                        GROUP,
                         options.partitions(),
                         MAX_POLL_RECORDS,
                         KEY_PREFIX,

@@ -23,7 +23,9 @@ import java.util.Map;
  *   --faults LIST        comma-separated KIND=COUNT, or none, or full:
  *                        crash-store, crash-claim, crash-send (named crash points), kill (kill -9 at random),
  *                        redis (kill -9 + restart; on a cluster, of a master), broker (kill -9 + restart),
- *                        rebalance (add a bridge, remove it gracefully), zombie (SIGSTOP longer than the lease, then SIGCONT).
+ *                        rebalance (add a bridge, remove it gracefully), zombie (SIGSTOP longer than the lease, then SIGCONT),
+ *                        delete-far (deleteRecords on an intake partition below far records still waiting; needs
+ *                        --hot-window; loses those records on purpose: they must be reported, never silent; not in full).
  *                        full = crash-store=5,crash-claim=5,crash-send=5,kill=5,redis=5,broker=3,rebalance=10,zombie=5
  *   --fault-gap D        pause between faults (default 5s)
  *   --rebalance-hold D   how long an added bridge stays (default 30s)
@@ -238,7 +240,22 @@ public record CampaignOptions(
                             + "; see the Javadoc of CampaignOptions or README.md, section Fault campaign");
             };
         }
+        o.check();
         return o;
+    }
+
+    /** Refuses combinations that cannot run: delete-far without a far tier to delete from. */
+    void check() {
+        if (faults.containsKey(Fault.DELETE_FAR) && (hotWindow.isEmpty() || hotWindow.equals("off"))) {
+            throw new IllegalArgumentException("--faults delete-far needs --hot-window (e.g. --hot-window 2s): it"
+                    + " deletes intake records whose far entries still wait, and with the shipped hot window of an"
+                    + " hour the campaign's records of seconds are all hot");
+        }
+    }
+
+    /** The hot window in milliseconds; only with {@code --hot-window} set. */
+    long hotWindowMillis() {
+        return DelayText.parseDelayMillis(hotWindow);
     }
 
     public CampaignOptions withRecords(int n) {

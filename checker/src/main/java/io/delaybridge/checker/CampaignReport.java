@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The figures of one campaign and whether the guarantees held: nothing lost, nothing early, every copy with its
+ * The figures of one campaign and whether the guarantees held: nothing lost silently (a record {@code delete-far}
+ * deleted while it waited far is lost on purpose, and must be reported by a bridge), nothing early, every copy with its
  * own delay-id, nothing left in Redis, and duplicates no more than the crash windows allow (none without faults or
  * with graceful rebalances only).
  */
@@ -25,6 +26,7 @@ record CampaignReport(
         long deadlettered,
         long wrongIds,
         List<String> wrongIdExamples,
+        FarLoss farLoss,
         long[] latenessPercentiles,
         List<String> lateByFault,
         Map<Fault, Integer> faults,
@@ -42,13 +44,27 @@ record CampaignReport(
 
     /** Whether only faults that end nothing abruptly ran: then not a single duplicate is allowed. */
     boolean gracefulOnly() {
-        return faults.keySet().stream().allMatch(f -> f == Fault.REBALANCE);
+        return faults.keySet().stream().allMatch(f -> f == Fault.REBALANCE || f == Fault.DELETE_FAR);
+    }
+
+    /** Lost records a bridge reported, below a point delete-far deleted up to. */
+    long reportedLost() {
+        return farLoss.check().reported().size();
+    }
+
+    /** Lost records no bridge reported, or that no deletion explains. */
+    long silentLost() {
+        return lost - reportedLost();
     }
 
     List<String> violations() {
         List<String> v = new ArrayList<>();
-        if (lost > 0) {
-            v.add(lost + " acknowledged records never arrived");
+        if (silentLost() > 0) {
+            long below = farLoss.check().silentBelowDeletion().size();
+            v.add(silentLost() + " acknowledged records never arrived"
+                    + (below > 0
+                            ? " and no bridge reported them lost (" + below + " of them below a delete-far point)"
+                            : reportedLost() > 0 ? " besides those the bridges reported lost" : ""));
         }
         if (early > 0) {
             v.add(early + " records arrived before they were due");
@@ -111,6 +127,22 @@ record CampaignReport(
                 records, sent, acknowledged, sendFailures));
         sb.append("faults:         ").append(Fault.describe(faults)).append('\n');
         sb.append(String.format("lost:           %,d%n", lost));
+        if (faults.containsKey(Fault.DELETE_FAR)) {
+            sb.append(String.format(
+                    "  reported lost (delete-far): %,d (below a deletion point, named by a bridge's ERROR; %d such"
+                            + " lines logged)%n",
+                    reportedLost(), farLoss.errorLines()));
+            farLoss.deletions().forEach(d -> sb.append("    ").append(d).append('\n'));
+            if (farLoss.namedButArrived() > 0) {
+                sb.append(String.format(
+                        "    %,d records named lost by a bridge arrived all the same (a false alarm, not a loss)%n",
+                        farLoss.namedButArrived()));
+            }
+        }
+        sb.append(String.format("  silent lost:    %,d%n", silentLost()));
+        farLoss.check()
+                .silentExamples(5)
+                .forEach(e -> sb.append("                ").append(e).append('\n'));
         sb.append(String.format(
                 "duplicates:     %,d extra copies of %,d records (allowed: %s)%n",
                 duplicates,

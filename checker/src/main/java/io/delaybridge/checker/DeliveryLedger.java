@@ -63,6 +63,14 @@ final class DeliveryLedger {
         return dueAt.get(n);
     }
 
+    int intakePartition(int n) {
+        return intakePartition.get(n);
+    }
+
+    long intakeOffset(int n) {
+        return intakeOffset.get(n);
+    }
+
     /** The delay-id the bridge gives record {@code n} by default: {@code <intake topic>-<partition>-<offset>}. */
     String expectedDelayId(int n) {
         return intakeTopic + "-" + intakePartition.get(n) + "-" + intakeOffset.get(n);

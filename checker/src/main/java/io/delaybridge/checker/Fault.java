@@ -26,7 +26,12 @@ public enum Fault {
     /** A bridge joins the group and leaves it gracefully (SIGTERM) after the rebalance hold. */
     REBALANCE(null),
     /** SIGSTOP of a bridge for longer than its lease, then SIGCONT. */
-    ZOMBIE(null);
+    ZOMBIE(null),
+    /**
+     * {@code deleteRecords} on one intake partition up to a point below which far records still wait (needs
+     * {@code --hot-window}): those records are lost on purpose, and every bridge that finds one gone must report it.
+     */
+    DELETE_FAR(null);
 
     private final CrashPoint crashPoint;
 
@@ -42,6 +47,16 @@ public enum Fault {
     /** Whether this fault ends a bridge without a graceful stop (its in-flight messages may be delivered twice). */
     public boolean killsABridge() {
         return crashPoint != null || this == KILL || this == ZOMBIE;
+    }
+
+    /** Whether this fault needs the load still running (a crash point to reach, far records to delete). */
+    public boolean needsTraffic() {
+        return crashPoint != null || this == DELETE_FAR;
+    }
+
+    /** Whether this fault loses acknowledged records on purpose (and the bridges must report them). */
+    public boolean losesRecords() {
+        return this == DELETE_FAR;
     }
 
     public String optionName() {

@@ -20,22 +20,25 @@ final class FaultInjector implements Runnable {
     private final BridgeFleet fleet;
     private final KafkaBroker broker;
     private final CampaignRedis redis;
+    private final FarDeleter farDeleter;
     private final SplittableRandom random;
     private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
     private final List<LatenessByFault.Window> windows = new ArrayList<>();
     private volatile Throwable failure;
-    private volatile boolean crashPointsDone;
+    private volatile boolean trafficFaultsDone;
 
     FaultInjector(
             CampaignOptions options,
             BridgeFleet fleet,
             KafkaBroker broker,
             CampaignRedis redis,
+            FarDeleter farDeleter,
             SplittableRandom random) {
         this.options = options;
         this.fleet = fleet;
         this.broker = broker;
         this.redis = redis;
+        this.farDeleter = farDeleter;
         this.random = random;
     }
 
@@ -48,11 +51,11 @@ final class FaultInjector implements Runnable {
             }
         });
         Collections.shuffle(schedule, new Random(options.seed()));
-        // Crash points need traffic to reach: spread them over the first half, while the producer still runs.
-        List<Fault> crashes =
-                schedule.stream().filter(f -> f.crashPoint() != null).toList();
-        List<Fault> others = new ArrayList<>(
-                schedule.stream().filter(f -> f.crashPoint() == null).toList());
+        // Crash points need traffic to reach, delete-far records still waiting far: spread them over the first half,
+        // while the producer still runs.
+        List<Fault> crashes = schedule.stream().filter(Fault::needsTraffic).toList();
+        List<Fault> others =
+                new ArrayList<>(schedule.stream().filter(f -> !f.needsTraffic()).toList());
         int half = (schedule.size() + 1) / 2;
         for (int i = 0; i < crashes.size(); i++) {
             others.add(
@@ -61,16 +64,19 @@ final class FaultInjector implements Runnable {
         return others;
     }
 
-    /** True once every crash-point fault has run (or the injector ended): the load need not hold traffic back. */
-    boolean crashPointsDone() {
-        return crashPointsDone;
+    /**
+     * True once every fault that needs traffic (crash points, delete-far) has run (or the injector ended): the load
+     * need not hold traffic back.
+     */
+    boolean trafficFaultsDone() {
+        return trafficFaultsDone;
     }
 
     @Override
     public void run() {
         List<Fault> schedule = schedule();
-        long crashesLeft = schedule.stream().filter(f -> f.crashPoint() != null).count();
-        crashPointsDone = crashesLeft == 0;
+        long crashesLeft = schedule.stream().filter(Fault::needsTraffic).count();
+        trafficFaultsDone = crashesLeft == 0;
         try {
             for (Fault fault : schedule) {
                 Thread.sleep(options.faultGap().toMillis());
@@ -86,8 +92,8 @@ final class FaultInjector implements Runnable {
                 System.out.printf(
                         "[fault] %-12s %s (%.1f s until every bridge was healthy again)%n",
                         fault.optionName(), what, (window.healthyMillis() - start) / 1e3);
-                if (fault.crashPoint() != null && --crashesLeft == 0) {
-                    crashPointsDone = true;
+                if (fault.needsTraffic() && --crashesLeft == 0) {
+                    trafficFaultsDone = true;
                 }
             }
         } catch (InterruptedException e) {
@@ -96,7 +102,7 @@ final class FaultInjector implements Runnable {
             failure = e;
             System.out.println("[fault] fault injection stopped: " + e);
         } finally {
-            crashPointsDone = true;
+            trafficFaultsDone = true;
         }
     }
 
@@ -138,6 +144,9 @@ final class FaultInjector implements Runnable {
                 victim.signal("CONT");
                 return "SIGSTOP " + victim + " for " + pause.toSeconds() + " s (lease "
                         + options.lease().toSeconds() + " s), then SIGCONT";
+            }
+            case DELETE_FAR -> {
+                return farDeleter.delete();
             }
             default -> throw new IllegalStateException("unknown fault " + fault);
         }

@@ -15,6 +15,16 @@ class CampaignReportTest {
 
     private static CampaignReport report(
             long lost, long duplicates, long early, Map<Fault, Integer> faults, RedisLeftovers leftovers) {
+        return report(lost, duplicates, early, faults, leftovers, FarLoss.NONE);
+    }
+
+    private static CampaignReport report(
+            long lost,
+            long duplicates,
+            long early,
+            Map<Fault, Integer> faults,
+            RedisLeftovers leftovers,
+            FarLoss farLoss) {
         return new CampaignReport(
                 "--records 10",
                 10,
@@ -30,6 +40,7 @@ class CampaignReportTest {
                 0,
                 0,
                 List.of(),
+                farLoss,
                 new long[] {1, 2, 3, 4},
                 List.of("kill         x1: 12 late > 1 s, max 9.0 s"),
                 faults,
@@ -50,6 +61,41 @@ class CampaignReportTest {
         assertFalse(report(1, 0, 0, Map.of(), EMPTY).passed());
         assertFalse(report(0, 0, 1, Map.of(), EMPTY).passed());
         assertFalse(report(0, 0, 0, Map.of(), new RedisLeftovers(0, 1, 1, 0)).passed());
+    }
+
+    private static FarLoss farLoss(int reported, int silentBelow, int silentElsewhere) {
+        java.util.function.IntFunction<List<FarLossCheck.Lost>> lost = k -> java.util.stream.IntStream.range(0, k)
+                .mapToObj(i -> new FarLossCheck.Lost(i, 3, 100 + i))
+                .toList();
+        return new FarLoss(
+                new FarLossCheck.Result(lost.apply(reported), lost.apply(silentBelow), lost.apply(silentElsewhere)),
+                List.of("deleteRecords intake partition 3 offsets 0-199"),
+                4,
+                0);
+    }
+
+    @Test
+    void recordsDeleteFarLostPassOnlyWhenABridgeReportedThem() {
+        Map<Fault, Integer> deleteFar = Map.of(Fault.DELETE_FAR, 1);
+        CampaignReport reported = report(3, 0, 0, deleteFar, EMPTY, farLoss(3, 0, 0));
+        assertTrue(reported.passed(), reported.render());
+        assertEquals(3, reported.reportedLost());
+        assertEquals(0, reported.silentLost());
+        assertTrue(reported.render().contains("reported lost (delete-far): 3"), reported.render());
+        assertTrue(reported.render().contains("silent lost:    0"), reported.render());
+
+        CampaignReport unreported = report(3, 0, 0, deleteFar, EMPTY, farLoss(2, 1, 0));
+        assertFalse(unreported.passed());
+        assertEquals(1, unreported.silentLost());
+        assertTrue(
+                unreported.violations().get(0).contains("no bridge reported them lost"),
+                unreported.violations().toString());
+        assertFalse(report(3, 0, 0, deleteFar, EMPTY, farLoss(2, 0, 1)).passed());
+        assertTrue(report(3, 0, 0, deleteFar, EMPTY, farLoss(2, 0, 1))
+                .render()
+                .contains("not below any delete-far point"));
+        // a deletion alone ends no bridge: no duplicate allowed
+        assertFalse(report(0, 1, 0, deleteFar, EMPTY, FarLoss.NONE).passed());
     }
 
     @Test
