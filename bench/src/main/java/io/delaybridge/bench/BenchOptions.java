@@ -28,6 +28,7 @@ final class BenchOptions {
             "backlog",
             "layouts",
             "far-layouts",
+            "far-thaw",
             "rules",
             "spring-retry");
 
@@ -35,16 +36,16 @@ final class BenchOptions {
     private static final Map<String, String> OPTION_ALIASES =
             Map.of("burst", "parked-records", "burst-intake-rate", "parked-intake-rate");
 
-    private enum Kind {
+    enum Kind {
         INT,
         TEXT,
         INT_LIST,
         BOOL
     }
 
-    private record Definition(String name, Kind kind, String fallback, String help) {}
+    record Definition(String name, Kind kind, String fallback, String help) {}
 
-    private static final List<Definition> DEFINITIONS = List.of(
+    private static final List<Definition> GENERAL = List.of(
             new Definition(
                     "scenario",
                     Kind.TEXT,
@@ -150,17 +151,6 @@ final class BenchOptions {
             new Definition("step-seconds", Kind.INT, "20", "saturation: measured window per step, seconds"),
             new Definition("backlog", Kind.INT, "1000000", "backlog: pending records"),
             new Definition("layout-records", Kind.INT, "200000", "layouts: messages per layout"),
-            new Definition("far-records", Kind.INT, "1000000", "far-layouts: far-tier index entries per layout"),
-            new Definition(
-                    "far-chosen-only",
-                    Kind.BOOL,
-                    "false",
-                    "far-layouts: only the layouts the store would use " + "(for a run at 10,000,000)"),
-            new Definition(
-                    "far-tier-only",
-                    Kind.BOOL,
-                    "false",
-                    "far-layouts: only the far tier as the store writes it, no candidate layouts"),
             new Definition("layout-value-bytes", Kind.INT_LIST, "200,240,260", "layouts: value sizes"),
             new Definition("rule-records", Kind.INT, "200000", "rules: records through the rule and the copy"),
             new Definition(
@@ -186,6 +176,15 @@ final class BenchOptions {
                     "bridge-jvm", Kind.TEXT, "-Xms128m -Xmx256m -XX:+UseParallelGC", "the bridge JVM's " + "options"),
             new Definition("bridge-jar", Kind.TEXT, "bridge/target/delay-bridge.jar", "the bridge's fat jar"),
             new Definition("bridge-config", Kind.TEXT, "bridge/config.yml", "the bridge's configuration"));
+
+    /** Every option: the general ones and the scenarios', then the far tier's ({@link FarOptions}). */
+    private static final List<Definition> DEFINITIONS = definitions();
+
+    private static List<Definition> definitions() {
+        List<Definition> all = new ArrayList<>(GENERAL);
+        all.addAll(FarOptions.DEFINITIONS);
+        return List.copyOf(all);
+    }
 
     private final Map<String, String> values;
 
@@ -225,9 +224,9 @@ final class BenchOptions {
     final int backlog;
     final int layoutRecords;
     final List<Integer> layoutValueBytes;
-    final int farRecords;
-    final boolean farChosenOnly;
-    final boolean farTierOnly;
+    /** far-layouts and far-thaw. */
+    final FarOptions far;
+
     final int ruleRecords;
     final int springRetryRecords;
     final int springRetryRate;
@@ -296,9 +295,7 @@ final class BenchOptions {
         backlog = positive("backlog");
         layoutRecords = positive("layout-records");
         layoutValueBytes = intList("layout-value-bytes");
-        farRecords = positive("far-records");
-        farChosenOnly = Boolean.parseBoolean(text("far-chosen-only"));
-        farTierOnly = Boolean.parseBoolean(text("far-tier-only"));
+        far = new FarOptions(this);
         ruleRecords = positive("rule-records");
         springRetryRecords = positive("spring-retry-records");
         springRetryRate = positive("spring-retry-rate");
@@ -426,11 +423,11 @@ final class BenchOptions {
                 .orElse(null);
     }
 
-    private String text(String name) {
+    String text(String name) {
         return values.get(name);
     }
 
-    private int count(String name) {
+    int count(String name) {
         String raw = values.get(name);
         try {
             int value = Integer.parseInt(raw.replace("_", "").replace(",", ""));
@@ -443,7 +440,7 @@ final class BenchOptions {
         }
     }
 
-    private int positive(String name) {
+    int positive(String name) {
         int value = count(name);
         if (value == 0) {
             throw bad(name, values.get(name), "a number above 0");
@@ -472,7 +469,7 @@ final class BenchOptions {
         return List.copyOf(list);
     }
 
-    private static IllegalArgumentException bad(String name, String value, String expected) {
+    static IllegalArgumentException bad(String name, String value, String expected) {
         return new IllegalArgumentException("--" + name + " " + value + ": expected " + expected);
     }
 }
