@@ -150,19 +150,7 @@ final class BenchRun implements AutoCloseable {
 
     /** The bridge as shipped, with {@code delivery.exactlyOnce} as given ({@code DELAY_EXACTLY_ONCE}). */
     BridgeProcess startBridge(String name, String[] topics, boolean exactlyOnce) throws Exception {
-        return startBridge(
-                name,
-                topics,
-                options.bridgeJar,
-                Files.isRegularFile(options.bridgeCds)
-                        ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath())
-                        : List.of(),
-                exactlyOnce);
-    }
-
-    /** As {@link #startBridge(String, String[])} from {@code jar}, with {@code extraJvm} after the bridge's options. */
-    BridgeProcess startBridge(String name, String[] topics, Path jar, List<String> extraJvm) throws Exception {
-        return startBridge(name, topics, jar, extraJvm, false);
+        return startBridge(name, topics, options.bridgeJar, shippedCds(), exactlyOnce, Map.of());
     }
 
     /**
@@ -170,20 +158,19 @@ final class BenchRun implements AutoCloseable {
      * started again under the same {@code name} it keeps its group and key prefix (a restart).
      */
     BridgeProcess startBridge(String name, String[] topics, Map<String, String> extraEnv) throws Exception {
-        return startBridge(
-                name,
-                topics,
-                options.bridgeJar,
-                Files.isRegularFile(options.bridgeCds)
-                        ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath())
-                        : List.of(),
-                false,
-                extraEnv);
+        return startBridge(name, topics, options.bridgeJar, shippedCds(), false, extraEnv);
     }
 
-    private BridgeProcess startBridge(
-            String name, String[] topics, Path jar, List<String> extraJvm, boolean exactlyOnce) throws Exception {
-        return startBridge(name, topics, jar, extraJvm, exactlyOnce, Map.of());
+    /** As {@link #startBridge(String, String[])} from {@code jar}, with {@code extraJvm} after the bridge's options. */
+    BridgeProcess startBridge(String name, String[] topics, Path jar, List<String> extraJvm) throws Exception {
+        return startBridge(name, topics, jar, extraJvm, false, Map.of());
+    }
+
+    /** The JVM option of the bridge's CDS archive ({@code --bridge-cds}) where the file exists. */
+    private List<String> shippedCds() {
+        return Files.isRegularFile(options.bridgeCds)
+                ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath())
+                : List.of();
     }
 
     private BridgeProcess startBridge(
