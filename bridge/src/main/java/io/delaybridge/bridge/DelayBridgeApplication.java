@@ -30,10 +30,12 @@ import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.faults.ClockShift;
 import io.delaybridge.bridge.faults.Crashes;
+import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
 import io.delaybridge.bridge.intake.PartitionListener;
+import io.delaybridge.bridge.intake.RetentionWatch;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.pump.PumpMetrics;
@@ -78,9 +80,6 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
     private static final long TOPIC_MISSING_MILLIS = 5_000;
     /** How long the group's view (members, committed offsets) is reused by the status page and gauges. */
     private static final long GROUP_VIEW_MILLIS = 2_000;
-    // hotWindow: a stand-in for the intake.hotWindow setting (off: far hours drain into the hot tier at once); replace
-    // with intakeSettings' hot window once the setting is merged
-    private static final long HOT_WINDOW_MILLIS = -1;
 
     public static void main(String[] args) throws Exception {
         StartupTimeline.mainEntered();
@@ -185,6 +184,23 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 crashes);
         environment.lifecycle().manage(pump);
 
+        // records due beyond intake.hotWindow wait in the intake's log while its retention keeps them: the watch reads
+        // it first (started before the intake polls), then every intake.retentionCheckInterval
+        FarPolicy far = new FarPolicy(intakeSettings.hotWindowMillis(), clock);
+        if (far.windowOn()) {
+            environment
+                    .lifecycle()
+                    .manage(new RetentionWatch(
+                            admin,
+                            kafka.getIntakeTopic(),
+                            intakeSettings.farRetentionMarginMillis(),
+                            intakeSettings.retentionCheckInterval(),
+                            ADMIN_CALL_MILLIS,
+                            far));
+        }
+        IntakeMetrics intakeMetrics = new IntakeMetrics(metrics, deadletterMeters);
+        intakeMetrics.farTier(far);
+
         // the far tier's thaw, under the pump's epochs: stopped before the pump and the store
         ThawMetrics thawMetrics = new ThawMetrics(metrics);
         environment
@@ -198,7 +214,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         producer,
                         deadletterMeters,
                         thawMetrics,
-                        HOT_WINDOW_MILLIS)); // hotWindow: intakeSettings' hot window
+                        intakeSettings.hotWindowMillis()));
 
         IntakeLoop intake = new IntakeLoop(
                 kafka.consumerProperties(),
@@ -217,10 +233,11 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         pump.revoke(shards);
                     }
                 },
-                new IntakeMetrics(metrics, deadletterMeters),
-                config.getDelivery().isExactlyOnce() ? null : delivery, // exactly once: every record parks in Redis
+                intakeMetrics,
+                delivery, // exactly once: express records commit their offsets in their shard's transaction
                 rates,
                 shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
+                far,
                 crashes);
         environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
         environment
@@ -248,7 +265,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 .register("clock-skew", new ClockSkewHealthCheck(store, clock, api.maxClockSkewMillis()));
         environment.healthChecks().register("pump-lag", new PumpLagHealthCheck(report, api.maxPumpLagMillis()));
         environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
-        environment.healthChecks().register("far-tier", new FarTierHealthCheck(thawMetrics));
+        environment.healthChecks().register("far-tier", new FarTierHealthCheck(far::state, thawMetrics));
         ShardGauges.register(metrics, store);
         OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
         environment

@@ -22,7 +22,8 @@ public class DeliveryFactory {
 
     @Setting("Deliver each shard's messages in Kafka transactions of a producer that belongs to the shard: a "
             + "`read_committed` consumer of a target sees each record once across crashes (reliability.md, \"Exactly "
-            + "once\"). Costs lateness and throughput; the express path is off with it.")
+            + "once\"), express records too: their intake offsets commit in the transactions that deliver them. Costs "
+            + "lateness and throughput.")
     private boolean exactlyOnce;
 
     @NotNull

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeSettings;
 import io.dropwizard.util.DataSize;
 import io.dropwizard.util.Duration;
@@ -83,6 +84,40 @@ public class IntakeFactory implements SettingsCheck.Checked {
             why = "they are held in the heap")
     private DataSize expressBufferBytes = DataSize.mebibytes(32);
 
+    @NotNull
+    @Setting("Records due more than this after now when read wait in the far tier: their payload stays in the intake "
+            + "topic's log, Redis keeps a 12-byte entry, and they are stored in Redis ahead of their due time; `0ms` "
+            + "sends every record not yet due far (as the intake's retention allows); `off` stores every record in "
+            + "Redis.")
+    private String hotWindow = "10m";
+
+    @NotNull
+    @Setting(
+            value = "A record waits far only if the intake topic's retention keeps it until its due time plus this.",
+            min = "0ms")
+    private Duration farRetentionMargin = Duration.hours(1);
+
+    @NotNull
+    @Setting(
+            value = "How often the intake topic's retention settings are read again, to turn the far tier off or on.",
+            min = "1s",
+            max = "1h",
+            why = "a retention changed on the broker is seen this late")
+    private Duration retentionCheckInterval = Duration.minutes(5);
+
+    /** The hot window in ms, {@link FarPolicy#OFF} if off; throws if it does not parse. */
+    private long hotWindowMillis() {
+        String window = hotWindow.trim();
+        // YAML reads a bare off (also DELAY_HOT_WINDOW=off, substituted unquoted) as the boolean false
+        if (window.equalsIgnoreCase("off") || window.equalsIgnoreCase("false")) {
+            return FarPolicy.OFF;
+        }
+        if (window.startsWith("-")) {
+            throw new IllegalArgumentException("negative");
+        }
+        return Duration.parse(window).toMilliseconds();
+    }
+
     /** The express window in ms, {@link IntakeSettings#EXPRESS_OFF} if off; throws if it does not parse. */
     private long expressWindowMillis() {
         String window = expressWindow.trim();
@@ -107,6 +142,16 @@ public class IntakeFactory implements SettingsCheck.Checked {
                         "expressWindow",
                         "is \"" + expressWindow + "\", which is not a duration of 0 to 1 minute"
                                 + " or off: write e.g. 250ms, or off to write every record to Redis");
+            }
+        }
+        if (hotWindow != null) {
+            try {
+                hotWindowMillis();
+            } catch (IllegalArgumentException e) {
+                problems.add(
+                        "hotWindow",
+                        "is \"" + hotWindow + "\", which is not a duration of 0ms or more nor off: write e.g. 10m,"
+                                + " or off to store every record in Redis");
             }
         }
         for (String pattern : allowedTargets) {
@@ -143,7 +188,40 @@ public class IntakeFactory implements SettingsCheck.Checked {
                 cancelMemory.toMilliseconds(),
                 expressWindowMillis(),
                 expressBufferRecords,
-                expressBufferBytes.toBytes());
+                expressBufferBytes.toBytes(),
+                hotWindowMillis(),
+                farRetentionMargin.toMilliseconds(),
+                retentionCheckInterval.toJavaDuration());
+    }
+
+    @JsonProperty
+    public String getHotWindow() {
+        return hotWindow;
+    }
+
+    @JsonProperty
+    public void setHotWindow(String hotWindow) {
+        this.hotWindow = hotWindow;
+    }
+
+    @JsonProperty
+    public Duration getFarRetentionMargin() {
+        return farRetentionMargin;
+    }
+
+    @JsonProperty
+    public void setFarRetentionMargin(Duration farRetentionMargin) {
+        this.farRetentionMargin = farRetentionMargin;
+    }
+
+    @JsonProperty
+    public Duration getRetentionCheckInterval() {
+        return retentionCheckInterval;
+    }
+
+    @JsonProperty
+    public void setRetentionCheckInterval(Duration retentionCheckInterval) {
+        this.retentionCheckInterval = retentionCheckInterval;
     }
 
     @JsonProperty

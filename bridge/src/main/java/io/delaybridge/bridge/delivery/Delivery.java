@@ -59,6 +59,16 @@ public final class Delivery {
         return sends;
     }
 
+    /** See {@link Sends#transactional}. */
+    public boolean exactlyOnce() {
+        return sends.transactional();
+    }
+
+    /** See {@link Sends#carryOffsets}. */
+    public void carryOffsets(TransactionOffsets offsets) {
+        sends.carryOffsets(offsets);
+    }
+
     /** See {@link Sends#open}: before a shard's first claim, and again after a failed transaction. */
     public void open(int shard) {
         sends.open(shard);

@@ -48,6 +48,18 @@ public interface Sends {
      */
     default void claimed(int shard, Iterable<String> ids, boolean allDue) {}
 
+    /** Whether sends go out in shard transactions ({@code delivery.exactlyOnce}). */
+    default boolean transactional() {
+        return false;
+    }
+
+    /**
+     * Transactional sends: each shard's transaction commits with it the intake offsets {@code offsets} offers for the
+     * intake records it delivers (the express path's, consume-transform-produce). One source at a time; the intake
+     * sets it for each consumer it makes.
+     */
+    default void carryOffsets(TransactionOffsets offsets) {}
+
     /** The shard moved away (or is fenced): commit what is open ({@code commit}) or abort it, then let it go. */
     default void close(int shard, boolean commit) {}
 }

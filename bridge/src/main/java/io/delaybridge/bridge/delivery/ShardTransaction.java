@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -55,6 +56,9 @@ final class ShardTransaction {
     final int shard;
     private final ReentrantLock lock = new ReentrantLock();
     private final DeliveredLog log;
+    /** The intake's offsets that commit with the express records of a transaction; supplies null if none. */
+    private final Supplier<TransactionOffsets> offsets;
+
     private Producer<byte[], byte[]> producer;
     private boolean begun;
     private List<Member> members = new ArrayList<>();
@@ -72,9 +76,10 @@ final class ShardTransaction {
      */
     private final Set<String> settled = ConcurrentHashMap.newKeySet();
 
-    ShardTransaction(int shard, DeliveredLog log) {
+    ShardTransaction(int shard, DeliveredLog log, Supplier<TransactionOffsets> offsets) {
         this.shard = shard;
         this.log = log;
+        this.offsets = offsets;
     }
 
     boolean isOpen() {
@@ -165,11 +170,15 @@ final class ShardTransaction {
     }
 
     /**
-     * Commits the open transaction with the shard's delivered-log record; aborts it if a send of it failed. Then tells
-     * each send's result; Redis acks follow. A commit that fails leaves its sends in doubt and closes the producer.
+     * Commits the open transaction with the shard's delivered-log record and the intake offsets that the intake offers
+     * for the express records of it ({@link TransactionOffsets}); aborts it if a send of it failed, or the offsets
+     * were refused (the intake's member lost its place in the group). Then tells each send's result; Redis acks
+     * follow. A commit that fails leaves its sends in doubt and closes the producer.
      */
     void commit() {
         List<Runnable> settle = new ArrayList<>();
+        TransactionOffsets.Carry carry = null;
+        boolean committed = false;
         lock.lock();
         try {
             if (!begun || producer == null) {
@@ -181,6 +190,17 @@ final class ShardTransaction {
             Exception failed = failure;
             failure = null;
             try {
+                if (failed == null) {
+                    Map<String, Sends.Message> listed = new LinkedHashMap<>(delivered);
+                    for (Member member : batch) {
+                        listed.put(member.message.id(), member.message);
+                    }
+                    producer.send(log.record(shard, DeliveredRecord.encode(listed.values())));
+                    carry = offer(batch);
+                    if (carry != null) {
+                        failed = sendOffsets(carry);
+                    }
+                }
                 if (failed != null) {
                     producer.abortTransaction();
                     for (Member member : batch) {
@@ -189,12 +209,8 @@ final class ShardTransaction {
                     }
                     return;
                 }
-                Map<String, Sends.Message> listed = new LinkedHashMap<>(delivered);
-                for (Member member : batch) {
-                    listed.put(member.message.id(), member.message);
-                }
-                producer.send(log.record(shard, DeliveredRecord.encode(listed.values())));
                 producer.commitTransaction();
+                committed = true;
             } catch (RuntimeException e) {
                 LOG.warn(
                         "Shard {}: a transaction of {} sends failed to {} ({}); opening the producer again to learn "
@@ -215,8 +231,44 @@ final class ShardTransaction {
                 settle.add(() -> member.result.delivered(member.timestamp));
             }
         } finally {
+            if (carry != null) {
+                carry.ended(committed);
+            }
             lock.unlock();
             settle.forEach(Runnable::run);
+        }
+    }
+
+    /** The intake offsets that may commit with {@code batch}, or null. */
+    private TransactionOffsets.Carry offer(List<Member> batch) {
+        TransactionOffsets source = offsets.get();
+        if (source == null) {
+            return null;
+        }
+        List<String> origins = new ArrayList<>(batch.size());
+        for (Member member : batch) {
+            origins.add(member.message.origin());
+        }
+        try {
+            return source.offer(shard, origins);
+        } catch (RuntimeException e) {
+            LOG.warn("Shard {}: the intake's offsets are not committed with this transaction: {}", shard, e.toString());
+            return null;
+        }
+    }
+
+    /** Adds the carried offsets to the open transaction; returns why they were refused (abort), or null. */
+    private Exception sendOffsets(TransactionOffsets.Carry carry) {
+        try {
+            producer.sendOffsetsToTransaction(carry.offsets(), carry.group());
+            return null;
+        } catch (KafkaException e) {
+            LOG.info(
+                    "Shard {}: intake offsets {} refused ({}); aborting the transaction, its sends are retried",
+                    shard,
+                    carry.offsets(),
+                    SendFailures.describe(e));
+            return e;
         }
     }
 

@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * before its first claim: fences, reads the last committed record, and acks what it lists when it claims it instead
  * of sending it again ({@link #wasDelivered}). What an aborted or unfinished transaction held is sent again; a
  * {@code read_committed} consumer never saw it.
+ *
+ * <p>The intake's express records of partition n (their default ids live in shard n) go out in shard n's
+ * transactions too, and a transaction commits the intake offsets that {@link TransactionOffsets} offers for them:
+ * delivery and offset commit are one atomic step, and the same {@code transactional.id} fences both.
  */
 public final class TransactionalSends implements Sends, AutoCloseable {
 
@@ -35,6 +39,8 @@ public final class TransactionalSends implements Sends, AutoCloseable {
     private final IntakeCommits intakeCommits;
     private final Thread committer;
     private volatile boolean running = true;
+    /** The intake's offsets that transactions commit with its express records; null until the intake sets it. */
+    private volatile TransactionOffsets offsets;
 
     /**
      * @param producers             makes a transactional producer with the given {@code transactional.id}
@@ -64,10 +70,20 @@ public final class TransactionalSends implements Sends, AutoCloseable {
 
     @Override
     public void open(int shard) {
-        ShardTransaction transaction = shards.computeIfAbsent(shard, s -> new ShardTransaction(s, log));
+        ShardTransaction transaction = shards.computeIfAbsent(shard, s -> new ShardTransaction(s, log, () -> offsets));
         if (!transaction.isOpen()) {
             transaction.open(producers.apply(transactionalId(shard)));
         }
+    }
+
+    @Override
+    public boolean transactional() {
+        return true;
+    }
+
+    @Override
+    public void carryOffsets(TransactionOffsets offsets) {
+        this.offsets = offsets;
     }
 
     @Override

@@ -20,16 +20,32 @@ final class ExpressCommits {
     static final class Poll {
         private final ExpressCommits owner;
         private final Map<TopicPartition, OffsetAndMetadata> commit;
+        /** With exactly once: the per-partition rule its transactions commit by; else null. */
+        private final ExpressOffsets offsets;
+
         private int unsettled;
 
-        private Poll(ExpressCommits owner, Map<TopicPartition, OffsetAndMetadata> commit, int unsettled) {
+        private Poll(
+                ExpressCommits owner,
+                Map<TopicPartition, OffsetAndMetadata> commit,
+                int unsettled,
+                ExpressOffsets offsets) {
             this.owner = owner;
             this.commit = commit;
             this.unsettled = unsettled;
+            this.offsets = offsets;
         }
 
         /** One express record of this poll settled (any thread). */
         void settle() {
+            owner.settled(this);
+        }
+
+        /** The express record at {@code offset} of {@code partition} settled (any thread). */
+        void settle(int partition, long offset) {
+            if (offsets != null) {
+                offsets.settled(partition, offset);
+            }
             owner.settled(this);
         }
     }
@@ -38,7 +54,12 @@ final class ExpressCommits {
 
     /** A poll is stored; {@code expressRecords} of it are on the express path. */
     synchronized Poll add(Map<TopicPartition, OffsetAndMetadata> commit, int expressRecords) {
-        Poll poll = new Poll(this, commit, expressRecords);
+        return add(commit, expressRecords, null);
+    }
+
+    /** As {@link #add(Map, int)}; settlements also go to {@code offsets} (exactly once), if not null. */
+    synchronized Poll add(Map<TopicPartition, OffsetAndMetadata> commit, int expressRecords, ExpressOffsets offsets) {
+        Poll poll = new Poll(this, commit, expressRecords, offsets);
         polls.add(poll);
         return poll;
     }

@@ -54,6 +54,7 @@ final class ExpressPath {
     private final TargetRates rates;
 
     private final IntakeMetrics metrics;
+    private final Delivery delivery;
     private final ExpressSender sender;
     /** Per partition: the last poll whose checks ran before a fallback park of the partition was written. */
     private final Map<Integer, Long> fallbackUpTo = new HashMap<>();
@@ -80,6 +81,7 @@ final class ExpressPath {
         this.rates = rates;
         this.deliveryPaused = deliveryPaused;
         this.metrics = metrics;
+        this.delivery = delivery;
         this.sender = new ExpressSender(delivery, windowMillis + 1_000);
         this.parker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "delay-express-park"));
     }
@@ -127,8 +129,16 @@ final class ExpressPath {
                     && !fallen.contains(record.partition())
                     && !deliveryPaused.test(record.partition()) // a default id lives in its partition's shard
                     && !rates.capped(envelope.target())
-                    && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence();
-            if (passed) {
+                    && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence()
+                    // exactly once: sent in its shard's transaction, so only once this instance opened it
+                    && delivery.isOpen(record.partition());
+            if (passed && delivery.wasDelivered(record.partition(), record.id(), envelope.origin())) {
+                // exactly once: a committed transaction of the shard delivered it, but the intake's offset did not
+                // commit with it (an earlier record was still on its way): read again after a crash, not sent again
+                metrics.alreadyDelivered.mark();
+                delivery.acked(record.partition(), List.of(record.id()));
+                settle(record, settling);
+            } else if (passed) {
                 sends.add(new ExpressSender.Express(
                         envelope,
                         record.id(),
@@ -158,6 +168,8 @@ final class ExpressPath {
                 long lateness = Math.max(0, timestamp - record.dueAt());
                 metrics.lateness.update(lateness);
                 rates.target(target).delivered(lateness);
+                // exactly once: its transaction's delivered-log entry is forgotten once the intake committed past it
+                delivery.acked(record.partition(), List.of(record.id()));
                 settle(record, settling);
             }
 
@@ -213,6 +225,6 @@ final class ExpressPath {
 
     private void settle(IntakePoll.ExpressRecord record, ExpressCommits.Poll settling) {
         gate.released(record.bytes());
-        settling.settle();
+        settling.settle(record.partition(), ExpressOffsets.offsetOf(record));
     }
 }

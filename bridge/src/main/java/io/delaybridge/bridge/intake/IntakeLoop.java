@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * <p>A fence of the static member id rejoins once, and stops the intake if it comes again soon ({@link FencedMember}).
  *
  * <p>Records already due (or due within {@code intake.expressWindow}) are delivered from here, never written to
- * Redis ({@link ExpressPath}). The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
+ * Redis ({@link ExpressPath}); records due beyond {@code intake.hotWindow} may wait in the far tier ({@link
+ * FarPolicy}). The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
  * BatchesInFlight} keeps the polls on their way to Redis, {@link RefusedRecords} deadletters refused records, {@link
  * ExpressPath} delivers express records, {@link PollCommits} holds the commit rule (a poll commits once its records
  * are stored, refused ones deadlettered, express ones settled, in poll order) over the {@link OffsetCommitter}, {@link
@@ -88,6 +89,8 @@ public final class IntakeLoop implements Managed {
     private final RefusedRecords refused;
     /** Null: the express path is off. */
     private final ExpressPath express;
+    /** Both paths' sender; with exactly once, its shard transactions commit the express records' offsets. */
+    private final Delivery delivery;
 
     private final PollWriter writer;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
@@ -121,6 +124,7 @@ public final class IntakeLoop implements Managed {
             Delivery delivery,
             TargetRates rates,
             IntPredicate deliveryPaused,
+            FarPolicy far,
             Crashes crashes) {
         this.consumerProperties = consumerProperties;
         this.crashes = crashes;
@@ -129,13 +133,14 @@ public final class IntakeLoop implements Managed {
         this.settings = settings;
         this.partitionListener = partitionListener;
         this.metrics = metrics;
+        this.delivery = delivery;
         this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
         ExpressGate gate = ExpressPath.gate(settings, delivery);
         this.express = gate == null
                 ? null
                 : new ExpressPath(
                         gate, settings.expressWindowMillis(), store, delivery, rates, deliveryPaused, metrics);
-        this.writer = new PollWriter(store, translator, positions, gate);
+        this.writer = new PollWriter(store, translator, positions, gate, far);
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
     }
 
@@ -164,8 +169,14 @@ public final class IntakeLoop implements Managed {
     /** A new consumer, and what works on it: the commits and the gap repair. */
     private void connect() {
         consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        ExpressOffsets transactions = null;
+        if (express != null && delivery.exactlyOnce()) {
+            transactions = new ExpressOffsets(settings.topic()); // this consumer's offsets, in shard transactions
+            delivery.carryOffsets(transactions);
+        }
         commits = new PollCommits(
-                new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout()));
+                new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout()),
+                transactions);
         gaps = new StoreGapRepair(consumer, store, positions, commits, metrics);
     }
 
@@ -286,16 +297,12 @@ public final class IntakeLoop implements Managed {
                 refused.write(poll);
                 inFlight.completeOldest();
                 writer.completed(written);
-                metrics.parked.mark(poll.ops().size());
                 ExpressCommits.Poll settling = commits.stored(poll);
                 if (!poll.express().isEmpty()) {
                     express.stored(written, writer.submitted(), settling);
                 }
                 positions.stored(poll);
-                results.forEach(metrics::result);
-                poll.reasons().forEach(reason -> metrics.deadlettered.mark(reason.code()));
-                metrics.read.mark(poll.count());
-                metrics.writeBatch.mark();
+                metrics.stored(poll, results);
                 backoffMillis = settings.retryBackoff().toMillis();
                 completed++;
             } catch (InterruptedException e) {

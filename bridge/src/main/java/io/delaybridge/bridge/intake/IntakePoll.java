@@ -24,6 +24,9 @@ import org.apache.kafka.common.header.Header;
  * record whose default id is named in the same poll by a cancel or by a schedule with an explicit id parks (and with
  * it the rest of its partition's poll), whatever their order: only the store decides a cancel or a replacement.
  *
+ * <p>A schedule that does not take the express path and that the {@link FarPolicy} sends far is written as its far
+ * operation ({@link RecordTranslator.Translation#farOp}): its envelope is never encoded.
+ *
  * @param express       the schedules admitted to the express path, in poll order
  * @param earliestDueAt the earliest due time among the schedules (epoch ms), MAX_VALUE if the poll has none
  * @param count         the records of the poll
@@ -67,16 +70,28 @@ record IntakePoll(
         return translate(records, translator, marker, null, Long.MAX_VALUE);
     }
 
-    /**
-     * As {@link #translate(Iterable, RecordTranslator, String)}; schedules that {@code gate} admits (if not null)
-     * go to {@code express}. {@code redisNowAtMost}: the latest time Redis' clock can show, MAX_VALUE if unknown.
-     */
+    /** As {@link #translate(Iterable, RecordTranslator, String, ExpressGate, long, FarPolicy)}, every record hot. */
     static IntakePoll translate(
             Iterable<ConsumerRecord<byte[], byte[]>> records,
             RecordTranslator translator,
             String marker,
             ExpressGate gate,
             long redisNowAtMost) {
+        return translate(records, translator, marker, gate, redisNowAtMost, FarPolicy.NONE);
+    }
+
+    /**
+     * As {@link #translate(Iterable, RecordTranslator, String)}; schedules that {@code gate} admits (if not null)
+     * go to {@code express}. {@code redisNowAtMost}: the latest time Redis' clock can show, MAX_VALUE if unknown. The
+     * other schedules that {@code far} sends far are written as far operations.
+     */
+    static IntakePoll translate(
+            Iterable<ConsumerRecord<byte[], byte[]>> records,
+            RecordTranslator translator,
+            String marker,
+            ExpressGate gate,
+            long redisNowAtMost,
+            FarPolicy far) {
         List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
         List<RecordTranslator.Translation> translations = new ArrayList<>();
         Set<String> named = new HashSet<>(); // ids the store must decide: cancelled or given explicitly
@@ -123,6 +138,9 @@ record IntakePoll(
             long bytes = gate != null && translation.schedule() ? bytesOf(translation) : 0;
             if (gate != null && admit(gate, record.partition(), translation, bytes, named, redisNowAtMost)) {
                 express.add(new ExpressRecord(translation, record.partition(), bytes));
+            } else if (translation.schedule()
+                    && far.far(record.partition(), record.offset(), translation.timestamp(), translation.dueAt())) {
+                ops.add(translation.farOp());
             } else {
                 ops.add(translation.op());
             }

@@ -23,6 +23,11 @@ import java.util.List;
  *                            (the express path); {@link ExpressGate#OFF} turns the path off
  * @param expressBufferRecords at most this many express records are held in memory at once; more park in the store
  * @param expressBufferBytes   at most this many bytes of express records are held in memory at once
+ * @param hotWindowMillis      schedules due more than this long after now when read wait in the far tier (their
+ *                             payload left in the intake's log), if its retention keeps them ({@link FarPolicy});
+ *                             {@link FarPolicy#OFF} keeps every record hot
+ * @param farRetentionMarginMillis a record waits far only if the intake keeps it until its due time plus this
+ * @param retentionCheckInterval   how often the intake topic's retention is read again ({@link RetentionWatch})
  */
 public record IntakeSettings(
         String topic,
@@ -37,12 +42,49 @@ public record IntakeSettings(
         long cancelMemoryMillis,
         long expressWindowMillis,
         int expressBufferRecords,
-        long expressBufferBytes) {
+        long expressBufferBytes,
+        long hotWindowMillis,
+        long farRetentionMarginMillis,
+        Duration retentionCheckInterval) {
 
     /** {@code expressWindowMillis} set to this turns the express path off. */
     public static final long EXPRESS_OFF = ExpressGate.OFF;
 
-    /** Settings with the express path off. */
+    /** Settings with the far tier off. */
+    public IntakeSettings(
+            String topic,
+            String deadletterTopic,
+            long maxDelayMillis,
+            int maxRecordBytes,
+            List<String> allowedTargets,
+            Duration pollTimeout,
+            Duration commitInterval,
+            Duration retryBackoff,
+            Duration maxRetryBackoff,
+            long cancelMemoryMillis,
+            long expressWindowMillis,
+            int expressBufferRecords,
+            long expressBufferBytes) {
+        this(
+                topic,
+                deadletterTopic,
+                maxDelayMillis,
+                maxRecordBytes,
+                allowedTargets,
+                pollTimeout,
+                commitInterval,
+                retryBackoff,
+                maxRetryBackoff,
+                cancelMemoryMillis,
+                expressWindowMillis,
+                expressBufferRecords,
+                expressBufferBytes,
+                FarPolicy.OFF,
+                0,
+                Duration.ofMinutes(5));
+    }
+
+    /** Settings with the express path and the far tier off. */
     public IntakeSettings(
             String topic,
             String deadletterTopic,
@@ -67,6 +109,9 @@ public record IntakeSettings(
                 cancelMemoryMillis,
                 ExpressGate.OFF,
                 0,
-                0);
+                0,
+                FarPolicy.OFF,
+                0,
+                Duration.ofMinutes(5));
     }
 }

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
@@ -33,6 +34,8 @@ final class OffsetCommitter {
     private final CommitPacer pacer;
     /** The latest Redis' clock can show, for {@link #pacer}. */
     private final RedisClockCeiling redisClock = new RedisClockCeiling();
+    /** With exactly once: transactions commit offsets too, and commits here never go below theirs; else null. */
+    private ExpressOffsets transactions;
 
     OffsetCommitter(
             Consumer<byte[], byte[]> consumer,
@@ -45,6 +48,16 @@ final class OffsetCommitter {
         this.metrics = metrics;
         this.pollTimeout = pollTimeout;
         this.pacer = new CommitPacer(commitInterval.toMillis());
+    }
+
+    /** Exactly once: commits go through {@code offsets}, which keeps them from going below a transaction's. */
+    void carriedBy(ExpressOffsets offsets) {
+        this.transactions = offsets;
+    }
+
+    /** The consumer's group metadata now, for transactions that commit its offsets. */
+    ConsumerGroupMetadata groupMetadata() {
+        return consumer.groupMetadata();
     }
 
     /** A poll is stored (and its refused records deadlettered): its offsets are committed now or paced. */
@@ -103,7 +116,7 @@ final class OffsetCommitter {
             return;
         }
         try {
-            consumer.commitSync(owned);
+            commitSync(owned);
             owned.forEach(uncommitted::remove);
             metrics.commits.mark();
             if (uncommitted.isEmpty()) {
@@ -128,7 +141,7 @@ final class OffsetCommitter {
             return;
         }
         try {
-            consumer.commitSync(leaving);
+            commitSync(leaving);
         } catch (WakeupException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -137,6 +150,14 @@ final class OffsetCommitter {
                             + "records again: {}",
                     leaving,
                     SendFailures.describe(e));
+        }
+    }
+
+    private void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        if (transactions == null) {
+            consumer.commitSync(offsets);
+        } else {
+            transactions.commitPlain(offsets, consumer::commitSync);
         }
     }
 

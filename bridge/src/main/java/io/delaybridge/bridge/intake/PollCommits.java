@@ -26,9 +26,21 @@ final class PollCommits {
 
     private final OffsetCommitter committer;
     private final ExpressCommits settling = new ExpressCommits();
+    /** With exactly once: the offsets that shard transactions commit with express records; else null. */
+    private final ExpressOffsets offsets;
 
     PollCommits(OffsetCommitter committer) {
+        this(committer, null);
+    }
+
+    /**
+     * With {@code offsets} (exactly once), a partition's offsets also commit in the transactions that deliver its
+     * express records, and the committer's plain commits never go below them ({@link ExpressOffsets}).
+     */
+    PollCommits(OffsetCommitter committer, ExpressOffsets offsets) {
         this.committer = committer;
+        this.offsets = offsets;
+        committer.carriedBy(offsets);
     }
 
     /**
@@ -36,11 +48,15 @@ final class PollCommits {
      * on (null if it has none).
      */
     ExpressCommits.Poll stored(IntakePoll poll) {
+        if (offsets != null) {
+            offsets.group(committer.groupMetadata()); // before its express records are sent
+            offsets.stored(poll);
+        }
         if (poll.express().isEmpty() && settling.size() == 0) {
             committer.stored(poll);
             return null;
         }
-        return settling.add(poll.commit(), poll.express().size());
+        return settling.add(poll.commit(), poll.express().size(), offsets);
     }
 
     /** Whether settled offsets wait for their commit (the loop then completes the batch in flight first). */
@@ -50,6 +66,9 @@ final class PollCommits {
 
     /** Hands the offsets of the leading settled polls to the committer and commits what is due. */
     void commitIfDue() {
+        if (offsets != null) {
+            offsets.group(committer.groupMetadata()); // a rebalance in the last poll changed the generation
+        }
         Map<TopicPartition, OffsetAndMetadata> offsets = settling.takeSettled();
         if (!offsets.isEmpty()) {
             committer.settled(offsets);
@@ -73,6 +92,9 @@ final class PollCommits {
      * that the commit covers what was delivered and the next owner does not deliver it again.
      */
     void settleAll(long timeoutMillis) {
+        if (offsets != null) {
+            offsets.group(committer.groupMetadata()); // inside a rebalance: the generation the broker checks now
+        }
         try {
             if (!settling.awaitAllSettled(timeoutMillis)) {
                 LOG.warn(
@@ -92,11 +114,17 @@ final class PollCommits {
     /** Commits what is stored of partitions that move away, so that their next owner does not read it again. */
     void commitBeforeHandOver(Collection<TopicPartition> partitions) {
         committer.commitBeforeHandOver(partitions);
+        if (offsets != null) {
+            offsets.forget(partitions);
+        }
     }
 
     /** Partitions lost without a hand-over, or read again from a gap: their pending offsets go. */
     void forget(Collection<TopicPartition> partitions) {
         committer.forget(partitions);
+        if (offsets != null) {
+            offsets.forget(partitions);
+        }
     }
 
     /**
@@ -106,5 +134,8 @@ final class PollCommits {
     void clear() {
         committer.clear();
         settling.clear();
+        if (offsets != null) {
+            offsets.clear();
+        }
     }
 }

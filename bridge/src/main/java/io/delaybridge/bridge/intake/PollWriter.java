@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes one poll: translates its records ({@link IntakePoll}; with an {@link ExpressGate}, the records it admits
- * take the express path), adds the position marks ({@link StorePositions}) and starts the store call, one pipelined
+ * take the express path; those the {@link FarPolicy} sends far are written as far-tier entries), adds the position marks ({@link StorePositions}) and starts the store call, one pipelined
  * batch with the express records' checks behind the writes. Does not wait for Redis and decides nothing about commits
  * ({@link PollCommits}). Intake thread only.
  */
@@ -42,22 +42,25 @@ final class PollWriter {
     private final StorePositions positions;
     /** Null: the express path is off. */
     private final ExpressGate gate;
+    /** Which schedules wait in the far tier ({@link FarPolicy#NONE}: none). */
+    private final FarPolicy far;
 
     private final RedisClockCeiling redisClock = new RedisClockCeiling();
     private long submitted;
 
-    PollWriter(DelayStore store, RecordTranslator translator, StorePositions positions, ExpressGate gate) {
+    PollWriter(
+            DelayStore store, RecordTranslator translator, StorePositions positions, ExpressGate gate, FarPolicy far) {
         this.store = store;
         this.translator = translator;
         this.positions = positions;
         this.gate = gate;
+        this.far = far;
     }
 
     /** Translates a poll and starts writing it with its marks (even a poll of refused records only is marked). */
     WrittenPoll write(Iterable<ConsumerRecord<byte[], byte[]>> records, String marker) {
-        IntakePoll poll = gate == null
-                ? IntakePoll.translate(records, translator, marker)
-                : IntakePoll.translate(records, translator, marker, gate, redisNowAtMost());
+        IntakePoll poll = IntakePoll.translate(
+                records, translator, marker, gate, gate == null ? Long.MAX_VALUE : redisNowAtMost(), far);
         List<PositionMark> marks = positions.marksFor(poll);
         long sequence = ++submitted;
         long requested = System.nanoTime();

@@ -65,6 +65,14 @@ public final class RecordTranslator {
             return op;
         }
 
+        /**
+         * A schedule's operation for the far tier: its intake position ({@code origin}) and due time, the envelope
+         * left in the intake's log and never encoded.
+         */
+        public WriteOp.Schedule farOp() {
+            return new WriteOp.Schedule(id, dueAt, envelope.origin(), null, timestamp, true);
+        }
+
         /** Whether this is a schedule (not a cancel, not a rejection). */
         public boolean schedule() {
             return envelope != null;

@@ -144,6 +144,22 @@ class ConfigurationValidationTest {
                         "intake: {retryBackoff: 10s, maxRetryBackoff: 1s}",
                         "intake.maxRetryBackoff is 1 second, shorter than intake.retryBackoff (10 seconds)",
                         "raise intake.maxRetryBackoff"),
+                Arguments.of(
+                        "intake: {hotWindow: soon}",
+                        "intake.hotWindow is \"soon\", which is not a duration of 0ms or more nor off",
+                        "write e.g. 10m, or off to store every record in Redis"),
+                Arguments.of(
+                        "intake: {hotWindow: -5m}",
+                        "intake.hotWindow is \"-5m\"",
+                        "write e.g. 10m, or off to store every record in Redis"),
+                Arguments.of(
+                        "intake: {retentionCheckInterval: 2h}",
+                        "intake.retentionCheckInterval is 2 hours",
+                        "use 1s to 1h"),
+                Arguments.of(
+                        "intake: {retentionCheckInterval: 10ms}",
+                        "intake.retentionCheckInterval is 10 milliseconds",
+                        "use 1s to 1h"),
                 Arguments.of("pump: {batchSize: 20000}", "pump.batchSize is 20000", "use 1 to 10000"),
                 Arguments.of("pump: {lease: 10ms}", "pump.lease is 10 milliseconds", "use at least 1s"),
                 Arguments.of("pump: {maxAttempts: 0}", "pump.maxAttempts is 0", "use 1 to 1000"),
@@ -197,6 +213,31 @@ class ConfigurationValidationTest {
                         .getIntake()
                         .build("i", "d")
                         .expressWindowMillis());
+    }
+
+    @Test
+    void aHotWindowOfOffKeepsEveryRecordHotQuotedOrNot() throws Exception {
+        for (String value : java.util.List.of("off", "'off'", "OFF")) {
+            assertEquals(-1, intake("intake:\n  hotWindow: " + value + "\n").hotWindowMillis(), value);
+        }
+        assertEquals(0, intake("intake:\n  hotWindow: 0ms\n").hotWindowMillis(), "0ms: every record not due is far");
+        io.delaybridge.bridge.intake.IntakeSettings defaults = intake("intake: {}\n");
+        assertEquals(600_000, defaults.hotWindowMillis());
+        assertEquals(3_600_000, defaults.farRetentionMarginMillis());
+        assertEquals(java.time.Duration.ofMinutes(5), defaults.retentionCheckInterval());
+        io.delaybridge.bridge.intake.IntakeSettings set =
+                intake("intake: {hotWindow: 2h, farRetentionMargin: 1d, retentionCheckInterval: 30s}\n");
+        assertEquals(7_200_000, set.hotWindowMillis());
+        assertEquals(86_400_000, set.farRetentionMarginMillis());
+        assertEquals(java.time.Duration.ofSeconds(30), set.retentionCheckInterval());
+    }
+
+    private io.delaybridge.bridge.intake.IntakeSettings intake(String yaml) throws Exception {
+        Path file = dir.resolve("intake.yml");
+        Files.writeString(file, yaml);
+        return factory.build(new FileConfigurationSourceProvider(), file.toString())
+                .getIntake()
+                .build("i", "d");
     }
 
     @Test

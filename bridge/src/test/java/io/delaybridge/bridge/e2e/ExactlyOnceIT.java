@@ -4,13 +4,20 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -18,7 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code delivery.exactlyOnce}: a {@code read_committed} consumer of the target sees every record exactly once, none
  * early, however the bridges die: killed with SIGKILL mid-delivery and restarted (three times), killed and not
  * restarted beside a survivor, or frozen past their lease (SIGSTOP) and woken as zombies. A {@code read_uncommitted}
- * consumer, read beside it, may see what aborted transactions held; its extra copies are printed.
+ * consumer, read beside it, may see what aborted transactions held; its extra copies are printed. Records due on
+ * arrival take the express path with it, their intake offsets committed in the transactions that deliver them.
  */
 @ExtendWith(RealServersExtension.class)
 class ExactlyOnceIT {
@@ -132,6 +140,81 @@ class ExactlyOnceIT {
                     "[exactly-once] zombie (SIGSTOP %d ms, lease 10 s): %d records, read_committed 0 "
                             + "duplicates, read_uncommitted %d extra copies, %s%n",
                     System.currentTimeMillis() - frozenAt, records, uncommitted.size() - records, lateness);
+        }
+    }
+
+    @Test
+    void recordsDueOnArrivalTakeTheExpressPathAndSurviveKillsMidStream(TestServers servers) throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap())) {
+            kafka.createTopics(2, target);
+            KafkaClient.Collector committed = kafka.collectCommitted(target);
+            KafkaClient.Collector uncommitted = kafka.collect(target);
+            ChildBridge bridge = start(names, servers, "only");
+            await().atMost(Duration.ofSeconds(30)).until(() -> bridge.shards().size() == 4);
+            Map<String, Long> dueAt = new ConcurrentHashMap<>();
+            AtomicBoolean streaming = new AtomicBoolean(true);
+            // a steady stream of records due at once (about 200 a second) while the bridge dies and returns
+            Thread producer = new Thread(() -> streamDueAtOnce(kafka, names, target, streaming, dueAt), "due-at-once");
+            producer.start();
+
+            long express = 0;
+            for (int kill = 1; kill <= 2; kill++) {
+                ChildBridge victim = current;
+                // the kill comes mid-stream, once this incarnation delivered a share by the express path
+                await().atMost(Duration.ofSeconds(60)).until(() -> victim.meter("delay.intake.express") >= 300);
+                long taken = victim.meter("delay.intake.express");
+                victim.kill();
+                express += taken;
+                current = start(names, servers, "only");
+            }
+            try (ChildBridge last = current) {
+                await().atMost(Duration.ofSeconds(60)).until(() -> last.meter("delay.intake.express") >= 300);
+                streaming.set(false);
+                producer.join(TimeUnit.SECONDS.toMillis(30));
+                int records = dueAt.size();
+                await().atMost(Duration.ofSeconds(90))
+                        .until(() -> RecoveryIT.keys(committed).size() >= records);
+                express += last.meter("delay.intake.express");
+                Lateness lateness = exactlyOnce(committed, dueAt);
+                System.out.printf(
+                        "[exactly-once] records due at once, the only bridge killed twice mid-stream: %d records, "
+                                + "%d by the express path (meters read before each kill), read_committed 0 "
+                                + "duplicates, read_uncommitted %d extra copies, %s%n",
+                        records, express, uncommitted.size() - records, lateness);
+            }
+        }
+    }
+
+    /** Sends records due at once, 20 every 100 ms, while {@code streaming}; their due times (intake timestamps). */
+    private static void streamDueAtOnce(
+            KafkaClient kafka, TestNames names, String target, AtomicBoolean streaming, Map<String, Long> dueAt) {
+        try {
+            for (int i = 0; streaming.get(); i += 20) {
+                Map<String, Future<RecordMetadata>> sends = new HashMap<>();
+                for (int k = i; k < i + 20; k++) {
+                    sends.put(
+                            "k" + k,
+                            kafka.sendAsync(
+                                    names.intake(),
+                                    "k" + k,
+                                    "v" + k,
+                                    DelayHeaders.TARGET,
+                                    target,
+                                    DelayHeaders.DELAY_MS,
+                                    "0"));
+                }
+                kafka.flush();
+                for (Map.Entry<String, Future<RecordMetadata>> e : sends.entrySet()) {
+                    dueAt.put(e.getKey(), e.getValue().get().timestamp());
+                }
+                Thread.sleep(100); // the stream's pace, not a wait for a condition
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e);
         }
     }
 

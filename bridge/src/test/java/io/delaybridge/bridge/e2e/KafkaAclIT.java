@@ -86,7 +86,7 @@ class KafkaAclIT {
             admin.createTopics(4, names.intake());
             admin.createTopics(1, names.deadletter(), allowed, forbidden);
             List<AclBinding> acls = documentedAcls(user, names, prefix);
-            assertEquals(11, acls.size(), "the document's lines, one binding per resource and operation: " + acls);
+            assertEquals(12, acls.size(), "the document's lines, one binding per resource and operation: " + acls);
             try (Admin kafkaAdmin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 kafkaAdmin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
@@ -101,9 +101,12 @@ class KafkaAclIT {
 
             KafkaClient.Collector delivered = admin.collect(allowed);
             KafkaClient.Collector deadletters = admin.collect(names.deadletter());
-            try (TestBridge bridge = new TestBridge(
-                            names, broker.saslBootstrapServers(), servers.redisUri(), secured(user, PASSWORD, certs))
-                    .start()) {
+            ConfigOverride[] withFarTier = java.util.stream.Stream.concat(
+                            java.util.Arrays.stream(secured(user, PASSWORD, certs)),
+                            java.util.stream.Stream.of(ConfigOverride.config("intake.hotWindow", "10m")))
+                    .toArray(ConfigOverride[]::new);
+            try (TestBridge bridge =
+                    new TestBridge(names, broker.saslBootstrapServers(), servers.redisUri(), withFarTier).start()) {
                 admin.send(
                         names.intake(), "ok-1", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS, "300");
                 admin.send(
@@ -126,6 +129,8 @@ class KafkaAclIT {
                         .until(() -> get(bridge.adminPort(), "/healthcheck").status() == 200);
                 JsonNode health = get(bridge.adminPort(), "/healthcheck").json();
                 assertTrue(health.get("kafka").get("healthy").asBoolean(), health.toString());
+                // DescribeConfigs on the intake: its retention was read, so records due far ahead may wait there
+                assertTrue(health.get("far-tier").get("message").asText().startsWith("on: "), health.toString());
             }
 
             TestBridge wrong = new TestBridge(

@@ -9,7 +9,10 @@ import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.EnvelopeCodec;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -126,6 +129,65 @@ class IntakePollTest {
                 Long.MAX_VALUE);
         assertEquals(List.of(), poll.express());
         assertEquals(1, poll.ops().size());
+    }
+
+    @Test
+    void aScheduleTheFarPolicySendsFarIsWrittenAsItsPositionWithoutItsEnvelope() {
+        FarPolicy far = farPolicy(10 * 60_000);
+        RecordHeaders explicit = until(NOW + 86_400_000);
+        explicit.add(DelayHeaders.ID, utf8("order-1"));
+        List<ConsumerRecord<byte[], byte[]>> records = List.of(
+                record(0, 1, until(NOW + 86_400_000)),
+                record(0, 2, until(NOW + 60_000)), // within the window: hot
+                record(0, 3, cancel("order-7")),
+                record(1, 4, explicit));
+
+        IntakePoll poll = IntakePoll.translate(records, TRANSLATOR, "m", null, Long.MAX_VALUE, far);
+
+        assertEquals(4, poll.ops().size());
+        WriteOp.Schedule first = (WriteOp.Schedule) poll.ops().get(0);
+        assertTrue(first.far());
+        assertEquals(null, first.envelope(), "the payload stays in the intake's log");
+        assertEquals(INTAKE + "/0/1", first.origin());
+        assertEquals(NOW + 86_400_000, first.dueAt());
+        assertEquals(NOW, first.timestamp());
+        WriteOp.Schedule hot = (WriteOp.Schedule) poll.ops().get(1);
+        assertFalse(hot.far());
+        assertTrue(hot.envelope() != null && hot.envelope().length > 0);
+        assertInstanceOf(WriteOp.Cancel.class, poll.ops().get(2), "a cancel never goes far");
+        WriteOp.Schedule named = (WriteOp.Schedule) poll.ops().get(3);
+        assertTrue(named.far(), "an explicit id goes far too: the store keeps its version");
+        assertEquals("order-1", named.id());
+    }
+
+    @Test
+    void aRecordOnTheExpressPathNeverGoesFar() {
+        FarPolicy far = farPolicy(0); // every record not yet due would go far
+        IntakePoll poll = IntakePoll.translate(
+                List.of(record(0, 1, until(NOW + 100)), record(1, 2, until(NOW + 100_000))),
+                TRANSLATOR,
+                "m",
+                new ExpressGate(250, 100, 1_000_000),
+                NOW,
+                far);
+        assertEquals(
+                List.of(INTAKE + "-0-1"),
+                poll.express().stream().map(IntakePoll.ExpressRecord::id).toList());
+        assertFalse(poll.express().get(0).op().far(), "parked after a failed check: hot");
+        assertEquals(1, poll.ops().size());
+        assertTrue(((WriteOp.Schedule) poll.ops().get(0)).far(), "beyond the express window: far");
+    }
+
+    @Test
+    void withoutAFarPolicyEveryScheduleIsStoredHot() {
+        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, until(NOW + 86_400_000))), TRANSLATOR, "m");
+        assertFalse(((WriteOp.Schedule) poll.ops().get(0)).far());
+    }
+
+    private static FarPolicy farPolicy(long windowMillis) {
+        FarPolicy far = new FarPolicy(windowMillis, Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC));
+        far.retention(FarRetention.of(INTAKE, java.util.Map.of("retention.ms", "604800000"), 3_600_000));
+        return far;
     }
 
     private static RecordHeaders until(long dueAt) {

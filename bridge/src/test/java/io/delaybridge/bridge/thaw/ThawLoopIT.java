@@ -104,7 +104,9 @@ class ThawLoopIT {
             assertEquals(onShard0 - 1, claimed.size(), "the thawed records of shard 0 are claimable, once each");
             assertTrue(claimed.contains(rig.intake + "-0-" + lateOffset), claimed.toString());
             assertEquals(0, rig.metrics.meter(ThawMetrics.LOST).getCount());
-            assertTrue(new FarTierHealthCheck(rig.thawMetrics).execute().isHealthy());
+            assertTrue(new FarTierHealthCheck(() -> "on", rig.thawMetrics)
+                    .execute()
+                    .isHealthy());
         }
     }
 
@@ -143,7 +145,7 @@ class ThawLoopIT {
             assertEquals(1, errors.size(), "one ERROR for the hour's lost range");
             String error = errors.get(0).getFormattedMessage();
             assertTrue(error.contains("intake partition 1, offsets 0-3"), error);
-            HealthCheck.Result health = new FarTierHealthCheck(rig.thawMetrics).execute();
+            HealthCheck.Result health = new FarTierHealthCheck(() -> "on", rig.thawMetrics).execute();
             assertFalse(health.isHealthy());
             assertTrue(health.getMessage().contains("intake partition 1 offsets 0-3"), health.getMessage());
             RedisMessageAdmin messages = new RedisMessageAdmin(rig.store);
