@@ -2,6 +2,7 @@ package io.delaybridge.bench;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * far-thaw's second part: steady lateness ({@link SteadyRun}: {@code --steady-rate} due, delays {@code --min-delay-s
@@ -60,6 +61,11 @@ final class FarLateness {
                 Instant.ofEpochMilli(firstHour),
                 far.writeRate());
 
+        // a rewrite of the AOF the far writes grew takes a core: the load starts after it, as in backlog
+        if (!RedisInfo.awaitNoAofRewrite(run.redis(), 10, TimeUnit.MINUTES)) {
+            BenchRun.log("  an AOF rewrite still runs after 10 minutes; measuring anyway");
+        }
+        long rewritesBefore = RedisInfo.field(run.redis().info("persistence"), "aof_rewrites");
         long thawStart = System.currentTimeMillis()
                 + START_MILLIS
                 + 2_000
@@ -118,7 +124,7 @@ final class FarLateness {
                     label + ", the thaw beside it",
                     "%,d records thawed within the window; the thaw of the first far hour (%,d records) ran from"
                             + " %+.1f s to %s of the window's start (%,.0f records/s); %,d thawed in all, %,d still"
-                            + " far; delay.far.lost %,d",
+                            + " far; delay.far.lost %,d; AOF rewrites since the far records were written: %d",
                     inWindow,
                     firstHourRecords,
                     firstRise < 0 ? Double.NaN : (firstRise - windowStart) / 1000.0,
@@ -126,7 +132,8 @@ final class FarLateness {
                     firstRise < 0 || doneAt <= firstRise ? 0.0 : done * 1000.0 / (doneAt - firstRise),
                     done,
                     run.farCount(prefix, intake),
-                    bridge.meterCount("delay.far.lost"));
+                    bridge.meterCount("delay.far.lost"),
+                    RedisInfo.field(run.redis().info("persistence"), "aof_rewrites") - rewritesBefore);
             Stats b = base.stats();
             run.put(
                     label + ", beside far records / baseline",
