@@ -71,7 +71,8 @@ class FarTierDeliveryIT {
             send(kafka, names, "its-replacement", target, now + 3_500, DelayHeaders.ID, defaultId(names, replaced));
             due.put("its-replacement", now + 3_500);
 
-            await().atMost(Duration.ofSeconds(60)).until(() -> delivered.values().containsAll(due.keySet()));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> delivered.values().containsAll(due.keySet()));
             // the dropped versions were due by now + 9 s: wait past that and the thaw's cycle, then look
             long quietUntil = now + 9_000 + 3_000;
             await().atMost(Duration.ofSeconds(30)).until(() -> System.currentTimeMillis() > quietUntil);
@@ -84,7 +85,8 @@ class FarTierDeliveryIT {
                 assertTrue(lateness < LATE_BOUND_MILLIS, r.value() + " late by " + lateness + " ms");
                 assertEquals(String.valueOf(due.get(r.value())), r.header(DelayHeaders.DUE_AT));
             }
-            KafkaClient.Received plain = delivered.matching(r -> r.value().equals("plain-7")).get(0);
+            KafkaClient.Received plain =
+                    delivered.matching(r -> r.value().equals("plain-7")).get(0);
             assertEquals("t-7", plain.header("trace"), "user headers pass through the far tier");
             assertEquals("key-plain-7", plain.key());
             long far = bridge.admin("/metrics")
@@ -98,8 +100,8 @@ class FarTierDeliveryIT {
 
     private static RecordMetadata send(
             KafkaClient kafka, TestNames names, String value, String target, long dueAt, String... extra) {
-        List<String> headers = new ArrayList<>(List.of(
-                DelayHeaders.TARGET, target, DelayHeaders.UNTIL, Long.toString(dueAt)));
+        List<String> headers =
+                new ArrayList<>(List.of(DelayHeaders.TARGET, target, DelayHeaders.UNTIL, Long.toString(dueAt)));
         headers.addAll(List.of(extra));
         return kafka.send(names.intake(), "key-" + value, value, null, headers.toArray(String[]::new));
     }
