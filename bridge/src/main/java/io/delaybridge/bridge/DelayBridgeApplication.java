@@ -2,6 +2,7 @@ package io.delaybridge.bridge;
 
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.admin.ClockSkewHealthCheck;
+import io.delaybridge.bridge.admin.FarMessages;
 import io.delaybridge.bridge.admin.GroupView;
 import io.delaybridge.bridge.admin.IncarnationHealthCheck;
 import io.delaybridge.bridge.admin.KafkaHealthCheck;
@@ -34,7 +35,9 @@ import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.PartitionListener;
+import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.intake.RetentionWatch;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
@@ -53,6 +56,7 @@ import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
 import jakarta.servlet.DispatcherType;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
@@ -74,10 +78,14 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
 
     /** How long one admin-client call (a topic lookup, a health probe, the group's offsets) may take. */
     private static final long ADMIN_CALL_MILLIS = 5_000;
+    /** How long the API reads far records back from the intake, per request. */
+    private static final Duration INTAKE_READ = Duration.ofSeconds(15);
     /** How long a target topic known to exist, and its partition count, are trusted before they are looked up again. */
     private static final long TOPIC_KNOWN_MILLIS = 60_000;
     /** How long a target topic found missing is believed missing; a topic created meanwhile is seen this late. */
     private static final long TOPIC_MISSING_MILLIS = 5_000;
+    /** The thaw's window when {@code intake.hotWindow} is off: far records written before thaw as with the default. */
+    private static final long THAW_WINDOW_WHEN_OFF_MILLIS = 3_600_000;
     /** How long the group's view (members, committed offsets) is reused by the status page and gauges. */
     private static final long GROUP_VIEW_MILLIS = 2_000;
 
@@ -185,7 +193,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.lifecycle().manage(pump);
 
         // records due beyond intake.hotWindow wait in the intake's log while its retention keeps them: the watch reads
-        // it first (started before the intake polls), then every intake.retentionCheckInterval
+        // it at once on its own thread (start-up does not wait), then every intake.retentionCheckInterval
         FarPolicy far = new FarPolicy(intakeSettings.hotWindowMillis(), clock);
         if (far.windowOn()) {
             environment
@@ -209,12 +217,13 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         store.far(),
                         store::now,
                         pump::ownedEpochs,
-                        kafka.offsetReaderProperties(),
+                        kafka.offsetReaderProperties("thaw"),
                         intakeSettings,
                         producer,
                         deadletterMeters,
                         thawMetrics,
-                        intakeSettings.hotWindowMillis()));
+                        // with the far tier off, records written far before still thaw by their hours, not at once
+                        far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS));
 
         IntakeLoop intake = new IntakeLoop(
                 kafka.consumerProperties(),
@@ -255,7 +264,13 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         MessageAdmin messages = new RedisMessageAdmin(store);
         GroupView group = new GroupView(
                 admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, GROUP_VIEW_MILLIS, ADMIN_CALL_MILLIS);
-        ShardReport report = new ShardReport(store, messages, pump, pumpStore, group);
+        ShardReport report = new ShardReport(store, messages, store.far(), pump, pumpStore, group);
+        // far records wait in the intake's log: the API reads them back by position to show and act on them
+        OffsetReader intakeReader =
+                new OffsetReader(kafka.offsetReaderProperties("api"), kafka.getIntakeTopic(), INTAKE_READ);
+        environment.lifecycle().manage(closing(intakeReader));
+        FarMessages farMessages = new FarMessages(
+                store.far(), messages, store.router(), intakeReader, INTAKE_READ, new RecordTranslator(intakeSettings));
 
         environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
         environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));
@@ -266,7 +281,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.healthChecks().register("pump-lag", new PumpLagHealthCheck(report, api.maxPumpLagMillis()));
         environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
         environment.healthChecks().register("far-tier", new FarTierHealthCheck(far::state, thawMetrics));
-        ShardGauges.register(metrics, store);
+        ShardGauges.register(metrics, store, store.far());
         OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
         environment
                 .admin()
@@ -307,7 +322,12 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment
                 .jersey()
                 .register(new MessagesResource(
-                        store, messages, api, config.getIntake().getMaxDelay().toMilliseconds(), metrics));
+                        store,
+                        messages,
+                        farMessages,
+                        api,
+                        config.getIntake().getMaxDelay().toMilliseconds(),
+                        metrics));
         environment.jersey().register(new ShardsResource(report));
         environment.jersey().register(deadletter);
         RulesReport rules = RulesPart.wire(config, environment, admin, deadletterMeters, clock); // started last

@@ -314,7 +314,7 @@ final class Campaign {
                   waitReplicas: %d
                 intake:
                   expressBufferRecords: %d
-                %s                pump:
+                %spump:
                   lease: %dms
                   maxInFlight: %d
                   revokeDrain: 5s
@@ -351,7 +351,7 @@ final class Campaign {
                         options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0,
                         EXPRESS_BUFFER_RECORDS,
                         // --hot-window: that much ahead, records wait in the far tier; else the shipped default
-                        options.hotWindow().isEmpty() ? "" : "  hotWindow: " + options.hotWindow(),
+                        options.hotWindow().isEmpty() ? "" : "  hotWindow: " + options.hotWindow() + "\n",
                         options.lease().toMillis(),
                         MAX_IN_FLIGHT);
         Path file = dir.resolve("bridge.yml");

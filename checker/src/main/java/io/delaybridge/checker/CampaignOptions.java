@@ -511,6 +511,9 @@ public record CampaignOptions(
         if (exactlyOnce) {
             parts.addAll(List.of("--exactly-once", "on"));
         }
+        if (!hotWindow.isEmpty()) {
+            parts.addAll(List.of("--hot-window", hotWindow));
+        }
         return String.join(" ", parts);
     }
 

@@ -42,7 +42,9 @@ class CampaignOptionsTest {
             "--max-delay",
             "2m",
             "--exactly-once",
-            "on"
+            "on",
+            "--hot-window",
+            "2s"
         });
         assertTrue(o.exactlyOnce());
         assertFalse(CampaignOptions.defaults().exactlyOnce());
@@ -52,6 +54,7 @@ class CampaignOptionsTest {
         assertEquals(1, o.faults().get(Fault.ZOMBIE));
         assertEquals(List.of("+1h", "-1h"), o.clockShifts());
         assertEquals(Duration.ofMinutes(2), o.maxDelay());
+        assertEquals("2s", o.hotWindow());
         assertEquals(o, CampaignOptions.parse(o.commandLine().split(" ")).withWorkDir(o.workDir()));
     }
 

@@ -42,6 +42,7 @@ import java.util.regex.Pattern;
  * <pre>
  * delay.pending.shard-3                 -> delay_pending_by_shard{shard="3"}
  * delay.in-flight.shard-3               -> delay_in_flight_by_shard{shard="3"}
+ * delay.far.shard-3                     -> delay_far_by_shard{shard="3"}
  * delay.deadlettered.DELIVERY_FAILED    -> delay_deadlettered_total{reason="DELIVERY_FAILED"}
  * delay.target.delivered.orders         -> delay_target_delivered_total{target="orders"}
  * delay.target.lateness-ms.orders       -> delay_target_lateness_seconds{target="orders",quantile="0.99"}
@@ -61,7 +62,7 @@ public final class PrometheusExport {
     private static final Pattern CAMEL = Pattern.compile("([a-z0-9])([A-Z])");
     private static final String MS_SUFFIX = "-ms";
     private static final String DEADLETTERED = "delay.deadlettered.";
-    private static final Pattern PER_SHARD = Pattern.compile("(delay\\.(?:pending|in-flight))\\.shard-(\\d+)");
+    private static final Pattern PER_SHARD = Pattern.compile("(delay\\.(?:pending|in-flight|far))\\.shard-(\\d+)");
 
     private PrometheusExport() {}
 
@@ -121,6 +122,12 @@ public final class PrometheusExport {
                 "delay_pending_by_shard",
                 "pending (due, not in flight) messages per shard");
         perShard(registry, metrics, "delay.in-flight", "delay_in_flight_by_shard", "in-flight messages per shard");
+        perShard(
+                registry,
+                metrics,
+                "delay.far",
+                "delay_far_by_shard",
+                "records waiting in the far tier (payload in the intake's log) per shard");
         return new PrometheusMetricsServlet(registry);
     }
 

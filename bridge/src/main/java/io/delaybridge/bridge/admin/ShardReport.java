@@ -3,6 +3,8 @@ package io.delaybridge.bridge.admin;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.ShardStats;
 import java.util.ArrayList;
@@ -12,11 +14,17 @@ import java.util.Map;
 
 /**
  * Per-shard figures for the API, the health checks, the gauges and the status page, read from Redis (counts, due
- * times; Redis' clock) and from Kafka (owners).
+ * times; Redis' clock) and from Kafka (owners). Far records (docs/redis-store.md, "The far tier") are counted from the
+ * lengths of their hour strings: no intake read, and due times at hour resolution.
  */
 public final class ShardReport {
 
-    /** One shard: who pumps it, what it holds, how late it is. */
+    /**
+     * One shard: who pumps it, what it holds, how late it is.
+     *
+     * @param pending hot records waiting for their due time (not in flight)
+     * @param far     records waiting in the far tier (their payload in the intake's log)
+     */
     public record Shard(
             int shard,
             String owner,
@@ -25,11 +33,17 @@ public final class ShardReport {
             Long epoch,
             long pending,
             long inFlight,
+            long far,
             Long nextDueAt,
             long oldestOverdueMillis) {}
 
-    /** A due-time bucket of the pending histogram: messages due in {@code [from, to)} (Redis time, epoch ms). */
-    public record Bucket(String label, Long from, Long to, long count) {}
+    /**
+     * A due-time bucket of the pending histogram: messages due in {@code [from, to)} (Redis time, epoch ms).
+     *
+     * @param count all of them, hot and far
+     * @param far   those of {@code count} in the far tier, counted by due hour ({@link #histogram})
+     */
+    public record Bucket(String label, Long from, Long to, long count, long far) {}
 
     private static final long MINUTE = 60_000;
     private static final long HOUR = 60 * MINUTE;
@@ -41,13 +55,21 @@ public final class ShardReport {
 
     private final DelayStore store;
     private final MessageAdmin messages;
+    private final FarStore farStore;
     private final Pump pump;
     private final PausableStore pauses;
     private final GroupView group;
 
-    public ShardReport(DelayStore store, MessageAdmin messages, Pump pump, PausableStore pauses, GroupView group) {
+    public ShardReport(
+            DelayStore store,
+            MessageAdmin messages,
+            FarStore farStore,
+            Pump pump,
+            PausableStore pauses,
+            GroupView group) {
         this.store = store;
         this.messages = messages;
+        this.farStore = farStore;
         this.pump = pump;
         this.pauses = pauses;
         this.group = group;
@@ -81,6 +103,7 @@ public final class ShardReport {
                     messages.epoch(shard).isPresent() ? messages.epoch(shard).getAsLong() : null,
                     stats.pending(),
                     stats.inFlight(),
+                    farStore.farCount(shard),
                     next,
                     next != null && next < now ? now - next : 0));
         }
@@ -102,27 +125,61 @@ public final class ShardReport {
         return new long[] {age, which};
     }
 
-    /** Pending messages by due-time bucket, over all shards or one ({@code shard} null for all). */
+    /**
+     * Pending messages by due-time bucket, over all shards or one ({@code shard} null for all). Far records are
+     * counted per due hour: an hour's count goes to the bucket holding the hour's start; an hour under way counts as
+     * "next hour", one already over (its thaw is behind) as "overdue".
+     */
     public List<Bucket> histogram(Integer shard) {
         long now = store.now();
+        long[] froms = new long[LABELS.length];
+        long[] tos = new long[LABELS.length];
+        for (int i = 0; i < LABELS.length; i++) {
+            froms[i] = i == 0 ? Long.MIN_VALUE / 2 : now + EDGES[i - 1];
+            tos[i] = i == LABELS.length - 1 ? Long.MAX_VALUE / 2 : now + EDGES[i];
+            if (i == 0) {
+                tos[i] = now + 1; // due now or before
+            } else if (i == 1) {
+                froms[i] = now + 1;
+            }
+        }
+        long[] far = new long[LABELS.length];
+        for (int s = 0; s < store.shardCount(); s++) {
+            if (shard == null || shard == s) {
+                farStore.farCountsByHour(s).forEach((hour, count) -> far[farBucket(hour, now, tos)] += count);
+            }
+        }
         List<Bucket> buckets = new ArrayList<>();
         for (int i = 0; i < LABELS.length; i++) {
-            long from = i == 0 ? Long.MIN_VALUE / 2 : now + EDGES[i - 1];
-            long to = i == LABELS.length - 1 ? Long.MAX_VALUE / 2 : now + EDGES[i];
-            if (i == 0) {
-                to = now + 1; // due now or before
-            } else if (i == 1) {
-                from = now + 1;
-            }
             long count = 0;
             for (int s = 0; s < store.shardCount(); s++) {
                 if (shard == null || shard == s) {
-                    count += messages.countDue(s, from, to);
+                    count += messages.countDue(s, froms[i], tos[i]);
                 }
             }
-            buckets.add(new Bucket(LABELS[i], i == 0 ? null : from, i == LABELS.length - 1 ? null : to, count));
+            buckets.add(new Bucket(
+                    LABELS[i],
+                    i == 0 ? null : froms[i],
+                    i == LABELS.length - 1 ? null : tos[i],
+                    count + far[i],
+                    far[i]));
         }
         return buckets;
+    }
+
+    /** The histogram bucket a far hour's entries count in (see {@link #histogram}). */
+    static int farBucket(long hour, long now, long[] tos) {
+        long start = hour * FarEntry.HOUR_MILLIS;
+        if (start + FarEntry.HOUR_MILLIS <= now) {
+            return 0; // over: overdue
+        }
+        long at = Math.max(start, now + EDGES[1]); // under way: next hour
+        for (int i = 1; i < tos.length; i++) {
+            if (at < tos[i]) {
+                return i;
+            }
+        }
+        return tos.length - 1;
     }
 
     /** Totals for the status page and the shard route. */
@@ -130,6 +187,7 @@ public final class ShardReport {
         Map<String, Object> totals = new LinkedHashMap<>();
         totals.put("pending", shards.stream().mapToLong(Shard::pending).sum());
         totals.put("inFlight", shards.stream().mapToLong(Shard::inFlight).sum());
+        totals.put("far", shards.stream().mapToLong(Shard::far).sum());
         totals.put(
                 "oldestOverdueMillis",
                 shards.stream().mapToLong(Shard::oldestOverdueMillis).max().orElse(0));

@@ -89,7 +89,7 @@ public class IntakeFactory implements SettingsCheck.Checked {
             + "topic's log, Redis keeps a 12-byte entry, and they are stored in Redis ahead of their due time; `0ms` "
             + "sends every record not yet due far (as the intake's retention allows); `off` stores every record in "
             + "Redis.")
-    private String hotWindow = "10m";
+    private String hotWindow = "1h";
 
     @NotNull
     @Setting(

@@ -169,12 +169,15 @@ public class KafkaFactory implements SettingsCheck.Checked {
     }
 
     /**
-     * A consumer that reads the intake by offset ({@code assign} and {@code seek}; the far tier's thaw): the intake
-     * consumer's settings ({@code common}, so TLS and SASL apply, and {@code consumer}), without a group (it is no
-     * member and commits nothing), and {@code auto.offset.reset=none}: an offset the log no longer holds is reported,
-     * never replaced by the log's start.
+     * A consumer that reads the intake by offset ({@code assign} and {@code seek}; the far tier's thaw and the message
+     * API's far records, {@code OffsetReader}): the intake consumer's settings ({@code common}, so TLS and SASL apply,
+     * and {@code consumer}), without a group (it is no member and commits nothing), {@code read_committed} whatever
+     * {@code consumer} says (an aborted transaction's record is never thawed nor shown), and
+     * {@code auto.offset.reset=none}: an offset the log no longer holds is reported, never replaced by the log's start.
+     *
+     * @param reader what reads (its client id is {@code <groupId>-<reader>}), one name per consumer: {@code thaw}, {@code api}
      */
-    public Properties offsetReaderProperties() {
+    public Properties offsetReaderProperties(String reader) {
         Properties properties = consumerProperties();
         for (String groupKey : List.of(
                 ConsumerConfig.GROUP_ID_CONFIG,
@@ -185,7 +188,8 @@ public class KafkaFactory implements SettingsCheck.Checked {
                 ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG)) {
             properties.remove(groupKey);
         }
-        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-thaw");
+        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-" + reader);
+        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         return properties;

@@ -127,7 +127,7 @@ public final class RecordTranslator {
                         null);
             }
             IntakeCommand.Schedule schedule = (IntakeCommand.Schedule) command;
-            int size = sizeOf(record);
+            long size = sizeOf(record);
             if (size > maxRecordBytes) {
                 throw new ContractViolation(
                         ErrorCode.PAYLOAD_TOO_LARGE,
@@ -159,11 +159,12 @@ public final class RecordTranslator {
         }
     }
 
-    private static int sizeOf(ConsumerRecord<byte[], byte[]> record) {
+    /** A record's size as the intake counts it: key + value + headers (keys and values). */
+    static long sizeOf(ConsumerRecord<byte[], byte[]> record) {
         long size = Math.max(0, record.serializedKeySize()) + (long) Math.max(0, record.serializedValueSize());
         for (Header header : record.headers()) {
             size += header.key().length() + (header.value() == null ? 0 : header.value().length);
         }
-        return (int) Math.min(Integer.MAX_VALUE, size);
+        return size;
     }
 }

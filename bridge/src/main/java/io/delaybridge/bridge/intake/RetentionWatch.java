@@ -63,16 +63,18 @@ public final class RetentionWatch implements Managed {
         this.policy = policy;
     }
 
-    /** Reads the retention once, then every interval on a thread of its own. */
+    /**
+     * Reads the retention at once and then every interval, on a thread of its own: start-up does not wait for it
+     * (until the first answer nothing goes far, which is safe: those records are stored hot).
+     */
     @Override
     public void start() {
-        check();
         timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "delay-retention-watch");
             thread.setDaemon(true);
             return thread;
         });
-        timer.scheduleWithFixedDelay(this::check, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::check, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override

@@ -55,6 +55,13 @@ public interface MessageAdmin {
      */
     List<StoredMessage> scanDue(int shard, long fromInclusive, long toInclusive, long skip, int max);
 
+    /**
+     * The far drop of a default id, if one is remembered: a cancel or a replacement that named the id while its record
+     * waited far, or an operator's thaw of it, leaves its record's timestamp (epoch ms); the thaw drops the id's far
+     * record if it is not newer. Empty for an explicit id (its far version says where it is).
+     */
+    OptionalLong farDrop(String id);
+
     /** The shard's current fencing epoch (how often it changed owner), if any owner ever acquired it. */
     OptionalLong epoch(int shard);
 

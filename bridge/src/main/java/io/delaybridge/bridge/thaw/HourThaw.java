@@ -2,6 +2,8 @@ package io.delaybridge.bridge.thaw;
 
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.DeliveryRecords;
+import io.delaybridge.bridge.intake.FetchPlan;
+import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.intake.RecordTranslator.Translation;
 import io.delaybridge.bridge.store.FarEntry;
@@ -20,12 +22,13 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Thaws one far hour of a shard: reads its entries, fetches their records from the intake in slices
- * ({@link IntakeFetcher}), translates each as the intake does ({@link RecordTranslator}) and stores the slice hot
+ * ({@link OffsetReader}), translates each as the intake does ({@link RecordTranslator}) and stores the slice hot
  * ({@link FarStore#thaw}); once every slice is stored, the hour goes ({@link FarStore#farThawed}), or, if entries
  * were appended meanwhile, they are read and thawed too. A record the settings now refuse goes to the deadletter
  * topic with its reason, as a refused intake record does; a record gone from the log is reported lost
@@ -37,7 +40,7 @@ final class HourThaw {
     private static final long SEND_TIMEOUT_SECONDS = 30;
 
     private final FarStore far;
-    private final IntakeFetcher fetcher;
+    private final OffsetReader reader;
     private final RecordTranslator translator;
     private final Producer<byte[], byte[]> producer;
     private final String deadletterTopic;
@@ -53,7 +56,7 @@ final class HourThaw {
      */
     HourThaw(
             FarStore far,
-            IntakeFetcher fetcher,
+            OffsetReader reader,
             RecordTranslator translator,
             Producer<byte[], byte[]> producer,
             String deadletterTopic,
@@ -62,7 +65,7 @@ final class HourThaw {
             int maxRecords,
             long maxDelayMillis) {
         this.far = far;
-        this.fetcher = fetcher;
+        this.reader = reader;
         this.translator = translator;
         this.producer = producer;
         this.deadletterTopic = deadletterTopic;
@@ -74,7 +77,8 @@ final class HourThaw {
 
     /**
      * Thaws {@code hour} of {@code shard} under {@code epoch}; returns whether the hour is gone (false: the loop
-     * stopped first, and the hour stays). Store exceptions (fenced, unavailable) and {@link ThawFetchException} pass.
+     * stopped first, and the hour stays). Store exceptions (fenced, unavailable) and Kafka's (not answered in time: the
+     * hour is thawed again later, nothing is lost) pass.
      */
     boolean thaw(int shard, long epoch, long hour, BooleanSupplier running) {
         int from = 0;
@@ -86,8 +90,11 @@ final class HourThaw {
                 if (!running.getAsBoolean()) {
                     return false;
                 }
-                IntakeFetcher.Fetched fetched =
-                        fetcher.fetch(entries.subList(i, FetchPlan.sliceEnd(entries, i, maxRecords)));
+                List<OffsetReader.Position> slice =
+                        entries.subList(i, FetchPlan.sliceEnd(entries, i, maxRecords)).stream()
+                                .map(OffsetReader.Position::of)
+                                .toList();
+                OffsetReader.Fetched fetched = reader.fetch(slice);
                 if (!fetched.lost().isEmpty()) {
                     metrics.lost(shard, hour, fetched.lost());
                 }
@@ -162,9 +169,9 @@ final class HourThaw {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ThawFetchException("interrupted while deadlettering refused far records", e);
+            throw new KafkaException("interrupted while deadlettering refused far records", e);
         } catch (ExecutionException | TimeoutException e) {
-            throw new ThawFetchException("the deadletter topic did not take refused far records: " + e, e);
+            throw new KafkaException("the deadletter topic did not take refused far records: " + e, e);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.thaw;
 
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarStore;
@@ -35,12 +36,8 @@ public final class ThawLoop implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(ThawLoop.class);
 
-    /** The most entries fetched and stored in one thaw call, and the most bytes of records (a slice ends after). */
+    /** The most entries fetched and stored in one thaw call (a fetch ends sooner after 4 MiB of records). */
     static final int MAX_RECORDS = 2_000;
-
-    static final long MAX_BYTES = 4L << 20;
-    /** Read through at most this many records to the next needed offset; a larger gap is a seek. */
-    static final long MAX_GAP = 500;
 
     static final long CYCLE_MILLIS = 1_000;
     private static final long FIRST_BACKOFF_MILLIS = 250;
@@ -50,7 +47,7 @@ public final class ThawLoop implements Managed {
     private final FarStore far;
     private final LongSupplier redisNow;
     private final Supplier<Map<Integer, Long>> ownedEpochs;
-    private final Supplier<IntakeFetcher> fetchers;
+    private final Supplier<OffsetReader> readers;
     private final RecordTranslator translator;
     private final Producer<byte[], byte[]> producer;
     private final String deadletterTopic;
@@ -65,7 +62,7 @@ public final class ThawLoop implements Managed {
 
     private final Object sleeping = new Object();
     private volatile boolean running;
-    private volatile IntakeFetcher fetcher;
+    private volatile OffsetReader reader;
     private Thread thread;
     private String failure;
 
@@ -74,6 +71,7 @@ public final class ThawLoop implements Managed {
      * @param redisNow     Redis' clock ({@code DelayStore.now})
      * @param ownedEpochs  shard -> fencing epoch of the shards this instance pumps ({@code Pump.ownedEpochs})
      * @param readerProperties client settings of a consumer without a group that reads the intake by offset
+     *                         ({@code KafkaFactory.offsetReaderProperties})
      * @param intake       the intake's settings: the topic, the deadletter topic, the translation and the longest delay
      * @param windowMillis the hot window: hours beginning within it of Redis' clock are thawed; negative: all of them
      */
@@ -91,7 +89,7 @@ public final class ThawLoop implements Managed {
                 far,
                 redisNow,
                 ownedEpochs,
-                () -> new IntakeFetcher(readerProperties, intake.topic(), MAX_GAP, MAX_BYTES, KAFKA_CALL_TIMEOUT),
+                () -> new OffsetReader(readerProperties, intake.topic(), KAFKA_CALL_TIMEOUT),
                 intake,
                 producer,
                 deadletters,
@@ -104,7 +102,7 @@ public final class ThawLoop implements Managed {
             FarStore far,
             LongSupplier redisNow,
             Supplier<Map<Integer, Long>> ownedEpochs,
-            Supplier<IntakeFetcher> fetchers,
+            Supplier<OffsetReader> readers,
             IntakeSettings intake,
             Producer<byte[], byte[]> producer,
             DeadletterMeters deadletters,
@@ -114,7 +112,7 @@ public final class ThawLoop implements Managed {
         this.far = far;
         this.redisNow = redisNow;
         this.ownedEpochs = ownedEpochs;
-        this.fetchers = fetchers;
+        this.readers = readers;
         this.translator = new RecordTranslator(intake);
         this.producer = producer;
         this.deadletterTopic = intake.deadletterTopic();
@@ -128,7 +126,7 @@ public final class ThawLoop implements Managed {
     @Override
     public void start() {
         running = true;
-        fetcher = fetchers.get();
+        reader = readers.get();
         thread = new Thread(this::run, "delay-thaw");
         thread.start();
     }
@@ -139,7 +137,7 @@ public final class ThawLoop implements Managed {
         synchronized (sleeping) {
             sleeping.notifyAll();
         }
-        IntakeFetcher current = fetcher;
+        OffsetReader current = reader;
         if (current != null) {
             current.wakeup();
         }
@@ -150,7 +148,7 @@ public final class ThawLoop implements Managed {
 
     private void run() {
         HourThaw hours = new HourThaw(
-                far, fetcher, translator, producer, deadletterTopic, deadletters, metrics, maxRecords, maxDelayMillis);
+                far, reader, translator, producer, deadletterTopic, deadletters, metrics, maxRecords, maxDelayMillis);
         long backoff = FIRST_BACKOFF_MILLIS;
         try {
             while (running) {
@@ -164,7 +162,7 @@ public final class ThawLoop implements Managed {
                     backoff = FIRST_BACKOFF_MILLIS;
                 } catch (WakeupException e) {
                     break; // stopping
-                } catch (StoreException | KafkaException | ThawFetchException e) {
+                } catch (StoreException | KafkaException e) {
                     if (failure == null) {
                         failure = e.getMessage();
                         LOG.warn("The thaw failed, retrying with backoff up to {} ms: {}", MAX_BACKOFF_MILLIS, failure);
@@ -182,7 +180,7 @@ public final class ThawLoop implements Managed {
                 sleep(waitMillis);
             }
         } finally {
-            fetcher.close();
+            reader.close();
         }
     }
 

@@ -3,6 +3,7 @@ package io.delaybridge.bridge.thaw;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.intake.FetchPlan;
 import io.delaybridge.bridge.store.FarEntry;
 import java.time.Instant;
 import java.util.List;

@@ -222,7 +222,7 @@ class ConfigurationValidationTest {
         }
         assertEquals(0, intake("intake:\n  hotWindow: 0ms\n").hotWindowMillis(), "0ms: every record not due is far");
         io.delaybridge.bridge.intake.IntakeSettings defaults = intake("intake: {}\n");
-        assertEquals(600_000, defaults.hotWindowMillis());
+        assertEquals(3_600_000, defaults.hotWindowMillis());
         assertEquals(3_600_000, defaults.farRetentionMarginMillis());
         assertEquals(java.time.Duration.ofMinutes(5), defaults.retentionCheckInterval());
         io.delaybridge.bridge.intake.IntakeSettings set =

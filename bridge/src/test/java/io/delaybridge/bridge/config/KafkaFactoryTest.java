@@ -65,7 +65,8 @@ class KafkaFactoryTest {
         KafkaFactory factory = new KafkaFactory();
         factory.setInstanceId("bridge-a");
         factory.setCommon(Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN"));
-        Properties reader = factory.offsetReaderProperties();
+        factory.setConsumer(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"));
+        Properties reader = factory.offsetReaderProperties("api");
         assertEquals("SASL_SSL", reader.get("security.protocol"), "TLS and SASL apply to the thaw's reads too");
         assertEquals("PLAIN", reader.get("sasl.mechanism"));
         assertNull(reader.get(ConsumerConfig.GROUP_ID_CONFIG), "assign and seek: no group");
@@ -73,6 +74,10 @@ class KafkaFactoryTest {
         assertNull(reader.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG));
         assertEquals("false", reader.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG));
         assertEquals("none", reader.get(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "a deleted offset is reported");
-        assertEquals("read_committed", reader.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG));
+        assertEquals(
+                "read_committed",
+                reader.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG),
+                "an aborted transaction's record is never thawed nor shown");
+        assertEquals(factory.getGroupId() + "-api", reader.get(ConsumerConfig.CLIENT_ID_CONFIG), "one id a reader");
     }
 }

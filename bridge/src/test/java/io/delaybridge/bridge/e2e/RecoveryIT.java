@@ -326,21 +326,34 @@ class RecoveryIT {
     static Map<String, Long> sendSpread(
             KafkaClient kafka, TestNames names, String target, int records, long fromMillis, long toMillis)
             throws Exception {
+        return sendSpread(kafka, names, target, "k", records, fromMillis, toMillis);
+    }
+
+    /** As above, the records keyed {@code prefix<i>}: several spreads in one test need keys of their own. */
+    static Map<String, Long> sendSpread(
+            KafkaClient kafka,
+            TestNames names,
+            String target,
+            String prefix,
+            int records,
+            long fromMillis,
+            long toMillis)
+            throws Exception {
         Map<String, Future<RecordMetadata>> sends = new HashMap<>();
         Map<String, Long> delays = new HashMap<>();
         for (int i = 0; i < records; i++) {
             long delay = fromMillis + (toMillis - fromMillis) * i / records;
             sends.put(
-                    "k" + i,
+                    prefix + i,
                     kafka.sendAsync(
                             names.intake(),
-                            "k" + i,
+                            prefix + i,
                             "v" + i,
                             DelayHeaders.TARGET,
                             target,
                             DelayHeaders.DELAY_MS,
                             Long.toString(delay)));
-            delays.put("k" + i, delay);
+            delays.put(prefix + i, delay);
         }
         kafka.flush();
         Map<String, Long> dueAt = new HashMap<>();

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -160,12 +161,25 @@ class RedisAclIT {
         }
     }
 
-    /** A bridge on {@code redisUri} stores, delivers, answers the API and is healthy. */
+    /**
+     * A bridge on {@code redisUri} stores, delivers, answers the API and is healthy; with a hot window of 0 every
+     * record goes through the far tier (written far, thawed, a far id's version, a default id's far drop).
+     */
     private static void runsAs(TestServers servers, TestNames names, String redisUri, ConfigOverride... tls) {
         String target = names.target("acl");
+        List<ConfigOverride> overrides = new ArrayList<>(List.of(tls));
+        overrides.add(ConfigOverride.config("intake.hotWindow", "0ms"));
         // redis.uri given once: two overrides of one key apply in no fixed order
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                TestBridge bridge = new TestBridge(names, servers.kafkaBootstrap(), redisUri, tls).start()) {
+                TestBridge bridge = new TestBridge(
+                                names, servers.kafkaBootstrap(), redisUri, overrides.toArray(ConfigOverride[]::new))
+                        .start()) {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> bridge.admin("/healthcheck")
+                            .get("far-tier")
+                            .get("message")
+                            .asText()
+                            .startsWith("on: "));
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
             kafka.send(
@@ -190,11 +204,20 @@ class RedisAclIT {
                     "1h",
                     DelayHeaders.ID,
                     "acl-2");
-            await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() == 1);
+            RecordMetadata cancelled = kafka.send(
+                    names.intake(), "acl-3", "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "2h");
+            kafka.send(
+                    names.intake(),
+                    "acl-4",
+                    null,
+                    null,
+                    DelayHeaders.CANCEL,
+                    names.intake() + "-" + cancelled.partition() + "-" + cancelled.offset());
+            await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() == 1); // far, thawed, delivered
             int app = bridge.support().getLocalPort();
-            assertEquals(
-                    "pending", get(app, "/messages/acl-2").json().get("state").asText());
-            assertEquals(1, get(app, "/shards").json().get("pending").asInt());
+            assertEquals("far", get(app, "/messages/acl-2").json().get("state").asText());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> get(app, "/shards").json().get("far").asInt() == 2); // acl-2, and acl-3 until its hour
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> get(bridge.adminPort(), "/healthcheck").status() == 200);
             JsonNode health = get(bridge.adminPort(), "/healthcheck").json();

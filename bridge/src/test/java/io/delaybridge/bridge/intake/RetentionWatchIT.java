@@ -82,8 +82,8 @@ class RetentionWatchIT {
         watch = new RetentionWatch(admin, topic, HOUR, Duration.ofMillis(200), 5_000, policy);
 
         awaitKnown(topic); // a topic created a moment ago may be unknown to the broker that answers, for a moment
-        watch.start(); // reads at once, then every 200 ms
-        assertTrue(policy.enabled(), "7 days, time-based: on");
+        watch.start(); // reads at once (on its own thread, start-up does not wait), then every 200 ms
+        await().atMost(DEADLINE).until(policy::enabled); // 7 days, time-based: on
         assertEquals(1, enabled(registry));
         assertTrue(farNow(policy, DAY), "a record due in a day goes far");
         assertFalse(farNow(policy, MINUTE), "one due in a minute stays hot");
@@ -140,6 +140,7 @@ class RetentionWatchIT {
         watch = new RetentionWatch(admin, topic, HOUR, Duration.ofMillis(200), 5_000, policy);
 
         watch.start(); // no such topic: the read fails, the tier stays off
+        await().atMost(DEADLINE).until(() -> !warnings().isEmpty());
         assertFalse(policy.enabled());
         assertTrue(policy.state().startsWith("off until the intake topic's retention is read"), policy.state());
         assertFalse(warnings().isEmpty());

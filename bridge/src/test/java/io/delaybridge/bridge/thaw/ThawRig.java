@@ -1,8 +1,10 @@
 package io.delaybridge.bridge.thaw;
 
 import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
@@ -30,7 +32,6 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -102,16 +103,15 @@ final class ThawRig implements AutoCloseable {
 
     /** A loop over {@link #far} with {@code maxRecords} a thaw call, reading with the bridge's offset reader. */
     ThawLoop loop(IntakeSettings settings, long windowMillis, int maxRecords) {
-        Properties reader = new Properties();
-        reader.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap());
-        reader.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-        reader.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        reader.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        KafkaFactory kafka = new KafkaFactory();
+        kafka.setBootstrapServers(servers.kafkaBootstrap());
+        kafka.setGroupId(intake);
+        Properties reader = kafka.offsetReaderProperties("thaw");
         return new ThawLoop(
                 far,
                 store::now,
                 () -> Map.copyOf(epochs),
-                () -> new IntakeFetcher(reader, intake, ThawLoop.MAX_GAP, ThawLoop.MAX_BYTES, Duration.ofSeconds(10)),
+                () -> new OffsetReader(reader, intake, Duration.ofSeconds(10)),
                 settings,
                 producer,
                 new DeadletterMeters(metrics),

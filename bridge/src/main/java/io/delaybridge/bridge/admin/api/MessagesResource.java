@@ -2,42 +2,39 @@ package io.delaybridge.bridge.admin.api;
 
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.admin.Audit;
+import io.delaybridge.bridge.admin.FarMessages;
+import io.delaybridge.bridge.admin.FarMessages.FarMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.MessageAdmin.RescheduleResult;
 import io.delaybridge.bridge.store.MessageAdmin.StoredMessage;
-import io.delaybridge.bridge.store.StoreException;
-import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
-import io.delaybridge.schemas.CorruptEnvelopeException;
 import io.delaybridge.schemas.DelayText;
-import io.delaybridge.schemas.Envelope;
-import io.delaybridge.schemas.EnvelopeCodec;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.common.header.Header;
+import java.util.Optional;
 
 /**
  * The message API: look up, cancel, reschedule and fire one message by id; cancel many by target and due time.
  *
  * <p>Cancels go through the same store operation as a {@code delay-cancel} intake record; reschedules move the due
  * time of a pending message in one script. Every change is written to the audit log.
+ *
+ * <p>Each route reaches far records too ({@link FarMessages}): a lookup that Redis' hot tier does not answer tries the
+ * far tier, a fire-now or reschedule of a far record first stores it hot (read back from the intake), and a bulk
+ * cancel reads the far records due in its range from the intake to learn their targets.
  */
 @Path("/messages")
 @Produces(MediaType.APPLICATION_JSON)
@@ -57,6 +54,7 @@ public final class MessagesResource {
 
     private final DelayStore store;
     private final MessageAdmin messages;
+    private final FarMessages far;
     private final ApiSettings settings;
     private final long maxDelayMillis;
     private final MetricRegistry metrics;
@@ -64,11 +62,13 @@ public final class MessagesResource {
     public MessagesResource(
             DelayStore store,
             MessageAdmin messages,
+            FarMessages far,
             ApiSettings settings,
             long maxDelayMillis,
             MetricRegistry metrics) {
         this.store = store;
         this.messages = messages;
+        this.far = far;
         this.settings = settings;
         this.maxDelayMillis = maxDelayMillis;
         this.metrics = metrics;
@@ -76,19 +76,27 @@ public final class MessagesResource {
 
     @GET
     @Path("/{id}")
-    public Map<String, Object> get(@PathParam("id") String id) {
+    public Map<String, Object> get(
+            @PathParam("id") String id, @QueryParam("intake") @DefaultValue("true") boolean intake) {
         checkId(id);
-        StoredMessage message = messages.inspect(id).orElseThrow(() -> ApiException.notFound(id));
-        return describe(message);
+        Optional<StoredMessage> hot = messages.inspect(id);
+        if (hot.isPresent()) {
+            return MessageViews.describe(hot.get());
+        }
+        FarMessage message = farFind(id, intake).orElseThrow(() -> ApiException.notFound(id));
+        return MessageViews.describe(message, intake);
     }
 
     @DELETE
     @Path("/{id}")
     public Map<String, Object> cancel(@PathParam("id") String id) {
         checkId(id);
-        WriteResult result = write(new WriteOp.Cancel(id), "cancel of message '" + id + "'");
-        Audit.log(Audit.principal(), "cancel", "id=" + id + " result=" + result);
-        if (result != WriteResult.CANCELLED) {
+        // a default id's far record keeps no state by id: its cancel answers NOT_FOUND and takes effect all the same
+        // (its thaw is dropped), so whether it waited far is looked up first
+        boolean far = isDefaultId(id) && farFind(id, false).isPresent();
+        WriteResult result = StoreWrites.write(store, new WriteOp.Cancel(id), "cancel of message '" + id + "'");
+        Audit.log(Audit.principal(), "cancel", "id=" + id + " result=" + result + (far ? " tier=far" : ""));
+        if (result != WriteResult.CANCELLED && !(far && result == WriteResult.NOT_FOUND)) {
             throw ApiException.notFound(id);
         }
         metrics.meter("delay.cancelled").mark();
@@ -167,54 +175,28 @@ public final class MessagesResource {
         if (from > to) {
             throw ApiException.badField("dueTo", "is before dueFrom");
         }
-        int cancelled = 0;
-        long examined = 0;
-        boolean scanLimitHit = false;
-        for (int shard = 0; shard < store.shardCount() && cancelled < body.limit(); shard++) {
-            long skip = 0; // messages in range that stay (other targets); cancelled ones leave the range
-            while (cancelled < body.limit()) {
-                if (examined >= settings.maxBulkScan()) {
-                    scanLimitHit = true;
-                    break;
-                }
-                int page = (int) Math.min(BULK_PAGE, settings.maxBulkScan() - examined);
-                List<StoredMessage> batch = messages.scanDue(shard, from, to, skip, page);
-                if (batch.isEmpty()) {
-                    break;
-                }
-                examined += batch.size();
-                List<WriteOp> cancels = new ArrayList<>();
-                for (StoredMessage m : batch) {
-                    if (cancels.size() + cancelled < body.limit()
-                            && body.target().equals(targetOf(m))) {
-                        cancels.add(new WriteOp.Cancel(m.id()));
-                    } else {
-                        skip++;
-                    }
-                }
-                for (WriteResult result : writeAll(cancels, "bulk cancel on shard " + shard)) {
-                    if (result == WriteResult.CANCELLED) {
-                        cancelled++;
-                    } else {
-                        skip--; // delivered or cancelled meanwhile: it left the range, like a cancelled one
-                    }
-                }
-                if (batch.size() < page) {
-                    break;
-                }
-            }
-        }
+        BulkCancel run = new BulkCancel(
+                        store, messages, far, body.target(), from, to, body.limit(), settings.maxBulkScan())
+                .run();
+        int cancelled = run.cancelled;
+        long examined = run.examined;
+        boolean scanLimitHit = run.scanLimitHit;
         metrics.meter("delay.cancelled").mark(cancelled);
         Audit.log(
                 Audit.principal(),
                 "bulk-cancel",
                 "target=" + body.target() + " dueFrom=" + body.dueFrom()
                         + " dueTo=" + body.dueTo() + " limit=" + body.limit() + " cancelled=" + cancelled
-                        + " examined=" + examined);
+                        + " examined=" + examined + " far=" + run.farCancelled);
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("target", body.target());
         reply.put("cancelled", cancelled);
         reply.put("examined", examined);
+        reply.put("farCancelled", run.farCancelled);
+        reply.put("farExamined", run.farExamined);
+        if (run.farError != null) {
+            reply.put("farError", run.farError);
+        }
         reply.put("limitReached", cancelled >= body.limit());
         reply.put("scanLimitReached", scanLimitHit);
         return reply;
@@ -222,7 +204,12 @@ public final class MessagesResource {
 
     private Map<String, Object> move(String id, long dueAt, String action) {
         RescheduleResult result = messages.reschedule(id, dueAt);
-        Audit.log(Audit.principal(), action, "id=" + id + " dueAt=" + dueAt + " result=" + result);
+        String tier = "hot";
+        if (result == RescheduleResult.NOT_FOUND && farThaw(id)) {
+            tier = "far"; // stored hot now with its due time: moved like any hot message
+            result = messages.reschedule(id, dueAt);
+        }
+        Audit.log(Audit.principal(), action, "id=" + id + " dueAt=" + dueAt + " tier=" + tier + " result=" + result);
         switch (result) {
             case NOT_FOUND -> throw ApiException.notFound(id);
             case IN_FLIGHT ->
@@ -234,20 +221,35 @@ public final class MessagesResource {
                 reply.put("id", id);
                 reply.put("dueAt", dueAt);
                 reply.put("dueAtIso", Instant.ofEpochMilli(dueAt).toString());
+                reply.put("tier", tier);
                 return reply;
             }
         }
     }
 
-    private static String targetOf(StoredMessage m) {
-        if (m.envelope() == null) {
-            return null;
-        }
+    private boolean isDefaultId(String id) {
+        return far.isDefaultId(id);
+    }
+
+    private Optional<FarMessage> farFind(String id, boolean readRecord) {
         try {
-            return EnvelopeCodec.decode(m.envelope()).target();
-        } catch (CorruptEnvelopeException e) {
-            return null;
+            return far.find(id, readRecord);
+        } catch (FarMessages.IntakeReadException e) {
+            throw intakeUnavailable(e);
         }
+    }
+
+    private boolean farThaw(String id) {
+        try {
+            return far.thaw(id).isPresent();
+        } catch (FarMessages.IntakeReadException e) {
+            throw intakeUnavailable(e);
+        }
+    }
+
+    static ApiException intakeUnavailable(FarMessages.IntakeReadException e) {
+        return ApiException.status(
+                503, "the far tier's records are read from the intake, which failed: " + e.getMessage());
     }
 
     private static long instant(String field, String text, long absent) {
@@ -261,71 +263,9 @@ public final class MessagesResource {
         }
     }
 
-    private WriteResult write(WriteOp op, String operation) {
-        return writeAll(List.of(op), operation).get(0);
-    }
-
-    private List<WriteResult> writeAll(List<WriteOp> ops, String operation) {
-        if (ops.isEmpty()) {
-            return List.of();
-        }
-        try {
-            return store.write(ops).get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreUnavailableException(operation + " interrupted", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof StoreException se) {
-                throw se;
-            }
-            throw new StoreUnavailableException(operation + " failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new StoreUnavailableException(operation + ": no answer from Redis within 30 s", e);
-        }
-    }
-
     static void checkId(String id) {
         if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
             throw ApiException.badField("id", "must be 1 to " + MAX_ID_LENGTH + " characters");
         }
-    }
-
-    static Map<String, Object> describe(StoredMessage m) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("id", m.id());
-        out.put("shard", m.shard());
-        out.put("state", m.state() == MessageAdmin.State.PENDING ? "pending" : "in-flight");
-        if (m.dueAt() >= 0) {
-            out.put("dueAt", m.dueAt());
-            out.put("dueAtIso", Instant.ofEpochMilli(m.dueAt()).toString());
-        }
-        if (m.leaseUntil() >= 0) {
-            out.put("leaseUntil", m.leaseUntil());
-        }
-        out.put("attempts", m.earlierAttempts());
-        if (m.envelope() == null) {
-            out.put("payload", "missing");
-            return out;
-        }
-        out.put("sizeBytes", m.envelope().length);
-        try {
-            Envelope e = EnvelopeCodec.decode(m.envelope());
-            out.put("target", e.target());
-            out.put("partition", e.partition());
-            out.put("origin", e.origin());
-            out.put("key", e.key() == null ? null : new String(e.key(), StandardCharsets.UTF_8));
-            out.put("valueBytes", e.value() == null ? null : e.value().length);
-            List<Map<String, String>> headers = new ArrayList<>();
-            for (Header h : e.headers()) {
-                Map<String, String> header = new LinkedHashMap<>();
-                header.put("name", h.key());
-                header.put("value", h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8));
-                headers.add(header);
-            }
-            out.put("headers", headers);
-        } catch (CorruptEnvelopeException e) {
-            out.put("payload", "corrupt: " + e.getMessage());
-        }
-        return out;
     }
 }

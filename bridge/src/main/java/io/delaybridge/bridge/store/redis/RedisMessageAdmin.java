@@ -143,6 +143,17 @@ public final class RedisMessageAdmin implements MessageAdmin {
     }
 
     @Override
+    public OptionalLong farDrop(String id) {
+        ShardRouter.Placement place = router.place(id);
+        if (place.offset() < 0) {
+            return OptionalLong.empty();
+        }
+        Double score = store.adminAwait(
+                commands.zscore(keys.shard(place.shard()).farGone(), place.member()), "far drop of '" + id + "'");
+        return score == null ? OptionalLong.empty() : OptionalLong.of(score.longValue());
+    }
+
+    @Override
     public OptionalLong epoch(int shard) {
         byte[] epoch = store.adminAwait(commands.get(keys.shard(shard).epoch()), "epoch of shard " + shard);
         return epoch == null

@@ -29,8 +29,11 @@ function rows(tableId, list, cells) {
 
 const pendingChart = new Chart(document.getElementById('pendingChart'), {
   type: 'bar',
-  data: { labels: [], datasets: [{ label: 'pending messages', data: [], backgroundColor: '#1e88e5' }] },
-  options: { animation: false, responsive: true, maintainAspectRatio: false, scales: { y: { beginAtZero: true } } }
+  data: { labels: [], datasets: [
+    { label: 'pending (hot)', data: [], backgroundColor: '#1e88e5' },
+    { label: 'far (counted by due hour)', data: [], backgroundColor: '#90caf9' } ] },
+  options: { animation: false, responsive: true, maintainAspectRatio: false,
+    scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true } } }
 });
 
 const latenessChart = new Chart(document.getElementById('latenessChart'), {
@@ -66,6 +69,7 @@ function render(s) {
   badge.className = 'badge ' + (healthy ? 'ok' : 'bad');
   text('pending', fmt.format(s.pending));
   text('inFlight', fmt.format(s.inFlight));
+  text('far', fmt.format(s.far));
   text('overdue', ms(s.oldestOverdueMillis));
   const t = s.throughput;
   text('deliveredRate', t.delivered ? t.delivered.rate1m.toFixed(1) : '–');
@@ -76,7 +80,8 @@ function render(s) {
   text('intakeLag', fmt.format(s.intakeLag));
 
   pendingChart.data.labels = s.pendingByDue.map(b => b.label);
-  pendingChart.data.datasets[0].data = s.pendingByDue.map(b => b.count);
+  pendingChart.data.datasets[0].data = s.pendingByDue.map(b => b.count - b.far);
+  pendingChart.data.datasets[1].data = s.pendingByDue.map(b => b.far);
   pendingChart.update();
 
   if (s.lateness) {
@@ -94,7 +99,7 @@ function render(s) {
 
   rows('shards', s.shards, sh => [
     [sh.shard, 'num'], [sh.owner || '(none)'], [fmt.format(sh.pending), 'num'], [fmt.format(sh.inFlight), 'num'],
-    [sh.nextDueAt ? new Date(sh.nextDueAt).toISOString() : '–'], [ms(sh.oldestOverdueMillis), 'num'],
+    [fmt.format(sh.far), 'num'], [sh.nextDueAt ? new Date(sh.nextDueAt).toISOString() : '–'], [ms(sh.oldestOverdueMillis), 'num'],
     [sh.paused ? 'paused' : (sh.pumpedHere ? 'pumped here' : 'running')]]);
   // per target topic: its rate cap (pump.rateLimits), deliveries and lateness (recent), what the cap held back
   rows('targets', s.targets || [], g => [[g.target], [g.cap > 0 ? fmt.format(g.cap) : 'none', 'num'],

@@ -39,6 +39,7 @@ class MessagesResourceTest {
             .addResource(new MessagesResource(
                     untouchable(DelayStore.class),
                     untouchable(MessageAdmin.class),
+                    null, // far records: a bad request never looks for one
                     SETTINGS,
                     365L * 24 * 3600 * 1000,
                     new MetricRegistry()))

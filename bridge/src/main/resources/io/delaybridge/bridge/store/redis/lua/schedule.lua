@@ -225,8 +225,13 @@ for k = 1, count do
         far = redis.call('HGET', KEYS[tonumber(idKey)], member)
       end
     end
-    if thaw ~= '' and explicit and (not far or string.sub(far, 1, 8) ~= string.sub(farVersion, 1, 8)) then
-      code = 10
+    local thawsFarVersion = false -- a thaw of the explicit id's far version: it leaves the far tier, stored or not
+    if thaw ~= '' and explicit then
+      if far and string.sub(far, 1, 8) == string.sub(farVersion, 1, 8) then
+        thawsFarVersion = true
+      else
+        code = 10
+      end
     end
     if code == 1 and not explicit and anyGone then
       local goneAt = redis.call('ZSCORE', KEYS[9], member)
@@ -255,6 +260,11 @@ for k = 1, count do
       if cancelledAt and timestamp and tonumber(cancelledAt) >= timestamp then
         code = 9
       end
+    end
+    if thawsFarVersion and code ~= 1 and code ~= 2 then
+      nu = nu + 1
+      unversion[nu] = {tonumber(idKey), member}
+      farVersions[member] = false
     end
     if code == 1 or code == 2 then
       if stored[member] and entry ~= '' then

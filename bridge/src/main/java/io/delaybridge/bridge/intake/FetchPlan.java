@@ -1,23 +1,20 @@
-package io.delaybridge.bridge.thaw;
+package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.store.FarEntry;
 import java.util.List;
 
 /**
- * How the thaw reads a far hour back from the intake, as pure arithmetic: the hour's entries (sorted by partition and
- * offset) are taken in slices of a bounded size, and within a partition the needed offsets are read on from the
- * consumer's position while the next one is at most {@code maxGap} ahead (reading the few records between is cheaper
- * than a seek); a larger gap, or an offset behind what was read, is a seek.
+ * How far records are read back from the intake by offset ({@link OffsetReader}), as pure arithmetic: a far hour's
+ * entries (sorted by partition and offset) are thawed in slices of a bounded size, and within a partition the needed
+ * offsets are read on from the consumer's position while the next one is at most {@code maxGap} ahead (reading the few
+ * records between is cheaper than a seek); a larger gap, or an offset behind what was read, is a seek.
  */
-final class FetchPlan {
-
-    /** Offsets {@code first} to {@code last} of a partition, read through after one seek to {@code first}. */
-    record Run(int partition, long first, long last) {}
+public final class FetchPlan {
 
     private FetchPlan() {}
 
     /** The end (exclusive) of the slice of {@code entries} that starts at {@code from}: at most {@code maxRecords}. */
-    static int sliceEnd(List<FarEntry> entries, int from, int maxRecords) {
+    public static int sliceEnd(List<FarEntry> entries, int from, int maxRecords) {
         if (maxRecords < 1) {
             throw new IllegalArgumentException("a slice holds at least one record, not " + maxRecords);
         }
@@ -52,7 +49,7 @@ final class FetchPlan {
      * {@code offsets} (sorted) as ranges for a log line: {@code 5-9, 12, 20-21}. At most {@code maxRanges} ranges are
      * named; the rest are counted.
      */
-    static String ranges(List<Long> offsets, int maxRanges) {
+    public static String ranges(List<Long> offsets, int maxRanges) {
         StringBuilder text = new StringBuilder();
         int named = 0;
         int i = 0;
