@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongBiFunction;
 import java.util.function.ToLongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -149,23 +150,37 @@ final class BenchRun implements AutoCloseable {
 
     /** The bridge as shipped, with {@code delivery.exactlyOnce} as given ({@code DELAY_EXACTLY_ONCE}). */
     BridgeProcess startBridge(String name, String[] topics, boolean exactlyOnce) throws Exception {
-        return startBridge(
-                name,
-                topics,
-                options.bridgeJar,
-                Files.isRegularFile(options.bridgeCds)
-                        ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath())
-                        : List.of(),
-                exactlyOnce);
+        return startBridge(name, topics, options.bridgeJar, shippedCds(), exactlyOnce, Map.of());
+    }
+
+    /**
+     * The bridge as shipped, with {@code extraEnv} on top of the bench's settings (e.g. {@code DELAY_HOT_WINDOW});
+     * started again under the same {@code name} it keeps its group and key prefix (a restart).
+     */
+    BridgeProcess startBridge(String name, String[] topics, Map<String, String> extraEnv) throws Exception {
+        return startBridge(name, topics, options.bridgeJar, shippedCds(), false, extraEnv);
     }
 
     /** As {@link #startBridge(String, String[])} from {@code jar}, with {@code extraJvm} after the bridge's options. */
     BridgeProcess startBridge(String name, String[] topics, Path jar, List<String> extraJvm) throws Exception {
-        return startBridge(name, topics, jar, extraJvm, false);
+        return startBridge(name, topics, jar, extraJvm, false, Map.of());
+    }
+
+    /** The JVM option of the bridge's CDS archive ({@code --bridge-cds}) where the file exists. */
+    private List<String> shippedCds() {
+        return Files.isRegularFile(options.bridgeCds)
+                ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath())
+                : List.of();
     }
 
     private BridgeProcess startBridge(
-            String name, String[] topics, Path jar, List<String> extraJvm, boolean exactlyOnce) throws Exception {
+            String name,
+            String[] topics,
+            Path jar,
+            List<String> extraJvm,
+            boolean exactlyOnce,
+            Map<String, String> extraEnv)
+            throws Exception {
         int adminPort = FreePorts.pick();
         Map<String, String> env = new LinkedHashMap<>();
         env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
@@ -177,11 +192,14 @@ final class BenchRun implements AutoCloseable {
         env.put("DELAY_HTTP_PORT", Integer.toString(FreePorts.pick()));
         env.put("DELAY_ADMIN_PORT", Integer.toString(adminPort));
         env.put("DELAY_EXACTLY_ONCE", Boolean.toString(exactlyOnce));
+        env.putAll(extraEnv);
         Path log = workDir.resolve("bridge-" + target.label().replace(' ', '-') + name + ".log");
         List<String> jvm = new ArrayList<>(options.bridgeJvm);
         jvm.addAll(extraJvm);
         BridgeProcess bridge = BridgeProcess.start(jar, options.bridgeConfig, log, jvm, env, adminPort);
-        log("bridge for %s: pid %d, JVM %s, log %s", name, bridge.pid(), jvm, log);
+        log(
+                "bridge for %s: pid %d, JVM %s, %slog %s",
+                name, bridge.pid(), jvm, extraEnv.isEmpty() ? "" : extraEnv + ", ", log);
         return bridge;
     }
 
@@ -276,16 +294,29 @@ final class BenchRun implements AutoCloseable {
 
     /** The due sets' sizes, found on whichever server holds each shard. */
     long pending(String prefix, String topic) {
+        return sumOverKeys(prefix + ":{" + topic + ":*}:due", RedisCommands::zcard);
+    }
+
+    /** Records in the far tier: the 12-byte entries of every shard's far hours (docs/redis-store.md). */
+    long farCount(String prefix, String topic) {
+        return sumOverKeys(prefix + ":{" + topic + ":*}:far:*", RedisCommands::strlen) / 12;
+    }
+
+    /** Deletes every key under {@code prefix} (a scenario's store, once measured): frees Redis for the next. */
+    long deleteKeys(String prefix) {
+        return sumOverKeys(prefix + ":*", (server, key) -> server.unlink(key));
+    }
+
+    /** {@code size} of every key matching {@code pattern}, summed over the servers that hold data. */
+    private long sumOverKeys(String pattern, ToLongBiFunction<RedisCommands<String, String>, String> size) {
         long total = 0;
         for (RedisCommands<String, String> server : servers) {
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
-                KeyScanCursor<String> page = server.scan(
-                        cursor,
-                        ScanArgs.Builder.matches(prefix + ":{" + topic + ":*}:due")
-                                .limit(1000));
+                KeyScanCursor<String> page =
+                        server.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
                 for (String key : page.getKeys()) {
-                    total += server.zcard(key);
+                    total += size.applyAsLong(server, key);
                 }
                 cursor = page;
             } while (!cursor.isFinished());

@@ -48,6 +48,7 @@ public final class DelayBenchmark {
         s.put("backlog", BacklogScenario::new);
         s.put("layouts", LayoutsScenario::new);
         s.put("far-layouts", FarLayoutsScenario::new);
+        s.put("far-thaw", FarThawScenario::new);
         s.put(
                 "rules",
                 run -> () -> RuleThroughput.measure(run.bootstrap, run.options.ruleRecords, run.runId, run.workDir)

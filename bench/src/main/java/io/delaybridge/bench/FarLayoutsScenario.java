@@ -25,7 +25,7 @@ final class FarLayoutsScenario implements Scenario {
                 "%,.0f B per pending record (%,d records)",
                 hotPerRecord,
                 hot);
-        int n = run.options.farRecords;
+        int n = run.options.far.records;
         FarTierMemory tier = new FarTierMemory(run.redisUri(), run.redis(), "fartier" + run.runId);
         for (boolean explicit : new boolean[] {false, true}) {
             run.put(
@@ -37,11 +37,11 @@ final class FarLayoutsScenario implements Scenario {
                     FarTierMemory.SHARDS,
                     FarTierMemory.SPREAD_DAYS);
         }
-        if (run.options.farTierOnly) {
+        if (run.options.far.tierOnly) {
             return;
         }
         Map<String, Double> perEntry =
-                new FarLayouts(run.redisUri(), run.redis(), "far" + run.runId).measure(n, run.options.farChosenOnly);
+                new FarLayouts(run.redisUri(), run.redis(), "far" + run.runId).measure(n, run.options.far.chosenOnly);
         perEntry.forEach((layout, bytes) -> run.put(
                 "far-layouts: " + layout,
                 "%,.1f B per far entry (%,d entries over %d shards, due over %d days)",

@@ -81,6 +81,32 @@ class BenchOptionsTest {
     }
 
     @Test
+    void theFarTiersOptionsHaveDefaultsAndAreChecked() {
+        BenchOptions defaults = BenchOptions.parse("--scenario", "far-thaw");
+        assertEquals(List.of("far-thaw"), defaults.scenarios);
+        assertEquals(List.of("rate", "lateness"), defaults.far.thawParts);
+        assertEquals(1_000_000, defaults.far.thawRecords);
+        assertEquals(1, defaults.far.thawHours);
+        assertEquals(1_000_000, defaults.far.pending);
+        assertEquals(4, defaults.far.pendingHours);
+        assertEquals(10, defaults.far.thawAtSeconds);
+        assertEquals(1_000_000, defaults.far.records, "far-layouts' own, parsed with them");
+
+        BenchOptions big = BenchOptions.parse(
+                "--scenario", "far-thaw", "--far-thaw-parts", "lateness", "--far-pending", "10,000,000");
+        assertEquals(List.of("lateness"), big.far.thawParts);
+        assertEquals(10_000_000, big.far.pending);
+
+        assertMessage("--far-thaw-parts speed: expected rate, lateness", "--far-thaw-parts", "speed");
+        assertMessage("--far-pending 0", "--far-pending", "0");
+        assertMessage("--far-thaw-at-s -1", "--far-thaw-at-s", "-1");
+        String help = BenchOptions.help();
+        for (String option : List.of("--far-thaw-records", "--far-pending-hours", "--far-thaw-at-s", "--far-records")) {
+            assertTrue(help.contains(option), option);
+        }
+    }
+
+    @Test
     void aBadOptionIsNamed() {
         assertMessage("unknown option --record", "--record", "5");
         assertMessage("--steady-rate abc", "--steady-rate", "abc");
