@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * What a fault campaign does: how many records, which faults how often, and how the bridges are set up.
@@ -109,120 +110,12 @@ public record CampaignOptions(
             String v = args[++i];
             o = switch (name) {
                 case "--records" -> o.withRecords(Integer.parseInt(v));
-                case "--seed" ->
-                    new CampaignOptions(
-                            o.records,
-                            Long.parseLong(v),
-                            o.rate,
-                            o.maxDelay,
-                            o.targets,
-                            o.partitions,
-                            o.bridges,
-                            o.lease,
-                            o.faults,
-                            o.faultGap,
-                            o.rebalanceHold,
-                            o.clockShifts,
-                            o.clockShiftMode,
-                            o.workDir,
-                            o.redis,
-                            o.exactlyOnce,
-                            o.hotWindow);
-                case "--rate" ->
-                    new CampaignOptions(
-                            o.records,
-                            o.seed,
-                            Integer.parseInt(v),
-                            o.maxDelay,
-                            o.targets,
-                            o.partitions,
-                            o.bridges,
-                            o.lease,
-                            o.faults,
-                            o.faultGap,
-                            o.rebalanceHold,
-                            o.clockShifts,
-                            o.clockShiftMode,
-                            o.workDir,
-                            o.redis,
-                            o.exactlyOnce,
-                            o.hotWindow);
-                case "--max-delay" ->
-                    new CampaignOptions(
-                            o.records,
-                            o.seed,
-                            o.rate,
-                            duration(v),
-                            o.targets,
-                            o.partitions,
-                            o.bridges,
-                            o.lease,
-                            o.faults,
-                            o.faultGap,
-                            o.rebalanceHold,
-                            o.clockShifts,
-                            o.clockShiftMode,
-                            o.workDir,
-                            o.redis,
-                            o.exactlyOnce,
-                            o.hotWindow);
-                case "--targets" ->
-                    new CampaignOptions(
-                            o.records,
-                            o.seed,
-                            o.rate,
-                            o.maxDelay,
-                            Integer.parseInt(v),
-                            o.partitions,
-                            o.bridges,
-                            o.lease,
-                            o.faults,
-                            o.faultGap,
-                            o.rebalanceHold,
-                            o.clockShifts,
-                            o.clockShiftMode,
-                            o.workDir,
-                            o.redis,
-                            o.exactlyOnce,
-                            o.hotWindow);
-                case "--partitions" ->
-                    new CampaignOptions(
-                            o.records,
-                            o.seed,
-                            o.rate,
-                            o.maxDelay,
-                            o.targets,
-                            Integer.parseInt(v),
-                            o.bridges,
-                            o.lease,
-                            o.faults,
-                            o.faultGap,
-                            o.rebalanceHold,
-                            o.clockShifts,
-                            o.clockShiftMode,
-                            o.workDir,
-                            o.redis,
-                            o.exactlyOnce,
-                            o.hotWindow);
-                case "--bridges" ->
-                    new CampaignOptions(
-                            o.records,
-                            o.seed,
-                            o.rate,
-                            o.maxDelay,
-                            o.targets,
-                            o.partitions,
-                            Integer.parseInt(v),
-                            o.lease,
-                            o.faults,
-                            o.faultGap,
-                            o.rebalanceHold,
-                            o.clockShifts,
-                            o.clockShiftMode,
-                            o.workDir,
-                            o.redis,
-                            o.exactlyOnce,
-                            o.hotWindow);
+                case "--seed" -> o.edit(b -> b.seed = Long.parseLong(v));
+                case "--rate" -> o.edit(b -> b.rate = Integer.parseInt(v));
+                case "--max-delay" -> o.edit(b -> b.maxDelay = duration(v));
+                case "--targets" -> o.edit(b -> b.targets = Integer.parseInt(v));
+                case "--partitions" -> o.edit(b -> b.partitions = Integer.parseInt(v));
+                case "--bridges" -> o.edit(b -> b.bridges = Integer.parseInt(v));
                 case "--lease" -> o.withLease(duration(v));
                 case "--faults" -> o.withFaults(faults(v));
                 case "--fault-gap" -> o.withGaps(duration(v), o.rebalanceHold);
@@ -259,235 +152,54 @@ public record CampaignOptions(
     }
 
     public CampaignOptions withRecords(int n) {
-        return new CampaignOptions(
-                n,
-                seed,
-                rate,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                faults,
-                faultGap,
-                rebalanceHold,
-                clockShifts,
-                clockShiftMode,
-                workDir,
-                redis,
-                exactlyOnce,
-                hotWindow);
+        return edit(b -> b.records = n);
     }
 
     public CampaignOptions withRate(int r) {
-        return new CampaignOptions(
-                records,
-                seed,
-                r,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                faults,
-                faultGap,
-                rebalanceHold,
-                clockShifts,
-                clockShiftMode,
-                workDir,
-                redis,
-                exactlyOnce,
-                hotWindow);
+        return edit(b -> b.rate = r);
     }
 
     public CampaignOptions withMaxDelay(Duration d) {
-        return new CampaignOptions(
-                records,
-                seed,
-                rate,
-                d,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                faults,
-                faultGap,
-                rebalanceHold,
-                clockShifts,
-                clockShiftMode,
-                workDir,
-                redis,
-                exactlyOnce,
-                hotWindow);
+        return edit(b -> b.maxDelay = d);
     }
 
     public CampaignOptions withLease(Duration l) {
-        return new CampaignOptions(
-                records,
-                seed,
-                rate,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                l,
-                faults,
-                faultGap,
-                rebalanceHold,
-                clockShifts,
-                clockShiftMode,
-                workDir,
-                redis,
-                exactlyOnce,
-                hotWindow);
+        return edit(b -> b.lease = l);
     }
 
     public CampaignOptions withFaults(Map<Fault, Integer> f) {
-        return new CampaignOptions(
-                records,
-                seed,
-                rate,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                f,
-                faultGap,
-                rebalanceHold,
-                clockShifts,
-                clockShiftMode,
-                workDir,
-                redis,
-                exactlyOnce,
-                hotWindow);
+        return edit(b -> b.faults = f);
     }
 
     public CampaignOptions withGaps(Duration gap, Duration hold) {
-        return new CampaignOptions(
-                records,
-                seed,
-                rate,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                faults,
-                gap,
-                hold,
-                clockShifts,
-                clockShiftMode,
-                workDir,
-                redis,
-                exactlyOnce,
-                hotWindow);
+        return edit(b -> {
+            b.faultGap = gap;
+            b.rebalanceHold = hold;
+        });
     }
 
     public CampaignOptions withClockShifts(List<String> shifts, ClockShiftMode mode) {
-        return new CampaignOptions(
-                records,
-                seed,
-                rate,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                faults,
-                faultGap,
-                rebalanceHold,
-                List.copyOf(shifts),
-                mode,
-                workDir,
-                redis,
-                exactlyOnce,
-                hotWindow);
+        return edit(b -> {
+            b.clockShifts = List.copyOf(shifts);
+            b.clockShiftMode = mode;
+        });
     }
 
     public CampaignOptions withRedis(RedisTopology topology) {
-        return new CampaignOptions(
-                records,
-                seed,
-                rate,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                faults,
-                faultGap,
-                rebalanceHold,
-                clockShifts,
-                clockShiftMode,
-                workDir,
-                topology,
-                exactlyOnce,
-                hotWindow);
+        return edit(b -> b.redis = topology);
     }
 
     public CampaignOptions withExactlyOnce(boolean on) {
-        return new CampaignOptions(
-                records,
-                seed,
-                rate,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                faults,
-                faultGap,
-                rebalanceHold,
-                clockShifts,
-                clockShiftMode,
-                workDir,
-                redis,
-                on,
-                hotWindow);
+        return edit(b -> b.exactlyOnce = on);
     }
 
     /** The bridges' {@code intake.hotWindow} ({@code DELAY_HOT_WINDOW}); empty: the shipped default. */
     public CampaignOptions withHotWindow(String window) {
-        return new CampaignOptions(
-                records,
-                seed,
-                rate,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                faults,
-                faultGap,
-                rebalanceHold,
-                clockShifts,
-                clockShiftMode,
-                workDir,
-                redis,
-                exactlyOnce,
-                window);
+        return edit(b -> b.hotWindow = window);
     }
 
     public CampaignOptions withWorkDir(Path dir) {
-        return new CampaignOptions(
-                records,
-                seed,
-                rate,
-                maxDelay,
-                targets,
-                partitions,
-                bridges,
-                lease,
-                faults,
-                faultGap,
-                rebalanceHold,
-                clockShifts,
-                clockShiftMode,
-                dir,
-                redis,
-                exactlyOnce,
-                hotWindow);
+        return edit(b -> b.workDir = dir);
     }
 
     /** The command-line form of these options, for the report. */
@@ -570,5 +282,74 @@ public record CampaignOptions(
 
     private static Duration duration(String text) {
         return Duration.ofMillis(DelayText.parseDelayMillis(text));
+    }
+
+    /** A copy of these options with {@code change} applied to its fields: one place that lists them all. */
+    private CampaignOptions edit(Consumer<Fields> change) {
+        Fields f = new Fields(this);
+        change.accept(f);
+        return f.build();
+    }
+
+    /** The options' fields, to be changed one at a time ({@link #edit}). */
+    private static final class Fields {
+        int records;
+        long seed;
+        int rate;
+        Duration maxDelay;
+        int targets;
+        int partitions;
+        int bridges;
+        Duration lease;
+        Map<Fault, Integer> faults;
+        Duration faultGap;
+        Duration rebalanceHold;
+        List<String> clockShifts;
+        ClockShiftMode clockShiftMode;
+        Path workDir;
+        RedisTopology redis;
+        boolean exactlyOnce;
+        String hotWindow;
+
+        Fields(CampaignOptions o) {
+            records = o.records;
+            seed = o.seed;
+            rate = o.rate;
+            maxDelay = o.maxDelay;
+            targets = o.targets;
+            partitions = o.partitions;
+            bridges = o.bridges;
+            lease = o.lease;
+            faults = o.faults;
+            faultGap = o.faultGap;
+            rebalanceHold = o.rebalanceHold;
+            clockShifts = o.clockShifts;
+            clockShiftMode = o.clockShiftMode;
+            workDir = o.workDir;
+            redis = o.redis;
+            exactlyOnce = o.exactlyOnce;
+            hotWindow = o.hotWindow;
+        }
+
+        CampaignOptions build() {
+            return new CampaignOptions(
+                    records,
+                    seed,
+                    rate,
+                    maxDelay,
+                    targets,
+                    partitions,
+                    bridges,
+                    lease,
+                    faults,
+                    faultGap,
+                    rebalanceHold,
+                    clockShifts,
+                    clockShiftMode,
+                    workDir,
+                    redis,
+                    exactlyOnce,
+                    hotWindow);
+        }
     }
 }
