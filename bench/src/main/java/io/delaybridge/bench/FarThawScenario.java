@@ -72,7 +72,10 @@ final class FarThawScenario implements Scenario {
         Map<String, Long> commandsBefore = run.commandMicros();
         try (ThawWatch hot = new ThawWatch("hot", () -> run.pending(prefix, intake))) {
             long launched = System.currentTimeMillis();
-            try (BridgeProcess bridge = run.startBridge(name, far.topics(), FarRecords.window(window))) {
+            // the thaw's capacity: at full speed, not paced as ahead of an hour (intake.thawAheadRate 0)
+            Map<String, String> env = new java.util.HashMap<>(FarRecords.window(window));
+            env.put("DELAY_THAW_AHEAD_RATE", "0");
+            try (BridgeProcess bridge = run.startBridge(name, far.topics(), env)) {
                 bridge.resetPeaks();
                 long hotAtReady = hot.latest();
                 CpuMeter cpu = run.cpuMeter(bridge).start();

@@ -223,7 +223,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         deadletterMeters,
                         thawMetrics,
                         // with the far tier off, records written far before still thaw by their hours, not at once
-                        far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS));
+                        far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS,
+                        config.getIntake().getThawAheadRate()));
 
         IntakeLoop intake = new IntakeLoop(
                 kafka.consumerProperties(),

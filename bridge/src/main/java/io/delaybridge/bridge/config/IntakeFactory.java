@@ -105,6 +105,13 @@ public class IntakeFactory implements SettingsCheck.Checked {
             why = "a retention changed on the broker is seen this late")
     private Duration retentionCheckInterval = Duration.minutes(5);
 
+    @Setting(
+            value = "Far records thawed a second, at most, while their due hour has not begun (an hour that has begun, "
+                    + "or a backlog, thaws at full speed); `0`: always at full speed.",
+            min = "0",
+            why = "at full speed the thaw takes Redis from the records being delivered now")
+    private int thawAheadRate = 5_000;
+
     /** The hot window in ms, {@link FarPolicy#OFF} if off; throws if it does not parse. */
     private long hotWindowMillis() {
         String window = hotWindow.trim();
@@ -217,6 +224,16 @@ public class IntakeFactory implements SettingsCheck.Checked {
     @JsonProperty
     public Duration getRetentionCheckInterval() {
         return retentionCheckInterval;
+    }
+
+    @JsonProperty
+    public int getThawAheadRate() {
+        return thawAheadRate;
+    }
+
+    @JsonProperty
+    public void setThawAheadRate(int thawAheadRate) {
+        this.thawAheadRate = thawAheadRate;
     }
 
     @JsonProperty

@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -53,6 +54,9 @@ final class HourThaw {
     private final ThawMetrics metrics;
     private final int maxRecords;
     private final long maxDelayMillis;
+    private final int aheadPerSecond;
+    /** When the records thawed ahead so far may all have gone at {@link #aheadPerSecond} (monotonic ns). */
+    private long paceNanos = System.nanoTime();
 
     /**
      * @param maxRecords     the most entries fetched and stored in one thaw call
@@ -68,7 +72,8 @@ final class HourThaw {
             DeadletterMeters deadletters,
             ThawMetrics metrics,
             int maxRecords,
-            long maxDelayMillis) {
+            long maxDelayMillis,
+            int aheadPerSecond) {
         this.far = far;
         this.reader = reader;
         this.translator = translator;
@@ -78,14 +83,17 @@ final class HourThaw {
         this.metrics = metrics;
         this.maxRecords = maxRecords;
         this.maxDelayMillis = maxDelayMillis;
+        this.aheadPerSecond = aheadPerSecond;
     }
 
     /**
      * Thaws {@code hour} of {@code shard} under {@code epoch}; returns whether the hour is gone (false: the loop
      * stopped first, and the hour stays). Store exceptions (fenced, unavailable) and Kafka's (not answered in time: the
-     * hour is thawed again later, nothing is lost) pass.
+     * hour is thawed again later, nothing is lost) pass. Paced at {@code aheadPerSecond} records a second ({@code intake.thawAheadRate}; 0: no limit) until
+     * {@code startNanos} (the hour's start on this host's monotonic clock), at full speed from then on: ahead of its
+     * hour a thaw has time, and at full speed it takes Redis from the records being delivered now.
      */
-    boolean thaw(int shard, long epoch, long hour, BooleanSupplier running) {
+    boolean thaw(int shard, long epoch, long hour, long startNanos, BooleanSupplier running) {
         int from = 0;
         while (true) {
             FarHour read = far.readFar(shard, hour, from);
@@ -104,6 +112,9 @@ final class HourThaw {
                             entries.subList(i, FetchPlan.sliceEnd(entries, i, maxRecords)).stream()
                                     .map(OffsetReader.Position::of)
                                     .toList();
+                    if (!pace(slice.size(), startNanos, running)) {
+                        return false;
+                    }
                     OffsetReader.Fetched fetched = reader.fetch(slice);
                     if (!fetched.lost().isEmpty()) {
                         metrics.lost(shard, hour, fetched.lost());
@@ -126,6 +137,27 @@ final class HourThaw {
             }
             from = read.length(); // entries were appended since the read: thaw them too
         }
+    }
+
+    /**
+     * Waits until {@code records} more may be thawed ahead of the hour's start ({@code startNanos}); returns false if
+     * the loop stopped meanwhile. Unused time is not saved up for more than a second.
+     */
+    private boolean pace(int records, long startNanos, BooleanSupplier running) {
+        long now = System.nanoTime();
+        if (aheadPerSecond <= 0 || now - startNanos >= 0) {
+            return true; // no limit, or the hour has begun: behind, catch up at full speed
+        }
+        paceNanos = Math.max(paceNanos, now - TimeUnit.SECONDS.toNanos(1));
+        paceNanos += records * TimeUnit.SECONDS.toNanos(1) / aheadPerSecond;
+        while (running.getAsBoolean()) {
+            long wait = Math.min(paceNanos, startNanos) - System.nanoTime();
+            if (wait <= 0) {
+                return true;
+            }
+            LockSupport.parkNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(100)));
+        }
+        return false;
     }
 
     private static void join(CompletableFuture<Void> stored) {

@@ -56,6 +56,8 @@ public final class ThawLoop implements Managed {
     private final long windowMillis;
     private final long maxDelayMillis;
     private final int maxRecords;
+    /** Records thawed a second at most ahead of their hour ({@code intake.thawAheadRate}); 0: no limit. */
+    private final int aheadPerSecond;
 
     /** Shard -> the epoch under which it was fenced: not thawed again until the pump holds it under another. */
     private final Map<Integer, Long> fenced = new HashMap<>();
@@ -74,6 +76,8 @@ public final class ThawLoop implements Managed {
      *                         ({@code KafkaFactory.offsetReaderProperties})
      * @param intake       the intake's settings: the topic, the deadletter topic, the translation and the longest delay
      * @param windowMillis the hot window: hours beginning within it of Redis' clock are thawed; negative: all of them
+     * @param aheadPerSecond records thawed a second at most while their hour has not begun ({@code
+     *     intake.thawAheadRate}); 0: no limit
      */
     public ThawLoop(
             FarStore far,
@@ -84,7 +88,8 @@ public final class ThawLoop implements Managed {
             Producer<byte[], byte[]> producer,
             DeadletterMeters deadletters,
             ThawMetrics metrics,
-            long windowMillis) {
+            long windowMillis,
+            int aheadPerSecond) {
         this(
                 far,
                 redisNow,
@@ -95,7 +100,8 @@ public final class ThawLoop implements Managed {
                 deadletters,
                 metrics,
                 windowMillis,
-                MAX_RECORDS);
+                MAX_RECORDS,
+                aheadPerSecond);
     }
 
     ThawLoop(
@@ -108,7 +114,8 @@ public final class ThawLoop implements Managed {
             DeadletterMeters deadletters,
             ThawMetrics metrics,
             long windowMillis,
-            int maxRecords) {
+            int maxRecords,
+            int aheadPerSecond) {
         this.far = far;
         this.redisNow = redisNow;
         this.ownedEpochs = ownedEpochs;
@@ -121,6 +128,7 @@ public final class ThawLoop implements Managed {
         this.windowMillis = windowMillis;
         this.maxDelayMillis = intake.maxDelayMillis();
         this.maxRecords = maxRecords;
+        this.aheadPerSecond = aheadPerSecond;
     }
 
     @Override
@@ -148,7 +156,16 @@ public final class ThawLoop implements Managed {
 
     private void run() {
         HourThaw hours = new HourThaw(
-                far, reader, translator, producer, deadletterTopic, deadletters, metrics, maxRecords, maxDelayMillis);
+                far,
+                reader,
+                translator,
+                producer,
+                deadletterTopic,
+                deadletters,
+                metrics,
+                maxRecords,
+                maxDelayMillis,
+                aheadPerSecond);
         long backoff = FIRST_BACKOFF_MILLIS;
         try {
             while (running) {
@@ -218,7 +235,8 @@ public final class ThawLoop implements Managed {
         for (long hour : due) {
             long start = hour * FarEntry.HOUR_MILLIS;
             metrics.oldest(shard, start <= now ? start : Long.MAX_VALUE);
-            if (!hours.thaw(shard, epoch, hour, () -> running)) {
+            long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(start - now);
+            if (!hours.thaw(shard, epoch, hour, startNanos, () -> running)) {
                 return;
             }
         }

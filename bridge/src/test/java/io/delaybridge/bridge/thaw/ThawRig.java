@@ -117,7 +117,8 @@ final class ThawRig implements AutoCloseable {
                 new DeadletterMeters(metrics),
                 thawMetrics,
                 windowMillis,
-                maxRecords);
+                maxRecords,
+                0); // no pacing: the tests thaw hours ahead of their start and wait for them
     }
 
     /** Produces a schedule for {@link #target} due at {@code dueAt} to intake {@code partition}; returns its offset. */
