@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.e2e;
 
+import static io.delaybridge.bridge.e2e.Http.BEARER;
+import static io.delaybridge.bridge.e2e.Http.call;
 import static io.delaybridge.bridge.e2e.Http.get;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,50 +46,70 @@ class ThrottledCatchUpIT {
             kafka.createTopics(4, names.intake());
             kafka.createTopics(2, capped, free);
             KafkaClient.Collector delivered = kafka.collect(capped, free);
-            // the outage's backlog, in the intake before the bridge starts: all due, due times one minute ago and on
-            long base = System.currentTimeMillis() - 60_000;
-            List<Future<?>> sends = new ArrayList<>();
-            for (int i = 0; i < UNCAPPED_FIRST; i++) { // due before the capped backlog: at the head of every shard
-                sends.add(kafka.sendAsync(
-                        names.intake(),
-                        "f" + i,
-                        "free-" + i,
-                        DelayHeaders.TARGET,
-                        free,
-                        DelayHeaders.UNTIL,
-                        Long.toString(base - 10_000 + i)));
-            }
-            for (int i = 0; i < CAPPED; i++) {
-                sends.add(kafka.sendAsync(
-                        names.intake(),
-                        "c" + i,
-                        "capped-" + i,
-                        DelayHeaders.TARGET,
-                        capped,
-                        DelayHeaders.UNTIL,
-                        Long.toString(base + 10L * i)));
-                if (i % 20 == 10) { // due amid the capped backlog, in the same shards: behind it in line
-                    sends.add(kafka.sendAsync(
-                            names.intake(),
-                            "a" + i,
-                            "amid-" + i,
-                            DelayHeaders.TARGET,
-                            free,
-                            DelayHeaders.UNTIL,
-                            Long.toString(base + 10L * i + 5)));
-                }
-            }
-            for (Future<?> send : sends) {
-                send.get();
-            }
-
-            long started = System.currentTimeMillis();
             try (TestBridge bridge = new TestBridge(
                             names,
                             servers.kafkaBootstrap(),
                             servers.redisUri(),
-                            ConfigOverride.config("pump.rateLimits.targets." + capped, Integer.toString(CAP)))
+                            ConfigOverride.config("pump.rateLimits.targets." + capped, Integer.toString(CAP)),
+                            ConfigOverride.config("api.token", Http.TOKEN))
                     .start()) {
+                // The outage's backlog: all due, due times one minute ago and on, stored before any of it is claimed
+                // (the pump paused while the intake stores it). Claimed while the intake still stores it, a shard's
+                // later part would come in behind capped messages handed back, and wait for them in due order: on a
+                // slow machine that is most of the backlog.
+                assertEquals(
+                        200,
+                        call("POST", bridge.adminPort(), "/tasks/pause-pump", null, BEARER)
+                                .status());
+                long base = System.currentTimeMillis() - 60_000;
+                List<Future<?>> sends = new ArrayList<>();
+                for (int i = 0; i < UNCAPPED_FIRST; i++) { // due before the capped backlog: at the head of every shard
+                    sends.add(kafka.sendAsync(
+                            names.intake(),
+                            "f" + i,
+                            "free-" + i,
+                            DelayHeaders.TARGET,
+                            free,
+                            DelayHeaders.UNTIL,
+                            Long.toString(base - 10_000 + i)));
+                }
+                for (int i = 0; i < CAPPED; i++) {
+                    sends.add(kafka.sendAsync(
+                            names.intake(),
+                            "c" + i,
+                            "capped-" + i,
+                            DelayHeaders.TARGET,
+                            capped,
+                            DelayHeaders.UNTIL,
+                            Long.toString(base + 10L * i)));
+                    if (i % 20 == 10) { // due amid the capped backlog, in the same shards: behind it in line
+                        sends.add(kafka.sendAsync(
+                                names.intake(),
+                                "a" + i,
+                                "amid-" + i,
+                                DelayHeaders.TARGET,
+                                free,
+                                DelayHeaders.UNTIL,
+                                Long.toString(base + 10L * i + 5)));
+                    }
+                }
+                for (Future<?> send : sends) {
+                    send.get();
+                }
+
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> get(bridge.support().getLocalPort(), "/shards")
+                                        .json()
+                                        .get("pending")
+                                        .asLong()
+                                == CAPPED + UNCAPPED_FIRST + UNCAPPED_AMID);
+                assertEquals(0, delivered.size(), "nothing goes while the pump is paused");
+                long started = System.currentTimeMillis();
+                assertEquals(
+                        200,
+                        call("POST", bridge.adminPort(), "/tasks/resume-pump", null, BEARER)
+                                .status());
                 await().atMost(Duration.ofSeconds(90))
                         .pollInterval(Duration.ofMillis(500))
                         .until(() -> delivered.size() >= CAPPED + UNCAPPED_FIRST + UNCAPPED_AMID);
@@ -174,7 +196,7 @@ class ThrottledCatchUpIT {
 
                 // Head-of-line: the uncapped messages due amid the capped backlog share its shards, so they are
                 // claimed behind it, in due order, and go as soon as a claim reaches them: an uncapped message waits
-                // for no token. Here the first claim rounds after the start reach the whole backlog (3,100 messages,
+                // for no token. Here the first claim rounds after the resume reach the whole backlog (3,100 messages,
                 // below pump.maxInFlight, rounds repeated at once while claims come back full), so they all go while
                 // the capped backlog drains at the cap (about 10 s). Held behind the capped messages due before them
                 // (head-of-line blocking), the last of them would go near the end of that drain.
