@@ -191,6 +191,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 clock,
                 crashes);
         environment.lifecycle().manage(pump);
+        // a zombie's intake (stopped past its session) cannot store again what the shard's new owner delivered
+        store.fenceWrites(pump::writeFence);
 
         // records due beyond intake.hotWindow wait in the intake's log while its retention keeps them: the watch reads
         // it at once on its own thread (start-up does not wait), then every intake.retentionCheckInterval

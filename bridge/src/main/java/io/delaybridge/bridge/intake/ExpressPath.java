@@ -5,6 +5,7 @@ import io.delaybridge.bridge.delivery.ExpressSender;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.schemas.Envelope;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -202,6 +204,14 @@ final class ExpressPath {
                 metrics.parked.mark();
                 results.forEach(metrics::result);
                 settle(record, settling);
+            } else if (unwrapped(error) instanceof StoreFencedException fenced) {
+                // another instance took the shard (this one is a zombie): it reads the record again, and may have
+                // delivered it already; parked here it would go twice. Unsettled, its offset is never committed here.
+                gate.released(record.bytes());
+                LOG.warn(
+                        "Express record {} not parked: {}; the partition's new owner reads it again",
+                        record.id(),
+                        fenced.getMessage());
             } else if (stopped) {
                 LOG.warn(
                         "Could not park express record {} before the stop; the intake reads it again: {}",
@@ -221,6 +231,10 @@ final class ExpressPath {
                 }
             }
         });
+    }
+
+    private static Throwable unwrapped(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
     private void settle(IntakePoll.ExpressRecord record, ExpressCommits.Poll settling) {

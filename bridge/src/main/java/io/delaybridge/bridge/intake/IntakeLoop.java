@@ -7,6 +7,7 @@ import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.bridge.faults.Crashes;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreDataLostException;
+import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteResult;
 import io.dropwizard.lifecycle.Managed;
@@ -320,6 +321,17 @@ public final class IntakeLoop implements Managed {
                 if (cause instanceof StoreGapException gap) {
                     rewind();
                     gaps.repair(gap.gaps(), "by a write");
+                    break;
+                }
+                if (cause instanceof StoreFencedException fenced) {
+                    // another instance took the shard: this one was stopped past its session and the group moved its
+                    // partition on; the next poll says so (partitions lost), and the new owner reads the records again
+                    LOG.warn(
+                            "Storing a batch of {} intake records was refused: {}; dropping it, the partition's new "
+                                    + "owner reads it again",
+                            poll.count(),
+                            fenced.getMessage());
+                    rewind();
                     break;
                 }
                 if (cause instanceof StoreDataLostException) {

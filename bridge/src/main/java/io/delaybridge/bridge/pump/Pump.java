@@ -202,6 +202,11 @@ public final class Pump implements Managed {
         return owned.epochs();
     }
 
+    /** The epoch the store fences this instance's intake writes into {@code shard} by; -1: unfenced. */
+    public long writeFence(int shard) {
+        return owned.writeFence(shard);
+    }
+
     public int inFlight() {
         return places.count();
     }
@@ -304,7 +309,7 @@ public final class Pump implements Managed {
     private boolean acquired(OwnedShard shard) {
         if (shard.epoch == OwnedShard.NOT_ACQUIRED) {
             try {
-                shard.epoch = store.acquire(shard.shard);
+                owned.took(shard, store.acquire(shard.shard));
                 LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
             } catch (StoreException e) {
                 warnThrottled(

@@ -23,6 +23,7 @@ final class ShardOwnership {
     private static final Logger LOG = LoggerFactory.getLogger(ShardOwnership.class);
 
     private final Map<Integer, OwnedShard> owned = new ConcurrentHashMap<>();
+    private final Map<Integer, Long> writeFences = new ConcurrentHashMap<>();
     private final DelayStore store;
     private final PumpSettings settings;
     private final PumpMetrics metrics;
@@ -55,6 +56,7 @@ final class ShardOwnership {
      * in-flight messages are finished; then lets them go.
      */
     void revoke(Collection<Integer> shards, long drainNanos, BooleanSupplier running) {
+        shards.forEach(writeFences::remove); // the intake wrote what it had (or dropped it): its next owner writes on
         List<OwnedShard> leaving = new ArrayList<>();
         for (int shard : shards) {
             OwnedShard state = owned.get(shard);
@@ -77,11 +79,29 @@ final class ShardOwnership {
         }
     }
 
-    /** A fenced shard has a newer owner: stop pumping it. */
+    /**
+     * A fenced shard has a newer owner: stop pumping it. Its write fence stays until the intake lets the partition go
+     * ({@link #revoke}): the intake may not know yet, and its writes must fail too.
+     */
     void letGo(OwnedShard shard, StoreFencedException e) {
         LOG.warn(e.getMessage());
         shard.revoked = true;
         owned.remove(shard.shard, shard);
+    }
+
+    /** The shard's epoch was taken: the intake's writes into it are fenced by it from now on. */
+    void took(OwnedShard shard, long epoch) {
+        shard.epoch = epoch;
+        writeFences.put(shard.shard, epoch);
+    }
+
+    /**
+     * The epoch this instance took last for {@code shard}, while its intake partition is assigned here; -1 if none. The
+     * store fences the intake's writes by it (a zombie's poll, written after the shard's new owner delivered it, would
+     * otherwise be delivered again).
+     */
+    long writeFence(int shard) {
+        return writeFences.getOrDefault(shard, -1L);
     }
 
     /**

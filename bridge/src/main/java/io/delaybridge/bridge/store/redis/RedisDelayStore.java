@@ -36,6 +36,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
+import java.util.function.IntToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -197,6 +198,16 @@ public final class RedisDelayStore implements DelayStore {
     /** The router of this store: which shard and member an id has. */
     public ShardRouter router() {
         return router;
+    }
+
+    /**
+     * Fences this store's writes by the epochs its instance holds ({@code epochs}: shard -> epoch, negative for a shard
+     * it does not hold): a write into a shard whose epoch moved on (another instance took it: this one was stopped past
+     * its session, a zombie) fails with {@link io.delaybridge.bridge.store.StoreFencedException} and changes nothing,
+     * instead of storing again what the new owner may have delivered already. Wired once, at start-up.
+     */
+    public void fenceWrites(IntToLongFunction epochs) {
+        plan.fenceWrites(epochs);
     }
 
     /** The far tier of this store (docs/redis-store.md, "The far tier"). */

@@ -58,7 +58,8 @@ public final class ScriptRunner {
                                 "incarnation",
                                 "partition",
                                 "publish",
-                                "thaw")
+                                "thaw",
+                                "fence")
                         .withKeys("far")
                         .repeating(
                                 "messages",

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntToLongFunction;
 
 /**
  * Turns an intake write batch into script calls, without talking to Redis: the schedules of a shard go into one
@@ -71,6 +72,8 @@ final class WritePlan {
     private final ShardRouter router;
     private final byte[] incarnation;
     private final byte[] publish;
+    /** Shard -> the epoch the writing instance holds for it, negative if none: its writes are fenced by it. */
+    private volatile IntToLongFunction fences = shard -> -1;
 
     /**
      * @param incarnation the incarnation the store connected to: the scripts refuse to write into a shard without it
@@ -81,6 +84,14 @@ final class WritePlan {
         this.router = router;
         this.incarnation = bytes(incarnation);
         this.publish = bytes(publishCommand);
+    }
+
+    /**
+     * Fences the intake's writes ({@link #plan}) from now on: a schedule call into a shard for which {@code fences}
+     * gives an epoch (not negative) is refused as {@code FENCED} unless the shard still holds that epoch.
+     */
+    void fenceWrites(IntToLongFunction fences) {
+        this.fences = fences;
     }
 
     List<Call> plan(List<WriteOp> ops) {
@@ -263,7 +274,7 @@ final class WritePlan {
         private final int shard;
         private final List<WriteOp> ops = new ArrayList<>();
         private final List<Integer> positions = new ArrayList<>();
-        private final List<byte[]> args = new ArrayList<>(5 + 9 * 64);
+        private final List<byte[]> args = new ArrayList<>(6 + 9 * 64);
         /** The far keys the call names (KEYS[10..]), by name: each once. */
         private final Map<String, Integer> farKeyIndex = new HashMap<>();
 
@@ -280,6 +291,8 @@ final class WritePlan {
             args.add(bytes(router.intakeTopic() + "/" + shard));
             args.add(publish);
             args.add(thaw);
+            long fence = thawing ? -1 : fences.applyAsLong(shard); // a thaw is fenced by its own epoch
+            args.add(fence < 0 ? EMPTY : Decimal.ascii(fence));
         }
 
         boolean full() {

@@ -80,7 +80,21 @@ class WritePlanTest {
         assertEquals(TOPIC + "/3", text(call.args()[2]));
         assertEquals("SPUBLISH", text(call.args()[3]));
         assertEquals("", text(call.args()[4]), "the intake's writes are no thaw");
-        assertEquals(5 + 9 * 2, call.args().length);
+        assertEquals("", text(call.args()[5]), "unfenced: no epoch held for the shard");
+        assertEquals(6 + 9 * 2, call.args().length);
+    }
+
+    @Test
+    void theIntakesWritesCarryTheEpochHeldForTheirShardAndAThawItsOwn() {
+        plan.fenceWrites(shard -> shard == 3 ? 17 : -1);
+        List<WritePlan.Call> calls = plan.plan(List.of(record(3, 7), record(1, 8)));
+        assertEquals("17", text(calls.get(0).args()[5]), "shard 3 is held with epoch 17");
+        assertEquals("", text(calls.get(1).args()[5]), "shard 1 is not held here");
+        WritePlan.Call thaw = plan.thaw(
+                        3, 18, List.of(new WriteOp.Schedule(TOPIC + "-3-7", 1_000, TOPIC + "/3/7", new byte[] {1})))
+                .get(0);
+        assertEquals("18", text(thaw.args()[4]));
+        assertEquals("", text(thaw.args()[5]), "a thaw is fenced by its own epoch");
     }
 
     @Test
@@ -94,7 +108,7 @@ class WritePlanTest {
         assertEquals(9 + 2, call.keys().length, "the hour string and the id hash, each once");
         assertEquals(text(keys.farHour(shard, 500)), text(call.keys()[9]));
         assertEquals(text(keys.farIds(shard, new ShardRouter(TOPIC, 4).member(id))), text(call.keys()[10]));
-        int m = 5; // the first message's arguments
+        int m = 6; // the first message's arguments
         assertEquals(0, call.args()[m + 3].length, "a far message carries no value");
         assertArrayEquals(FarIndex.encode(new FarEntry(2, 70, due)), call.args()[m + 5]);
         assertEquals("10", text(call.args()[m + 6]));

@@ -10,7 +10,7 @@
   KEYS[4] attempts   hash  member -> earlier attempts
   KEYS[5] inc        string  the store's incarnation, as copied into this shard
   KEYS[6] cancelled  zset  member -> timestamp of the newest remembered cancel record of the id
-  KEYS[7] epoch      string  the shard's fencing epoch (read by a thaw only)
+  KEYS[7] epoch      string  the shard's fencing epoch (read by a thaw, and by a fenced intake write)
   KEYS[8] faridx     zset  hour -> its start, epoch ms: the far hours that hold entries
   KEYS[9] fargone    zset  default id's member -> timestamp: its far records this old or older are dropped at thaw
   KEYS[10..] far     the far:<hour> strings and farid:<n> hashes the messages name, each once
@@ -22,7 +22,10 @@
                      hash tag, so the wake-up stays on the shard's node)
   ARGV[5] thaw       empty: the intake's writes. Otherwise a thaw of far records read back from the intake, by the
                      shard's owner (its epoch, decimal) or by an operator ("admin", unfenced)
-  ARGV[6..] messages  9 arguments per message, in intake order:
+  ARGV[6] fence      empty: unfenced. Otherwise the epoch (decimal) the writing instance holds for this shard: its
+                     intake owns the shard's partition, so its writes are refused once another instance took the shard
+                     (a zombie's poll, stopped past its session, written after the new owner delivered and acked it)
+  ARGV[7..] messages  9 arguments per message, in intake order:
     member     the message's member (ShardRouter.member)
     due        due time, epoch ms, decimal
     header     the origin header the stored value starts with (StoredValue.header): length, then the origin
@@ -48,7 +51,7 @@
 
   Steps
   1. The shard's incarnation must be ARGV[2], else the data this caller knew is gone: INCARNATION_MISMATCH for all.
-     A thaw by the owner must hold the shard's epoch: else FENCED for all.
+     A thaw by the owner, and a fenced write, must hold the shard's epoch: else FENCED for all.
   2. Read the stored values of all members, and whether any cancel or far drop is remembered, at once.
   3. Decide each message, in order, against what the messages before it in the batch left:
      a. A thaw of an explicit id whose far version is not this record (replaced, cancelled, or thawed before), or of
@@ -90,14 +93,18 @@ if redis.call('GET', KEYS[5]) ~= ARGV[2] then
   return {-3}
 end
 local FIELDS = 9
-if #ARGV < 5 + FIELDS or (#ARGV - 5) % FIELDS ~= 0 then
+local HEAD = 6
+if #ARGV < HEAD + FIELDS or (#ARGV - HEAD) % FIELDS ~= 0 then
   return {-2}
 end
 local thaw = ARGV[5]
 if thaw ~= '' and thaw ~= 'admin' and redis.call('GET', KEYS[7]) ~= thaw then
   return {-1}
 end
-local count = (#ARGV - 5) / FIELDS
+if ARGV[6] ~= '' and redis.call('GET', KEYS[7]) ~= ARGV[6] then
+  return {-1}
+end
+local count = (#ARGV - HEAD) / FIELDS
 local part = 1000 -- below Lua's unpack limit
 local intake = string.match(ARGV[3], '^(.*)/%d+$')
 
@@ -185,7 +192,7 @@ for from = 1, count, part do
   local members, n = {}, 0
   for k = from, math.min(from + part - 1, count) do
     n = n + 1
-    members[n] = ARGV[6 + FIELDS * (k - 1)]
+    members[n] = ARGV[HEAD + 1 + FIELDS * (k - 1)]
   end
   local values = redis.call('HMGET', KEYS[2], unpack(members))
   for j = 1, n do
@@ -208,7 +215,7 @@ local hourSeen = {}
 local farSeen = {} -- member -> header of the far record this batch appended for it
 local earliest, earliestArg = nil, nil
 for k = 1, count do
-  local i = 6 + FIELDS * (k - 1)
+  local i = HEAD + 1 + FIELDS * (k - 1)
   local member, dueArg, header = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local timestamp = tonumber(ARGV[i + 4])
   local entry, hourKey, farVersion, idKey = ARGV[i + 5], ARGV[i + 6], ARGV[i + 7], ARGV[i + 8]
