@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.nio.file.Path;
@@ -20,11 +21,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code delivery.exactlyOnce}: a {@code read_committed} consumer of the target sees every record exactly once, none
  * early, however the bridges die: killed with SIGKILL mid-delivery and restarted (three times), killed and not
- * restarted beside a survivor, or frozen past their lease (SIGSTOP) and woken as zombies. A {@code read_uncommitted}
+ * restarted beside a survivor, or frozen past their lease (SIGSTOP) and woken as zombies; and across rebalances (a
+ * bridge joining and leaving) and a broker killed and restarted. A {@code read_uncommitted}
  * consumer, read beside it, may see what aborted transactions held; its extra copies are printed. Records due on
  * arrival take the express path with it, their intake offsets committed in the transactions that deliver them.
  */
@@ -161,7 +164,7 @@ class ExactlyOnceIT {
             Map<String, Long> dueAt = new ConcurrentHashMap<>();
             AtomicBoolean streaming = new AtomicBoolean(true);
             // a steady stream of records due at once (about 200 a second) while the bridge dies and returns
-            Thread producer = new Thread(() -> streamDueAtOnce(kafka, names, target, streaming, dueAt), "due-at-once");
+            Thread producer = new Thread(() -> stream(kafka, names, target, 0, streaming, dueAt), "due-at-once");
             producer.start();
 
             long express = 0;
@@ -192,9 +195,91 @@ class ExactlyOnceIT {
         }
     }
 
-    /** Sends records due at once, 20 every 100 ms, while {@code streaming}; their due times (intake timestamps). */
-    private static void streamDueAtOnce(
-            KafkaClient kafka, TestNames names, String target, AtomicBoolean streaming, Map<String, Long> dueAt) {
+    @Test
+    void rebalancesMidStreamMoveShardsWithoutRepeats(TestServers servers) throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                ChildBridge first = start(names, servers, "first")) {
+            kafka.createTopics(2, target);
+            KafkaClient.Collector committed = kafka.collectCommitted(target);
+            KafkaClient.Collector uncommitted = kafka.collect(target);
+            await().atMost(Duration.ofSeconds(30)).until(() -> first.shards().size() == 4);
+            Map<String, Long> dueAt = new ConcurrentHashMap<>();
+            AtomicBoolean streaming = new AtomicBoolean(true);
+            // a steady stream of records due 2 s after they are sent (about 200 a second): whenever a rebalance
+            // comes, records are pending, claimed and in open transactions
+            Thread producer =
+                    new Thread(() -> stream(kafka, names, target, 2_000, streaming, dueAt), "due-in-two-seconds");
+            producer.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> committed.size() >= 300);
+            // a second bridge joins: half of the shards move to it, their transactions and delivered logs with them
+            try (ChildBridge second = start(names, servers, "second")) {
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() ->
+                                second.shards().size() == 2 && first.shards().size() == 2);
+                int joined = committed.size();
+                await().atMost(Duration.ofSeconds(60)).until(() -> committed.size() >= joined + 300);
+                second.jvm().terminate(Duration.ofSeconds(30)); // and leaves (SIGTERM): its shards move back
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> first.shards().size() == 4);
+            int left = committed.size();
+            await().atMost(Duration.ofSeconds(60)).until(() -> committed.size() >= left + 300);
+            streaming.set(false);
+            producer.join(TimeUnit.SECONDS.toMillis(30));
+            int records = dueAt.size();
+            await().atMost(Duration.ofSeconds(90))
+                    .until(() -> RecoveryIT.keys(committed).size() >= records);
+            Lateness lateness = exactlyOnce(committed, dueAt);
+            System.out.printf(
+                    "[exactly-once] a bridge joined and left mid-stream: %d records, read_committed 0 duplicates, "
+                            + "read_uncommitted %d extra copies, %s%n",
+                    records, uncommitted.size() - records, lateness);
+        }
+    }
+
+    @Test
+    void aBrokerKilledAndRestartedMidDeliveryDeliversEachRecordOnce(TestServers servers, @TempDir Path tmp)
+            throws Exception {
+        int records = 2_000;
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        // a broker of its own: the shared one serves the other tests
+        try (KafkaBroker broker = KafkaBroker.start(tmp.resolve("kafka"));
+                KafkaClient kafka = new KafkaClient(broker.bootstrapServers());
+                ChildBridge bridge = ChildBridge.start(
+                        dir, names, broker.bootstrapServers(), servers.redisUri(), "only", EXACTLY_ONCE)) {
+            kafka.createTopics(2, target);
+            KafkaClient.Collector committed = kafka.collectCommitted(target);
+            KafkaClient.Collector uncommitted = kafka.collect(target);
+            await().atMost(Duration.ofSeconds(30)).until(() -> bridge.shards().size() == 4);
+            Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, records, 1_000, 16_000);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> committed.size() >= records / 5);
+            broker.kill(); // open transactions, unacknowledged sends, the intake's and the pump's clients cut off
+            assertTrue(RecoveryIT.keys(committed).size() < records, "the kill came mid-delivery");
+            broker.restart();
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> RecoveryIT.keys(committed).size() >= records);
+            Lateness lateness = exactlyOnce(committed, dueAt);
+            System.out.printf(
+                    "[exactly-once] the broker killed and restarted mid-delivery (restarted in %d ms): %d records, "
+                            + "read_committed 0 duplicates, read_uncommitted %d extra copies, %s%n",
+                    broker.lastStartDuration().toMillis(), records, uncommitted.size() - records, lateness);
+        }
+    }
+
+    /**
+     * Sends records due {@code delayMillis} after their intake timestamp, 20 every 100 ms, while {@code streaming};
+     * their due times.
+     */
+    private static void stream(
+            KafkaClient kafka,
+            TestNames names,
+            String target,
+            long delayMillis,
+            AtomicBoolean streaming,
+            Map<String, Long> dueAt) {
         try {
             for (int i = 0; streaming.get(); i += 20) {
                 Map<String, Future<RecordMetadata>> sends = new HashMap<>();
@@ -208,11 +293,11 @@ class ExactlyOnceIT {
                                     DelayHeaders.TARGET,
                                     target,
                                     DelayHeaders.DELAY_MS,
-                                    "0"));
+                                    Long.toString(delayMillis)));
                 }
                 kafka.flush();
                 for (Map.Entry<String, Future<RecordMetadata>> e : sends.entrySet()) {
-                    dueAt.put(e.getKey(), e.getValue().get().timestamp());
+                    dueAt.put(e.getKey(), e.getValue().get().timestamp() + delayMillis);
                 }
                 Thread.sleep(100); // the stream's pace, not a wait for a condition
             }
