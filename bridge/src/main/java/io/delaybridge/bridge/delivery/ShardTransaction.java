@@ -231,10 +231,13 @@ final class ShardTransaction {
                 settle.add(() -> member.result.delivered(member.timestamp));
             }
         } finally {
-            if (carry != null) {
-                carry.ended(committed);
+            try {
+                if (carry != null) {
+                    carry.ended(committed);
+                }
+            } finally {
+                lock.unlock(); // whatever ended() does: a shard lock left held would park every send for good
             }
-            lock.unlock();
             settle.forEach(Runnable::run);
         }
     }
