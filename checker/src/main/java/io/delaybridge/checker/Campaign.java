@@ -116,8 +116,8 @@ final class Campaign {
         Thread faultThread = start(faults, "fault-injector");
         Thread pathsThread = start(() -> readPathsEverySecond(fleet), "delivery-paths");
         while (loadThread.isAlive() || faultThread.isAlive()) {
-            loadThread.join(10_000);
-            faultThread.join(1);
+            // every 10 s while either runs (once the load is done, join returns at once: wait on the faults then)
+            (loadThread.isAlive() ? loadThread : faultThread).join(10_000);
             progress("running", load, watch, ledger);
         }
         spreadThread.interrupt();
