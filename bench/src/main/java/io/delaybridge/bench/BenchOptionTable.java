@@ -30,7 +30,7 @@ final class BenchOptionTable {
                     Kind.TEXT,
                     "off",
                     "off, on, or off,on: the bridge's delivery.exactlyOnce "
-                            + "(parked-drain and steady run the bridge once per mode, beside one plain copy)"),
+                            + "(parked-drain, catch-up and steady run the bridge once per mode, beside one plain copy)"),
             new Definition(
                     "records",
                     Kind.INT,

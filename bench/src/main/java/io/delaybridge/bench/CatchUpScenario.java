@@ -16,7 +16,8 @@ import java.util.List;
  * <p>With {@code --peer-command}, another scheduler (e.g. a Kafka Streams one) drains the same load after the bridge
  * is gone: its own preloaded topic, each record's due time also in {@code --peer-header}, started cold by its command
  * and measured the same way; the bridge's rate from start to last delivery is printed against it. Both lines give the
- * first delivery after the process started too.
+ * first delivery after the process started too. With {@code --exactly-once off,on} the bridge runs once per mode
+ * (read {@code read_committed} with it on); the peer is compared with the first.
  */
 final class CatchUpScenario implements Scenario {
 
@@ -54,19 +55,33 @@ final class CatchUpScenario implements Scenario {
                 n);
         run.put("catch-up: plain Kafka copy, a fresh JVM, CPU (from its launch)", "%s", copy.cpu());
 
-        String[] topics = run.createTopics("catchup", 3);
-        Stats bridge = run.preloaded("catch-up bridge", topics, n, BRIDGE_PHASE);
-        double rate;
-        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]))) {
+        double rate = Double.NaN;
+        for (boolean exactlyOnce : run.options.exactlyOnce) {
+            double drained = bridge(n, copy, warm, exactlyOnce);
+            if (Double.isNaN(rate)) {
+                rate = drained; // the peer is compared with the first mode given (exactly once off by default)
+            }
+        }
+        if (!run.options.peerCommand.isEmpty()) {
+            peer(n, rate);
+        }
+    }
+
+    /** The bridge's cold catch-up with exactly once as given, beside the copies; its rate from start to last. */
+    private double bridge(int n, CopyDrain copy, CopyDrain warm, boolean exactlyOnce) throws Exception {
+        String mode = exactlyOnce ? " (exactly once)" : "";
+        String[] topics = run.createTopics(exactlyOnce ? "catchupeos" : "catchup", 3);
+        Stats bridge = run.preloaded("catch-up bridge" + mode, topics, n, BRIDGE_PHASE);
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]), exactlyOnce)) {
             collector.register(BRIDGE_PHASE, bridge);
             long start = System.currentTimeMillis();
-            try (BridgeProcess process = run.startBridge("catchup", topics)) {
+            try (BridgeProcess process = run.startBridge(exactlyOnce ? "catchupeos" : "catchup", topics, exactlyOnce)) {
                 CpuMeter cpu = run.cpuMeter(process).start();
                 BenchRun.awaitDelivered(bridge, 600);
-                rate = BenchRun.drainRate(bridge, start);
+                double rate = BenchRun.drainRate(bridge, start);
                 String cpuLine = cpu.perRecord(bridge.count());
                 run.put(
-                        "catch-up: bridge, started cold (JVM start included)",
+                        "catch-up: bridge" + mode + ", started cold (JVM start included)",
                         "%,.0f records/s from start to last "
                                 + "(%,.0f/s steady), first delivery %,d ms after the start; %,d of %,d delivered, %d "
                                 + "duplicates; %s; %s, peak heap %d MB",
@@ -79,22 +94,23 @@ final class CatchUpScenario implements Scenario {
                         Targets.early(bridge),
                         Targets.rss(process),
                         process.maxHeapMb());
-                run.put("catch-up: bridge, CPU (from its health check to the last delivery)", "%s", cpuLine);
-                run.put("catch-up: paths", "%s", paths(process));
                 run.put(
-                        "catch-up: bridge / plain copy in a fresh JVM",
+                        "catch-up: bridge" + mode + ", CPU (from its health check to the last delivery)",
+                        "%s",
+                        cpuLine);
+                run.put("catch-up: paths" + mode, "%s", paths(process));
+                run.put(
+                        "catch-up: bridge" + mode + " / plain copy in a fresh JVM",
                         "%s (steady rates); %.2f from start to last " + "delivery",
                         Targets.ratio(bridge.steadyRate() / copy.steadyRate(), Targets.EXPRESS_RATIO),
                         rate / copy.startToLast());
                 run.put(
-                        "catch-up: bridge / plain copy in the warm bench JVM",
+                        "catch-up: bridge" + mode + " / plain copy in the warm bench JVM",
                         "%.2f (steady rates); %.2f from start " + "to last delivery",
                         bridge.steadyRate() / warm.steadyRate(),
                         rate / warm.startToLast());
+                return rate;
             }
-        }
-        if (!run.options.peerCommand.isEmpty()) {
-            peer(n, rate);
         }
     }
 
