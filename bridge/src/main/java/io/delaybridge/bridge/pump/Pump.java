@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * shards; {@code DueReleaser} holds claimed messages until their due time and {@link MessageSender} sends them
  * (a capped target's through its {@link Throttle});
  * {@link OutcomeHandler} acks ({@link AckBatcher}), retries and deadletters; {@link RedisClockOffset} and
- * {@link Wakeups} tell the pump thread when to wake. This class owns the shards and runs the loop.
+ * {@link Wakeups} tell the pump thread when to wake; {@link ShardOwnership} holds the shards and {@link ShardOpening}
+ * makes an assigned one ready for claims. This class runs the loop.
  */
 public final class Pump implements Managed {
 
@@ -68,6 +69,10 @@ public final class Pump implements Managed {
 
     private final Wakeups wakeups = new Wakeups();
     private final ShardOwnership owned;
+    /** Takes an assigned shard's epoch and opens its delivery before its first claim. */
+    private final ShardOpening opening;
+
+    private final ThrottledWarning warnings;
     private final InFlightPlaces places;
     private final MessageSender sender;
     private final OutcomeHandler outcomes;
@@ -84,7 +89,6 @@ public final class Pump implements Managed {
     private volatile boolean running;
     private volatile boolean paused;
     private Thread thread;
-    private long lastFailureLoggedAt = Long.MIN_VALUE / 2;
 
     public Pump(
             DelayStore store,
@@ -100,6 +104,8 @@ public final class Pump implements Managed {
         this.metrics = metrics;
         this.clock = clock;
         this.owned = new ShardOwnership(store, settings, metrics, wakeups);
+        this.warnings = new ThrottledWarning(LOG, clock, FAILURE_LOG_INTERVAL_MILLIS);
+        this.opening = new ShardOpening(store, delivery, owned, settings.batchSize(), STORE_RETRY_MILLIS, warnings);
         this.places = new InFlightPlaces(settings.maxInFlight(), wakeups);
         this.redisClock = new RedisClockOffset(clock, CLOCK_CHECK_MILLIS, System.nanoTime());
         this.rounds = new ClaimRounds(settings.lookAheadMillis(), settings.batchSize());
@@ -247,20 +253,11 @@ public final class Pump implements Managed {
                 outcomes.process();
                 wakeAt = Math.min(pumpOwnedShards(), outcomes.ackFlushAt());
             } catch (RuntimeException e) {
-                warnThrottled(
+                warnings.warn(
                         "Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS, SendFailures.describe(e));
                 wakeAt = redisClock.now() + STORE_RETRY_MILLIS;
             }
             awaitUntil(redisClock.nanosUntil(wakeAt));
-        }
-    }
-
-    /** Once per interval: an outage retried every 250 ms would otherwise flood the log. */
-    private void warnThrottled(String format, Object... args) {
-        long now = clock.millis();
-        if (now - lastFailureLoggedAt >= FAILURE_LOG_INTERVAL_MILLIS) {
-            LOG.warn(format, args);
-            lastFailureLoggedAt = now;
         }
     }
 
@@ -275,7 +272,7 @@ public final class Pump implements Managed {
         }
         List<OwnedShard> live = new ArrayList<>();
         for (OwnedShard shard : owned.live()) {
-            if (!acquired(shard)) {
+            if (!opening.ready(shard)) {
                 next = Math.min(next, redisClock.now() + STORE_RETRY_MILLIS);
                 continue;
             }
@@ -285,7 +282,7 @@ public final class Pump implements Managed {
                     continue; // its sends finish first; each one finished wakes the pump
                 }
             } catch (StoreFencedException e) {
-                letGo(shard, e);
+                opening.letGo(shard, e);
                 continue;
             }
             live.add(shard);
@@ -304,59 +301,6 @@ public final class Pump implements Managed {
             next = Math.min(next, redisClock.now() + reclaimInMillis);
         }
         return next;
-    }
-
-    private boolean acquired(OwnedShard shard) {
-        if (shard.epoch == OwnedShard.NOT_ACQUIRED) {
-            try {
-                owned.took(shard, store.acquire(shard.shard));
-                LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
-            } catch (StoreException e) {
-                warnThrottled(
-                        "Could not take shard {} yet, retrying every {} ms: {}",
-                        shard.shard,
-                        STORE_RETRY_MILLIS,
-                        e.getMessage());
-                return false;
-            }
-        }
-        return deliveryOpen(shard);
-    }
-
-    /**
-     * Opens the shard's delivery before its first claim, and again after a transaction failed (exactly once: fences
-     * the shard's earlier producers and learns what their committed transactions delivered). Before opening again, the
-     * epoch is proved in Redis (a reclaim, which any stale epoch makes fail): a zombie whose transaction was fenced
-     * must not fence the producer of the shard's new owner in turn.
-     */
-    private boolean deliveryOpen(OwnedShard shard) {
-        if (delivery.isOpen(shard.shard)) {
-            return true;
-        }
-        try {
-            if (shard.deliveryOpened) {
-                store.reclaim(shard.shard, shard.epoch, settings.batchSize());
-            }
-            delivery.open(shard.shard);
-            shard.deliveryOpened = true;
-            return true;
-        } catch (StoreFencedException e) {
-            letGo(shard, e);
-            return false;
-        } catch (RuntimeException e) {
-            warnThrottled(
-                    "Could not open the delivery of shard {} yet, retrying every {} ms: {}",
-                    shard.shard,
-                    STORE_RETRY_MILLIS,
-                    SendFailures.describe(e));
-            return false;
-        }
-    }
-
-    /** A newer owner fenced the shard: stop pumping it, and abort what its delivery has open. */
-    private void letGo(OwnedShard shard, StoreFencedException e) {
-        owned.letGo(shard, e);
-        delivery.close(shard.shard, false);
     }
 
     /**
@@ -411,7 +355,7 @@ public final class Pump implements Managed {
                     batch = StoreCalls.await(claims.get(i), settings.leaseMillis(), "claim on shard " + shard.shard);
                 } catch (StoreFencedException e) {
                     places.unreserve(shard, want[i]);
-                    letGo(shard, e);
+                    opening.letGo(shard, e);
                     continue;
                 } catch (RuntimeException e) {
                     places.unreserve(shard, want[i]);
