@@ -69,7 +69,7 @@ final class ShardTransaction {
     /** Committed (delivered or deadlettered), ack not confirmed by Redis yet: id -> message. */
     private final Map<String, Sends.Message> delivered = new ConcurrentHashMap<>();
     /** Ids learnt from the delivered log at open and not claimed since (perhaps acked long ago). */
-    private final Set<String> learnt = ConcurrentHashMap.newKeySet();
+    private final LearntIds learnt = new LearntIds();
     /**
      * Ids of {@link #delivered} whose acks Redis confirmed (or learnt ones no claim took): forgotten once the intake
      * committed past their record, which a crash before that commit makes the intake store again.
@@ -111,7 +111,7 @@ final class ShardTransaction {
             for (Sends.Message message : committed) {
                 byId.put(message.id(), message);
                 if (delivered.putIfAbsent(message.id(), message) == null) {
-                    learnt.add(message.id());
+                    learnt.learn(message.id());
                 }
             }
             for (Member member : inDoubt) {
@@ -285,15 +285,24 @@ final class ShardTransaction {
 
     void acked(Iterable<String> ids) {
         for (String id : ids) {
-            learnt.remove(id);
+            learnt.taken(id);
             if (delivered.containsKey(id)) {
                 settled.add(id);
             }
         }
     }
 
-    /** Forgets settled messages whose intake records the intake committed past: they are never stored again. */
+    /**
+     * Forgets settled messages whose intake records the intake committed past: they are never stored again. Learnt ids
+     * whose records it committed past start counting short claims ({@link LearntIds}).
+     */
     void prune(IntakeCommits commits) {
+        if (!learnt.isEmpty()) {
+            learnt.committedPast(id -> {
+                Sends.Message message = delivered.get(id);
+                return message == null || commits.committedPast(message.origin());
+            });
+        }
         for (String id : settled) {
             Sends.Message message = delivered.get(id);
             if (message == null || commits.committedPast(message.origin())) {
@@ -304,19 +313,19 @@ final class ShardTransaction {
     }
 
     /**
-     * A claim took {@code ids}: they stay remembered until released. With {@code allDue}, what was learnt at open and
-     * no claim has taken was acked before (a stale entry of the log's last record): forget it.
+     * A claim took {@code ids}: they stay remembered until released. With {@code allDue} (the claim came back short),
+     * what was learnt at open, no claim has taken, and can no longer come back ({@link LearntIds}) was acked before:
+     * it is forgotten like a settled message.
      */
     void claimed(Iterable<String> ids, boolean allDue) {
         if (learnt.isEmpty()) {
             return;
         }
         for (String id : ids) {
-            learnt.remove(id);
+            learnt.taken(id);
         }
         if (allDue) {
-            settled.addAll(learnt);
-            learnt.clear();
+            settled.addAll(learnt.shortClaim());
         }
     }
 

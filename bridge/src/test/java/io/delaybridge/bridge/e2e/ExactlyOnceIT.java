@@ -241,7 +241,7 @@ class ExactlyOnceIT {
     @Test
     void aBrokerKilledAndRestartedMidDeliveryDeliversEachRecordOnce(TestServers servers, @TempDir Path tmp)
             throws Exception {
-        int records = 2_000;
+        int records = 1_000;
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
         // a broker of its own: the shared one serves the other tests
@@ -253,7 +253,7 @@ class ExactlyOnceIT {
             KafkaClient.Collector committed = kafka.collectCommitted(target);
             KafkaClient.Collector uncommitted = kafka.collect(target);
             await().atMost(Duration.ofSeconds(30)).until(() -> bridge.shards().size() == 4);
-            Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, records, 1_000, 16_000);
+            Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, records, 1_000, 12_000);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> committed.size() >= records / 5);
             broker.kill(); // open transactions, unacknowledged sends, the intake's and the pump's clients cut off
