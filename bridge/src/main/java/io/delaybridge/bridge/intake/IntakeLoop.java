@@ -101,7 +101,7 @@ public final class IntakeLoop implements Managed {
     private volatile String stopReason;
     private volatile Consumer<byte[], byte[]> consumer;
     private Thread thread;
-    private long backoffMillis;
+    private final RetryBackoff backoff;
     /** The commit rule and the committer, one per consumer. Intake thread only, once started. */
     private PollCommits commits;
     /** Batches written to the store and not yet completed, in poll order. Intake thread only. */
@@ -132,6 +132,7 @@ public final class IntakeLoop implements Managed {
         this.store = store;
         this.translator = new RecordTranslator(settings);
         this.settings = settings;
+        this.backoff = new RetryBackoff(settings.retryBackoff(), settings.maxRetryBackoff(), stopRequested);
         this.partitionListener = partitionListener;
         this.metrics = metrics;
         this.delivery = delivery;
@@ -241,7 +242,7 @@ public final class IntakeLoop implements Managed {
         consumer.subscribe(
                 List.of(settings.topic()),
                 new IntakeRebalance(this, consumer, commits, partitionListener, store, gaps));
-        backoffMillis = settings.retryBackoff().toMillis();
+        backoff.succeeded();
         while (running) {
             try {
                 // with batches in flight, take only what is already fetched: the oldest batch is waiting
@@ -262,7 +263,7 @@ public final class IntakeLoop implements Managed {
                 throw e;
             } catch (KafkaException e) {
                 // e.g. the broker is gone for a while: nothing was committed past what Redis holds, so go on
-                LOG.warn("Intake poll failed, retrying in {} ms: {}", backoffMillis, SendFailures.describe(e));
+                LOG.warn("Intake poll failed, retrying in {} ms: {}", backoff.nextMillis(), SendFailures.describe(e));
                 sleepBackoff();
             }
         }
@@ -304,7 +305,7 @@ public final class IntakeLoop implements Managed {
                 }
                 positions.stored(poll);
                 metrics.stored(poll, results);
-                backoffMillis = settings.retryBackoff().toMillis();
+                backoff.succeeded();
                 completed++;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -343,7 +344,7 @@ public final class IntakeLoop implements Managed {
                         "Storing a batch of {} intake records failed; reading {} records again{}: {}",
                         poll.count(),
                         inFlight.records(),
-                        backOffOnFailure ? " in " + backoffMillis + " ms" : "",
+                        backOffOnFailure ? " in " + backoff.nextMillis() + " ms" : "",
                         SendFailures.describe(cause));
                 rewind();
                 if (backOffOnFailure) {
@@ -441,13 +442,7 @@ public final class IntakeLoop implements Managed {
     }
 
     private void sleepBackoff() {
-        try {
-            if (!stopRequested.await(backoffMillis, TimeUnit.MILLISECONDS)) {
-                backoffMillis =
-                        Math.min(backoffMillis * 2, settings.maxRetryBackoff().toMillis());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (!backoff.sleep()) {
             running = false;
         }
     }
