@@ -74,6 +74,7 @@ public class DeliveryFactory {
                     return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
                 },
                 kafka.getGroupId() + "-" + kafka.getIntakeTopic(),
+                kafka.getIntakeTopic(),
                 log,
                 new IntakeCommits(admin, kafka.getGroupId(), 250),
                 commitInterval.toMilliseconds());

@@ -112,10 +112,11 @@ public final class DeliveredLog implements AutoCloseable {
     }
 
     /**
-     * The messages the last committed record of {@code shard} lists; empty if it has none. Call after the shard's
-     * transactional producer was initialized, so no transaction of an earlier owner is still open.
+     * What the last committed record of {@code shard} says; no messages and no floor if it has none. Reads up to the
+     * last stable offset: a transaction of an earlier owner still open is not waited for (called after the shard's
+     * producer was initialized, none is).
      */
-    public synchronized List<Sends.Message> latest(int shard) {
+    public synchronized DeliveredRecord.Contents latest(int shard) {
         TopicPartition partition = new TopicPartition(topic, shard);
         consumer.assign(List.of(partition));
         long begin = consumer.beginningOffsets(List.of(partition)).get(partition);
@@ -128,7 +129,7 @@ public final class DeliveredLog implements AutoCloseable {
                 return DeliveredRecord.decode(last);
             }
             if (from <= begin) {
-                return List.of();
+                return DeliveredRecord.Contents.EMPTY;
             }
             long stepped = end - from;
             from = Math.max(begin, from - stepped * 4); // aborted transactions at the tail: look further back

@@ -69,6 +69,11 @@ public final class Delivery {
         sends.carryOffsets(offsets);
     }
 
+    /** Per shard, the intake floor of its delivered log (exactly once; else none): {@link Sends#intakeFloors}. */
+    public java.util.Map<Integer, Long> intakeFloors(java.util.Collection<Integer> shards) {
+        return sends.intakeFloors(shards);
+    }
+
     /** See {@link Sends#open}: before a shard's first claim, and again after a failed transaction. */
     public void open(int shard) {
         sends.open(shard);

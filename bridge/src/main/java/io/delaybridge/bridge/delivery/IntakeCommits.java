@@ -60,6 +60,12 @@ public final class IntakeCommits {
         }
     }
 
+    /** The offset the group last committed for {@code partition} of {@code topic} as last read, or -1. */
+    long committed(String topic, int partition) {
+        OffsetAndMetadata at = committed.get(new TopicPartition(topic, partition));
+        return at == null ? -1 : at.offset();
+    }
+
     /**
      * Whether the intake committed past the record {@code origin} ({@code topic/partition/offset}): it will not be
      * read again. False for an origin that does not parse (kept: remembering costs little).

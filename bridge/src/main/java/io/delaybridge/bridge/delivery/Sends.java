@@ -60,6 +60,15 @@ public interface Sends {
      */
     default void carryOffsets(TransactionOffsets offsets) {}
 
+    /**
+     * Transactional sends: per shard of {@code shards}, the intake floor its delivered log's last committed record
+     * holds, the highest offset of intake partition n known committed when shard n's transaction committed (shards
+     * with none are left out). The group's committed offset never goes below it unless Kafka lost commits.
+     */
+    default java.util.Map<Integer, Long> intakeFloors(java.util.Collection<Integer> shards) {
+        return java.util.Map.of();
+    }
+
     /** The shard moved away (or is fenced): commit what is open ({@code commit}) or abort it, then let it go. */
     default void close(int shard, boolean commit) {}
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -58,6 +59,8 @@ final class ShardTransaction {
     private final DeliveredLog log;
     /** The intake's offsets that commit with the express records of a transaction; supplies null if none. */
     private final Supplier<TransactionOffsets> offsets;
+    /** The intake floor the shard's delivered log records. */
+    private final IntakeFloor intakeFloor;
 
     private Producer<byte[], byte[]> producer;
     private boolean begun;
@@ -76,10 +79,11 @@ final class ShardTransaction {
      */
     private final Set<String> settled = ConcurrentHashMap.newKeySet();
 
-    ShardTransaction(int shard, DeliveredLog log, Supplier<TransactionOffsets> offsets) {
+    ShardTransaction(int shard, DeliveredLog log, Supplier<TransactionOffsets> offsets, LongSupplier intakeCommitted) {
         this.shard = shard;
         this.log = log;
         this.offsets = offsets;
+        this.intakeFloor = new IntakeFloor(shard, intakeCommitted);
     }
 
     boolean isOpen() {
@@ -102,7 +106,9 @@ final class ShardTransaction {
             List<Sends.Message> committed;
             try {
                 fresh.initTransactions();
-                committed = log.latest(shard);
+                DeliveredRecord.Contents latest = log.latest(shard);
+                committed = latest.messages();
+                intakeFloor.learnt(latest.intakeFloor());
             } catch (RuntimeException e) {
                 fresh.close(Duration.ZERO);
                 throw e;
@@ -179,6 +185,7 @@ final class ShardTransaction {
         List<Runnable> settle = new ArrayList<>();
         TransactionOffsets.Carry carry = null;
         boolean committed = false;
+        long floor = -1;
         lock.lock();
         try {
             if (!begun || producer == null) {
@@ -195,8 +202,9 @@ final class ShardTransaction {
                     for (Member member : batch) {
                         listed.put(member.message.id(), member.message);
                     }
-                    producer.send(log.record(shard, DeliveredRecord.encode(listed.values())));
                     carry = offer(batch);
+                    floor = intakeFloor.forRecord(carry);
+                    producer.send(log.record(shard, DeliveredRecord.encode(listed.values(), floor)));
                     if (carry != null) {
                         failed = sendOffsets(carry);
                     }
@@ -211,6 +219,7 @@ final class ShardTransaction {
                 }
                 producer.commitTransaction();
                 committed = true;
+                intakeFloor.committed(floor);
             } catch (RuntimeException e) {
                 LOG.warn(
                         "Shard {}: a transaction of {} sends failed to {} ({}); opening the producer again to learn "

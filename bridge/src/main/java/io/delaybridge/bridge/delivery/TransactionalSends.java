@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.delivery;
 
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +39,7 @@ public final class TransactionalSends implements Sends, AutoCloseable {
     private final long commitIntervalMillis;
     private final Map<Integer, ShardTransaction> shards = new ConcurrentHashMap<>();
     private final IntakeCommits intakeCommits;
+    private final String intakeTopic;
     private final Thread committer;
     private volatile boolean running = true;
     /** The intake's offsets that transactions commit with its express records; null until the intake sets it. */
@@ -45,15 +48,18 @@ public final class TransactionalSends implements Sends, AutoCloseable {
     /**
      * @param producers             makes a transactional producer with the given {@code transactional.id}
      * @param transactionalIdPrefix shard n's producer is {@code <prefix>-shard-<n>}: the same in every instance
+     * @param intakeTopic           shard n holds the messages of this topic's partition n
      * @param commitIntervalMillis  how long a transaction gathers sends before it commits
      */
     public TransactionalSends(
             Function<String, Producer<byte[], byte[]>> producers,
             String transactionalIdPrefix,
+            String intakeTopic,
             DeliveredLog log,
             IntakeCommits intakeCommits,
             long commitIntervalMillis) {
         this.intakeCommits = intakeCommits;
+        this.intakeTopic = intakeTopic;
         this.producers = producers;
         this.transactionalIdPrefix = transactionalIdPrefix;
         this.log = log;
@@ -70,7 +76,8 @@ public final class TransactionalSends implements Sends, AutoCloseable {
 
     @Override
     public void open(int shard) {
-        ShardTransaction transaction = shards.computeIfAbsent(shard, s -> new ShardTransaction(s, log, () -> offsets));
+        ShardTransaction transaction = shards.computeIfAbsent(
+                shard, s -> new ShardTransaction(s, log, () -> offsets, () -> intakeCommits.committed(intakeTopic, s)));
         if (!transaction.isOpen()) {
             transaction.open(producers.apply(transactionalId(shard)));
         }
@@ -84,6 +91,25 @@ public final class TransactionalSends implements Sends, AutoCloseable {
     @Override
     public void carryOffsets(TransactionOffsets offsets) {
         this.offsets = offsets;
+    }
+
+    @Override
+    public Map<Integer, Long> intakeFloors(Collection<Integer> shards) {
+        Map<Integer, Long> floors = new HashMap<>();
+        for (int shard : shards) {
+            try {
+                long floor = log.latest(shard).intakeFloor();
+                if (floor >= 0) {
+                    floors.put(shard, floor);
+                }
+            } catch (RuntimeException e) {
+                LOG.warn(
+                        "Reading the intake floor of shard {} from the delivered log failed: {}",
+                        shard,
+                        SendFailures.describe(e));
+            }
+        }
+        return floors;
     }
 
     @Override

@@ -11,29 +11,32 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
  * <p>Usually a fence means that another bridge runs with the same id, and then one of the two must stop: two instances
  * would otherwise take the id from each other for ever. But the group coordinator also fences a lone member whose join
  * it lost track of: a broker that restarted and reloaded an older member id for the instance, or a join retried after
- * a timeout (the fault campaign saw a bridge fenced this way after a broker was killed). Stopping for good then would
- * leave a healthy bridge stopped after every such broker crash. So the first fence rejoins with a new consumer after
- * {@link #REJOIN_DELAY}; a second fence within {@link #WINDOW} of the one before means another instance holds the id,
- * and the intake stops saying so. Of two instances with one id the older is fenced twice first and stops; the newer
- * goes on.
+ * a timeout (the fault campaign saw a bridge fenced this way after a broker was killed, and again after the next
+ * kill: a coordinator back from a crash can hold an older member id). Stopping for good then would leave a healthy
+ * bridge stopped after a broker crash. So a fence rejoins with a new consumer after {@link #REJOIN_DELAY}; the
+ * {@link #STOP_AT}th fence within {@link #WINDOW} means another instance holds the id (two instances of one id take it
+ * from each other every few seconds, each waiting {@link #REJOIN_DELAY} before it rejoins), and the intake stops
+ * saying so. Of two instances with one id the older is fenced that often first and stops; the newer goes on.
  */
 final class FencedMember {
 
     /** How long a fenced intake waits before it rejoins: two instances of one id do not trade it back at once. */
     static final Duration REJOIN_DELAY = Duration.ofSeconds(5);
-    /** A second fence within this long of the one before stops the intake. */
-    static final Duration WINDOW = Duration.ofMinutes(5);
+    /** How many fences within {@link #WINDOW} stop the intake. */
+    static final int STOP_AT = 3;
+    /** The span in which {@link #STOP_AT} fences stop the intake. */
+    static final Duration WINDOW = Duration.ofMinutes(2);
 
-    private boolean fenced;
-    private long lastFenceNanos;
+    /** When the last fences came (monotonic), oldest first, at most {@link #STOP_AT}. */
+    private final java.util.ArrayDeque<Long> fences = new java.util.ArrayDeque<>();
 
     /** What the log says when the intake rejoins after a fence. */
     static String rejoining(Properties consumer) {
         return "Consumer group '" + consumer.get(ConsumerConfig.GROUP_ID_CONFIG) + "' fenced this instance's id '"
                 + consumer.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) + "' (kafka.instanceId): "
                 + "either another bridge joined with the same id, or the group coordinator lost track of this member "
-                + "(a broker restarted). Rejoining with a new consumer in " + REJOIN_DELAY.toSeconds() + " s; a second "
-                + "fence within " + WINDOW.toMinutes() + " minutes stops this instance";
+                + "(a broker restarted). Rejoining with a new consumer in " + REJOIN_DELAY.toSeconds() + " s; "
+                + STOP_AT + " fences within " + WINDOW.toMinutes() + " minutes stop this instance";
     }
 
     /** Why the intake stopped after a second fence: the health check and the log say it. */
@@ -47,9 +50,10 @@ final class FencedMember {
 
     /** The group fenced the member at monotonic {@code nowNanos}: true to rejoin, false to stop. */
     boolean rejoin(long nowNanos) {
-        boolean again = fenced && nowNanos - lastFenceNanos < WINDOW.toNanos();
-        fenced = true;
-        lastFenceNanos = nowNanos;
-        return !again;
+        fences.addLast(nowNanos);
+        while (fences.size() > STOP_AT || nowNanos - fences.peekFirst() >= WINDOW.toNanos()) {
+            fences.pollFirst();
+        }
+        return fences.size() < STOP_AT;
     }
 }

@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * {@code intake.commitInterval} later ({@link CommitPacer}); a batch that Redis holds is never read again because its
  * commit failed: its offsets stay pending ({@link OffsetCommitter}).
  *
- * <p>A fence of the static member id rejoins once, and stops the intake if it comes again soon ({@link FencedMember}).
+ * <p>A fence of the static member id rejoins, and stops the intake if fences keep coming ({@link FencedMember}).
  *
  * <p>Records already due (or due within {@code intake.expressWindow}) are delivered from here, never written to
  * Redis ({@link ExpressPath}); records due beyond {@code intake.hotWindow} may wait in the far tier ({@link
@@ -241,7 +241,7 @@ public final class IntakeLoop implements Managed {
     private void read() {
         consumer.subscribe(
                 List.of(settings.topic()),
-                new IntakeRebalance(this, consumer, commits, partitionListener, store, gaps));
+                new IntakeRebalance(this, consumer, commits, partitionListener, store, gaps, delivery));
         backoff.succeeded();
         while (running) {
             try {
@@ -381,9 +381,9 @@ public final class IntakeLoop implements Managed {
     }
 
     /**
-     * The group fenced this instance's {@code group.instance.id}: the first time ({@link FencedMember}), lets its
+     * The group fenced this instance's {@code group.instance.id} ({@link FencedMember}): unless fences keep coming, lets its
      * partitions and shards go, and after {@link FencedMember#REJOIN_DELAY} joins again with a new consumer; returns
-     * false (nothing released) when this is the second fence in a short while and the intake must stop.
+     * false (nothing released) when fences keep coming and the intake must stop.
      */
     private boolean rejoinAfterFence() {
         if (!fences.rejoin(System.nanoTime())) {
@@ -408,7 +408,7 @@ public final class IntakeLoop implements Managed {
 
     /**
      * Another instance joined the group with this instance's {@code group.instance.id} and Kafka handed it this
-     * instance's partitions, twice in a short while: stop for good (the pump lets its shards go; their new owner fences
+     * instance's partitions, again and again: stop for good (the pump lets its shards go; their new owner fences
      * it in Redis anyway).
      */
     private void stopAsFenced() {

@@ -1,7 +1,9 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.store.DelayStore;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -23,6 +25,8 @@ import org.slf4j.LoggerFactory;
 final class IntakeRebalance implements ConsumerRebalanceListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(IntakeRebalance.class);
+    /** How long an assignment waits for the committed offsets with exactly once. */
+    private static final Duration COMMITTED_TIMEOUT = Duration.ofSeconds(10);
 
     private final IntakeLoop loop;
     private final Consumer<byte[], byte[]> consumer;
@@ -30,6 +34,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
     private final PartitionListener partitionListener;
     private final DelayStore store;
     private final StoreGapRepair gaps;
+    private final Delivery delivery;
 
     IntakeRebalance(
             IntakeLoop loop,
@@ -37,13 +42,15 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
             PollCommits commits,
             PartitionListener partitionListener,
             DelayStore store,
-            StoreGapRepair gaps) {
+            StoreGapRepair gaps,
+            Delivery delivery) {
         this.loop = loop;
         this.consumer = consumer;
         this.commits = commits;
         this.partitionListener = partitionListener;
         this.store = store;
         this.gaps = gaps;
+        this.delivery = delivery;
     }
 
     @Override
@@ -66,6 +73,10 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         if (committedByAnotherIncarnation(committed)) {
             return; // no shard is pumped; the loop ends after this poll
         }
+        if (exactlyOnce()) {
+            committed = IntakeFloors.apply(
+                    consumer, delivery, partitions, committed, IncarnationMarker.of(store.incarnation()));
+        }
         // a Redis fail-over may have lost records whose offsets were committed: read them again
         gaps.assigned(partitions, committed);
         partitionListener.assigned(numbers(partitions));
@@ -86,7 +97,11 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
     /** The committed offsets of {@code partitions}; empty if they cannot be read now. */
     private Map<TopicPartition, OffsetAndMetadata> committed(Collection<TopicPartition> partitions) {
         try {
-            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(new HashSet<>(partitions));
+            // with exactly once, an offset a transaction left pending blocks this read until the transaction ends:
+            // wait less, the delivered log's floor stands in (IntakeFloors)
+            Map<TopicPartition, OffsetAndMetadata> committed = exactlyOnce()
+                    ? consumer.committed(new HashSet<>(partitions), COMMITTED_TIMEOUT)
+                    : consumer.committed(new HashSet<>(partitions));
             Map<TopicPartition, OffsetAndMetadata> found = new HashMap<>();
             committed.forEach((partition, offset) -> {
                 if (offset != null) {
@@ -113,6 +128,10 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         }
         loop.stopForDataLoss(mismatch);
         return true;
+    }
+
+    private boolean exactlyOnce() {
+        return delivery != null && delivery.exactlyOnce();
     }
 
     private static List<Integer> numbers(Collection<TopicPartition> partitions) {

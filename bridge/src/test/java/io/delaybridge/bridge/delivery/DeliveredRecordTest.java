@@ -15,8 +15,30 @@ class DeliveredRecordTest {
         List<Sends.Message> messages = List.of(
                 new Sends.Message("delay-intake-3-17", "delay-intake-3@17", 1_700_000_000_000L),
                 new Sends.Message("order-42 ✓", "delay-intake-0@5", -1));
-        assertEquals(messages, DeliveredRecord.decode(DeliveredRecord.encode(messages)));
-        assertEquals(List.of(), DeliveredRecord.decode(DeliveredRecord.encode(List.of())));
+        assertEquals(
+                new DeliveredRecord.Contents(messages, 4_711),
+                DeliveredRecord.decode(DeliveredRecord.encode(messages, 4_711)));
+        assertEquals(
+                new DeliveredRecord.Contents(List.of(), -1),
+                DeliveredRecord.decode(DeliveredRecord.encode(List.of(), -1)));
+    }
+
+    @Test
+    void readsTheFirstVersionWithoutAFloor() {
+        // version 1, one message: what bridges before the intake floor wrote
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeByte(1);
+            out.writeInt(1);
+            out.writeUTF("id-1");
+            out.writeUTF("delay-intake/2/9");
+            out.writeLong(77);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        assertEquals(
+                new DeliveredRecord.Contents(List.of(new Sends.Message("id-1", "delay-intake/2/9", 77)), -1),
+                DeliveredRecord.decode(bytes.toByteArray()));
     }
 
     @Test
@@ -26,13 +48,13 @@ class DeliveredRecordTest {
             messages.add(new Sends.Message(
                     "delay-intake-7-" + (1_000_000 + i), "delay-intake-7@" + (1_000_000 + i), 1_700_000_000_000L + i));
         }
-        int bytes = DeliveredRecord.encode(messages).length;
+        int bytes = DeliveredRecord.encode(messages, 1_000_499).length;
         assertTrue(bytes < 500 * 60, "a default-id message costs under 60 bytes: " + bytes / 500);
     }
 
     @Test
     void refusesAnUnknownVersionOrTruncatedBytes() {
-        byte[] bytes = DeliveredRecord.encode(List.of(new Sends.Message("a", "b", 1)));
+        byte[] bytes = DeliveredRecord.encode(List.of(new Sends.Message("a", "b", 1)), 5);
         byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length - 3);
         assertThrows(IllegalArgumentException.class, () -> DeliveredRecord.decode(truncated));
         bytes[0] = 9;

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +20,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -155,6 +157,27 @@ final class KafkaClient implements AutoCloseable {
             return offsets;
         } catch (Exception e) {
             throw new IllegalStateException("could not read the committed offsets of group " + group, e);
+        }
+    }
+
+    /**
+     * Sets the committed offsets of {@code group} (which has no member now) for partitions of {@code topic}, each with
+     * the metadata it has now: what a group coordinator that lost commits would answer.
+     */
+    void rewindCommittedOffsets(String group, String topic, Map<Integer, Long> offsets) {
+        try {
+            Map<TopicPartition, OffsetAndMetadata> now = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get(10, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetAndMetadata> rewound = new HashMap<>();
+            offsets.forEach((partition, offset) -> {
+                TopicPartition tp = new TopicPartition(topic, partition);
+                OffsetAndMetadata current = now.get(tp);
+                rewound.put(tp, new OffsetAndMetadata(offset, current == null ? "" : current.metadata()));
+            });
+            admin.alterConsumerGroupOffsets(group, rewound).all().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not set the committed offsets of group " + group, e);
         }
     }
 

@@ -12,20 +12,33 @@ class FencedMemberTest {
 
     private static final long MINUTE = TimeUnit.MINUTES.toNanos(1);
 
+    private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+
     @Test
-    void theFirstFenceRejoinsASecondSoonAfterStops() {
+    void twoFencesRejoinAThirdSoonAfterStops() {
         FencedMember fences = new FencedMember();
-        assertTrue(fences.rejoin(0), "a coordinator that lost track of a lone member fences it once");
-        assertFalse(fences.rejoin(4 * MINUTE), "fenced again within five minutes: another instance holds the id");
+        assertTrue(fences.rejoin(0), "a coordinator that lost track of a lone member fences it");
+        assertTrue(fences.rejoin(MINUTE), "and fences it again after the next broker crash");
+        assertFalse(fences.rejoin(MINUTE + 10 * SECOND), "a third within two minutes: another instance holds the id");
+    }
+
+    @Test
+    void twinsTradingTheIdStopWithinHalfAMinute() {
+        FencedMember fences = new FencedMember();
+        assertTrue(fences.rejoin(0));
+        assertTrue(fences.rejoin(10 * SECOND));
+        assertFalse(fences.rejoin(20 * SECOND));
     }
 
     @Test
     void fencesFarApartEachRejoin() {
         FencedMember fences = new FencedMember();
         assertTrue(fences.rejoin(0));
-        assertTrue(fences.rejoin(6 * MINUTE), "a broker restart an hour later is no twin");
-        assertTrue(fences.rejoin(12 * MINUTE));
-        assertFalse(fences.rejoin(13 * MINUTE));
+        assertTrue(fences.rejoin(MINUTE + 30 * SECOND));
+        assertTrue(fences.rejoin(3 * MINUTE), "the first is over two minutes old");
+        assertTrue(fences.rejoin(6 * MINUTE), "broker restarts minutes apart are no twin");
+        assertTrue(fences.rejoin(6 * MINUTE + 5 * SECOND));
+        assertFalse(fences.rejoin(6 * MINUTE + 15 * SECOND));
     }
 
     @Test

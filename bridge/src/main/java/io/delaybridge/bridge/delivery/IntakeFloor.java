@@ -1,0 +1,51 @@
+package io.delaybridge.bridge.delivery;
+
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * A shard's intake floor: the highest offset of its intake partition known committed when its last transaction
+ * committed, written into every record of the delivered log ({@link DeliveredRecord}). It only grows: it starts from
+ * the last committed record (a new owner carries the old one's on), and each transaction raises it to the group's
+ * committed offset as last read, or to the offset the transaction itself carries. The intake reads an assigned
+ * partition from no lower. Used under the shard's lock.
+ */
+final class IntakeFloor {
+
+    private final int shard;
+    /** The group's committed offset of the shard's intake partition as last read (-1: unknown). */
+    private final LongSupplier groupCommitted;
+
+    private long floor = -1;
+
+    IntakeFloor(int shard, LongSupplier groupCommitted) {
+        this.shard = shard;
+        this.groupCommitted = groupCommitted;
+    }
+
+    /** The delivered log's last committed record held {@code recorded}. */
+    void learnt(long recorded) {
+        floor = Math.max(floor, recorded);
+    }
+
+    /** The floor for the record of a transaction carrying {@code carry} (null: no intake offsets). */
+    long forRecord(TransactionOffsets.Carry carry) {
+        long next = Math.max(floor, groupCommitted.getAsLong());
+        if (carry != null) {
+            for (Map.Entry<TopicPartition, OffsetAndMetadata> e :
+                    carry.offsets().entrySet()) {
+                if (e.getKey().partition() == shard) {
+                    next = Math.max(next, e.getValue().offset());
+                }
+            }
+        }
+        return next;
+    }
+
+    /** A transaction whose record held {@code recorded} committed. */
+    void committed(long recorded) {
+        learnt(recorded);
+    }
+}

@@ -1,0 +1,60 @@
+package io.delaybridge.bridge.delivery;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class IntakeFloorTest {
+
+    private final AtomicLong group = new AtomicLong(-1);
+    private final IntakeFloor floor = new IntakeFloor(3, group::get);
+
+    @Test
+    void startsFromTheRecordedFloorAndFollowsTheGroupUp() {
+        assertEquals(-1, floor.forRecord(null), "nothing known");
+        floor.learnt(120);
+        assertEquals(120, floor.forRecord(null), "the last record's floor carries on");
+        group.set(150);
+        assertEquals(150, floor.forRecord(null));
+    }
+
+    @Test
+    void neverFollowsTheGroupDownWhenKafkaLostCommits() {
+        group.set(500);
+        floor.committed(floor.forRecord(null));
+        group.set(40); // a coordinator that came back with older offsets
+        assertEquals(500, floor.forRecord(null));
+    }
+
+    @Test
+    void takesTheOffsetsItsOwnTransactionCarriesForItsOwnPartitionOnly() {
+        group.set(100);
+        Map<TopicPartition, OffsetAndMetadata> carried = Map.of(
+                new TopicPartition("delay-intake", 3), new OffsetAndMetadata(180),
+                new TopicPartition("delay-intake", 4), new OffsetAndMetadata(900));
+        assertEquals(180, floor.forRecord(carry(carried)));
+        assertEquals(100, floor.forRecord(null), "an aborted transaction's offsets do not count");
+    }
+
+    private static TransactionOffsets.Carry carry(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        return new TransactionOffsets.Carry() {
+            @Override
+            public Map<TopicPartition, OffsetAndMetadata> offsets() {
+                return offsets;
+            }
+
+            @Override
+            public ConsumerGroupMetadata group() {
+                return new ConsumerGroupMetadata("g");
+            }
+
+            @Override
+            public void ended(boolean committed) {}
+        };
+    }
+}
