@@ -22,6 +22,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * {@code delivery.exactlyOnce}: a {@code read_committed} consumer of the target sees every record exactly once, none
@@ -40,6 +42,7 @@ class ExactlyOnceIT {
     private final Path dir = Path.of("target", "exactly-once-it", Long.toString(System.nanoTime()));
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void theOnlyBridgeKilledThreeTimesMidDeliveryDeliversEachRecordOnce(TestServers servers) throws Exception {
         int records = 5_000;
         TestNames names = TestNames.unique(servers);
@@ -82,6 +85,7 @@ class ExactlyOnceIT {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void twoBridgesOneKilledAndNotRestartedDeliverEachRecordOnce(TestServers servers) throws Exception {
         int records = 2_000;
         TestNames names = TestNames.unique(servers);
@@ -111,6 +115,7 @@ class ExactlyOnceIT {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aZombieFrozenPastItsLeaseAndWokenDeliversNothingTwice(TestServers servers) throws Exception {
         int records = 2_000;
         TestNames names = TestNames.unique(servers);
@@ -152,6 +157,7 @@ class ExactlyOnceIT {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void recordsDueOnArrivalTakeTheExpressPathAndSurviveKillsMidStream(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
@@ -196,6 +202,7 @@ class ExactlyOnceIT {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void rebalancesMidStreamMoveShardsWithoutRepeats(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
@@ -239,6 +246,7 @@ class ExactlyOnceIT {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void aBrokerKilledAndRestartedMidDeliveryDeliversEachRecordOnce(TestServers servers, @TempDir Path tmp)
             throws Exception {
         int records = 1_000;

@@ -153,7 +153,7 @@ class RecoveryIT {
                         servers.kafkaBootstrap(),
                         servers.redisUri(),
                         "survivor",
-                        "lease: 30s",
+                        "lease: 20s",
                         "lookAhead: 1s");
                 ChildBridge zombie = ChildBridge.start(
                         dir,
@@ -161,7 +161,7 @@ class RecoveryIT {
                         servers.kafkaBootstrap(),
                         servers.redisUri(),
                         "zombie",
-                        "lease: 30s",
+                        "lease: 20s",
                         "lookAhead: 1s")) {
             kafka.createTopics(2, target);
             KafkaClient.Collector delivered = kafka.collect(target);
@@ -178,13 +178,13 @@ class RecoveryIT {
             assertTrue(inFlightAtFreeze > 0, "the freeze caught messages in flight");
             await().atMost(Duration.ofSeconds(30)).until(() -> survivor.shards().size() == 4);
             long takenAfter = System.currentTimeMillis() - frozenAt;
-            // what the zombie held is delivered again (attempt 2) by the survivor, long before its 30 s lease ends
+            // what the zombie held is delivered again (attempt 2) by the survivor, long before its 20 s lease ends
             await().atMost(Duration.ofSeconds(20)).until(() -> redelivered(delivered) >= inFlightAtFreeze);
             long handedOverAfter = System.currentTimeMillis() - frozenAt;
-            // frozen past its lease (30 s), then woken
-            await().atMost(Duration.ofSeconds(40))
+            // frozen past its lease (20 s), then woken
+            await().atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> System.currentTimeMillis() - frozenAt > 31_000);
+                    .until(() -> System.currentTimeMillis() - frozenAt > 21_000);
             zombie.jvm().signal("CONT");
             long frozenFor = System.currentTimeMillis() - frozenAt;
 
@@ -194,7 +194,7 @@ class RecoveryIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> zombie.meter("delay.acks-fenced") > 0);
             long fencedAcks = zombie.meter("delay.acks-fenced");
             System.out.printf(
-                    "[recovery] zombie (SIGSTOP %d ms, lease 30 s): shards taken after %d ms, its %d "
+                    "[recovery] zombie (SIGSTOP %d ms, lease 20 s): shards taken after %d ms, its %d "
                             + "in-flight messages delivered again after %d ms, %d acks refused after SIGCONT, %d duplicates, "
                             + "%s%n",
                     frozenFor,
@@ -204,7 +204,7 @@ class RecoveryIT {
                     fencedAcks,
                     delivered.size() - RECORDS,
                     lateness);
-            assertTrue(handedOverAfter < 30_000, "handed over at once, not after the lease: " + handedOverAfter);
+            assertTrue(handedOverAfter < 20_000, "handed over at once, not after the lease: " + handedOverAfter);
             assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
             // nothing stays in flight: the owners' own acks went through
             await().atMost(Duration.ofSeconds(30))
