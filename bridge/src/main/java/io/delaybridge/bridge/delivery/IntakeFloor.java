@@ -25,8 +25,8 @@ final class IntakeFloor {
         this.groupCommitted = groupCommitted;
     }
 
-    /** The delivered log's last committed record held {@code recorded}. */
-    void learnt(long recorded) {
+    /** A committed record of the delivered log held {@code recorded}: the last one read at open, or this owner's. */
+    void recorded(long recorded) {
         floor = Math.max(floor, recorded);
     }
 
@@ -42,10 +42,5 @@ final class IntakeFloor {
             }
         }
         return next;
-    }
-
-    /** A transaction whose record held {@code recorded} committed. */
-    void committed(long recorded) {
-        learnt(recorded);
     }
 }

@@ -108,7 +108,7 @@ final class ShardTransaction {
                 fresh.initTransactions();
                 DeliveredRecord.Contents latest = log.latest(shard);
                 committed = latest.messages();
-                intakeFloor.learnt(latest.intakeFloor());
+                intakeFloor.recorded(latest.intakeFloor());
             } catch (RuntimeException e) {
                 fresh.close(Duration.ZERO);
                 throw e;
@@ -219,7 +219,7 @@ final class ShardTransaction {
                 }
                 producer.commitTransaction();
                 committed = true;
-                intakeFloor.committed(floor);
+                intakeFloor.recorded(floor);
             } catch (RuntimeException e) {
                 LOG.warn(
                         "Shard {}: a transaction of {} sends failed to {} ({}); opening the producer again to learn "

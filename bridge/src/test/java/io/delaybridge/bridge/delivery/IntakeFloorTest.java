@@ -17,7 +17,7 @@ class IntakeFloorTest {
     @Test
     void startsFromTheRecordedFloorAndFollowsTheGroupUp() {
         assertEquals(-1, floor.forRecord(null), "nothing known");
-        floor.learnt(120);
+        floor.recorded(120);
         assertEquals(120, floor.forRecord(null), "the last record's floor carries on");
         group.set(150);
         assertEquals(150, floor.forRecord(null));
@@ -26,7 +26,7 @@ class IntakeFloorTest {
     @Test
     void neverFollowsTheGroupDownWhenKafkaLostCommits() {
         group.set(500);
-        floor.committed(floor.forRecord(null));
+        floor.recorded(floor.forRecord(null));
         group.set(40); // a coordinator that came back with older offsets
         assertEquals(500, floor.forRecord(null));
     }
