@@ -53,16 +53,6 @@ public final class OffsetReader implements AutoCloseable {
         }
     }
 
-    /** A position at or beyond its partition's end as the broker answers now: retriable, nothing is lost. */
-    public static final class NotReadableYetException extends org.apache.kafka.common.errors.RetriableException {
-        NotReadableYetException(Position position, long end) {
-            super("intake partition " + position.partition() + " ends at " + end + " by the broker's answer, at or "
-                    + "below offset " + position.offset()
-                    + " that the intake read before: the broker has not caught up "
-                    + "(a restart?); read again later");
-        }
-    }
-
     /**
      * What a fetch found for the first {@code covered} positions of its slice: their records in slice order, and the
      * offsets the log no longer holds, per intake partition (sorted).
@@ -115,17 +105,15 @@ public final class OffsetReader implements AutoCloseable {
 
     /**
      * Reads the records at the positions of {@code slice} (sorted by partition, offset), in order, until all are read
-     * or the records read reach {@value #MAX_BYTES} bytes (at least one is always read): the thaw's reads. A position at
-     * or beyond the end the broker answers throws {@link NotReadableYetException}: the intake read that record.
+     * or the records read reach {@value #MAX_BYTES} bytes (at least one is always read): the thaw's reads.
      */
     public synchronized Fetched fetch(List<Position> slice) {
-        return guarded(() -> fetch(slice, null, false));
+        return guarded(() -> fetch(slice, null));
     }
 
     /**
-     * The records at {@code positions} (in any order) that the log holds; a position it does not hold is absent (an
-     * operator's id may name any offset, one beyond the end among them). All of it within {@code timeout}, else {@link
-     * TimeoutException}.
+     * The records at {@code positions} (in any order) that the log holds; a position it does not hold is absent. All of
+     * it within {@code timeout}, else {@link TimeoutException}.
      */
     public synchronized Map<Position, ConsumerRecord<byte[], byte[]>> read(
             Collection<Position> positions, Duration timeout) {
@@ -134,7 +122,7 @@ public final class OffsetReader implements AutoCloseable {
         Map<Position, ConsumerRecord<byte[], byte[]>> found = new HashMap<>();
         return guarded(() -> {
             for (int i = 0; i < sorted.size(); ) {
-                Fetched fetched = fetch(sorted.subList(i, sorted.size()), deadline, true);
+                Fetched fetched = fetch(sorted.subList(i, sorted.size()), deadline);
                 fetched.records().forEach(r -> found.put(new Position(r.partition(), r.offset()), r));
                 i += fetched.covered();
             }
@@ -173,7 +161,7 @@ public final class OffsetReader implements AutoCloseable {
     }
 
     /** {@code deadline}: {@code System.nanoTime()} by which the whole read ends, or null: each call has its timeout. */
-    private Fetched fetch(List<Position> slice, Long deadline, boolean beyondEndAbsent) {
+    private Fetched fetch(List<Position> slice, Long deadline) {
         Set<TopicPartition> partitions = new HashSet<>();
         slice.forEach(position -> partitions.add(partition(position.partition())));
         Map<TopicPartition, Long> starts = new HashMap<>(offsets(partitions, true, deadline));
@@ -187,11 +175,6 @@ public final class OffsetReader implements AutoCloseable {
             Position position = slice.get(i);
             TopicPartition partition = partition(position.partition());
             ConsumerRecord<byte[], byte[]> found = null;
-            if (position.offset() >= ends.get(partition) && !beyondEndAbsent) {
-                // a far entry names a record the intake read, so the log reached past it: an end at or below it is
-                // the answer of a broker that has not caught up (it just restarted), not a loss. Read it again later.
-                throw new NotReadableYetException(position, ends.get(partition));
-            }
             if (position.offset() >= starts.get(partition) && position.offset() < ends.get(partition)) {
                 try {
                     found = next(partition, position.offset(), deadline);
