@@ -8,14 +8,11 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The short form of the fault campaign, in the default build: a few thousand records through two bridges (their
  * clocks an hour ahead and an hour behind) while one fault of every kind hits the real processes. The full campaign
- * is {@code ./campaign.sh --records 1000000 --faults full} (docs/reliability.md). The two campaigns run side by side,
- * each with its own broker, Redis and bridges: they assert what arrived, never how fast.
+ * is {@code ./campaign.sh --records 1000000 --faults full} (docs/reliability.md).
  */
 class FaultCampaignIT {
 
@@ -23,7 +20,6 @@ class FaultCampaignIT {
     Path dir;
 
     @Test
-    @Execution(ExecutionMode.CONCURRENT)
     void nothingLostNothingEarlyUnderEveryKindOfFault() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
                     "--records",
@@ -67,7 +63,6 @@ class FaultCampaignIT {
     }
 
     @Test
-    @Execution(ExecutionMode.CONCURRENT)
     void gracefulRebalancesDeliverNothingTwice() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
                     "--records",
