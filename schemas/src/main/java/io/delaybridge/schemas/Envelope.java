@@ -40,7 +40,7 @@ public record Envelope(
      * @return {@code topic/partition/offset}, e.g. {@code delay-intake/3/1042}
      */
     public static String origin(String topic, int partition, long offset) {
-        return topic + "/" + partition + "/" + offset;
+        return new IntakeOrigin(topic, partition, offset).toString();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -71,19 +72,11 @@ public final class IntakeCommits {
      * read again. False for an origin that does not parse (kept: remembering costs little).
      */
     boolean committedPast(String origin) {
-        int last = origin.lastIndexOf('/');
-        int middle = last <= 0 ? -1 : origin.lastIndexOf('/', last - 1);
-        if (middle <= 0) {
+        IntakeOrigin parsed = IntakeOrigin.parse(origin);
+        if (parsed == null) {
             return false;
         }
-        try {
-            TopicPartition partition = new TopicPartition(
-                    origin.substring(0, middle), Integer.parseInt(origin.substring(middle + 1, last)));
-            long offset = Long.parseLong(origin.substring(last + 1));
-            OffsetAndMetadata at = committed.get(partition);
-            return at != null && at.offset() > offset;
-        } catch (NumberFormatException e) {
-            return false;
-        }
+        OffsetAndMetadata at = committed.get(new TopicPartition(parsed.topic(), parsed.partition()));
+        return at != null && at.offset() > parsed.offset();
     }
 }

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.TransactionOffsets;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -233,27 +234,14 @@ final class ExpressOffsets implements TransactionOffsets {
 
     /** The intake offset of an express record (its origin is {@code topic/partition/offset}). */
     static long offsetOf(IntakePoll.ExpressRecord record) {
-        return offsetOf(record.envelope().origin(), record.partition());
+        IntakeOrigin origin = IntakeOrigin.parse(record.envelope().origin());
+        return origin != null && origin.partition() == record.partition() ? origin.offset() : -1;
     }
 
+    /** The offset of {@code origin} if it is a record of the intake's {@code partition}, else -1. */
     private long offsetInTopic(String origin, int partition) {
-        return origin.startsWith(topic + "/") ? offsetOf(origin, partition) : -1;
-    }
-
-    /** The offset of {@code origin} if it is a record of {@code partition}, else -1. */
-    private static long offsetOf(String origin, int partition) {
-        int last = origin.lastIndexOf('/');
-        int middle = last <= 0 ? -1 : origin.lastIndexOf('/', last - 1);
-        if (middle < 0) {
-            return -1;
-        }
-        try {
-            return Integer.parseInt(origin.substring(middle + 1, last)) == partition
-                    ? Long.parseLong(origin.substring(last + 1))
-                    : -1;
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+        IntakeOrigin parsed = IntakeOrigin.parse(origin);
+        return parsed != null && parsed.of(topic, partition) ? parsed.offset() : -1;
     }
 
     private Lane lane(int partition) {

@@ -1,6 +1,7 @@
 package io.delaybridge.connectors.spring;
 
 import io.delaybridge.connectors.DelayedRecords;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -356,15 +357,11 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
                 if (fixed != null) {
                     return new TopicPartition(fixed, -1);
                 }
-                String origin = DelayBridgeRecoverer.origin(record);
-                try {
-                    int partitionAt = origin.lastIndexOf('/', origin.lastIndexOf('/') - 1);
-                    String topic = origin.substring(0, partitionAt);
-                    int partition = Integer.parseInt(origin.substring(partitionAt + 1, origin.lastIndexOf('/')));
-                    return new TopicPartition(topic + suffix, partition);
-                } catch (RuntimeException unreadable) { // an origin header someone else wrote
+                IntakeOrigin origin = IntakeOrigin.parse(DelayBridgeRecoverer.origin(record));
+                if (origin == null) { // an origin header someone else wrote
                     return new TopicPartition(record.topic() + suffix, record.partition());
                 }
+                return new TopicPartition(origin.topic() + suffix, origin.partition());
             };
         }
 

@@ -3,6 +3,7 @@ package io.delaybridge.connectors.spring;
 import io.delaybridge.connectors.Delay;
 import io.delaybridge.connectors.DelayedRecords;
 import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -162,7 +163,7 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
         if (h != null && h.value() != null) {
             return new String(h.value(), StandardCharsets.UTF_8);
         }
-        return record.topic() + "/" + record.partition() + "/" + record.offset();
+        return new IntakeOrigin(record.topic(), record.partition(), record.offset()).toString();
     }
 
     private static Header header(String name, String value) {

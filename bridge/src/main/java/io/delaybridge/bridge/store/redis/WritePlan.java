@@ -10,6 +10,7 @@ import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -237,17 +238,12 @@ final class WritePlan {
 
     /** The 12-byte far entry of a far record: its intake partition and offset, and its due time. */
     static FarEntry farEntry(WriteOp.Schedule schedule) {
-        String origin = schedule.origin();
-        int last = origin.lastIndexOf('/');
-        int before = origin.lastIndexOf('/', last - 1);
-        if (last < 0 || before < 0) {
-            throw new IllegalArgumentException(
-                    "message '" + schedule.id() + "': origin '" + origin + "' is not topic/partition/offset");
+        IntakeOrigin origin = IntakeOrigin.parse(schedule.origin());
+        if (origin == null) {
+            throw new IllegalArgumentException("message '" + schedule.id() + "': origin '" + schedule.origin()
+                    + "' is not topic/partition/offset");
         }
-        return new FarEntry(
-                Integer.parseInt(origin.substring(before + 1, last)),
-                Long.parseLong(origin.substring(last + 1)),
-                schedule.dueAt());
+        return new FarEntry(origin.partition(), origin.offset(), schedule.dueAt());
     }
 
     /**
