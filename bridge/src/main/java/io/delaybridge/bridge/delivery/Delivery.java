@@ -90,8 +90,13 @@ public final class Delivery {
     }
 
     /** See {@link Sends#acked}. */
-    public void acked(int shard, Iterable<String> ids) {
-        sends.acked(shard, ids);
+    public void acked(int shard, Iterable<String> ids, boolean allDeleted) {
+        sends.acked(shard, ids, allDeleted);
+    }
+
+    /** See {@link Sends#released}. */
+    public void released(int shard, String id) {
+        sends.released(shard, id);
     }
 
     /** See {@link Sends#claimed}. */

@@ -10,7 +10,7 @@ import org.apache.kafka.common.TopicPartition;
  * committed, written into every record of the delivered log ({@link DeliveredRecord}). It only grows: it starts from
  * the last committed record (a new owner carries the old one's on), and each transaction raises it to the group's
  * committed offset as last read, or to the offset the transaction itself carries. The intake reads an assigned
- * partition from no lower. Used under the shard's lock.
+ * partition from no lower. Raised under the shard's lock.
  */
 final class IntakeFloor {
 
@@ -18,7 +18,8 @@ final class IntakeFloor {
     /** The group's committed offset of the shard's intake partition as last read (-1: unknown). */
     private final LongSupplier groupCommitted;
 
-    private long floor = -1;
+    /** Read by {@link #passed} on the commit thread without the shard's lock: it only grows. */
+    private volatile long floor = -1;
 
     IntakeFloor(int shard, LongSupplier groupCommitted) {
         this.shard = shard;
@@ -42,5 +43,13 @@ final class IntakeFloor {
             }
         }
         return next;
+    }
+
+    /**
+     * Whether a committed record of the delivered log holds a floor above the intake record at {@code offset} of the
+     * shard's partition: no owner of the shard reads it again, whatever the group coordinator answers later.
+     */
+    boolean passed(long offset) {
+        return floor > offset;
     }
 }

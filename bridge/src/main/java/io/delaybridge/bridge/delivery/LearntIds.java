@@ -7,9 +7,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
- * The ids a shard's new owner learnt from the delivered log when it opened the shard: messages that a committed
- * transaction delivered, whose acks may not have reached Redis, and whose intake records the intake may read and
- * store again. A claim that takes one acks it instead of sending it. One that no claim takes was acked before, and is
+ * The ids of delivered messages whose acks Redis may not have carried out: those a shard's new owner learnt from the
+ * delivered log when it opened the shard, and those of an ack that Redis answered with fewer deletions than ids (some
+ * went back to the due set by their lease while being delivered). Their messages may be in the due set still, and
+ * their intake records the intake may read and store again. A claim that takes one acks it instead of sending it. One that no claim takes was acked before, and is
  * forgotten only when it cannot come back: once the intake has committed past its record (a record read again is
  * stored before that commit) and two claims of the shard since came back short (every due message taken; the first
  * may have been issued before the record was stored again, the second was issued after the first came back, and a

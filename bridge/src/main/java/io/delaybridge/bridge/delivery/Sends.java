@@ -37,8 +37,13 @@ public interface Sends {
         return false;
     }
 
-    /** Redis confirmed the acks of {@code ids} of {@code shard}. */
-    default void acked(int shard, Iterable<String> ids) {}
+    /**
+     * Redis answered the acks of {@code ids} of {@code shard}. {@code allDeleted}: it deleted every one. If not, some
+     * were no longer in flight (their lease ran out while they were being delivered, and they went back to the due
+     * set) and Redis does not say which: none is taken as confirmed; a claim that takes one again acks it, and the
+     * others are forgotten once they cannot come back.
+     */
+    default void acked(int shard, Iterable<String> ids, boolean allDeleted) {}
 
     /**
      * A claim of {@code shard} took {@code ids} into flight; {@code allDue}: it came back with fewer messages than it
@@ -47,6 +52,12 @@ public interface Sends {
      * remembered until it is released, however late.
      */
     default void claimed(int shard, Iterable<String> ids, boolean allDue) {}
+
+    /**
+     * A message a claim of {@code shard} took was released: acked, handed to a send, or failed. Until then a message
+     * that a transaction delivered stays remembered, whatever an ack of an earlier claim of it said.
+     */
+    default void released(int shard, String id) {}
 
     /** Whether sends go out in shard transactions ({@code delivery.exactlyOnce}). */
     default boolean transactional() {

@@ -2,13 +2,13 @@ package io.delaybridge.bridge.delivery;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -47,6 +47,16 @@ final class ShardTransaction {
         }
     }
 
+    /**
+     * A message claimed again (its lease ran out) while a transaction holds its earlier send, or after one committed
+     * it: not sent a second time. Retried: by then the transaction is decided, and a committed one's message is acked.
+     */
+    static final class InTransactionException extends org.apache.kafka.common.errors.RetriableException {
+        InTransactionException(int shard, String id) {
+            super("message " + id + " of shard " + shard + " is in a transaction already; retried once it is decided");
+        }
+    }
+
     /** A transaction aborted because another of its sends failed: nothing of it reached a read_committed consumer. */
     static final class AbortedException extends org.apache.kafka.common.errors.RetriableException {
         AbortedException(int shard, Throwable cause) {
@@ -65,19 +75,14 @@ final class ShardTransaction {
     private Producer<byte[], byte[]> producer;
     private boolean begun;
     private List<Member> members = new ArrayList<>();
+    /** Id -> origin of the sends of the open transaction and of those in doubt: none is sent twice meanwhile. */
+    private final Map<String, String> pending = new HashMap<>();
     /** Sends of a commit whose outcome is unknown; settled by the next {@link #open}. */
     private List<Member> inDoubt = List.of();
 
     private volatile Exception failure;
-    /** Committed (delivered or deadlettered), ack not confirmed by Redis yet: id -> message. */
-    private final Map<String, Sends.Message> delivered = new ConcurrentHashMap<>();
-    /** Ids learnt from the delivered log at open and not claimed since (perhaps acked long ago). */
-    private final LearntIds learnt = new LearntIds();
-    /**
-     * Ids of {@link #delivered} whose acks Redis confirmed (or learnt ones no claim took): forgotten once the intake
-     * committed past their record, which a crash before that commit makes the intake store again.
-     */
-    private final Set<String> settled = ConcurrentHashMap.newKeySet();
+    /** What committed transactions delivered and must be remembered: acked, not sent again, if claimed. */
+    private final DeliveredIds delivered = new DeliveredIds();
 
     ShardTransaction(int shard, DeliveredLog log, Supplier<TransactionOffsets> offsets, LongSupplier intakeCommitted) {
         this.shard = shard;
@@ -116,11 +121,10 @@ final class ShardTransaction {
             Map<String, Sends.Message> byId = new LinkedHashMap<>();
             for (Sends.Message message : committed) {
                 byId.put(message.id(), message);
-                if (delivered.putIfAbsent(message.id(), message) == null) {
-                    learnt.learn(message.id());
-                }
             }
+            delivered.learn(committed);
             for (Member member : inDoubt) {
+                pending.remove(member.message.id());
                 Sends.Message listed = byId.get(member.message.id());
                 if (listed != null && listed.origin().equals(member.message.origin())) {
                     settle.add(() -> member.result.delivered(member.timestamp));
@@ -151,12 +155,18 @@ final class ShardTransaction {
                 result.failed(new NotOpenException(shard));
                 return;
             }
+            if (message.origin().equals(pending.get(message.id()))
+                    || delivered.contains(message.id(), message.origin())) {
+                result.failed(new InTransactionException(shard, message.id()));
+                return;
+            }
             if (!begun) {
                 producer.beginTransaction();
                 begun = true;
             }
             Member member = new Member(message, result);
             members.add(member);
+            pending.put(message.id(), message.origin());
             try {
                 producer.send(record, (metadata, error) -> {
                     if (error == null) {
@@ -198,7 +208,7 @@ final class ShardTransaction {
             failure = null;
             try {
                 if (failed == null) {
-                    Map<String, Sends.Message> listed = new LinkedHashMap<>(delivered);
+                    Map<String, Sends.Message> listed = delivered.listed();
                     for (Member member : batch) {
                         listed.put(member.message.id(), member.message);
                     }
@@ -212,6 +222,7 @@ final class ShardTransaction {
                 if (failed != null) {
                     producer.abortTransaction();
                     for (Member member : batch) {
+                        pending.remove(member.message.id());
                         Exception error = member.error != null ? member.error : new AbortedException(shard, failed);
                         settle.add(() -> member.result.failed(error));
                     }
@@ -236,7 +247,8 @@ final class ShardTransaction {
                 return;
             }
             for (Member member : batch) {
-                delivered.put(member.message.id(), member.message);
+                delivered.committed(member.message);
+                pending.remove(member.message.id());
                 settle.add(() -> member.result.delivered(member.timestamp));
             }
         } finally {
@@ -284,58 +296,39 @@ final class ShardTransaction {
         }
     }
 
+    /** See {@link DeliveredIds#wasDelivered}. */
     boolean wasDelivered(String id, String origin) {
-        Sends.Message message = delivered.get(id);
-        if (message == null || !message.origin().equals(origin)) {
-            return false;
-        }
-        return true; // acked now, and forgotten once Redis confirms
+        return delivered.wasDelivered(id, origin);
     }
 
-    void acked(Iterable<String> ids) {
-        for (String id : ids) {
-            learnt.taken(id);
-            if (delivered.containsKey(id)) {
-                settled.add(id);
-            }
-        }
+    /** See {@link DeliveredIds#acked}. */
+    void acked(Iterable<String> ids, boolean allDeleted) {
+        delivered.acked(ids, allDeleted);
     }
 
     /**
-     * Forgets settled messages whose intake records the intake committed past: they are never stored again. Learnt ids
-     * whose records it committed past start counting short claims ({@link LearntIds}).
+     * Forgets what {@link DeliveredIds#prune} may: messages whose intake records the intake committed past, and that a
+     * committed record of the delivered log puts below the floor ({@code belowFloor}). The group's offset alone is not
+     * enough: a group coordinator back from a crash may answer an older one, and the intake then reads again from the
+     * floor the log holds, which may not have reached the offset as last read (no transaction committed since).
      */
-    void prune(IntakeCommits commits) {
-        if (!learnt.isEmpty()) {
-            learnt.committedPast(id -> {
-                Sends.Message message = delivered.get(id);
-                return message == null || commits.committedPast(message.origin());
-            });
-        }
-        for (String id : settled) {
-            Sends.Message message = delivered.get(id);
-            if (message == null || commits.committedPast(message.origin())) {
-                delivered.remove(id);
-                settled.remove(id);
-            }
-        }
+    void prune(IntakeCommits commits, Predicate<String> belowFloor) {
+        delivered.prune(message -> commits.committedPast(message.origin()) && belowFloor.test(message.origin()));
     }
 
-    /**
-     * A claim took {@code ids}: they stay remembered until released. With {@code allDue} (the claim came back short),
-     * what was learnt at open, no claim has taken, and can no longer come back ({@link LearntIds}) was acked before:
-     * it is forgotten like a settled message.
-     */
+    /** Whether the shard's floor, as a committed record of the delivered log holds it, lies above {@code offset}. */
+    boolean belowFloor(long offset) {
+        return intakeFloor.passed(offset);
+    }
+
+    /** See {@link DeliveredIds#claimed}. */
     void claimed(Iterable<String> ids, boolean allDue) {
-        if (learnt.isEmpty()) {
-            return;
-        }
-        for (String id : ids) {
-            learnt.taken(id);
-        }
-        if (allDue) {
-            settled.addAll(learnt.shortClaim());
-        }
+        delivered.claimed(ids, allDue);
+    }
+
+    /** See {@link DeliveredIds#released}. */
+    void released(String id) {
+        delivered.released(id);
     }
 
     /** Commits ({@code commit}) or aborts what is open, closes the producer, and fails what stays in doubt. */
@@ -353,6 +346,7 @@ final class ShardTransaction {
             }
             failed.addAll(inDoubt);
             inDoubt = List.of();
+            pending.clear();
             closeProducer();
         } finally {
             lock.unlock();

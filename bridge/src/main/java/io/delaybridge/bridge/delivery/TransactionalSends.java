@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -135,10 +136,18 @@ public final class TransactionalSends implements Sends, AutoCloseable {
     }
 
     @Override
-    public void acked(int shard, Iterable<String> ids) {
+    public void acked(int shard, Iterable<String> ids, boolean allDeleted) {
         ShardTransaction transaction = shards.get(shard);
         if (transaction != null) {
-            transaction.acked(ids);
+            transaction.acked(ids, allDeleted);
+        }
+    }
+
+    @Override
+    public void released(int shard, String id) {
+        ShardTransaction transaction = shards.get(shard);
+        if (transaction != null) {
+            transaction.released(id);
         }
     }
 
@@ -176,13 +185,27 @@ public final class TransactionalSends implements Sends, AutoCloseable {
             intakeCommits.refresh();
             for (ShardTransaction transaction : shards.values()) {
                 try {
-                    transaction.prune(intakeCommits);
+                    transaction.prune(intakeCommits, this::belowFloor);
                     transaction.commit();
                 } catch (RuntimeException e) {
                     LOG.error("Committing shard {} failed", transaction.shard, e);
                 }
             }
         }
+    }
+
+    /**
+     * Whether the intake record {@code origin} lies below the floor of its partition's shard as a committed record of
+     * the delivered log holds it, so no owner reads it again. A shard this instance does not own says nothing (its
+     * owner records its floor within a commit interval of the group's offset); neither does a record of another topic.
+     */
+    private boolean belowFloor(String origin) {
+        IntakeOrigin parsed = IntakeOrigin.parse(origin);
+        if (parsed == null || !parsed.topic().equals(intakeTopic)) {
+            return true;
+        }
+        ShardTransaction owner = shards.get(parsed.partition());
+        return owner == null || owner.belowFloor(parsed.offset());
     }
 
     /** Commits what is open and closes every producer and the log's reader. */

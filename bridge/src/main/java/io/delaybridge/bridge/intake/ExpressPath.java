@@ -138,7 +138,7 @@ final class ExpressPath {
                 // exactly once: a committed transaction of the shard delivered it, but the intake's offset did not
                 // commit with it (an earlier record was still on its way): read again after a crash, not sent again
                 metrics.alreadyDelivered.mark();
-                delivery.acked(record.partition(), List.of(record.id()));
+                delivery.acked(record.partition(), List.of(record.id()), true);
                 settle(record, settling);
             } else if (passed) {
                 sends.add(new ExpressSender.Express(
@@ -171,7 +171,7 @@ final class ExpressPath {
                 metrics.lateness.update(lateness);
                 rates.target(target).delivered(lateness);
                 // exactly once: its transaction's delivered-log entry is forgotten once the intake committed past it
-                delivery.acked(record.partition(), List.of(record.id()));
+                delivery.acked(record.partition(), List.of(record.id()), true);
                 settle(record, settling);
             }
 

@@ -48,6 +48,15 @@ final class MessageSender {
      * and its in-flight place freed), never as an exception that would end the thread.
      */
     void release(OwnedShard shard, ClaimedMessage message) {
+        try {
+            releaseNow(shard, message);
+        } finally {
+            // exactly once: a send made is in its transaction now, so the claim need not keep it remembered
+            delivery.released(shard.shard, message.ref().id());
+        }
+    }
+
+    private void releaseNow(OwnedShard shard, ClaimedMessage message) {
         Envelope envelope;
         try {
             envelope = EnvelopeCodec.decode(message.envelope());
@@ -140,8 +149,8 @@ final class MessageSender {
         delivery.flush();
     }
 
-    /** Redis confirmed the acks of {@code ids} of {@code shard}. */
-    void acked(OwnedShard shard, Iterable<String> ids) {
-        delivery.acked(shard.shard, ids);
+    /** Redis answered the acks of {@code ids} of {@code shard}; {@code allDeleted}: it deleted every one. */
+    void acked(OwnedShard shard, Iterable<String> ids, boolean allDeleted) {
+        delivery.acked(shard.shard, ids, allDeleted);
     }
 }

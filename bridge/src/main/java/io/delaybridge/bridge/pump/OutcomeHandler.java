@@ -223,7 +223,7 @@ final class OutcomeHandler {
      * Deletes delivered messages without waiting for Redis: the pump claims on while acks are on their way. An ack
      * that fails leaves its messages in flight; their lease returns them and they are delivered again (at least
      * once), unless a transaction delivered them (exactly once): then the delivery remembers them until an ack is
-     * confirmed, and a message claimed again is acked, not sent. Their in-flight places are freed when the answer
+     * confirmed (Redis deleted every message acked), and a message claimed again is acked, not sent. Their in-flight places are freed when the answer
      * comes.
      */
     private void ack(OwnedShard shard, List<Outcome> done) {
@@ -258,7 +258,8 @@ final class OutcomeHandler {
                                 cause.getMessage());
                     }
                 } else {
-                    sender.acked(shard, refs.stream().map(MessageRef::id).toList());
+                    // fewer deleted than acked: some went back to the due set by their lease while being delivered
+                    sender.acked(shard, refs.stream().map(MessageRef::id).toList(), deleted == refs.size());
                 }
                 places.ackAnswered();
                 places.finish(shard, refs.size());

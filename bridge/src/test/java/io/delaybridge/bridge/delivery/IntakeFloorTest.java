@@ -1,6 +1,8 @@
 package io.delaybridge.bridge.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,6 +41,15 @@ class IntakeFloorTest {
                 new TopicPartition("delay-intake", 4), new OffsetAndMetadata(900));
         assertEquals(180, floor.forRecord(carry(carried)));
         assertEquals(100, floor.forRecord(null), "an aborted transaction's offsets do not count");
+    }
+
+    @Test
+    void onlyARecordedFloorPassesARecord() {
+        group.set(500);
+        assertFalse(floor.passed(10), "the group's offset as read is not recorded yet");
+        floor.recorded(floor.forRecord(null));
+        assertTrue(floor.passed(499));
+        assertFalse(floor.passed(500), "the floor is the next offset to read");
     }
 
     private static TransactionOffsets.Carry carry(Map<TopicPartition, OffsetAndMetadata> offsets) {

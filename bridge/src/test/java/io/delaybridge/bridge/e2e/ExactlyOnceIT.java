@@ -254,11 +254,14 @@ class ExactlyOnceIT {
         int records = 1_000;
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
-        // a broker of its own: the shared one serves the other tests
+        // a broker of its own: the shared one serves the other tests. A 5 s lease, shorter than the broker's restart:
+        // messages claimed and in transactions that wait on the broker outlive their leases, go back to the due set,
+        // and are claimed again once their transactions committed; the acks of those deliveries find them not in
+        // flight, and must not be taken as confirmed
         try (KafkaBroker broker = KafkaBroker.start(tmp.resolve("kafka"));
                 KafkaClient kafka = new KafkaClient(broker.bootstrapServers());
                 ChildBridge bridge = ChildBridge.start(
-                        dir, names, broker.bootstrapServers(), servers.redisUri(), "only", EXACTLY_ONCE)) {
+                        dir, names, broker.bootstrapServers(), servers.redisUri(), "only", EXACTLY_ONCE, "lease: 5s")) {
             kafka.createTopics(2, target);
             KafkaClient.Collector committed = kafka.collectCommitted(target);
             KafkaClient.Collector uncommitted = kafka.collect(target);
@@ -328,7 +331,10 @@ class ExactlyOnceIT {
                                         .sum()
                                 >= records + 40);
                 String log = Files.readString(second.log());
-                assertEquals(List.of(), RecoveryIT.duplicates(committed), "read_committed saw these records twice");
+                assertEquals(
+                        List.of(),
+                        RecoveryIT.duplicates(committed),
+                        () -> "read_committed saw these records twice: " + RecoveryIT.describeDuplicates(committed));
                 RecoveryIT.check(committed, dueAt);
                 assertTrue(log.contains("lost commits"), "the bridge said it read from the floor: " + second.log());
                 System.out.printf(
@@ -387,9 +393,37 @@ class ExactlyOnceIT {
     }
 
     /** Every record arrived exactly once, none early; the lateness of each. */
-    private static Lateness exactlyOnce(KafkaClient.Collector committed, Map<String, Long> dueAt) {
-        assertEquals(List.of(), RecoveryIT.duplicates(committed), "read_committed saw these records twice");
+    private Lateness exactlyOnce(KafkaClient.Collector committed, Map<String, Long> dueAt) {
+        assertEquals(
+                List.of(),
+                RecoveryIT.duplicates(committed),
+                () -> "read_committed saw these records twice: " + RecoveryIT.describeDuplicates(committed)
+                        + "\nwhat the bridges said of their transactions and the intake's offsets:\n" + evidence());
         assertEquals(new TreeSet<>(dueAt.keySet()), RecoveryIT.keys(committed), "nothing lost");
         return RecoveryIT.check(committed, dueAt);
+    }
+
+    /** The lines of this test's bridge logs that tell what happened to transactions and intake offsets. */
+    private String evidence() {
+        StringBuilder lines = new StringBuilder();
+        try (java.util.stream.Stream<Path> logs = Files.list(dir)) {
+            for (Path log :
+                    logs.filter(p -> p.toString().endsWith(".log")).sorted().toList()) {
+                for (String line : Files.readAllLines(log)) {
+                    if (line.contains("ShardTransaction")
+                            || line.contains("IntakeFloors")
+                            || line.contains("IntakeRebalance")
+                            || line.contains("FencedMember")) {
+                        lines.append(log.getFileName())
+                                .append(": ")
+                                .append(line)
+                                .append('\n');
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            lines.append("(logs not read: ").append(e).append(')');
+        }
+        return lines.toString();
     }
 }

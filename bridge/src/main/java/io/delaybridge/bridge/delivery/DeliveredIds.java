@@ -1,0 +1,136 @@
+package io.delaybridge.bridge.delivery;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+/**
+ * What a shard's committed transactions delivered and the shard must remember, so that a message claimed again is
+ * acked, not sent a second time: each one until Redis confirmed its ack (it is gone from the store) and its intake
+ * record will not be read again (the intake would store it again). Every record of the delivered log lists them.
+ *
+ * <p>A message is claimed again when Redis still holds it after its delivery: its ack failed or did not come yet (a
+ * crash, a new owner), or its lease ran out while it was being delivered (a transaction that waited on a broker
+ * longer than the lease) and it went back to the due set. Redis answers an ack with the number of messages it deleted;
+ * fewer than acked means some were back in the due set and it does not say which, so none of them is taken as
+ * confirmed: each is remembered like an id learnt from the log ({@link LearntIds}), acked when a claim takes it, or
+ * forgotten once it cannot come back. A claimed message is held until it is released, whatever an ack of an earlier
+ * claim of it said. Holds no connection; thread-safe (the release, commit and pump threads share it).
+ */
+final class DeliveredIds {
+
+    /** Committed (delivered or deadlettered), not forgotten yet: id -> message. */
+    private final Map<String, Sends.Message> delivered = new ConcurrentHashMap<>();
+    /** Ids whose acks Redis may not have carried out, no claim has taken since (learnt at open, or not confirmed). */
+    private final LearntIds learnt = new LearntIds();
+    /** Ids of {@link #delivered} whose acks Redis confirmed (or learnt ones that cannot come back): may be forgotten. */
+    private final Set<String> settled = ConcurrentHashMap.newKeySet();
+    /**
+     * Id -> claims of it not released yet. A message whose lease runs out while its release waits (the shard's producer
+     * is opened again) is claimed again, as often as its lease runs out: every such claim's release must find it
+     * remembered once a transaction delivered it, however the acks went.
+     */
+    private final Map<String, Integer> held = new ConcurrentHashMap<>();
+
+    /** The last committed record of the delivered log listed {@code messages} (a new owner opening the shard). */
+    void learn(List<Sends.Message> messages) {
+        for (Sends.Message message : messages) {
+            if (delivered.putIfAbsent(message.id(), message) == null) {
+                learnt.learn(message.id());
+            }
+        }
+    }
+
+    /** A transaction that delivered {@code message} committed. */
+    void committed(Sends.Message message) {
+        delivered.put(message.id(), message);
+    }
+
+    /** What the next record of the delivered log lists (before the sends of its own transaction): a copy. */
+    Map<String, Sends.Message> listed() {
+        return new LinkedHashMap<>(delivered);
+    }
+
+    /**
+     * Whether a committed transaction delivered exactly this message (same id, same origin): the claimed message is
+     * released, to be acked if so, sent if not.
+     */
+    boolean wasDelivered(String id, String origin) {
+        Sends.Message message = delivered.get(id);
+        return message != null && message.origin().equals(origin);
+    }
+
+    /** A claim's message was released: acked, sent (its transaction holds it now), or failed. */
+    void released(String id) {
+        held.computeIfPresent(id, (k, claims) -> claims > 1 ? claims - 1 : null);
+    }
+
+    /** Whether a committed transaction delivered exactly this message; nothing else changes. */
+    boolean contains(String id, String origin) {
+        Sends.Message message = delivered.get(id);
+        return message != null && message.origin().equals(origin);
+    }
+
+    /**
+     * Redis answered an ack of {@code ids}. {@code allDeleted}: it deleted every one, they are settled. If not, none is:
+     * each is remembered as learnt, acked when a claim takes it again, forgotten once it cannot come back.
+     */
+    void acked(Iterable<String> ids, boolean allDeleted) {
+        for (String id : ids) {
+            learnt.taken(id);
+            if (!delivered.containsKey(id)) {
+                continue;
+            }
+            if (allDeleted) {
+                settled.add(id);
+            } else if (!settled.contains(id)) {
+                learnt.learn(id);
+            }
+        }
+    }
+
+    /**
+     * A claim took {@code ids}: each is held until released ({@link #released}), so that an ack of an earlier claim of
+     * it (which deletes it from flight under this one, and Redis counts that as confirmed) cannot make it forgotten
+     * before this claim's release asked. With {@code allDue} (the claim came back short: everything due was taken),
+     * what was learnt, no claim has taken, and can no longer come back ({@link LearntIds}) was acked before: it is
+     * forgotten like a settled message.
+     */
+    void claimed(Iterable<String> ids, boolean allDue) {
+        for (String id : ids) {
+            held.merge(id, 1, Integer::sum);
+            learnt.taken(id);
+        }
+        if (allDue && !learnt.isEmpty()) {
+            settled.addAll(learnt.shortClaim());
+        }
+    }
+
+    /**
+     * Forgets settled messages that are {@code past} (their intake records will not be read again) and not held;
+     * learnt ones that are past start counting short claims.
+     */
+    void prune(Predicate<Sends.Message> past) {
+        if (!learnt.isEmpty()) {
+            learnt.committedPast(id -> {
+                Sends.Message message = delivered.get(id);
+                return message == null || past.test(message);
+            });
+        }
+        for (String id : settled) {
+            Sends.Message message = delivered.get(id);
+            if (!held.containsKey(id) && (message == null || past.test(message))) {
+                delivered.remove(id);
+                settled.remove(id);
+            }
+        }
+    }
+
+    /** How many messages are remembered. */
+    int size() {
+        return delivered.size();
+    }
+}
