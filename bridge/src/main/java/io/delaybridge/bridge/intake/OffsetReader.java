@@ -77,6 +77,9 @@ public final class OffsetReader implements AutoCloseable {
     private TopicPartition current;
 
     private long readFrom;
+    /** The highest offset polled since the last seek (-1: none). */
+    private long readUpTo = -1;
+
     private final Deque<ConsumerRecord<byte[], byte[]>> buffer = new ArrayDeque<>();
     private ConsumerRecord<byte[], byte[]> last;
 
@@ -176,8 +179,10 @@ public final class OffsetReader implements AutoCloseable {
             TopicPartition partition = partition(position.partition());
             ConsumerRecord<byte[], byte[]> found = null;
             if (position.offset() >= starts.get(partition) && position.offset() < ends.get(partition)) {
+                // a call may ask again for what an earlier one read (the thaw retries a slice whose store failed)
+                boolean firstOfPartition = i == 0 || slice.get(i - 1).partition() != position.partition();
                 try {
-                    found = next(partition, position.offset(), deadline);
+                    found = next(partition, position.offset(), firstOfPartition, deadline);
                 } catch (OffsetOutOfRangeException e) {
                     // the log start moved past the position while reading: learn where it is now, and try again
                     if (++outOfRange > MAX_OUT_OF_RANGE) {
@@ -205,14 +210,21 @@ public final class OffsetReader implements AutoCloseable {
         return new Fetched(i, records, lost);
     }
 
-    /** The record at {@code offset} of {@code partition}, read on from the position or sought; null: gone. */
-    private ConsumerRecord<byte[], byte[]> next(TopicPartition partition, long offset, Long deadline) {
+    /**
+     * The record at {@code offset} of {@code partition}, read on from the position or sought; null: gone. {@code
+     * firstOfPartition}: the call's first position of the partition, which may lie behind what an earlier call read (a
+     * retried slice): then it is sought again, not taken for read past.
+     */
+    private ConsumerRecord<byte[], byte[]> next(
+            TopicPartition partition, long offset, boolean firstOfPartition, Long deadline) {
         if (last != null && partition.equals(current) && last.offset() == offset) {
             return last; // a position asked for twice: the same record
         }
         Consumer<byte[], byte[]> c = consumer();
         if (!partition.equals(current)) {
             c.assign(List.of(partition));
+            seek(partition, offset);
+        } else if (firstOfPartition && offset <= readUpTo) {
             seek(partition, offset);
         }
         long stalledSince = System.nanoTime();
@@ -241,6 +253,7 @@ public final class OffsetReader implements AutoCloseable {
                     c.poll(poll.compareTo(pollTimeout) < 0 ? poll : pollTimeout).records(partition);
             if (!polled.isEmpty()) {
                 buffer.addAll(polled);
+                readUpTo = Math.max(readUpTo, polled.get(polled.size() - 1).offset());
                 stalledSince = System.nanoTime();
             } else if (System.nanoTime() - stalledSince > callTimeout.toNanos()) {
                 throw new TimeoutException("intake partition " + partition.partition() + " returned no record at "
@@ -253,6 +266,7 @@ public final class OffsetReader implements AutoCloseable {
         consumer().seek(partition, offset);
         current = partition;
         readFrom = offset;
+        readUpTo = -1;
         buffer.clear();
         last = null;
     }

@@ -111,6 +111,25 @@ class FetchPlanTest {
     }
 
     @Test
+    void aSliceFetchedAgainIsReadAgainNotTakenForGone() {
+        MockConsumer<byte[], byte[]> consumer = log();
+        consumer.schedulePollTask(
+                () -> { // the log as the second read finds it (a mock hands each record out once)
+                    for (long offset : new long[] {3, 4, 6, 7}) {
+                        consumer.addRecord(new ConsumerRecord<>("intake", 0, offset, new byte[1], new byte[1]));
+                    }
+                });
+        OffsetReader reader = new OffsetReader(() -> consumer, "intake", Duration.ofSeconds(5));
+        assertEquals(Map.of(), reader.fetch(positions(4, 6)).lost());
+        // the thaw's store failed (Redis restarting): it fetches the same slice again
+        OffsetReader.Fetched again = reader.fetch(positions(4, 6));
+        assertEquals(Map.of(), again.lost(), "read before, so not gone");
+        assertEquals(
+                List.of(4L, 6L),
+                again.records().stream().map(ConsumerRecord::offset).toList());
+    }
+
+    @Test
     void theApiGetsTheRecordsTheLogHoldsInAnyOrder() {
         OffsetReader reader = new OffsetReader(FetchPlanTest::log, "intake", Duration.ofSeconds(5));
         Map<OffsetReader.Position, ConsumerRecord<byte[], byte[]>> read =
