@@ -68,12 +68,6 @@ final class DeliveredIds {
         held.computeIfPresent(id, (k, claims) -> claims > 1 ? claims - 1 : null);
     }
 
-    /** Whether a committed transaction delivered exactly this message; nothing else changes. */
-    boolean contains(String id, String origin) {
-        Sends.Message message = delivered.get(id);
-        return message != null && message.origin().equals(origin);
-    }
-
     /**
      * Redis answered an ack of {@code ids}. {@code allDeleted}: it deleted every one, they are settled. If not, none is:
      * each is remembered as learnt, acked when a claim takes it again, forgotten once it cannot come back.

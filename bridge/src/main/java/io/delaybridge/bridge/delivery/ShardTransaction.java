@@ -156,7 +156,7 @@ final class ShardTransaction {
                 return;
             }
             if (message.origin().equals(pending.get(message.id()))
-                    || delivered.contains(message.id(), message.origin())) {
+                    || delivered.wasDelivered(message.id(), message.origin())) {
                 result.failed(new InTransactionException(shard, message.id()));
                 return;
             }
