@@ -1,7 +1,6 @@
 package io.delaybridge.checker;
 
 import io.delaybridge.bridge.intake.IntakeLoop;
-import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.TempDirs;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -65,10 +64,10 @@ final class Campaign {
                 .mapToObj(i -> "campaign-target-" + i)
                 .toList();
         System.out.println("[campaign] " + options.commandLine() + "; logs in " + dir);
-        try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"));
+        try (CampaignKafka broker = CampaignKafka.start(options.brokers(), dir.resolve("kafka"));
                 CampaignRedis redis = CampaignRedis.start(options.redis(), dir.resolve("redis"))) {
             createTopics(broker.bootstrapServers(), targets);
-            Path config = writeBridgeConfig(dir);
+            Path config = writeBridgeConfig(dir, broker.replicationFactor());
             SplittableRandom random = new SplittableRandom(options.seed());
             BridgeFleet fleet = new BridgeFleet(
                     config,
@@ -85,7 +84,7 @@ final class Campaign {
     }
 
     private CampaignReport runWith(
-            KafkaBroker broker,
+            CampaignKafka broker,
             CampaignRedis redis,
             BridgeFleet fleet,
             List<String> targets,
@@ -357,7 +356,7 @@ final class Campaign {
         }
     }
 
-    Path writeBridgeConfig(Path dir) throws IOException {
+    Path writeBridgeConfig(Path dir, int replicationFactor) throws IOException {
         String yaml = """
                 # Written by the fault campaign: bridges of one group on the campaign's broker and Redis.
                 kafka:
@@ -367,7 +366,7 @@ final class Campaign {
                   groupId: %s
                   createTopics: true
                   intakePartitions: %d
-                  replicationFactor: 1
+                  replicationFactor: %d
                   # one static member id per bridge (BridgeFleet); session and heartbeat as shipped (8 s, 1 s)
                   instanceId: ${DELAY_INSTANCE_ID}
                   consumer:
@@ -416,6 +415,7 @@ final class Campaign {
                         DEADLETTER,
                         GROUP,
                         options.partitions(),
+                        replicationFactor,
                         MAX_POLL_RECORDS,
                         KEY_PREFIX,
                         options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0,

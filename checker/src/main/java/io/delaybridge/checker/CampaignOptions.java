@@ -40,6 +40,9 @@ import java.util.function.Consumer;
  *                        masters
  *   --exactly-once M     off (the default) or on: the bridges deliver in Kafka transactions (delivery.exactlyOnce)
  *                        and the checker reads the targets read_committed; then 0 duplicates are allowed
+ *   --brokers N          Kafka nodes (default 1): 3 is a cluster of three KRaft nodes, every topic with a replica on
+ *                        each and min.insync.replicas 2; there the fault broker is kill -9 of the node that
+ *                        coordinates the bridges' consumer group (it moves to another node), then its restart
  *   --hot-window W       the bridges' intake.hotWindow (DELAY_HOT_WINDOW): e.g. 2s sends most records through the
  *                        far tier (their payload waits in the intake, the thaw stores them hot); default: the
  *                        shipped config's
@@ -62,7 +65,8 @@ public record CampaignOptions(
         Path workDir,
         RedisTopology redis,
         boolean exactlyOnce,
-        String hotWindow) {
+        String hotWindow,
+        int brokers) {
 
     /**
      * What the bridges store in: one durable redis-server, or a Redis Cluster of three masters with one replica each
@@ -97,7 +101,8 @@ public record CampaignOptions(
                 Path.of("target", "fault-campaign"),
                 RedisTopology.STANDALONE,
                 false,
-                "");
+                "",
+                1);
     }
 
     public static CampaignOptions parse(String[] args) {
@@ -128,6 +133,7 @@ public record CampaignOptions(
                 case "--redis" -> o.withRedis(redisTopology(v));
                 case "--exactly-once" -> o.withExactlyOnce(onOff(v));
                 case "--hot-window" -> o.withHotWindow(v);
+                case "--brokers" -> o.withBrokers(Integer.parseInt(v));
                 default ->
                     throw new IllegalArgumentException("unknown option " + name
                             + "; see the Javadoc of CampaignOptions or README.md, section Fault campaign");
@@ -139,6 +145,10 @@ public record CampaignOptions(
 
     /** Refuses combinations that cannot run: delete-far without a far tier to delete from. */
     void check() {
+        if (brokers < 1 || brokers > 5) {
+            throw new IllegalArgumentException("--brokers " + brokers + ": use 1 (one broker) to 5; 3 is a cluster"
+                    + " that keeps every partition and its quorum with one node down");
+        }
         if (faults.containsKey(Fault.DELETE_FAR) && (hotWindow.isEmpty() || hotWindow.equals("off"))) {
             throw new IllegalArgumentException("--faults delete-far needs --hot-window (e.g. --hot-window 2s): it"
                     + " deletes intake records whose far entries still wait, and with the shipped hot window of an"
@@ -198,6 +208,11 @@ public record CampaignOptions(
         return edit(b -> b.hotWindow = window);
     }
 
+    /** Kafka nodes: 1, or a cluster ({@code --brokers 3}). */
+    public CampaignOptions withBrokers(int n) {
+        return edit(b -> b.brokers = n);
+    }
+
     public CampaignOptions withWorkDir(Path dir) {
         return edit(b -> b.workDir = dir);
     }
@@ -242,6 +257,9 @@ public record CampaignOptions(
         }
         if (!hotWindow.isEmpty()) {
             parts.addAll(List.of("--hot-window", hotWindow));
+        }
+        if (brokers != 1) {
+            parts.addAll(List.of("--brokers", Integer.toString(brokers)));
         }
         return String.join(" ", parts);
     }
@@ -310,6 +328,7 @@ public record CampaignOptions(
         RedisTopology redis;
         boolean exactlyOnce;
         String hotWindow;
+        int brokers;
 
         Fields(CampaignOptions o) {
             records = o.records;
@@ -329,6 +348,7 @@ public record CampaignOptions(
             redis = o.redis;
             exactlyOnce = o.exactlyOnce;
             hotWindow = o.hotWindow;
+            brokers = o.brokers;
         }
 
         CampaignOptions build() {
@@ -349,7 +369,8 @@ public record CampaignOptions(
                     workDir,
                     redis,
                     exactlyOnce,
-                    hotWindow);
+                    hotWindow,
+                    brokers);
         }
     }
 }

@@ -1,7 +1,6 @@
 package io.delaybridge.checker;
 
 import io.delaybridge.bridge.faults.CrashPoint;
-import io.delaybridge.testkit.KafkaBroker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,7 +17,7 @@ final class FaultInjector implements Runnable {
 
     private final CampaignOptions options;
     private final BridgeFleet fleet;
-    private final KafkaBroker broker;
+    private final CampaignKafka broker;
     private final CampaignRedis redis;
     private final FarDeleter farDeleter;
     private final SplittableRandom random;
@@ -30,7 +29,7 @@ final class FaultInjector implements Runnable {
     FaultInjector(
             CampaignOptions options,
             BridgeFleet fleet,
-            KafkaBroker broker,
+            CampaignKafka broker,
             CampaignRedis redis,
             FarDeleter farDeleter,
             SplittableRandom random) {
@@ -122,10 +121,7 @@ final class FaultInjector implements Runnable {
                 return redis.crash(random);
             }
             case BROKER -> {
-                broker.kill();
-                broker.restart();
-                return "kill -9 Kafka broker, restarted in "
-                        + broker.lastStartDuration().toMillis() + " ms";
+                return broker.crash();
             }
             case REBALANCE -> {
                 BridgeProcess extra = fleet.startHealthy();

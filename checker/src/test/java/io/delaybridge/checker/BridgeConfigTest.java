@@ -16,7 +16,11 @@ class BridgeConfigTest {
     Path dir;
 
     private JsonNode written(CampaignOptions options) throws Exception {
-        Path file = new Campaign(options).writeBridgeConfig(dir);
+        return written(options, 1);
+    }
+
+    private JsonNode written(CampaignOptions options, int replicationFactor) throws Exception {
+        Path file = new Campaign(options).writeBridgeConfig(dir, replicationFactor);
         return new YAMLMapper().readTree(file.toFile());
     }
 
@@ -37,5 +41,12 @@ class BridgeConfigTest {
         assertTrue(yaml.at("/intake/hotWindow").isMissingNode(), yaml.toString());
         assertEquals("10000ms", yaml.at("/pump/lease").asText());
         assertEquals("campaign-bridges", yaml.at("/kafka/groupId").asText());
+        assertEquals(1, yaml.at("/kafka/replicationFactor").asInt());
+    }
+
+    @Test
+    void onAClusterTheBridgesTopicsGetAReplicaOnEveryNode() throws Exception {
+        JsonNode yaml = written(CampaignOptions.parse(new String[] {"--brokers", "3"}), 3);
+        assertEquals(3, yaml.at("/kafka/replicationFactor").asInt());
     }
 }

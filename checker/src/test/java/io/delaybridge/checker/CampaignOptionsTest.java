@@ -44,7 +44,9 @@ class CampaignOptionsTest {
             "--exactly-once",
             "on",
             "--hot-window",
-            "2s"
+            "2s",
+            "--brokers",
+            "3"
         });
         assertTrue(o.exactlyOnce());
         assertFalse(CampaignOptions.defaults().exactlyOnce());
@@ -55,6 +57,8 @@ class CampaignOptionsTest {
         assertEquals(List.of("+1h", "-1h"), o.clockShifts());
         assertEquals(Duration.ofMinutes(2), o.maxDelay());
         assertEquals("2s", o.hotWindow());
+        assertEquals(3, o.brokers());
+        assertEquals(1, CampaignOptions.defaults().brokers());
         assertEquals(o, CampaignOptions.parse(o.commandLine().split(" ")).withWorkDir(o.workDir()));
     }
 
@@ -65,5 +69,8 @@ class CampaignOptionsTest {
         assertThrows(IllegalArgumentException.class, () -> CampaignOptions.parse(new String[] {"--recordz", "1"}));
         assertThrows(
                 IllegalArgumentException.class, () -> CampaignOptions.parse(new String[] {"--exactly-once", "maybe"}));
+        IllegalArgumentException none = assertThrows(
+                IllegalArgumentException.class, () -> CampaignOptions.parse(new String[] {"--brokers", "0"}));
+        assertTrue(none.getMessage().contains("--brokers 0"), none.getMessage());
     }
 }

@@ -73,9 +73,22 @@ public final class KafkaBroker extends ChildServer {
     private final Set<Option> options;
     private final int saslPort;
     private final TestCertificates tls;
+    /** Its place in a {@link KafkaCluster}; a broker of its own is node 1 of one. */
+    private final KafkaCluster.Member member;
 
     private KafkaBroker(Path dataDir, int port, int controllerPort, Set<Option> options) {
         this(dataDir, port, controllerPort, options, 0, null);
+    }
+
+    /** A node of a {@link KafkaCluster}: the cluster starts its nodes together, for none answers without a quorum. */
+    KafkaBroker(Path dataDir, int port, int controllerPort, KafkaCluster.Member member) {
+        super(dataDir);
+        this.port = port;
+        this.controllerPort = controllerPort;
+        this.options = EnumSet.noneOf(Option.class);
+        this.saslPort = 0;
+        this.tls = null;
+        this.member = member;
     }
 
     private KafkaBroker(
@@ -86,6 +99,7 @@ public final class KafkaBroker extends ChildServer {
         this.options = options;
         this.saslPort = saslPort;
         this.tls = tls;
+        this.member = KafkaCluster.Member.single(controllerPort);
     }
 
     /**
@@ -187,6 +201,11 @@ public final class KafkaBroker extends ChildServer {
         return "Kafka broker on " + bootstrapServers();
     }
 
+    /** This broker's {@code node.id}: 1 for a broker of its own, 1..n in a {@link KafkaCluster}. */
+    public int nodeId() {
+        return member.nodeId();
+    }
+
     @Override
     protected Duration startTimeout() {
         return START_TIMEOUT;
@@ -215,6 +234,9 @@ public final class KafkaBroker extends ChildServer {
         cmd.add("-Dlog4j2.configurationFile=" + dataDir.resolve("broker-log4j2.xml"));
         cmd.add("-D" + KafkaBrokerMain.PARENT_PID_PROPERTY + "="
                 + ProcessHandle.current().pid());
+        if (member.clusterId() != null) {
+            cmd.add("-D" + KafkaBrokerMain.CLUSTER_ID_PROPERTY + "=" + member.clusterId());
+        }
         // The class path goes through an argument file: a long one (Dropwizard apps) could pass the
         // kernel's limit for one command-line argument.
         Path argFile = dataDir.resolve("broker-classpath.args");
@@ -233,8 +255,8 @@ public final class KafkaBroker extends ChildServer {
         Path logDir = dataDir.resolve("kafka-logs");
         Properties p = new Properties();
         p.setProperty("process.roles", "broker,controller");
-        p.setProperty("node.id", "1");
-        p.setProperty("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.setProperty("node.id", Integer.toString(member.nodeId()));
+        p.setProperty("controller.quorum.voters", member.voters());
         p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
         p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
         p.setProperty("controller.listener.names", "CONTROLLER");
@@ -264,17 +286,20 @@ public final class KafkaBroker extends ChildServer {
         }
         p.setProperty("log.dirs", logDir.toString());
         p.setProperty("num.partitions", "1");
-        p.setProperty("default.replication.factor", "1");
-        p.setProperty("min.insync.replicas", "1");
+        // in a cluster every partition on every node and acknowledged by two (one node may be down): as production runs
+        String replicas = Integer.toString(member.size());
+        String minIsr = Integer.toString(member.minInSyncReplicas());
+        p.setProperty("default.replication.factor", replicas);
+        p.setProperty("min.insync.replicas", minIsr);
         p.setProperty("auto.create.topics.enable", Boolean.toString(options.contains(Option.AUTO_CREATE_TOPICS)));
         p.setProperty("group.initial.rebalance.delay.ms", "0");
-        p.setProperty("offsets.topic.replication.factor", "1");
+        p.setProperty("offsets.topic.replication.factor", replicas);
         p.setProperty("offsets.topic.num.partitions", "5");
-        p.setProperty("transaction.state.log.replication.factor", "1");
-        p.setProperty("transaction.state.log.min.isr", "1");
+        p.setProperty("transaction.state.log.replication.factor", replicas);
+        p.setProperty("transaction.state.log.min.isr", minIsr);
         p.setProperty("transaction.state.log.num.partitions", "5");
-        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
-        p.setProperty("share.coordinator.state.topic.min.isr", "1");
+        p.setProperty("share.coordinator.state.topic.replication.factor", replicas);
+        p.setProperty("share.coordinator.state.topic.min.isr", minIsr);
         // The default 128 MiB dedupe buffer would take a quarter of the child's heap.
         p.setProperty("log.cleaner.dedupe.buffer.size", String.valueOf(16 * 1024 * 1024));
         // After a SIGKILL the restarted broker cannot register until the old registration's session expires

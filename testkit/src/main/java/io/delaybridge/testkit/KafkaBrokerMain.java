@@ -29,6 +29,9 @@ public final class KafkaBrokerMain {
     /** System property naming the process whose end makes this broker halt. */
     public static final String PARENT_PID_PROPERTY = "delaybridge.testkit.parentPid";
 
+    /** System property with the cluster id to format with: the nodes of one {@link KafkaCluster} share theirs. */
+    public static final String CLUSTER_ID_PROPERTY = "delaybridge.testkit.clusterId";
+
     private KafkaBrokerMain() {}
 
     public static void main(String[] args) throws Exception {
@@ -79,7 +82,8 @@ public final class KafkaBrokerMain {
         Formatter formatter = new Formatter()
                 .setPrintStream(System.out)
                 .setNodeId(config.nodeId())
-                .setClusterId(Uuid.randomUuid().toString())
+                .setClusterId(System.getProperty(
+                        CLUSTER_ID_PROPERTY, Uuid.randomUuid().toString()))
                 .setIgnoreFormatted(true)
                 .setControllerListenerName(config.controllerListenerNames().get(0))
                 .setMetadataLogDirectory(Optional.of(metadataDir));
