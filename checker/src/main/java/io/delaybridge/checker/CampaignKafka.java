@@ -75,20 +75,21 @@ interface CampaignKafka extends AutoCloseable {
         @Override
         public String crash() {
             int coordinator = groupCoordinator();
-            KafkaBroker victim = cluster.node(coordinator);
+            KafkaBroker victim = cluster.node(coordinator == 0 ? 1 : coordinator);
             victim.kill();
             victim.restart();
-            return "kill -9 Kafka node " + coordinator + " (the bridges' group coordinator), restarted in "
-                    + victim.lastStartDuration().toMillis() + " ms";
+            return "kill -9 Kafka node " + victim.nodeId()
+                    + (coordinator == 0 ? " (the group's coordinator unknown)" : " (the bridges' group coordinator)")
+                    + ", restarted in " + victim.lastStartDuration().toMillis() + " ms";
         }
 
-        /** The node that coordinates the bridges' group now; the first node if the cluster does not say. */
+        /** The node that coordinates the bridges' group now; 0 if the cluster does not say. */
         private int groupCoordinator() {
+            // the default API timeout may not be below the request timeout (30 s by default): the client refuses it
             try (Admin admin = Admin.create(Map.of(
-                    AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    bootstrapServers(),
-                    AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-                    10_000))) {
+                    AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+                    AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000,
+                    AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000))) {
                 return admin.describeConsumerGroups(List.of(Campaign.GROUP))
                         .all()
                         .get(15, TimeUnit.SECONDS)
@@ -96,8 +97,8 @@ interface CampaignKafka extends AutoCloseable {
                         .coordinator()
                         .id();
             } catch (Exception e) {
-                System.out.println("[fault] cannot find the group coordinator (" + e + "); killing node 1");
-                return 1;
+                System.out.println("[fault] cannot find the group coordinator: " + e);
+                return 0;
             }
         }
 
