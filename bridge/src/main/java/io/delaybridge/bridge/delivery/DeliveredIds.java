@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,8 @@ final class DeliveredIds {
      * remembered once a transaction delivered it, however the acks went.
      */
     private final Map<String, Integer> held = new ConcurrentHashMap<>();
+    /** Intake records read again after a failed store: their delivered ids wait until no copy can come back. */
+    private final ReadAgain readAgain = new ReadAgain();
 
     /** The last committed record of the delivered log listed {@code messages} (a new owner opening the shard). */
     void learn(List<Sends.Message> messages) {
@@ -101,22 +104,39 @@ final class DeliveredIds {
         if (allDue && !learnt.isEmpty()) {
             settled.addAll(learnt.shortClaim());
         }
+        if (allDue && !readAgain.isEmpty()) {
+            readAgain.shortClaim();
+        }
     }
 
     /**
-     * Forgets settled messages that are {@code past} (their intake records will not be read again) and not held;
-     * learnt ones that are past start counting short claims.
+     * The intake reads its records from {@code from} to {@code last} again after a store that failed: part of them may
+     * be stored already, delivered and acked, and are stored again. Their ids are kept until {@link ReadAgain} says no
+     * copy can come back.
      */
-    void prune(Predicate<Sends.Message> past) {
+    void readAgain(long from, IntakeOrigin last) {
+        readAgain.add(from, last);
+    }
+
+    /**
+     * Forgets settled messages that are {@code past} (their intake records, named by origin, will not be read again),
+     * not held, and not in a range the intake reads again; learnt ones and ranges read again that are past start
+     * counting short claims.
+     */
+    void prune(Predicate<String> past) {
         if (!learnt.isEmpty()) {
             learnt.committedPast(id -> {
                 Sends.Message message = delivered.get(id);
-                return message == null || past.test(message);
+                return message == null || past.test(message.origin());
             });
+        }
+        if (!readAgain.isEmpty()) {
+            readAgain.committedPast(past);
         }
         for (String id : settled) {
             Sends.Message message = delivered.get(id);
-            if (!held.containsKey(id) && (message == null || past.test(message))) {
+            if (!held.containsKey(id)
+                    && (message == null || (past.test(message.origin()) && !readAgain.covers(message.origin())))) {
                 delivered.remove(id);
                 settled.remove(id);
             }

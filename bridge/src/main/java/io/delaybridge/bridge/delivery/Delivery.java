@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.IntakeOrigin;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -102,6 +103,11 @@ public final class Delivery {
     /** See {@link Sends#claimed}. */
     public void claimed(int shard, Iterable<String> ids, boolean allDue) {
         sends.claimed(shard, ids, allDue);
+    }
+
+    /** See {@link Sends#readAgain}. */
+    public void readAgain(int shard, long from, IntakeOrigin last) {
+        sends.readAgain(shard, from, last);
     }
 
     /** See {@link Sends#close}. */

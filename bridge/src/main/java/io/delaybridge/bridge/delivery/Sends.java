@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /** What carries {@link Delivery}'s records to Kafka: one shared producer, or one transactional producer per shard. */
@@ -58,6 +59,13 @@ public interface Sends {
      * that a transaction delivered stays remembered, whatever an ack of an earlier claim of it said.
      */
     default void released(int shard, String id) {}
+
+    /**
+     * The intake reads the records of {@code shard}'s intake partition from offset {@code from} to {@code last} again: a
+     * store of them failed, though part of it may have gone through, been delivered and acked. Their ids must outlive
+     * the copies stored again.
+     */
+    default void readAgain(int shard, long from, IntakeOrigin last) {}
 
     /** Whether sends go out in shard transactions ({@code delivery.exactlyOnce}). */
     default boolean transactional() {

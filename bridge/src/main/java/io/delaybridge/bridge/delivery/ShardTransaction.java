@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -313,7 +314,12 @@ final class ShardTransaction {
      * floor the log holds, which may not have reached the offset as last read (no transaction committed since).
      */
     void prune(IntakeCommits commits, Predicate<String> belowFloor) {
-        delivered.prune(message -> commits.committedPast(message.origin()) && belowFloor.test(message.origin()));
+        delivered.prune(origin -> commits.committedPast(origin) && belowFloor.test(origin));
+    }
+
+    /** See {@link DeliveredIds#readAgain}. */
+    void readAgain(long from, IntakeOrigin last) {
+        delivered.readAgain(from, last);
     }
 
     /** Whether the shard's floor, as a committed record of the delivered log holds it, lies above {@code offset}. */

@@ -77,8 +77,7 @@ public final class TransactionalSends implements Sends, AutoCloseable {
 
     @Override
     public void open(int shard) {
-        ShardTransaction transaction = shards.computeIfAbsent(
-                shard, s -> new ShardTransaction(s, log, () -> offsets, () -> intakeCommits.committed(intakeTopic, s)));
+        ShardTransaction transaction = shards.computeIfAbsent(shard, this::transaction);
         if (!transaction.isOpen()) {
             transaction.open(producers.apply(transactionalId(shard)));
         }
@@ -160,11 +159,21 @@ public final class TransactionalSends implements Sends, AutoCloseable {
     }
 
     @Override
+    public void readAgain(int shard, long from, IntakeOrigin last) {
+        // kept even before the shard is opened: what this owner delivers of the range later must outlive its copies
+        shards.computeIfAbsent(shard, this::transaction).readAgain(from, last);
+    }
+
+    @Override
     public void close(int shard, boolean commit) {
         ShardTransaction transaction = shards.remove(shard);
         if (transaction != null) {
             transaction.close(commit);
         }
+    }
+
+    private ShardTransaction transaction(int shard) {
+        return new ShardTransaction(shard, log, () -> offsets, () -> intakeCommits.committed(intakeTopic, shard));
     }
 
     /** Commits every open transaction now. */

@@ -10,6 +10,7 @@ import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.util.List;
@@ -368,6 +369,15 @@ public final class IntakeLoop implements Managed {
         Set<TopicPartition> assigned = consumer.assignment();
         earliest.forEach((partition, offset) -> {
             if (assigned.contains(partition)) {
+                // part of what is read again may be stored, delivered and acked already (a write that failed halfway):
+                // with exactly once, its ids must outlive the copies stored again
+                long last = consumer.position(partition) - 1;
+                if (last >= offset) {
+                    delivery.readAgain(
+                            partition.partition(),
+                            offset,
+                            new IntakeOrigin(partition.topic(), partition.partition(), last));
+                }
                 consumer.seek(partition, offset);
             }
         });

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +14,51 @@ class DeliveredIdsTest {
     private static final Sends.Message B = new Sends.Message("b", "intake/0/11", 0);
 
     private final DeliveredIds ids = new DeliveredIds();
+
+    @Test
+    void aDeliveredRecordTheIntakeReadsAgainIsKeptUntilItsCopyStoredAgainWasClaimed() {
+        // a store of offsets 10..11 failed halfway: 10 went through, was delivered and acked; the intake reads both
+        // again
+        ids.readAgain(10, new IntakeOrigin("intake", 0, 11));
+        ids.committed(A);
+        ids.acked(List.of("a"), true);
+        // the intake stored 10 again (a new message with the same id) and committed past it
+        ids.prune(origin -> true);
+        assertTrue(ids.wasDelivered("a", A.origin()), "its copy stored again is due: a claim must ack it, not send it");
+        ids.claimed(List.of(), true);
+        ids.prune(origin -> true);
+        assertTrue(ids.wasDelivered("a", A.origin()), "the first short claim may have been issued before the copy");
+        ids.claimed(List.of(), true);
+        ids.prune(origin -> true);
+        assertEquals(0, ids.size(), "two short claims since the commit: any copy was claimed, and the range is over");
+    }
+
+    @Test
+    void aRangeReadAgainCountsShortClaimsOnlyOnceTheIntakeCommittedPastIt() {
+        ids.readAgain(10, new IntakeOrigin("intake", 0, 11));
+        ids.committed(A);
+        ids.acked(List.of("a"), true);
+        ids.claimed(List.of(), true);
+        ids.claimed(List.of(), true);
+        ids.prune(origin -> !origin.equals("intake/0/11")); // the last record read again is not committed yet
+        assertTrue(ids.wasDelivered("a", A.origin()), "short claims before the copies were stored do not count");
+        ids.prune(origin -> true);
+        ids.claimed(List.of(), true);
+        ids.claimed(List.of(), true);
+        ids.prune(origin -> true);
+        assertEquals(0, ids.size());
+    }
+
+    @Test
+    void recordsOutsideARangeReadAgainAreForgottenAsBefore() {
+        ids.readAgain(10, new IntakeOrigin("intake", 0, 10));
+        Sends.Message otherPartition = new Sends.Message("c", "intake/1/10", 0);
+        ids.committed(B); // offset 11, after the range
+        ids.committed(otherPartition);
+        ids.acked(List.of("b", "c"), true);
+        ids.prune(origin -> true);
+        assertEquals(0, ids.size());
+    }
 
     @Test
     void aConfirmedAckIsForgottenOnceItsRecordIsPast() {

@@ -1,0 +1,91 @@
+package io.delaybridge.bridge.delivery;
+
+import io.delaybridge.schemas.IntakeOrigin;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+
+/**
+ * The offsets of a shard's intake partition that the intake reads again after a store that failed (it drops every
+ * batch in flight and seeks back): a batch's write may have stored part of its records before it failed (Redis forgot
+ * its scripts halfway through a pipelined batch), the pump may deliver those, their acks delete them, and the records
+ * read again are stored again as new messages with the same ids. A delivered id of such a range is forgotten only once
+ * it cannot be stored again and any copy stored again has been claimed: the intake committed past the range (it stores
+ * a record read again before it commits past it) and two claims of the shard since came back short (every due message
+ * taken; the first may have been issued before the intake stored the records again, the second was issued after the
+ * first came back; a delivered message was due, so its copy is due too). The same rule as {@link LearntIds}, kept per
+ * range: a rewind covers at most the records in flight, and the ids outside it are forgotten as before. Pure logic,
+ * thread-safe.
+ */
+final class ReadAgain {
+
+    /** Short claims after the intake committed past a range that end it. */
+    static final int SHORT_CLAIMS = LearntIds.SHORT_CLAIMS;
+
+    /** One rewind: offsets {@code from..last} read again; short claims seen since the intake committed past it. */
+    private static final class Range {
+        final long from;
+        final IntakeOrigin last;
+        /** -1 until the intake committed past {@code last}. */
+        volatile int shortClaims = -1;
+
+        Range(long from, IntakeOrigin last) {
+            this.from = from;
+            this.last = last;
+        }
+
+        boolean covers(IntakeOrigin origin) {
+            return origin.of(last.topic(), last.partition())
+                    && origin.offset() >= from
+                    && origin.offset() <= last.offset();
+        }
+    }
+
+    private final List<Range> ranges = new CopyOnWriteArrayList<>();
+
+    /** The intake rewound: the records of {@code last}'s partition from offset {@code from} to {@code last} are read again. */
+    void add(long from, IntakeOrigin last) {
+        if (last.offset() >= from) {
+            ranges.add(new Range(from, last));
+        }
+    }
+
+    /** Whether the intake record {@code origin} lies in a range that is not over yet. */
+    boolean covers(String origin) {
+        if (ranges.isEmpty()) {
+            return false;
+        }
+        IntakeOrigin parsed = IntakeOrigin.parse(origin);
+        if (parsed == null) {
+            return false;
+        }
+        for (Range range : ranges) {
+            if (range.covers(parsed)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean isEmpty() {
+        return ranges.isEmpty();
+    }
+
+    /** The intake's commits as seen now ({@code past}: it committed past that record): such ranges count short claims. */
+    void committedPast(Predicate<String> past) {
+        for (Range range : ranges) {
+            if (range.shortClaims < 0 && past.test(range.last.toString())) {
+                range.shortClaims = 0;
+            }
+        }
+    }
+
+    /** A claim of the shard came back short: ranges that have seen {@link #SHORT_CLAIMS} since are over. */
+    void shortClaim() {
+        for (Range range : ranges) {
+            if (range.shortClaims >= 0 && ++range.shortClaims >= SHORT_CLAIMS) {
+                ranges.remove(range);
+            }
+        }
+    }
+}
