@@ -3,6 +3,7 @@ package io.delaybridge.bridge.intake;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -76,6 +77,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         if (exactlyOnce()) {
             committed = IntakeFloors.apply(
                     consumer, delivery, partitions, committed, IncarnationMarker.of(store.incarnation()));
+            readingAgain(partitions, committed);
         }
         // a Redis fail-over may have lost records whose offsets were committed: read them again
         gaps.assigned(partitions, committed);
@@ -92,6 +94,38 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         if (!partitions.isEmpty()) {
             partitionListener.revoked(numbers(partitions));
         }
+    }
+
+    /**
+     * Tells the delivery which records this owner reads that an earlier reader may have stored already: from where
+     * reading starts up to the partition's end now. The pump may deliver and ack such a message before the intake
+     * stores its record again as a new message with the same id; its id must outlive that copy ({@code
+     * Delivery#readAgain}).
+     */
+    private void readingAgain(Collection<TopicPartition> partitions, Map<TopicPartition, OffsetAndMetadata> from) {
+        Map<TopicPartition, Long> ends;
+        try {
+            ends = consumer.endOffsets(partitions, COMMITTED_TIMEOUT);
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Could not read the end offsets of {}: a record stored before the hand-over, delivered, and"
+                            + " stored again by this owner may be delivered twice: {}",
+                    partitions,
+                    SendFailures.describe(e));
+            return;
+        }
+        ends.forEach((partition, end) -> {
+            OffsetAndMetadata start = from.get(partition);
+            long first = start == null ? 0 : start.offset();
+            if (end != null && end > first) {
+                delivery.readAgain(
+                        partition.partition(),
+                        first,
+                        new IntakeOrigin(partition.topic(), partition.partition(), end - 1));
+            }
+        });
     }
 
     /** The committed offsets of {@code partitions}; empty if they cannot be read now. */
