@@ -371,16 +371,26 @@ public final class IntakeLoop implements Managed {
             if (assigned.contains(partition)) {
                 // part of what is read again may be stored, delivered and acked already (a write that failed halfway):
                 // with exactly once, its ids must outlive the copies stored again
-                long last = consumer.position(partition) - 1;
-                if (last >= offset) {
-                    delivery.readAgain(
-                            partition.partition(),
-                            offset,
-                            new IntakeOrigin(partition.topic(), partition.partition(), last));
-                }
+                readAgain(partition, offset);
                 consumer.seek(partition, offset);
             }
         });
+    }
+
+    /** Tells the delivery that the records of {@code partition} from {@code from} to the last one read are read again. */
+    private void readAgain(TopicPartition partition, long from) {
+        try {
+            long last = consumer.position(partition, Duration.ZERO) - 1;
+            if (last >= from) {
+                delivery.readAgain(
+                        partition.partition(), from, new IntakeOrigin(partition.topic(), partition.partition(), last));
+            }
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // no position now (none was fetched): nothing was read past the batches in flight
+            LOG.debug("No position of {} to mark what is read again: {}", partition, SendFailures.describe(e));
+        }
     }
 
     /** Drops every batch in flight (read again: their express records never left); returns where to read again. */
