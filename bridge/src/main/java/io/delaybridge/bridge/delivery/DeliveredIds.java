@@ -110,8 +110,8 @@ final class DeliveredIds {
     }
 
     /**
-     * The intake reads its records from {@code from} to {@code last} again after a store that failed: part of them may
-     * be stored already, delivered and acked, and are stored again. Their ids are kept until {@link ReadAgain} says no
+     * The intake reads its records from {@code from} to {@code last} again (after a store that failed, or at an
+     * assignment): part of them may be stored already, delivered and acked, and are stored again. Their ids are kept until {@link ReadAgain} says no
      * copy can come back.
      */
     void readAgain(long from, IntakeOrigin last) {

@@ -6,10 +6,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 
 /**
- * The offsets of a shard's intake partition that the intake reads again after a store that failed (it drops every
- * batch in flight and seeks back): a batch's write may have stored part of its records before it failed (Redis forgot
- * its scripts halfway through a pipelined batch), the pump may deliver those, their acks delete them, and the records
- * read again are stored again as new messages with the same ids. A delivered id of such a range is forgotten only once
+ * The offsets of a shard's intake partition that the intake reads again: after a store that failed (it drops every
+ * batch in flight and seeks back; the write may have stored part of its records before it failed, when Redis forgot
+ * its scripts halfway through a pipelined batch), and at an assignment (from where reading starts to the partition's
+ * end: an earlier reader may have stored them). The pump may deliver what is stored, its acks delete it, and the
+ * records read again are stored again as new messages with the same ids. A delivered id of such a range is forgotten only once
  * it cannot be stored again and any copy stored again has been claimed: the intake committed past the range (it stores
  * a record read again before it commits past it) and two claims of the shard since came back short (every due message
  * taken; the first may have been issued before the intake stored the records again, the second was issued after the
