@@ -82,24 +82,29 @@ public final class KafkaBroker extends ChildServer {
 
     /** A node of a {@link KafkaCluster}: the cluster starts its nodes together, for none answers without a quorum. */
     KafkaBroker(Path dataDir, int port, int controllerPort, KafkaCluster.Member member) {
-        super(dataDir);
-        this.port = port;
-        this.controllerPort = controllerPort;
-        this.options = EnumSet.noneOf(Option.class);
-        this.saslPort = 0;
-        this.tls = null;
-        this.member = member;
+        this(dataDir, port, controllerPort, EnumSet.noneOf(Option.class), 0, null, member);
     }
 
     private KafkaBroker(
             Path dataDir, int port, int controllerPort, Set<Option> options, int saslPort, TestCertificates tls) {
+        this(dataDir, port, controllerPort, options, saslPort, tls, KafkaCluster.Member.single(controllerPort));
+    }
+
+    private KafkaBroker(
+            Path dataDir,
+            int port,
+            int controllerPort,
+            Set<Option> options,
+            int saslPort,
+            TestCertificates tls,
+            KafkaCluster.Member member) {
         super(dataDir);
         this.port = port;
         this.controllerPort = controllerPort;
         this.options = options;
         this.saslPort = saslPort;
         this.tls = tls;
-        this.member = KafkaCluster.Member.single(controllerPort);
+        this.member = member;
     }
 
     /**
