@@ -168,7 +168,10 @@ final class FarDeleter {
         return result;
     }
 
-    /** Adds the (partition, offset) of each 12-byte entry (partition 2 B, offset 6 B, ms within the hour 4 B). */
+    /**
+     * Adds the (partition, offset) of each 12-byte entry (partition 2 B, offset 6 B, ms within the hour 4 B) not marked
+     * thawed (ms within the hour ff ff ff ff).
+     */
     static void decode(byte[] entries, Map<Integer, List<Long>> offsets) {
         if (entries == null) {
             return;
@@ -178,7 +181,9 @@ final class FarDeleter {
             int partition = Short.toUnsignedInt(buffer.getShort());
             long offset =
                     ((long) Short.toUnsignedInt(buffer.getShort()) << 32) | Integer.toUnsignedLong(buffer.getInt());
-            buffer.getInt();
+            if (buffer.getInt() == 0xFFFF_FFFF) {
+                continue; // marked thawed: its record is hot, or was delivered
+            }
             offsets.computeIfAbsent(partition, p -> new ArrayList<>()).add(offset);
         }
     }

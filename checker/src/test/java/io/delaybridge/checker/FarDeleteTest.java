@@ -76,12 +76,13 @@ class FarDeleteTest {
 
     @Test
     void readsTheFarIndexEntries() {
-        ByteBuffer entries = ByteBuffer.allocate(24);
+        ByteBuffer entries = ByteBuffer.allocate(36);
         entries.putShort((short) 3).putShort((short) 0).putInt(123).putInt(4_000);
         entries.putShort((short) 0xFFFF).putShort((short) 1).putInt(0xFFFF_FFFF).putInt(0);
+        entries.putShort((short) 3).putShort((short) 0).putInt(124).putInt(0xFFFF_FFFF); // thawed
         Map<Integer, List<Long>> offsets = new HashMap<>();
         FarDeleter.decode(entries.array(), offsets);
-        assertEquals(List.of(123L), offsets.get(3));
+        assertEquals(List.of(123L), offsets.get(3), "an entry marked thawed is not far any more");
         assertEquals(List.of((1L << 32) | 0xFFFF_FFFFL), offsets.get(0xFFFF));
     }
 

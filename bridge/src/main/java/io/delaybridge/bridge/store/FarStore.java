@@ -9,7 +9,8 @@ import java.util.concurrent.CompletableFuture;
  * The far tier of a store: records due far ahead wait in the intake topic's log and the store keeps only an index entry
  * each ({@link FarEntry}), in one bucket per shard and due hour. The thaw of a shard's owner reads the hours coming
  * due, fetches their records from the intake by offset and hands them to {@link #thaw}, which stores them in the hot
- * tier with the same id, version and due time; then {@link #farThawed} removes the hour.
+ * tier with the same id, version and due time and marks their entries thawed; then {@link #farThawed} removes the
+ * hour.
  *
  * <p>Records reach the far tier through {@link DelayStore#write} with {@link WriteOp.Schedule#far()} set.
  */
@@ -31,8 +32,8 @@ public interface FarStore {
     List<Long> farHours(int shard, long untilMillis);
 
     /**
-     * Reads the entries of an hour of {@code shard} from byte {@code from} on (0: the whole hour), sorted by
-     * (partition, offset).
+     * Reads the entries of an hour of {@code shard} from byte {@code from} on (0: the whole hour) that are not marked
+     * thawed, sorted by (partition, offset).
      */
     FarHour readFar(int shard, long hour, int from);
 
@@ -45,6 +46,16 @@ public interface FarStore {
      * without fencing (an operator's request, from any instance).
      */
     CompletableFuture<List<WriteResult>> thaw(int shard, long epoch, List<WriteOp.Schedule> records);
+
+    /**
+     * The owner's thaw of records read from {@code hour}'s entries: as {@link #thaw(int, long, List)}, and each
+     * record's {@code slots} (the entries of {@code hour} it was read for) are marked thawed in the same step, whatever
+     * the record's result. A record whose slots are all marked already was thawed before, by this owner or an earlier
+     * one, and may have been delivered since: {@link WriteResult#DUPLICATE}, nothing is stored. So an hour thawed
+     * again after a thaw that stopped halfway stores nothing twice. {@code slots} is parallel to {@code records}.
+     */
+    CompletableFuture<List<WriteResult>> thaw(
+            int shard, long epoch, long hour, List<WriteOp.Schedule> records, List<List<FarHour.Slot>> slots);
 
     /**
      * The records of an hour read up to {@code length} bytes are hot: the hour goes unless entries were appended since

@@ -14,7 +14,9 @@ import io.delaybridge.schemas.ContractViolation;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -33,10 +35,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Thaws one far hour of a shard: reads its entries, fetches their records from the intake in slices
  * ({@link OffsetReader}), translates each as the intake does ({@link RecordTranslator}) and stores the slice hot
- * ({@link FarStore#thaw}); once every slice is stored, the hour goes ({@link FarStore#farThawed}), or, if entries
- * were appended meanwhile, they are read and thawed too. A record the settings now refuse goes to the deadletter
+ * ({@link FarStore#thaw}), which marks their entries thawed in the same step; once every slice is stored, the hour
+ * goes ({@link FarStore#farThawed}), or, if entries were appended meanwhile, they are read and thawed too. A record the settings now refuse goes to the deadletter
  * topic with its reason, as a refused intake record does; a record gone from the log is reported lost
- * ({@link ThawMetrics#lost}). A failure leaves the hour in the index: it is thawed again (writes are idempotent).
+ * ({@link ThawMetrics#lost}). A failure leaves the hour in the index: it is thawed again, and what the failed thaw stored hot (and the
+ * pump may have delivered since) is not stored again.
  */
 final class HourThaw {
 
@@ -98,6 +101,7 @@ final class HourThaw {
         while (true) {
             FarHour read = far.readFar(shard, hour, from);
             List<FarEntry> entries = read.entries();
+            List<FarHour.Slot> slots = read.slots();
             // the next slice is fetched from the intake while the ones before it are stored in Redis: the thaw's
             // rate is its round trips', not its CPU's. The store calls go over one connection in order, so they
             // apply as one after the other would; all are done before the hour goes.
@@ -108,10 +112,10 @@ final class HourThaw {
                     if (!running.getAsBoolean()) {
                         return false;
                     }
-                    List<OffsetReader.Position> slice =
-                            entries.subList(i, FetchPlan.sliceEnd(entries, i, maxRecords)).stream()
-                                    .map(OffsetReader.Position::of)
-                                    .toList();
+                    List<FarHour.Slot> sliceSlots = slots.subList(i, FetchPlan.sliceEnd(entries, i, maxRecords));
+                    List<OffsetReader.Position> slice = sliceSlots.stream()
+                            .map(slot -> OffsetReader.Position.of(slot.entry()))
+                            .toList();
                     if (!pace(slice.size(), startNanos, running)) {
                         return false;
                     }
@@ -119,7 +123,7 @@ final class HourThaw {
                     if (!fetched.lost().isEmpty()) {
                         metrics.lost(shard, hour, fetched.lost());
                     }
-                    storing.add(store(shard, epoch, fetched.records()));
+                    storing.add(store(shard, epoch, hour, fetched.records(), sliceSlots.subList(0, fetched.covered())));
                     while (storing.size() > MAX_SLICES_STORING) {
                         join(storing.poll());
                     }
@@ -169,20 +173,33 @@ final class HourThaw {
     }
 
     /**
-     * Translates {@code records} and starts storing them hot; refusals are deadlettered first. The future completes
-     * once Redis stored them.
+     * Translates {@code records} (read for {@code slots} of {@code hour}) and starts storing them hot, each marking
+     * its slots thawed; refusals are deadlettered first. The future completes once Redis stored them.
      */
-    private CompletableFuture<Void> store(int shard, long epoch, List<ConsumerRecord<byte[], byte[]>> records) {
+    private CompletableFuture<Void> store(
+            int shard, long epoch, long hour, List<ConsumerRecord<byte[], byte[]>> records, List<FarHour.Slot> slots) {
+        Map<OffsetReader.Position, List<FarHour.Slot>> slotsOf = new HashMap<>();
+        for (FarHour.Slot slot : slots) {
+            slotsOf.computeIfAbsent(OffsetReader.Position.of(slot.entry()), p -> new ArrayList<>())
+                    .add(slot);
+        }
         List<WriteOp.Schedule> ops = new ArrayList<>(records.size());
+        List<List<FarHour.Slot>> opSlots = new ArrayList<>(records.size());
         List<ConsumerRecord<byte[], byte[]>> refused = new ArrayList<>();
         List<ContractViolation> reasons = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
+            List<FarHour.Slot> recordSlots =
+                    slotsOf.remove(new OffsetReader.Position(record.partition(), record.offset()));
+            if (recordSlots == null) {
+                continue; // read twice for one record's entries: the first carries all its slots
+            }
             Translation translation = translator.translate(record);
             if (translation.rejected()) {
                 refused.add(record);
                 reasons.add(translation.rejection());
             } else if (translation.schedule()) {
                 ops.add((WriteOp.Schedule) translation.op());
+                opSlots.add(recordSlots);
             } else {
                 LOG.warn(
                         "The far entry of shard {} at intake {}-{}@{} is not a schedule but a {}: nothing to thaw",
@@ -197,7 +214,7 @@ final class HourThaw {
         if (ops.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        return far.thaw(shard, epoch, ops).thenAccept(results -> metrics.thawed.mark(ops.size()));
+        return far.thaw(shard, epoch, hour, ops, opSlots).thenAccept(results -> metrics.thawed.mark(ops.size()));
     }
 
     /** Writes far records the settings now refuse to the deadletter topic, with their reason, and waits for it. */

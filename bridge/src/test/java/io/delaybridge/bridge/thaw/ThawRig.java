@@ -8,6 +8,7 @@ import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
+import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.FarIndex;
@@ -27,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
@@ -190,6 +192,15 @@ final class ThawRig implements AutoCloseable {
         final Map<Integer, AtomicInteger> reads = new ConcurrentHashMap<>();
         final Map<Integer, List<Integer>> storedAtRemoval = new ConcurrentHashMap<>();
         final AtomicInteger cycles = new AtomicInteger();
+        /**
+         * From the owner's thaw call of this number on (0: never), calls fail: that call after it stored its records
+         * (as a thaw whose owner halts after a slice), the later ones without storing anything.
+         */
+        final AtomicInteger failFromCall = new AtomicInteger();
+        /** Whether the call {@link #failFromCall} names failed after it stored. */
+        final AtomicBoolean failedAfterStoring = new AtomicBoolean();
+
+        private final AtomicInteger calls = new AtomicInteger();
 
         Recording(RedisDelayStore store) {
             this.store = store;
@@ -225,6 +236,26 @@ final class ThawRig implements AutoCloseable {
         @Override
         public CompletableFuture<List<WriteResult>> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
             return real.thaw(shard, epoch, records).thenApply(results -> {
+                slices.computeIfAbsent(shard, s -> new CopyOnWriteArrayList<>()).add(records.size());
+                stored.computeIfAbsent(shard, s -> new AtomicInteger()).addAndGet(records.size());
+                return results;
+            });
+        }
+
+        @Override
+        public CompletableFuture<List<WriteResult>> thaw(
+                int shard, long epoch, long hour, List<WriteOp.Schedule> records, List<List<FarHour.Slot>> slots) {
+            int call = calls.incrementAndGet();
+            int failFrom = failFromCall.get();
+            if (failFrom > 0 && call > failFrom) {
+                return CompletableFuture.failedFuture(
+                        new StoreUnavailableException("thaw call " + call + " refused", null));
+            }
+            return real.thaw(shard, epoch, hour, records, slots).thenApply(results -> {
+                if (call == failFrom) {
+                    failedAfterStoring.set(true);
+                    throw new StoreUnavailableException("thaw call " + call + " failed after it stored", null);
+                }
                 slices.computeIfAbsent(shard, s -> new CopyOnWriteArrayList<>()).add(records.size());
                 stored.computeIfAbsent(shard, s -> new AtomicInteger()).addAndGet(records.size());
                 return results;

@@ -44,6 +44,13 @@ public final class FarIndex implements FarStore {
 
     static final int ENTRY_BYTES = 12;
 
+    /**
+     * An entry's last 4 bytes (ms within the hour, always below 3,600,000) once its record is thawed: written by the
+     * thaw that stored the record hot, in the same script call ({@code schedule.lua}), so that a later thaw of the
+     * hour skips it.
+     */
+    static final int THAWED = 0xFFFFFFFF;
+
     private final RedisDelayStore store;
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
     private final RedisKeys keys;
@@ -100,23 +107,31 @@ public final class FarIndex implements FarStore {
         return hours;
     }
 
-    /** Reads an hour of {@code shard} from byte {@code from} on (0: whole); its entries sorted by partition, offset. */
+    /**
+     * Reads an hour of {@code shard} from byte {@code from} on (0: whole); its entries not marked thawed, sorted by
+     * partition, offset, each with its position in the string.
+     */
     @Override
     public FarHour readFar(int shard, long hour, int from) {
         byte[] value = store.adminAwait(
                 commands.getrange(keys.farHour(shard, hour), from, -1),
                 "far read of hour " + hour + " on shard " + shard);
         int whole = value.length - value.length % ENTRY_BYTES;
-        List<FarEntry> entries = new ArrayList<>(whole / ENTRY_BYTES);
+        List<FarHour.Slot> slots = new ArrayList<>(whole / ENTRY_BYTES);
         ByteBuffer buffer = ByteBuffer.wrap(value, 0, whole);
         while (buffer.remaining() >= ENTRY_BYTES) {
+            int position = from + buffer.position();
             int partition = buffer.getShort() & 0xFFFF;
             long offset = ((buffer.getShort() & 0xFFFFL) << 32) | (buffer.getInt() & 0xFFFFFFFFL);
-            long dueAt = hour * HOUR_MILLIS + (buffer.getInt() & 0xFFFFFFFFL);
-            entries.add(new FarEntry(partition, offset, dueAt));
+            int withinHour = buffer.getInt();
+            if (withinHour != THAWED) {
+                slots.add(new FarHour.Slot(
+                        new FarEntry(partition, offset, hour * HOUR_MILLIS + (withinHour & 0xFFFFFFFFL)), position));
+            }
         }
-        entries.sort(Comparator.comparingInt(FarEntry::partition).thenComparingLong(FarEntry::offset));
-        return new FarHour(hour, List.copyOf(entries), from + whole);
+        slots.sort(Comparator.comparingInt((FarHour.Slot slot) -> slot.entry().partition())
+                .thenComparingLong(slot -> slot.entry().offset()));
+        return new FarHour(hour, slots, from + whole);
     }
 
     /**
@@ -168,7 +183,17 @@ public final class FarIndex implements FarStore {
 
     @Override
     public CompletableFuture<List<WriteResult>> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
-        List<WritePlan.Call> calls = store.writePlan().thaw(shard, epoch, records);
+        return run(shard, epoch, records, store.writePlan().thaw(shard, epoch, records));
+    }
+
+    @Override
+    public CompletableFuture<List<WriteResult>> thaw(
+            int shard, long epoch, long hour, List<WriteOp.Schedule> records, List<List<FarHour.Slot>> slots) {
+        return run(shard, epoch, records, store.writePlan().thaw(shard, epoch, records, hour, slots));
+    }
+
+    private CompletableFuture<List<WriteResult>> run(
+            int shard, long epoch, List<WriteOp.Schedule> records, List<WritePlan.Call> calls) {
         WriteResult[] results = new WriteResult[records.size()];
         CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
         for (WritePlan.Call call : calls) {
@@ -229,6 +254,17 @@ public final class FarIndex implements FarStore {
             }
         }
         return false;
+    }
+
+    /**
+     * The 12 bytes of a slot as its record's thaw finds it in the hour's string, then its position: what
+     * {@code schedule.lua} compares before it stores the record and marks the entry thawed.
+     */
+    static byte[] mark(FarHour.Slot slot) {
+        return ByteBuffer.allocate(4 + ENTRY_BYTES)
+                .putInt(slot.position())
+                .put(encode(slot.entry()))
+                .array();
     }
 
     static byte[] encode(FarEntry entry) {

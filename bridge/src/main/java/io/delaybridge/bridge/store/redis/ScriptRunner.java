@@ -71,7 +71,8 @@ public final class ScriptRunner {
                                 "entry",
                                 "hourkey",
                                 "version",
-                                "idkey")),
+                                "idkey",
+                                "marks")),
         CANCEL(
                 "cancel.lua",
                 ScriptOutputType.INTEGER,

@@ -4,6 +4,7 @@ import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
 
 import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
@@ -212,6 +213,19 @@ final class WritePlan {
      * stored hot unless the far tier no longer holds them, under {@code epoch} ({@link FarStore#ADMIN}: unfenced).
      */
     List<Call> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
+        return thaw(shard, epoch, records, -1, null);
+    }
+
+    /**
+     * The calls of an owner's thaw of records read from {@code hour}'s entries: as {@link #thaw(int, long, List)}, and
+     * each record's {@code slots} (parallel to {@code records}) are compared and marked thawed by the call that stores
+     * it. {@code slots} null: an operator's thaw, which marks nothing.
+     */
+    List<Call> thaw(int shard, long epoch, List<WriteOp.Schedule> records, long hour, List<List<FarHour.Slot>> slots) {
+        if (slots != null && slots.size() != records.size()) {
+            throw new IllegalArgumentException(
+                    "thaw of shard " + shard + ": " + records.size() + " records but " + slots.size() + " slot lists");
+        }
         byte[] thaw = epoch == FarStore.ADMIN ? ADMIN : Decimal.ascii(epoch);
         List<Call> calls = new ArrayList<>();
         ScheduleCall call = null;
@@ -229,6 +243,9 @@ final class WritePlan {
                 call = new ScheduleCall(shard, thaw);
             }
             call.add(position, record, placement);
+            if (slots != null) {
+                call.marks(hour, slots.get(position));
+            }
         }
         if (call != null) {
             calls.add(call.toCall());
@@ -270,7 +287,7 @@ final class WritePlan {
         private final int shard;
         private final List<WriteOp> ops = new ArrayList<>();
         private final List<Integer> positions = new ArrayList<>();
-        private final List<byte[]> args = new ArrayList<>(6 + 9 * 64);
+        private final List<byte[]> args = new ArrayList<>(6 + 10 * 64);
         /** The far keys the call names (KEYS[10..]), by name: each once. */
         private final Map<String, Integer> farKeyIndex = new HashMap<>();
 
@@ -324,9 +341,31 @@ final class WritePlan {
                 args.add(EMPTY);
                 args.add(EMPTY);
             }
+            args.add(EMPTY); // marks: set by marks() for an owner's thaw
             ops.add(schedule);
             positions.add(position);
             bytes += value.length;
+        }
+
+        /**
+         * The entries of {@code hour} the message just added was read for: its hour key (the {@code hourkey} argument,
+         * unused by a hot message) and its marks, 16 bytes each ({@link FarIndex#mark}).
+         */
+        void marks(long hour, List<FarHour.Slot> slots) {
+            if (slots.isEmpty()) {
+                throw new IllegalArgumentException("a thawed record comes from at least one far entry");
+            }
+            byte[] marks = new byte[slots.size() * 16];
+            for (int i = 0; i < slots.size(); i++) {
+                if (slots.get(i).entry().hour() != hour) {
+                    throw new IllegalArgumentException(
+                            "far entry " + slots.get(i) + " is not of the thawed hour " + hour);
+                }
+                System.arraycopy(FarIndex.mark(slots.get(i)), 0, marks, i * 16, 16);
+            }
+            int end = args.size();
+            args.set(end - 4, farKey(keys.farHour(shard, hour))); // hourkey
+            args.set(end - 1, marks);
         }
 
         /** The index in KEYS (1-based, after the 9 fixed keys) of a far key, added on first use. */

@@ -103,12 +103,15 @@ class FarTierContractIT extends DelayStoreContractIT {
             for (long hour : redis.far().farHours(shard, Long.MAX_VALUE)) {
                 FarHour read = redis.far().readFar(shard, hour, 0);
                 List<WriteOp.Schedule> records = new ArrayList<>();
-                for (FarEntry entry : read.entries()) {
+                List<List<FarHour.Slot>> slots = new ArrayList<>();
+                for (FarHour.Slot slot : read.slots()) {
+                    FarEntry entry = slot.entry();
                     WriteOp.Schedule s = log.get(TOPIC + "/" + entry.partition() + "/" + entry.offset());
                     records.add(new WriteOp.Schedule(s.id(), s.dueAt(), s.origin(), s.envelope(), s.timestamp()));
+                    slots.add(List.of(slot));
                 }
                 long epoch = epochOf(redis, shard);
-                redis.far().thaw(shard, epoch, records).join();
+                redis.far().thaw(shard, epoch, hour, records, slots).join();
                 redis.far().farThawed(shard, epoch, hour, read.length(), 0);
             }
         }

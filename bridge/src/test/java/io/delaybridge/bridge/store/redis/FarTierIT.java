@@ -198,6 +198,39 @@ class FarTierIT {
         assertEquals(0L, zsetSize(store.keys().shard(shard).farGone()), "no far drop outlives the far hours");
     }
 
+    @Test
+    void anHourThawedAgainAfterAThawThatStoppedHalfwayStoresNothingTwice() {
+        int shard = 2;
+        for (int i = 0; i < 3; i++) {
+            writeFar(record(TOPIC + "-2-" + (50 + i), 2, 50 + i, dueAt + i, 1_000 + i, "r" + i));
+        }
+        long hour = dueAt / FarEntry.HOUR_MILLIS;
+        long epoch = store.acquire(shard);
+        FarHour read = far.readFar(shard, hour, 0);
+        assertEquals(3, read.slots().size());
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.STORED),
+                thawSlots(shard, epoch, hour, read.slots().subList(0, 2)),
+                "the first slice goes hot; the owner halts before the hour goes");
+        List<ClaimedMessage> delivered = store.claimAsync(shard, epoch, 10, LEASE, 3 * FarEntry.HOUR_MILLIS)
+                .join()
+                .messages();
+        assertEquals(2, delivered.size());
+        store.ack(shard, epoch, delivered.stream().map(ClaimedMessage::ref).toList());
+        assertEquals(0L, store.stats(shard).pending(), "delivered and acked: the hot tier holds neither");
+
+        long next = store.acquire(shard);
+        FarHour again = far.readFar(shard, hour, 0);
+        assertEquals(List.of(read.slots().get(2)), again.slots(), "the next owner reads only the entry not yet thawed");
+        assertEquals(
+                List.of(WriteResult.DUPLICATE, WriteResult.DUPLICATE, WriteResult.STORED),
+                thawSlots(shard, next, hour, read.slots()),
+                "a thaw from a read made before the marks stores neither delivered record again");
+        assertEquals(1L, store.stats(shard).pending());
+        assertEquals(0, far.farThawed(shard, next, hour, again.length(), 0), "the hour goes");
+        assertEquals("r2", body(claimDue(shard, next, dueAt + 2)));
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     private WriteOp.Schedule record(String id, int partition, long offset, long due, long timestamp, String body) {
@@ -244,13 +277,20 @@ class FarTierIT {
         List<WriteResult> results = new ArrayList<>();
         for (long hour : far.farHours(shard, Long.MAX_VALUE)) {
             FarHour read = far.readFar(shard, hour, 0);
-            List<WriteOp.Schedule> records = read.entries().stream()
-                    .map(e -> hot(log.get(TOPIC + "/" + e.partition() + "/" + e.offset())))
-                    .toList();
-            results.addAll(far.thaw(shard, epoch, records).join());
+            results.addAll(thawSlots(shard, epoch, read.hour(), read.slots()));
             assertEquals(0, far.farThawed(shard, epoch, hour, read.length(), 0));
         }
         return results;
+    }
+
+    /** Thaws the records of {@code slots} (of {@code hour}) from the log as the owner does, one record per slot. */
+    private List<WriteResult> thawSlots(int shard, long epoch, long hour, List<FarHour.Slot> slots) {
+        List<WriteOp.Schedule> records = slots.stream()
+                .map(slot -> hot(log.get(TOPIC + "/" + slot.entry().partition() + "/"
+                        + slot.entry().offset())))
+                .toList();
+        List<List<FarHour.Slot>> each = slots.stream().map(List::of).toList();
+        return far.thaw(shard, epoch, hour, records, each).join();
     }
 
     /** Claims the one message due at {@code due} (taking everything due by then). */

@@ -2,14 +2,19 @@ package io.delaybridge.bridge.store.redis;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.FarHour;
+import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -81,7 +86,7 @@ class WritePlanTest {
         assertEquals("SPUBLISH", text(call.args()[3]));
         assertEquals("", text(call.args()[4]), "the intake's writes are no thaw");
         assertEquals("", text(call.args()[5]), "unfenced: no epoch held for the shard");
-        assertEquals(6 + 9 * 2, call.args().length);
+        assertEquals(6 + 10 * 2, call.args().length);
     }
 
     @Test
@@ -114,8 +119,37 @@ class WritePlanTest {
         assertEquals("10", text(call.args()[m + 6]));
         assertArrayEquals(WritePlan.farVersion(new FarEntry(2, 70, due), 42L), call.args()[m + 7]);
         assertEquals("11", text(call.args()[m + 8]));
-        assertEquals("10", text(call.args()[m + 9 + 6]), "the second names the same hour key");
+        assertEquals("10", text(call.args()[m + 10 + 6]), "the second names the same hour key");
+        assertEquals(0, call.args()[m + 9].length, "the intake's writes mark nothing");
         assertEquals(20, call.args()[m + 7].length);
+    }
+
+    @Test
+    void anOwnersThawNamesTheHourItReadAndCarriesEachRecordsSlots() {
+        long hour = 500;
+        long due = hour * FarEntry.HOUR_MILLIS + 9;
+        WriteOp.Schedule record = new WriteOp.Schedule(TOPIC + "-3-7", due, TOPIC + "/3/7", new byte[] {1}, 5L);
+        FarHour.Slot first = new FarHour.Slot(new FarEntry(3, 7, due), 24);
+        FarHour.Slot again = new FarHour.Slot(new FarEntry(3, 7, due), 96);
+        WritePlan.Call call = plan.thaw(3, 18, List.of(record), hour, List.of(List.of(first, again)))
+                .get(0);
+        assertEquals(9 + 1, call.keys().length, "the hour's string");
+        assertEquals(text(keys.farHour(3, hour)), text(call.keys()[9]));
+        int m = 6;
+        assertEquals(0, call.args()[m + 5].length, "it goes hot: no entry to append");
+        assertEquals("10", text(call.args()[m + 6]), "the hour it was read from");
+        byte[] marks = call.args()[m + 9];
+        assertEquals(32, marks.length, "two slots of 16 bytes");
+        assertArrayEquals(FarIndex.mark(first), Arrays.copyOfRange(marks, 0, 16));
+        assertArrayEquals(FarIndex.mark(again), Arrays.copyOfRange(marks, 16, 32));
+        assertEquals(96, ByteBuffer.wrap(marks, 16, 4).getInt(), "the position leads each mark");
+
+        WritePlan.Call admin = plan.thaw(3, FarStore.ADMIN, List.of(record)).get(0);
+        assertEquals(0, admin.args()[m + 9].length, "an operator's thaw marks nothing");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> plan.thaw(3, 18, List.of(record), hour + 1, List.of(List.of(first))),
+                "a slot of another hour");
     }
 
     @Test

@@ -25,7 +25,7 @@
   ARGV[6] fence      empty: unfenced. Otherwise the epoch (decimal) the writing instance holds for this shard: its
                      intake owns the shard's partition, so its writes are refused once another instance took the shard
                      (a zombie's poll, stopped past its session, written after the new owner delivered and acked it)
-  ARGV[7..] messages  9 arguments per message, in intake order:
+  ARGV[7..] messages  10 arguments per message, in intake order:
     member     the message's member (ShardRouter.member)
     due        due time, epoch ms, decimal
     header     the origin header the stored value starts with (StoredValue.header): length, then the origin
@@ -34,10 +34,16 @@
     timestamp  the intake record's timestamp, epoch ms; empty if unknown
     entry      for a message that waits far: its 12-byte index entry (partition 2, offset 6, ms within the hour 4);
                empty: the message goes hot
-    hourkey    the index in KEYS of the entry's far:<hour> string; empty for a hot message
+    hourkey    the index in KEYS of the entry's far:<hour> string; for an owner's thaw, of the hour's string the
+               record was read from; else empty
     version    an explicit id's far version, 20 bytes: intake partition (2), offset (6), timestamp (6, all ones if
                unknown), due ms (6); empty for a default id
     idkey      the index in KEYS of the explicit id's farid:<n> hash; empty for a default id
+    marks      an owner's thaw: the entries the record was read for, 16 bytes each (the entry's byte position in
+               the hourkey string, 4, then the 12 bytes read there); empty otherwise. The call marks them thawed
+               (their last 4 bytes, ms within the hour, become ff ff ff ff), so that a thaw of the hour after one that
+               stopped halfway stores nothing twice: the hour goes only once all of it is hot (far_thawed), and a
+               record stored hot may be delivered and acked before that
 
   Why a batch: one call per message cost one script invocation and, with appendfsync always, often one fsync each
   (Redis fsyncs once per event-loop cycle, and reads at most 16 KiB of a client's pipeline per cycle). One call per
@@ -54,6 +60,9 @@
      A thaw by the owner, and a fenced write, must hold the shard's epoch: else FENCED for all.
   2. Read the stored values of all members, and whether any cancel or far drop is remembered, at once.
   3. Decide each message, in order, against what the messages before it in the batch left:
+     0. An owner's thaw of a record none of whose entries still holds the bytes read (each marked thawed by an
+        earlier thaw, or the hour gone and written again): DUPLICATE, nothing changes. It was stored hot before, and
+        may have been delivered since.
      a. A thaw of an explicit id whose far version is not this record (replaced, cancelled, or thawed before), or of
         a default id with a far drop at least as new as its record (a record of unknown timestamp counts as older):
         SUPERSEDED, nothing changes. A thawed explicit id's far version is removed, as it goes hot.
@@ -79,7 +88,8 @@
         of unknown timestamp leaves none: it could not tell itself from the record it replaces. The intake sends such
         records hot.)
   4. Write: one variadic HSET and one ZADD for the hot messages (a member given twice keeps its last value and due
-     time, as two calls in order would), then the far entries and versions, then the removals.
+     time, as two calls in order would), then the far entries and versions, then the removals, then the thaw's
+     marks (each entry still unmarked that a message of the call was read for, whatever its code).
      HSET is the first write on purpose: at maxmemory Redis refuses a script's first write (OOM) before anything
      changed. (The pump's scripts start with a removal instead, which Redis allows at maxmemory, so a full Redis
      can still be drained.)
@@ -92,7 +102,7 @@
 if redis.call('GET', KEYS[5]) ~= ARGV[2] then
   return {-3}
 end
-local FIELDS = 9
+local FIELDS = 10
 local HEAD = 6
 if #ARGV < HEAD + FIELDS or (#ARGV - HEAD) % FIELDS ~= 0 then
   return {-2}
@@ -214,6 +224,8 @@ local ne, nh, nvs, nu, ng = 0, 0, 0, 0, 0
 local hourSeen = {}
 local farSeen = {} -- member -> header of the far record this batch appended for it
 local earliest, earliestArg = nil, nil
+local marked, nm = {}, 0 -- {hour string key, byte position} of each entry to mark thawed
+local THAWED = '\255\255\255\255'
 for k = 1, count do
   local i = HEAD + 1 + FIELDS * (k - 1)
   local member, dueArg, header = ARGV[i], ARGV[i + 1], ARGV[i + 2]
@@ -222,9 +234,25 @@ for k = 1, count do
   local explicit = string.byte(member, 1) == 255
   local due = tonumber(dueArg)
   local code = 1
+  local marks = ARGV[i + 9]
+  if marks ~= '' then
+    local hourString = KEYS[tonumber(hourKey)]
+    local live = false
+    for at = 1, #marks, 16 do
+      local position = number(marks, at, 4)
+      if redis.call('GETRANGE', hourString, position, position + 11) == string.sub(marks, at + 4, at + 15) then
+        nm = nm + 1
+        marked[nm] = {hourString, position + 8}
+        live = true
+      end
+    end
+    if not live then
+      code = 3 -- thawed before (step 3.0)
+    end
+  end
   if not due then
     code = -2
-  else
+  elseif code == 1 then
     local far = false -- an explicit id's far version
     if idKey ~= '' then
       far = farVersions[member]
@@ -367,6 +395,9 @@ for j = 1, ng do
 end
 if nf > 0 then
   each_part('ZREM', KEYS[6], forget, 1)
+end
+for j = 1, nm do
+  redis.call('SETRANGE', marked[j][1], marked[j][2], THAWED)
 end
 
 local woke = 0
