@@ -10,11 +10,9 @@ import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteResult;
-import io.delaybridge.schemas.IntakeOrigin;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -59,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * <p>Records already due (or due within {@code intake.expressWindow}) are delivered from here, never written to
  * Redis ({@link ExpressPath}); records due beyond {@code intake.hotWindow} may wait in the far tier ({@link
  * FarPolicy}). The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
- * BatchesInFlight} keeps the polls on their way to Redis, {@link RefusedRecords} deadletters refused records, {@link
+ * IntakeRewind} reads again what a failed write did not store, {@link BatchesInFlight} keeps the polls on their way
+ * to Redis, {@link RefusedRecords} deadletters refused records, {@link
  * ExpressPath} delivers express records, {@link PollCommits} holds the commit rule (a poll commits once its records
  * are stored, refused ones deadlettered, express ones settled, in poll order) over the {@link OffsetCommitter}, {@link
  * IntakeRebalance} hands partitions over; this class runs the loop.
@@ -113,6 +112,8 @@ public final class IntakeLoop implements Managed {
     private StoreGapRepair gaps;
     /** Whether a fence of the static member id rejoins or stops. Intake thread only. */
     private final FencedMember fences = new FencedMember();
+
+    private final IntakeRewind rewinds;
     /** Fault injection: a no-op outside the fault campaign. */
     private final Crashes crashes;
 
@@ -144,6 +145,7 @@ public final class IntakeLoop implements Managed {
                 : new ExpressPath(
                         gate, settings.expressWindowMillis(), store, delivery, rates, deliveryPaused, metrics);
         this.writer = new PollWriter(store, translator, positions, gate, far);
+        this.rewinds = new IntakeRewind(inFlight, writer, positions, delivery);
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
     }
 
@@ -337,7 +339,7 @@ public final class IntakeLoop implements Managed {
                     break;
                 }
                 if (cause instanceof StoreDataLostException) {
-                    dropInFlight();
+                    rewinds.drop();
                     stopForDataLoss(cause.getMessage());
                     return;
                 }
@@ -361,43 +363,11 @@ public final class IntakeLoop implements Managed {
     }
 
     /**
-     * Drops every batch in flight and seeks back to the earliest record among them. A rebalance may have taken
-     * partitions away meanwhile: their new owner reads them from the last commit.
+     * Drops every batch in flight and seeks back to the earliest record among them ({@link IntakeRewind}). A rebalance
+     * may have taken partitions away meanwhile: their new owner reads them from the last commit.
      */
     void rewind() {
-        Map<TopicPartition, Long> earliest = dropInFlight();
-        Set<TopicPartition> assigned = consumer.assignment();
-        earliest.forEach((partition, offset) -> {
-            if (assigned.contains(partition)) {
-                // part of what is read again may be stored, delivered and acked already (a write that failed halfway):
-                // with exactly once, its ids must outlive the copies stored again
-                readAgain(partition, offset);
-                consumer.seek(partition, offset);
-            }
-        });
-    }
-
-    /** Tells the delivery that the records of {@code partition} from {@code from} to the last one read are read again. */
-    private void readAgain(TopicPartition partition, long from) {
-        try {
-            long last = consumer.position(partition, Duration.ZERO) - 1;
-            if (last >= from) {
-                delivery.readAgain(
-                        partition.partition(), from, new IntakeOrigin(partition.topic(), partition.partition(), last));
-            }
-        } catch (WakeupException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            // no position now (none was fetched): nothing was read past the batches in flight
-            LOG.debug("No position of {} to mark what is read again: {}", partition, SendFailures.describe(e));
-        }
-    }
-
-    /** Drops every batch in flight (read again: their express records never left); returns where to read again. */
-    private Map<TopicPartition, Long> dropInFlight() {
-        writer.dropped(inFlight.polls());
-        positions.rewound();
-        return inFlight.dropAll();
+        rewinds.rewind(consumer);
     }
 
     /**
@@ -445,7 +415,7 @@ public final class IntakeLoop implements Managed {
     private void release() {
         Set<TopicPartition> owned = consumer.assignment();
         commits.clear();
-        dropInFlight();
+        rewinds.drop();
         if (!owned.isEmpty()) {
             partitionListener.revoked(
                     owned.stream().map(TopicPartition::partition).sorted().toList());
