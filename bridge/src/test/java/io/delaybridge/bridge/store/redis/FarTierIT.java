@@ -231,6 +231,35 @@ class FarTierIT {
         assertEquals("r2", body(claimDue(shard, next, dueAt + 2)));
     }
 
+    @Test
+    void entriesFarApartInTheirHourAreMarkedOneByOneAndTheirNeighboursKept() {
+        int shard = 1;
+        WriteOp.Schedule first = record(TOPIC + "-1-60", 1, 60, dueAt, 1_000, "first");
+        writeFar(first);
+        List<FarEntry> between = new ArrayList<>();
+        for (int i = 0; i < 6_000; i++) { // 72,000 bytes: beyond the span the script reads at once
+            between.add(new FarEntry(1, 1_000 + i, dueAt + 1));
+        }
+        assertEquals(6_000, ((FarIndex) far).append(shard, between));
+        WriteOp.Schedule last = record(TOPIC + "-1-61", 1, 61, dueAt + 2, 1_001, "last");
+        writeFar(last);
+        long hour = dueAt / FarEntry.HOUR_MILLIS;
+        long epoch = store.acquire(shard);
+        FarHour read = far.readFar(shard, hour, 0);
+        List<FarHour.Slot> ends = read.slots().stream()
+                .filter(slot -> slot.entry().offset() < 1_000)
+                .toList();
+        assertEquals(
+                List.of(0, 6_001 * 12),
+                ends.stream().map(FarHour.Slot::position).toList());
+        assertEquals(List.of(WriteResult.STORED, WriteResult.STORED), thawSlots(shard, epoch, hour, ends));
+        assertEquals(
+                List.of(WriteResult.DUPLICATE, WriteResult.DUPLICATE),
+                thawSlots(shard, epoch, hour, ends),
+                "marked, each on its own");
+        assertEquals(between, far.readFar(shard, hour, 0).entries(), "the entries between are untouched");
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     private WriteOp.Schedule record(String id, int partition, long offset, long due, long timestamp, String body) {

@@ -224,8 +224,44 @@ local ne, nh, nvs, nu, ng = 0, 0, 0, 0, 0
 local hourSeen = {}
 local farSeen = {} -- member -> header of the far record this batch appended for it
 local earliest, earliestArg = nil, nil
-local marked, nm = {}, 0 -- {hour string key, byte position} of each entry to mark thawed
+local markedKey, markedAt, nm = {}, {}, 0 -- hour string key and byte position of each entry to mark thawed
 local THAWED = '\255\255\255\255'
+-- An owner's thaw marks the entries of one hour. They mostly lie close together (a slice of one partition's entries,
+-- appended in offset order): then the span from the first to the last is read once, and written back once with the
+-- marks, instead of a GETRANGE and a SETRANGE per entry (3.3 against 0.5 us an entry, measured in Redis 7.0).
+local SPAN = 65536
+local spanKey, spanFrom, span = nil, nil, nil
+if thaw ~= '' then
+  local low, high = nil, nil
+  for k = 1, count do
+    local i = HEAD + 1 + FIELDS * (k - 1)
+    local marks = ARGV[i + 9]
+    if marks ~= '' then
+      local key = KEYS[tonumber(ARGV[i + 6])]
+      if spanKey and key ~= spanKey then
+        low = nil -- entries of two hours: each read and marked on its own
+        break
+      end
+      spanKey = key
+      for at = 1, #marks, 16 do
+        local position = struct.unpack('>I4', marks, at)
+        if not low or position < low then low = position end
+        if not high or position > high then high = position end
+      end
+    end
+  end
+  if low and high + 12 - low <= SPAN then
+    spanFrom = low
+    span = redis.call('GETRANGE', spanKey, low, high + 11)
+  end
+end
+-- the 12 bytes at position of an hour's string, as they were when the call began
+local function entryAt(key, position)
+  if span and key == spanKey then
+    return string.sub(span, position - spanFrom + 1, position - spanFrom + 12)
+  end
+  return redis.call('GETRANGE', key, position, position + 11)
+end
 for k = 1, count do
   local i = HEAD + 1 + FIELDS * (k - 1)
   local member, dueArg, header = ARGV[i], ARGV[i + 1], ARGV[i + 2]
@@ -239,10 +275,10 @@ for k = 1, count do
     local hourString = KEYS[tonumber(hourKey)]
     local live = false
     for at = 1, #marks, 16 do
-      local position = number(marks, at, 4)
-      if redis.call('GETRANGE', hourString, position, position + 11) == string.sub(marks, at + 4, at + 15) then
+      local position = struct.unpack('>I4', marks, at)
+      if entryAt(hourString, position) == string.sub(marks, at + 4, at + 15) then
         nm = nm + 1
-        marked[nm] = {hourString, position + 8}
+        markedKey[nm], markedAt[nm] = hourString, position + 8
         live = true
       end
     end
@@ -396,8 +432,33 @@ end
 if nf > 0 then
   each_part('ZREM', KEYS[6], forget, 1)
 end
-for j = 1, nm do
-  redis.call('SETRANGE', marked[j][1], marked[j][2], THAWED)
+if span then
+  -- the span again, each marked entry's last 4 bytes replaced
+  local inSpan, ni = {}, 0
+  for j = 1, nm do
+    if markedKey[j] == spanKey then
+      ni = ni + 1
+      inSpan[ni] = markedAt[j] - spanFrom + 1
+    else
+      redis.call('SETRANGE', markedKey[j], markedAt[j], THAWED)
+    end
+  end
+  if ni > 0 then
+    table.sort(inSpan)
+    local parts, np, from = {}, 0, 1
+    for j = 1, ni do
+      if inSpan[j] >= from then -- an entry named twice is marked once
+        parts[np + 1], parts[np + 2], np = string.sub(span, from, inSpan[j] - 1), THAWED, np + 2
+        from = inSpan[j] + 4
+      end
+    end
+    parts[np + 1] = string.sub(span, from)
+    redis.call('SETRANGE', spanKey, spanFrom, table.concat(parts))
+  end
+else
+  for j = 1, nm do
+    redis.call('SETRANGE', markedKey[j], markedAt[j], THAWED)
+  end
 end
 
 local woke = 0
