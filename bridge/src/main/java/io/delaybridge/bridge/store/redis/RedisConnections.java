@@ -4,31 +4,20 @@ import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.RedisClusterURIUtil;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.protocol.CommandType;
-import io.lettuce.core.protocol.ProtocolVersion;
-import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,7 +99,7 @@ final class RedisConnections implements AutoCloseable {
             if (found.mode() == RedisMode.CLUSTER) {
                 RedisClusterClient cluster = RedisClusterClient.create(resources, found.seeds());
                 client = cluster;
-                cluster.setOptions(clusterOptions(options));
+                cluster.setOptions(RedisClientOptions.clusterOptions(options));
                 command = cluster.connect(ByteArrayCodec.INSTANCE);
                 pipeline = cluster.connect(ByteArrayCodec.INSTANCE);
                 connectToMasters((StatefulRedisClusterConnection<byte[], byte[]>) command);
@@ -118,7 +107,7 @@ final class RedisConnections implements AutoCloseable {
             } else {
                 RedisClient single = RedisClient.create(resources, found.seeds().get(0));
                 client = single;
-                single.setOptions(clientOptions(options));
+                single.setOptions(RedisClientOptions.clientOptions(options));
                 command = single.connect(ByteArrayCodec.INSTANCE);
                 pipeline = single.connect(ByteArrayCodec.INSTANCE);
             }
@@ -347,86 +336,5 @@ final class RedisConnections implements AutoCloseable {
         if (resources != null) {
             resources.shutdown(0, 2, TimeUnit.SECONDS);
         }
-    }
-
-    /** Seeds of a {@code redis://a:7000,b:7001} URI (one for a single host), each with the URI's settings. */
-    static List<RedisURI> seeds(RedisStoreOptions options) {
-        try {
-            List<RedisURI> seeds = RedisClusterURIUtil.toRedisURIs(URI.create(options.redisUri()));
-            for (RedisURI seed : seeds) {
-                seed.setTimeout(options.commandTimeout());
-                seed.setVerifyPeer(options.tls().verify().lettuce());
-            }
-            return seeds;
-        } catch (RuntimeException e) {
-            throw badUri(options, e);
-        }
-    }
-
-    static StoreConfigurationException badUri(RedisStoreOptions options, RuntimeException e) {
-        return new StoreConfigurationException(
-                "redis.uri '" + options.redactedUri() + "' is not a Redis URI ("
-                        + e.getMessage()
-                        + "). Use e.g. redis://host:6379, redis://host1:7000,host2:7001 (cluster seeds),"
-                        + " rediss://host:6380 or redis-sentinel://host:26379,host2:26379#mymaster.",
-                e);
-    }
-
-    static ClientOptions clientOptions(RedisStoreOptions options) {
-        return fill(ClientOptions.builder(), options).build();
-    }
-
-    private static ClusterClientOptions clusterOptions(RedisStoreOptions options) {
-        ClusterClientOptions.Builder builder = ClusterClientOptions.builder();
-        fill(builder, options);
-        return builder
-                // follow a reshard or a fail-over: MOVED/ASK and lost connections refresh the slot map at once
-                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enableAllAdaptiveRefreshTriggers()
-                        .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
-                        .enablePeriodicRefresh(Duration.ofSeconds(10))
-                        .build())
-                .maxRedirects(5)
-                .build();
-    }
-
-    private static <B extends ClientOptions.Builder> B fill(B builder, RedisStoreOptions options) {
-        long commandTimeout = options.commandTimeout().toMillis();
-        long waitTimeout = options.waitTimeout().toMillis() + commandTimeout;
-        TimeoutOptions.TimeoutSource timeouts = new TimeoutOptions.TimeoutSource() {
-            @Override
-            public long getTimeout(RedisCommand<?, ?, ?> command) {
-                return CommandType.WAIT.equals(command.getType()) ? waitTimeout : commandTimeout;
-            }
-
-            @Override
-            public TimeUnit getTimeUnit() {
-                return TimeUnit.MILLISECONDS;
-            }
-        };
-        if (options.usesTls()) {
-            builder.sslOptions(options.tls().sslOptions());
-        }
-        builder
-                // RESP2: a wrong password then fails as WRONGPASS on every Redis version; Redis 6.2 closes the
-                // connection on a failed RESP3 HELLO, which would read as "unreachable"
-                .protocolVersion(ProtocolVersion.RESP2)
-                .autoReconnect(true)
-                // fail fast while disconnected instead of buffering: the intake and the pump retry with backoff
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.builder()
-                        .timeoutCommands(true)
-                        .timeoutSource(timeouts)
-                        .build())
-                .socketOptions(SocketOptions.builder()
-                        .connectTimeout(options.commandTimeout())
-                        .keepAlive(true)
-                        .build());
-        return builder;
-    }
-
-    /** For the pub/sub connection: the same codec choice everywhere. */
-    static StringCodec pubSubCodec() {
-        return StringCodec.UTF8;
     }
 }

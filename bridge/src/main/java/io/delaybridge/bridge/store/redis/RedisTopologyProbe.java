@@ -54,7 +54,7 @@ final class RedisTopologyProbe {
             try {
                 sentinelUri = RedisURI.create(uri);
             } catch (RuntimeException e) {
-                throw RedisConnections.badUri(options, e);
+                throw RedisClientOptions.badUri(options, e);
             }
             sentinelUri.setTimeout(options.commandTimeout());
             sentinelUri.setVerifyPeer(options.tls().verify().lettuce());
@@ -64,7 +64,7 @@ final class RedisTopologyProbe {
             checkSentinelMaster(options, resources, sentinelUri);
             return new Found(RedisMode.SENTINEL, List.of(sentinelUri), sentinelUri.getSentinelMasterId());
         }
-        List<RedisURI> seeds = RedisConnections.seeds(options);
+        List<RedisURI> seeds = RedisClientOptions.seeds(options);
         if (wanted == RedisMode.STANDALONE) {
             if (seeds.size() > 1) {
                 throw new StoreConfigurationException(
@@ -98,7 +98,7 @@ final class RedisTopologyProbe {
         RuntimeException last = null;
         for (RedisURI seed : seeds) {
             RedisClient probe = RedisClient.create(resources, seed);
-            probe.setOptions(RedisConnections.clientOptions(options));
+            probe.setOptions(RedisClientOptions.clientOptions(options));
             try (StatefulRedisConnection<String, String> connection = probe.connect(StringCodec.UTF8)) {
                 String info = connection.sync().info("cluster");
                 return "1".equals(RedisCalls.parseInfo(info).get("cluster_enabled"));
@@ -129,7 +129,7 @@ final class RedisTopologyProbe {
         RuntimeException lastFailure = null;
         for (RedisURI sentinel : uri.getSentinels()) {
             RedisClient probe = RedisClient.create(resources);
-            probe.setOptions(RedisConnections.clientOptions(options));
+            probe.setOptions(RedisClientOptions.clientOptions(options));
             String where = sentinel.getHost() + ":" + sentinel.getPort();
             try (StatefulRedisSentinelConnection<String, String> connection = probe.connectSentinel(sentinel)) {
                 SocketAddress master = connection.sync().getMasterAddrByName(name);

@@ -146,7 +146,7 @@ final class WakeSubscription implements AutoCloseable {
         String operation = (sharded ? "SSUBSCRIBE" : "SUBSCRIBE") + " to " + channels.size() + " wake channels";
         if (connections.client() instanceof RedisClusterClient cluster) {
             StatefulRedisClusterPubSubConnection<String, String> pubSub =
-                    cluster.connectPubSub(RedisConnections.pubSubCodec());
+                    cluster.connectPubSub(RedisClientOptions.pubSubCodec());
             WakeSubscription subscription = new WakeSubscription(pubSub);
             try {
                 pubSub.addListener(new RedisClusterPubSubAdapter<>() {
@@ -192,7 +192,7 @@ final class WakeSubscription implements AutoCloseable {
             }
         }
         StatefulRedisPubSubConnection<String, String> pubSub =
-                ((RedisClient) connections.client()).connectPubSub(RedisConnections.pubSubCodec());
+                ((RedisClient) connections.client()).connectPubSub(RedisClientOptions.pubSubCodec());
         WakeSubscription subscription = new WakeSubscription(pubSub);
         try {
             pubSub.addListener(new RedisPubSubAdapter<>() {
