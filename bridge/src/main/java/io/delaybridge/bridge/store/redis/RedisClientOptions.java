@@ -2,6 +2,7 @@ package io.delaybridge.bridge.store.redis;
 
 import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.MaintNotificationsConfig;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -87,6 +88,9 @@ final class RedisClientOptions {
                 // RESP2: a wrong password then fails as WRONGPASS on every Redis version; Redis 6.2 closes the
                 // connection on a failed RESP3 HELLO, which would read as "unreachable"
                 .protocolVersion(ProtocolVersion.RESP2)
+                // maintenance notifications are RESP3 pushes, which a RESP2 connection never gets: without this, every
+                // connect and reconnect spends a round trip on CLIENT MAINT_NOTIFICATIONS, an error before Redis 8
+                .maintNotificationsConfig(MaintNotificationsConfig.disabled())
                 .autoReconnect(true)
                 // fail fast while disconnected instead of buffering: the intake and the pump retry with backoff
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)

@@ -121,7 +121,7 @@ final class RedisConnections implements AutoCloseable {
                 RedisURI uri = found.seeds().get(0);
                 RedisClient single = found.client();
                 if (single == null) {
-                    single = RedisClient.create(resources, uri);
+                    single = new LeanRedisClient(resources, uri);
                     single.setOptions(RedisClientOptions.clientOptions(options));
                 }
                 client = single;

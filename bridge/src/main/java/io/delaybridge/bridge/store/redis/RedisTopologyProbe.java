@@ -2,6 +2,7 @@ package io.delaybridge.bridge.store.redis;
 
 import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -131,12 +133,14 @@ final class RedisTopologyProbe {
     private static Asked clusterEnabled(RedisStoreOptions options, ClientResources resources, List<RedisURI> seeds) {
         RuntimeException last = null;
         for (RedisURI seed : seeds) {
-            RedisClient probe = RedisClient.create(resources, seed);
+            RedisClient probe = new LeanRedisClient(resources, seed);
             probe.setOptions(RedisClientOptions.clientOptions(options));
             StatefulRedisConnection<byte[], byte[]> connection = null;
             try {
                 connection = probe.connect(ByteArrayCodec.INSTANCE);
-                String info = connection.sync().info("cluster");
+                // as sync() would wait, without building the synchronous API (LeanRedisClient)
+                String info = LettuceFutures.awaitOrCancel(
+                        connection.async().info("cluster"), seed.getTimeout().toNanos(), TimeUnit.NANOSECONDS);
                 return new Asked("1".equals(RedisCalls.parseInfo(info).get("cluster_enabled")), probe, connection);
             } catch (RuntimeException e) {
                 LOG.debug("Seed {}:{} did not answer", seed.getHost(), seed.getPort(), e);

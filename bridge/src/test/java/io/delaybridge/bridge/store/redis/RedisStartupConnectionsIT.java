@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.store.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
@@ -8,6 +9,14 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.delaybridge.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.StatefulRedisConnectionImpl;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -19,7 +28,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The connections a store opens at start-up, counted by a real server of its own: on one server the store holds a
  * command, a pipeline and a pub/sub connection, and opens no other, whether the auto mode asked the server what it is
- * (its asking connection becomes the command connection) or the mode was set.
+ * (its asking connection becomes the command connection) or the mode was set; their handshakes ask nothing useless,
+ * and they do not build Lettuce's synchronous API.
  */
 class RedisStartupConnectionsIT {
 
@@ -40,6 +50,47 @@ class RedisStartupConnectionsIT {
     void aSetModeOpensAsManyAsTheAutoMode() {
         try (RedisServer redis = RedisServer.start(dir)) {
             assertEquals(3, connectionsOpenedBy(redis, RedisMode.STANDALONE));
+        }
+    }
+
+    /**
+     * The connections' handshakes send nothing the server refuses, but {@code CLIENT SETINFO} before Redis 7.2 (Lettuce
+     * names itself, two errors a connection): no {@code CLIENT MAINT_NOTIFICATIONS}, whose pushes need RESP3.
+     */
+    @Test
+    void theHandshakesAskNothingTheServerRefusesButSetinfo() {
+        try (RedisServer redis = RedisServer.start(dir)) {
+            String[] version = redis.version().split("\\.");
+            boolean setinfo = Integer.parseInt(version[0]) > 7
+                    || (Integer.parseInt(version[0]) == 7 && Integer.parseInt(version[1]) >= 2);
+            long before = errorReplies(redis);
+            RedisDelayStore.connect(RedisStoreOptions.of(redis.uri(), TOPIC, SHARDS))
+                    .close();
+            assertEquals(setinfo ? 0 : 3 * 2, errorReplies(redis) - before, redis.call("INFO", "errorstats") + "");
+        }
+    }
+
+    /**
+     * The lean client's connections leave Lettuce's synchronous API (a generated proxy class) unbuilt until {@code
+     * sync()} is called, which still works.
+     */
+    @Test
+    void theSynchronousApiIsBuiltOnlyWhenAskedFor() throws ReflectiveOperationException {
+        try (RedisServer redis = RedisServer.start(dir)) {
+            ClientResources resources = DefaultClientResources.create();
+            RedisClient client = new LeanRedisClient(resources, RedisURI.create(redis.uri()));
+            try (StatefulRedisConnection<String, String> connection = client.connect();
+                    StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub()) {
+                Field sync = StatefulRedisConnectionImpl.class.getDeclaredField("sync");
+                sync.setAccessible(true);
+                assertNull(sync.get(connection), "the command connection's synchronous API is built at connect");
+                assertNull(sync.get(pubSub), "the pub/sub connection's synchronous API is built at connect");
+                assertEquals("PONG", connection.sync().ping());
+                assertEquals("PONG", pubSub.sync().ping());
+            } finally {
+                client.shutdown();
+                resources.shutdown();
+            }
         }
     }
 
@@ -86,6 +137,14 @@ class RedisStartupConnectionsIT {
                     "one connection subscribed to the " + SHARDS + " wake channels: " + String.join("\n", clients));
             return opened;
         }
+    }
+
+    /** Every error reply the server has sent, by {@code INFO errorstats}. */
+    private static long errorReplies(RedisServer redis) {
+        return RedisCalls.parseInfo((String) redis.call("INFO", "errorstats")).entrySet().stream()
+                .filter(e -> e.getKey().startsWith("errorstat_"))
+                .mapToLong(e -> Long.parseLong(e.getValue().replace("count=", "")))
+                .sum();
     }
 
     private static long connectionsReceived(RedisServer redis) {
