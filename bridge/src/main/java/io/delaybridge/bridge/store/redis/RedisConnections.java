@@ -4,37 +4,28 @@ import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.RedisClusterURIUtil;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.protocol.CommandType;
-import io.lettuce.core.protocol.ProtocolVersion;
-import io.lettuce.core.protocol.RedisCommand;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *       master that owns its first key's slot, following {@code MOVED}/{@code ASK} and refreshing the slot map;
  *   <li>a pipeline connection with auto-flush off for the intake's write batches ({@link #pipeline()}, {@link
  *       #flushPipeline()});
- *   <li>the wake-up subscription ({@link WakeSubscription}, opened by the store).
+ *   <li>a pub/sub connection for the wake-ups ({@link #pubSubConnection()}), on which the store's {@link
+ *       WakeSubscription} subscribes.
  * </ul>
  *
  * <p>The operations themselves are written once against {@link RedisClusterAsyncCommands}, which the standalone and
@@ -69,6 +61,7 @@ final class RedisConnections implements AutoCloseable {
     private final AbstractRedisClient client;
     private final StatefulConnection<byte[], byte[]> commandConnection;
     private final StatefulConnection<byte[], byte[]> pipelineConnection;
+    private final CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSubConnection;
     private final String sentinelMaster;
 
     private RedisConnections(
@@ -78,6 +71,7 @@ final class RedisConnections implements AutoCloseable {
             AbstractRedisClient client,
             StatefulConnection<byte[], byte[]> commandConnection,
             StatefulConnection<byte[], byte[]> pipelineConnection,
+            CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSubConnection,
             String sentinelMaster) {
         this.options = options;
         this.mode = mode;
@@ -85,12 +79,15 @@ final class RedisConnections implements AutoCloseable {
         this.client = client;
         this.commandConnection = commandConnection;
         this.pipelineConnection = pipelineConnection;
+        this.pubSubConnection = pubSubConnection;
         this.sentinelMaster = sentinelMaster;
     }
 
     /**
      * Finds out the topology (unless {@link RedisStoreOptions#mode()} names it), connects, and opens the command and
-     * pipeline connections.
+     * pipeline connections; the pub/sub connection for wake-ups is opened beside them ({@link #pubSubConnection()}).
+     * The connections open side by side. On one server found by the probe of the auto mode, the probe's connection
+     * becomes the command connection.
      *
      * @throws StoreConfigurationException for a URI that is not one, a Sentinel master name the sentinels do not
      *     know, or a mode that does not match the server
@@ -103,32 +100,55 @@ final class RedisConnections implements AutoCloseable {
                         Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
                 .build();
         AbstractRedisClient client = null;
-        StatefulConnection<byte[], byte[]> command = null;
-        StatefulConnection<byte[], byte[]> pipeline = null;
+        CompletableFuture<? extends StatefulConnection<byte[], byte[]>> command = null;
+        CompletableFuture<? extends StatefulConnection<byte[], byte[]>> pipeline = null;
+        CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub = null;
         try {
             RedisTopologyProbe.Found found = RedisTopologyProbe.find(options, resources);
             if (found.mode() == RedisMode.CLUSTER) {
                 RedisClusterClient cluster = RedisClusterClient.create(resources, found.seeds());
                 client = cluster;
-                cluster.setOptions(clusterOptions(options));
-                command = cluster.connect(ByteArrayCodec.INSTANCE);
-                pipeline = cluster.connect(ByteArrayCodec.INSTANCE);
-                connectToMasters((StatefulRedisClusterConnection<byte[], byte[]>) command);
-                connectToMasters((StatefulRedisClusterConnection<byte[], byte[]>) pipeline);
+                cluster.setOptions(RedisClientOptions.clusterOptions(options));
+                // the first connection reads the slot map, which the other two then share
+                command = CompletableFuture.completedFuture(cluster.connect(ByteArrayCodec.INSTANCE));
+                pipeline = cluster.connectAsync(ByteArrayCodec.INSTANCE);
+                pubSub = cluster.connectPubSubAsync(RedisClientOptions.pubSubCodec())
+                        .thenApply(c -> (StatefulRedisPubSubConnection<String, String>) c);
+                connectToMasters(List.of(
+                        (StatefulRedisClusterConnection<byte[], byte[]>) connected(command),
+                        (StatefulRedisClusterConnection<byte[], byte[]>) connected(pipeline)));
             } else {
-                RedisClient single = RedisClient.create(resources, found.seeds().get(0));
+                RedisURI uri = found.seeds().get(0);
+                RedisClient single = found.client();
+                if (single == null) {
+                    single = new LeanRedisClient(resources, uri);
+                    single.setOptions(RedisClientOptions.clientOptions(options));
+                }
                 client = single;
-                single.setOptions(clientOptions(options));
-                command = single.connect(ByteArrayCodec.INSTANCE);
-                pipeline = single.connect(ByteArrayCodec.INSTANCE);
+                command = found.connection() != null
+                        ? CompletableFuture.completedFuture(found.connection())
+                        : single.connectAsync(ByteArrayCodec.INSTANCE, uri).toCompletableFuture();
+                pipeline = single.connectAsync(ByteArrayCodec.INSTANCE, uri).toCompletableFuture();
+                pubSub = single.connectPubSubAsync(RedisClientOptions.pubSubCodec(), uri)
+                        .toCompletableFuture();
             }
-            pipeline.setAutoFlushCommands(false);
+            StatefulConnection<byte[], byte[]> commandConnection = connected(command);
+            StatefulConnection<byte[], byte[]> pipelineConnection = connected(pipeline);
+            pipelineConnection.setAutoFlushCommands(false);
             LOG.info("Redis at {}: {}", options.redactedUri(), found.mode().setting());
             return new RedisConnections(
-                    options, found.mode(), resources, client, command, pipeline, found.sentinelMaster());
+                    options,
+                    found.mode(),
+                    resources,
+                    client,
+                    commandConnection,
+                    pipelineConnection,
+                    pubSub,
+                    found.sentinelMaster());
         } catch (RuntimeException e) {
-            closeQuietly(pipeline);
-            closeQuietly(command);
+            closeWhenOpen(pubSub);
+            closeWhenOpen(pipeline);
+            closeWhenOpen(command);
             shutdown(client, resources);
             StoreException translated = RedisErrors.translate(e, "connect to Redis at " + options.redactedUri());
             StoreConfigurationException tls =
@@ -149,16 +169,39 @@ final class RedisConnections implements AutoCloseable {
         }
     }
 
+    /** The connection once open, as {@code connect} gives it: a failure to open is thrown as Lettuce threw it. */
+    private static <T> T connected(CompletableFuture<T> connecting) {
+        try {
+            return connecting.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
     /**
-     * Opens the connection's link to every master now: while a node link is still being opened, a cluster connection
-     * rejects the commands routed to it (disconnected behaviour REJECT_COMMANDS), so the first batch would fail.
+     * Opens the links of each connection to every master now, all at once: while a node link is still being opened,
+     * a cluster connection rejects the commands routed to it (disconnected behaviour REJECT_COMMANDS), so the first
+     * batch would fail.
      */
-    private static void connectToMasters(StatefulRedisClusterConnection<byte[], byte[]> connection) {
-        for (RedisClusterNode node : connection.getPartitions()) {
-            if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)) {
-                connection.getConnection(node.getUri().getHost(), node.getUri().getPort());
+    private static void connectToMasters(List<StatefulRedisClusterConnection<byte[], byte[]>> connections) {
+        List<CompletableFuture<?>> links = new ArrayList<>();
+        for (StatefulRedisClusterConnection<byte[], byte[]> connection : connections) {
+            for (RedisClusterNode node : connection.getPartitions()) {
+                if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.is(RedisClusterNode.NodeFlag.FAIL)) {
+                    links.add(connection.getConnectionAsync(
+                            node.getUri().getHost(), node.getUri().getPort()));
+                }
             }
         }
+        connected(CompletableFuture.allOf(links.toArray(CompletableFuture[]::new)));
+    }
+
+    /**
+     * The pub/sub connection for wake-ups, opened with the others: {@link WakeSubscription} subscribes on it once the
+     * channels are known. A cluster pub/sub connection on a cluster.
+     */
+    CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSubConnection() {
+        return pubSubConnection;
     }
 
     /** The topology in use: standalone, Sentinel or cluster (never auto). */
@@ -312,6 +355,7 @@ final class RedisConnections implements AutoCloseable {
 
     @Override
     public void close() {
+        closeWhenOpen(pubSubConnection);
         closeQuietly(pipelineConnection);
         closeQuietly(commandConnection);
         shutdown(client, resources);
@@ -323,6 +367,21 @@ final class RedisConnections implements AutoCloseable {
             return cluster.async();
         }
         return ((StatefulRedisConnection<byte[], byte[]>) c).async();
+    }
+
+    /**
+     * Closes a connection being opened once it is open (at once if it is); nothing if it failed to open or was closed
+     * already (the wake-ups' connection, by its subscription). Without waiting: the connection may open on a Lettuce
+     * I/O thread, which must not block.
+     */
+    static void closeWhenOpen(CompletableFuture<? extends StatefulConnection<?, ?>> connecting) {
+        if (connecting != null) {
+            connecting.whenComplete((connection, e) -> {
+                if (connection != null && connection.isOpen()) {
+                    connection.closeAsync();
+                }
+            });
+        }
     }
 
     static void closeQuietly(AutoCloseable closeable) {
@@ -347,86 +406,5 @@ final class RedisConnections implements AutoCloseable {
         if (resources != null) {
             resources.shutdown(0, 2, TimeUnit.SECONDS);
         }
-    }
-
-    /** Seeds of a {@code redis://a:7000,b:7001} URI (one for a single host), each with the URI's settings. */
-    static List<RedisURI> seeds(RedisStoreOptions options) {
-        try {
-            List<RedisURI> seeds = RedisClusterURIUtil.toRedisURIs(URI.create(options.redisUri()));
-            for (RedisURI seed : seeds) {
-                seed.setTimeout(options.commandTimeout());
-                seed.setVerifyPeer(options.tls().verify().lettuce());
-            }
-            return seeds;
-        } catch (RuntimeException e) {
-            throw badUri(options, e);
-        }
-    }
-
-    static StoreConfigurationException badUri(RedisStoreOptions options, RuntimeException e) {
-        return new StoreConfigurationException(
-                "redis.uri '" + options.redactedUri() + "' is not a Redis URI ("
-                        + e.getMessage()
-                        + "). Use e.g. redis://host:6379, redis://host1:7000,host2:7001 (cluster seeds),"
-                        + " rediss://host:6380 or redis-sentinel://host:26379,host2:26379#mymaster.",
-                e);
-    }
-
-    static ClientOptions clientOptions(RedisStoreOptions options) {
-        return fill(ClientOptions.builder(), options).build();
-    }
-
-    private static ClusterClientOptions clusterOptions(RedisStoreOptions options) {
-        ClusterClientOptions.Builder builder = ClusterClientOptions.builder();
-        fill(builder, options);
-        return builder
-                // follow a reshard or a fail-over: MOVED/ASK and lost connections refresh the slot map at once
-                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enableAllAdaptiveRefreshTriggers()
-                        .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
-                        .enablePeriodicRefresh(Duration.ofSeconds(10))
-                        .build())
-                .maxRedirects(5)
-                .build();
-    }
-
-    private static <B extends ClientOptions.Builder> B fill(B builder, RedisStoreOptions options) {
-        long commandTimeout = options.commandTimeout().toMillis();
-        long waitTimeout = options.waitTimeout().toMillis() + commandTimeout;
-        TimeoutOptions.TimeoutSource timeouts = new TimeoutOptions.TimeoutSource() {
-            @Override
-            public long getTimeout(RedisCommand<?, ?, ?> command) {
-                return CommandType.WAIT.equals(command.getType()) ? waitTimeout : commandTimeout;
-            }
-
-            @Override
-            public TimeUnit getTimeUnit() {
-                return TimeUnit.MILLISECONDS;
-            }
-        };
-        if (options.usesTls()) {
-            builder.sslOptions(options.tls().sslOptions());
-        }
-        builder
-                // RESP2: a wrong password then fails as WRONGPASS on every Redis version; Redis 6.2 closes the
-                // connection on a failed RESP3 HELLO, which would read as "unreachable"
-                .protocolVersion(ProtocolVersion.RESP2)
-                .autoReconnect(true)
-                // fail fast while disconnected instead of buffering: the intake and the pump retry with backoff
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.builder()
-                        .timeoutCommands(true)
-                        .timeoutSource(timeouts)
-                        .build())
-                .socketOptions(SocketOptions.builder()
-                        .connectTimeout(options.commandTimeout())
-                        .keepAlive(true)
-                        .build());
-        return builder;
-    }
-
-    /** For the pub/sub connection: the same codec choice everywhere. */
-    static StringCodec pubSubCodec() {
-        return StringCodec.UTF8;
     }
 }

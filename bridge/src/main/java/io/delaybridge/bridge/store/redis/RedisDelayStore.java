@@ -156,9 +156,11 @@ public final class RedisDelayStore implements DelayStore {
     public static RedisDelayStore connect(RedisStoreOptions options, Clock clock, IntSupplier shardCount) {
         RedisConnections c = RedisConnections.open(options);
         try {
-            ServerChecks.Facts facts = ServerChecks.check(c);
             ScriptRunner scripts = new ScriptRunner();
-            RedisCalls.await(scripts.loadAll(c.commands()), "SCRIPT LOAD at " + options.redactedUri(), c.awaitMillis());
+            // the scripts travel ahead of the checks' questions; a failed check is still what stops the start
+            CompletableFuture<Void> loaded = scripts.loadAll(c.commands());
+            ServerChecks.Facts facts = ServerChecks.check(c);
+            RedisCalls.await(loaded, "SCRIPT LOAD at " + options.redactedUri(), c.awaitMillis());
             StoreMeta.Meta meta = StoreMeta.initialise(c, scripts, clock, shardCount.getAsInt());
             RedisKeys keys = new RedisKeys(options.keyPrefix(), options.intakeTopic(), meta.shards());
             StoreMeta.prepareShards(c, keys, meta);

@@ -2,10 +2,11 @@ package io.delaybridge.bridge.store.redis;
 
 import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import java.net.SocketAddress;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,14 +23,38 @@ import org.slf4j.LoggerFactory;
  * Finds out at start-up what {@code redis.uri} names: a standalone server, a master behind Sentinel, or a Redis
  * Cluster. A {@code redis-sentinel://} URI is Sentinel, and its master name is checked with the sentinels. Otherwise
  * the seeds are asked {@code INFO cluster} in turn; the first that answers decides, unless {@code redis.mode} says
- * it, in which case the answer must agree.
+ * it, in which case the answer must agree. A server that is not a cluster node keeps the connection that asked it:
+ * it becomes the store's command connection instead of a second connect and handshake.
  */
 final class RedisTopologyProbe {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisTopologyProbe.class);
 
-    /** What the URI names: the mode, the URIs to connect to, and the Sentinel master's name (or null). */
-    record Found(RedisMode mode, List<RedisURI> seeds, String sentinelMaster) {}
+    /**
+     * What the URI names: the mode, the URIs to connect to, and the Sentinel master's name (or null). On one server
+     * found by asking it, also the client and the open connection that asked ({@code client} set up with the store's
+     * client options for {@code seeds.get(0)}, {@code connection} with the byte array codec); null otherwise.
+     */
+    record Found(
+            RedisMode mode,
+            List<RedisURI> seeds,
+            String sentinelMaster,
+            RedisClient client,
+            StatefulRedisConnection<byte[], byte[]> connection) {
+
+        Found(RedisMode mode, List<RedisURI> seeds, String sentinelMaster) {
+            this(mode, seeds, sentinelMaster, null, null);
+        }
+    }
+
+    /** The answer of a seed to {@code INFO cluster}, with the client and the connection that asked it. */
+    private record Asked(boolean cluster, RedisClient client, StatefulRedisConnection<byte[], byte[]> connection) {
+
+        void close() {
+            RedisConnections.closeQuietly(connection);
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
 
     private RedisTopologyProbe() {}
 
@@ -54,7 +80,7 @@ final class RedisTopologyProbe {
             try {
                 sentinelUri = RedisURI.create(uri);
             } catch (RuntimeException e) {
-                throw RedisConnections.badUri(options, e);
+                throw RedisClientOptions.badUri(options, e);
             }
             sentinelUri.setTimeout(options.commandTimeout());
             sentinelUri.setVerifyPeer(options.tls().verify().lettuce());
@@ -64,7 +90,7 @@ final class RedisTopologyProbe {
             checkSentinelMaster(options, resources, sentinelUri);
             return new Found(RedisMode.SENTINEL, List.of(sentinelUri), sentinelUri.getSentinelMasterId());
         }
-        List<RedisURI> seeds = RedisConnections.seeds(options);
+        List<RedisURI> seeds = RedisClientOptions.seeds(options);
         if (wanted == RedisMode.STANDALONE) {
             if (seeds.size() > 1) {
                 throw new StoreConfigurationException(
@@ -75,7 +101,11 @@ final class RedisTopologyProbe {
             }
             return new Found(RedisMode.STANDALONE, seeds, null);
         }
-        boolean cluster = clusterEnabled(options, resources, seeds);
+        Asked asked = clusterEnabled(options, resources, seeds);
+        boolean cluster = asked.cluster();
+        if (cluster || seeds.size() > 1 || wanted == RedisMode.CLUSTER) {
+            asked.close(); // a cluster client opens its own connections; the rest is refused below
+        }
         if (wanted == RedisMode.CLUSTER && !cluster) {
             throw new StoreConfigurationException(
                     "redis.mode is cluster but the Redis at " + options.redactedUri()
@@ -90,23 +120,32 @@ final class RedisTopologyProbe {
                             + " redis-sentinel://...#name for a master with replicas behind Sentinel.",
                     null);
         }
-        return new Found(cluster ? RedisMode.CLUSTER : RedisMode.STANDALONE, seeds, null);
+        if (cluster) {
+            return new Found(RedisMode.CLUSTER, seeds, null);
+        }
+        return new Found(RedisMode.STANDALONE, seeds, null, asked.client(), asked.connection());
     }
 
-    /** Asks the seeds in turn; the first that answers tells whether it is a cluster node. */
-    private static boolean clusterEnabled(RedisStoreOptions options, ClientResources resources, List<RedisURI> seeds) {
+    /**
+     * Asks the seeds in turn; the first that answers tells whether it is a cluster node. Its connection stays open,
+     * for the caller to keep or close.
+     */
+    private static Asked clusterEnabled(RedisStoreOptions options, ClientResources resources, List<RedisURI> seeds) {
         RuntimeException last = null;
         for (RedisURI seed : seeds) {
-            RedisClient probe = RedisClient.create(resources, seed);
-            probe.setOptions(RedisConnections.clientOptions(options));
-            try (StatefulRedisConnection<String, String> connection = probe.connect(StringCodec.UTF8)) {
-                String info = connection.sync().info("cluster");
-                return "1".equals(RedisCalls.parseInfo(info).get("cluster_enabled"));
+            RedisClient probe = new LeanRedisClient(resources, seed);
+            probe.setOptions(RedisClientOptions.clientOptions(options));
+            StatefulRedisConnection<byte[], byte[]> connection = null;
+            try {
+                connection = probe.connect(ByteArrayCodec.INSTANCE);
+                // as sync() would wait, without building the synchronous API (LeanRedisClient)
+                String info = LettuceFutures.awaitOrCancel(
+                        connection.async().info("cluster"), seed.getTimeout().toNanos(), TimeUnit.NANOSECONDS);
+                return new Asked("1".equals(RedisCalls.parseInfo(info).get("cluster_enabled")), probe, connection);
             } catch (RuntimeException e) {
                 LOG.debug("Seed {}:{} did not answer", seed.getHost(), seed.getPort(), e);
                 last = e;
-            } finally {
-                probe.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                new Asked(false, probe, connection).close();
             }
         }
         throw last;
@@ -129,7 +168,7 @@ final class RedisTopologyProbe {
         RuntimeException lastFailure = null;
         for (RedisURI sentinel : uri.getSentinels()) {
             RedisClient probe = RedisClient.create(resources);
-            probe.setOptions(RedisConnections.clientOptions(options));
+            probe.setOptions(RedisClientOptions.clientOptions(options));
             String where = sentinel.getHost() + ":" + sentinel.getPort();
             try (StatefulRedisSentinelConnection<String, String> connection = probe.connectSentinel(sentinel)) {
                 SocketAddress master = connection.sync().getMasterAddrByName(name);

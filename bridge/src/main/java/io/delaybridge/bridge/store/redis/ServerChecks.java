@@ -2,6 +2,7 @@ package io.delaybridge.bridge.store.redis;
 
 import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.redis.RedisConnections.Node;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
 import java.util.Map;
@@ -43,9 +44,11 @@ final class ServerChecks {
                             + " serving slots. Create the cluster (redis-cli --cluster create ...) before starting the bridge.",
                     null);
         }
+        // every question to every master at once; the answers are then checked in turn, as if asked one by one
+        List<Answers> answers = masters.stream().map(ServerChecks::ask).toList();
         int lowest = Integer.MAX_VALUE;
-        for (Node master : masters) {
-            lowest = Math.min(lowest, checkNode(connections, master));
+        for (int i = 0; i < masters.size(); i++) {
+            lowest = Math.min(lowest, checkNode(connections, masters.get(i), answers.get(i)));
         }
         if (connections.isCluster()) {
             checkClusterReplicas(connections, masters.size());
@@ -54,13 +57,31 @@ final class ServerChecks {
         return new Facts(lowest, sharded);
     }
 
+    /** The replies of one master to the checks' questions, asked all at once ({@link #ask}). */
+    private record Answers(
+            RedisFuture<String> server,
+            RedisFuture<String> memory,
+            RedisFuture<String> replication,
+            RedisFuture<String> persistence,
+            RedisFuture<Map<String, String>> appendfsync) {}
+
+    private static Answers ask(Node node) {
+        RedisClusterAsyncCommands<byte[], byte[]> commands = node.commands();
+        return new Answers(
+                commands.info("server"),
+                commands.info("memory"),
+                commands.info("replication"),
+                commands.info("persistence"),
+                commands.configGet("appendfsync"));
+    }
+
     /** Checks one master; returns its major version. */
-    private static int checkNode(RedisConnections connections, Node node) {
+    private static int checkNode(RedisConnections connections, Node node, Answers answers) {
         RedisStoreOptions options = connections.options();
         RedisClusterAsyncCommands<byte[], byte[]> commands = node.commands();
         long awaitMillis = connections.awaitMillis();
         String where = "Redis at " + node.address();
-        Map<String, String> server = info(commands, "server", node, awaitMillis);
+        Map<String, String> server = info(answers.server(), "server", node, awaitMillis);
         String version = server.getOrDefault("redis_version", "");
         int major = RedisCalls.majorVersion(version);
         if (major >= 0 && major < MIN_REDIS_MAJOR) {
@@ -70,7 +91,7 @@ final class ServerChecks {
                     null);
         }
 
-        String policy = info(commands, "memory", node, awaitMillis).get("maxmemory_policy");
+        String policy = info(answers.memory(), "memory", node, awaitMillis).get("maxmemory_policy");
         if (policy == null) {
             policy = configGet(commands, "maxmemory-policy", awaitMillis);
         }
@@ -89,8 +110,8 @@ final class ServerChecks {
                     null);
         }
 
-        int replicasConnected =
-                parseInt(info(commands, "replication", node, awaitMillis).get("connected_slaves"));
+        int replicasConnected = parseInt(
+                info(answers.replication(), "replication", node, awaitMillis).get("connected_slaves"));
         if (!connections.isCluster() && options.waitReplicas() > replicasConnected) {
             LOG.warn(
                     "{} has {} replicas connected but redis.waitReplicas is {}: every write batch fails after"
@@ -100,7 +121,7 @@ final class ServerChecks {
                     options.waitReplicas());
         }
 
-        warnAboutPersistence(options, commands, where, node, awaitMillis);
+        warnAboutPersistence(options, answers, where, node, awaitMillis);
         return major < 0 ? SHARDED_PUBSUB_MAJOR : major;
     }
 
@@ -129,13 +150,10 @@ final class ServerChecks {
     }
 
     private static void warnAboutPersistence(
-            RedisStoreOptions options,
-            RedisClusterAsyncCommands<byte[], byte[]> commands,
-            String where,
-            Node node,
-            long awaitMillis) {
-        String aof = info(commands, "persistence", node, awaitMillis).get("aof_enabled");
-        String fsync = configGet(commands, "appendfsync", awaitMillis);
+            RedisStoreOptions options, Answers answers, String where, Node node, long awaitMillis) {
+        String aof =
+                info(answers.persistence(), "persistence", node, awaitMillis).get("aof_enabled");
+        String fsync = configValue(answers.appendfsync(), "appendfsync", awaitMillis);
         String replicas = options.waitReplicas() > 0
                 ? " (each write batch also waits for " + options.waitReplicas() + " replicas, which narrows this)"
                 : "";
@@ -169,18 +187,19 @@ final class ServerChecks {
         }
     }
 
-    private static Map<String, String> info(
-            RedisClusterAsyncCommands<byte[], byte[]> commands, String section, Node node, long awaitMillis) {
-        return RedisCalls.parseInfo(
-                RedisCalls.await(commands.info(section), "INFO " + section + " at " + node.address(), awaitMillis));
+    private static Map<String, String> info(RedisFuture<String> reply, String section, Node node, long awaitMillis) {
+        return RedisCalls.parseInfo(RedisCalls.await(reply, "INFO " + section + " at " + node.address(), awaitMillis));
     }
 
     private static String configGet(
             RedisClusterAsyncCommands<byte[], byte[]> commands, String parameter, long awaitMillis) {
+        return configValue(commands.configGet(parameter), parameter, awaitMillis);
+    }
+
+    /** The value of a CONFIG GET, or null if it failed (CONFIG not allowed, no answer). */
+    private static String configValue(RedisFuture<Map<String, String>> reply, String parameter, long awaitMillis) {
         try {
-            return commands.configGet(parameter)
-                    .get(awaitMillis, TimeUnit.MILLISECONDS)
-                    .get(parameter);
+            return reply.get(awaitMillis, TimeUnit.MILLISECONDS).get(parameter);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;

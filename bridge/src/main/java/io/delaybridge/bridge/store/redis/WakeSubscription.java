@@ -1,8 +1,6 @@
 package io.delaybridge.bridge.store.redis;
 
 import io.delaybridge.bridge.store.WakeListener;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.event.ClusterTopologyChangedEvent;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
@@ -144,9 +142,12 @@ final class WakeSubscription implements AutoCloseable {
             boolean sharded,
             BiConsumer<String, String> onMessage) {
         String operation = (sharded ? "SSUBSCRIBE" : "SUBSCRIBE") + " to " + channels.size() + " wake channels";
-        if (connections.client() instanceof RedisClusterClient cluster) {
-            StatefulRedisClusterPubSubConnection<String, String> pubSub =
-                    cluster.connectPubSub(RedisConnections.pubSubCodec());
+        StatefulRedisPubSubConnection<String, String> connection = RedisCalls.await(
+                connections.pubSubConnection(),
+                "open the pub/sub connection for wake-ups at "
+                        + connections.options().redactedUri(),
+                connections.awaitMillis());
+        if (connection instanceof StatefulRedisClusterPubSubConnection<String, String> pubSub) {
             WakeSubscription subscription = new WakeSubscription(pubSub);
             try {
                 pubSub.addListener(new RedisClusterPubSubAdapter<>() {
@@ -164,11 +165,16 @@ final class WakeSubscription implements AutoCloseable {
                     pubSub.setNodeMessagePropagation(true);
                     // connect to each master first: while a node connection is still being opened, the cluster
                     // connection rejects commands routed to it (disconnected behaviour REJECT_COMMANDS)
+                    List<CompletableFuture<?>> links = new ArrayList<>();
                     for (String address : connections.mastersOf(channels)) {
                         int colon = address.lastIndexOf(':');
-                        pubSub.getConnection(
-                                address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+                        links.add(pubSub.getConnectionAsync(
+                                address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
                     }
+                    RedisCalls.await(
+                            CompletableFuture.allOf(links.toArray(CompletableFuture[]::new)),
+                            "connect the pub/sub connection to every master",
+                            connections.awaitMillis());
                     // one command per channel: the channels hash to different slots, so to different masters
                     List<CompletableFuture<Void>> subscribed = new ArrayList<>();
                     for (String channel : channels) {
@@ -191,18 +197,18 @@ final class WakeSubscription implements AutoCloseable {
                 throw e;
             }
         }
-        StatefulRedisPubSubConnection<String, String> pubSub =
-                ((RedisClient) connections.client()).connectPubSub(RedisConnections.pubSubCodec());
-        WakeSubscription subscription = new WakeSubscription(pubSub);
+        WakeSubscription subscription = new WakeSubscription(connection);
         try {
-            pubSub.addListener(new RedisPubSubAdapter<>() {
+            connection.addListener(new RedisPubSubAdapter<>() {
                 @Override
                 public void message(String channel, String message) {
                     onMessage.accept(channel, message);
                 }
             });
             RedisCalls.await(
-                    pubSub.async().subscribe(channels.toArray(String[]::new)), operation, connections.awaitMillis());
+                    connection.async().subscribe(channels.toArray(String[]::new)),
+                    operation,
+                    connections.awaitMillis());
             return subscription;
         } catch (RuntimeException e) {
             subscription.close();
