@@ -237,16 +237,7 @@ class ThawLoopIT {
             rig.far.failFromCall.set(0);
             long next = rig.store.acquire(0); // the next owner thaws the hour again
             rig.epochs.put(0, next);
-            ThawLoop resumed = rig.loop(rig.settings(List.of()), WINDOW, 4);
-            resumed.start();
-            try {
-                await(
-                        "the hour thawed",
-                        30,
-                        () -> rig.store.far().farHours(0, Long.MAX_VALUE).isEmpty());
-            } finally {
-                resumed.stop();
-            }
+            rig.thawUntilGone(rig.loop(rig.settings(List.of()), WINDOW, 4), 0);
             List<String> hot = rig.store.claimAsync(0, next, 100, 60_000, lookAhead).join().messages().stream()
                     .map(m -> m.ref().id())
                     .toList();

@@ -172,6 +172,19 @@ final class ThawRig implements AutoCloseable {
         }
     }
 
+    /** Runs {@code loop} until shard {@code shard} has no far hour left (30 s at most), then stops it. */
+    void thawUntilGone(ThawLoop loop, int shard) throws InterruptedException {
+        loop.start();
+        try {
+            await(
+                    "the hours of shard " + shard + " thawed",
+                    30,
+                    () -> store.far().farHours(shard, Long.MAX_VALUE).isEmpty());
+        } finally {
+            loop.stop();
+        }
+    }
+
     @Override
     public void close() {
         producer.close(Duration.ofSeconds(10));
