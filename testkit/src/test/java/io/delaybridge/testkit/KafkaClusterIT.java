@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -22,6 +23,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
@@ -81,13 +83,28 @@ class KafkaClusterIT {
         }
     }
 
+    /**
+     * The topic's partition as a node describes it. A node learns a new topic from the controller's metadata log a
+     * moment after the topic is created: until then it answers that it does not know it, and the call is made again
+     * (within 30 s).
+     */
     private static TopicPartitionInfo partition(Admin admin) throws Exception {
-        return admin.describeTopics(List.of(TOPIC))
-                .allTopicNames()
-                .get(30, TimeUnit.SECONDS)
-                .get(TOPIC)
-                .partitions()
-                .get(0);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return admin.describeTopics(List.of(TOPIC))
+                        .allTopicNames()
+                        .get(30, TimeUnit.SECONDS)
+                        .get(TOPIC)
+                        .partitions()
+                        .get(0);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                ChildProcesses.pause(100);
+            }
+        }
     }
 
     private static void produce(KafkaCluster cluster, int from, int count) {
