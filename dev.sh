@@ -11,7 +11,8 @@ echo "delay-bridge dev mode: building (first run downloads dependencies from Mav
 # the broker and redis-server that dev mode starts: dev mode stops them itself, after the bridge has committed and
 # handed its shards back. The script passes Ctrl-C, SIGTERM and a closed terminal on to it and waits until it is done.
 set -m
-java -Xmx1g -cp "devmode/target/classes:$(cat .dev/classpath)" io.delaybridge.devmode.DevMode "$@" &
+# @bridge/jvm.options: the bridge's shipped JVM options (how the JIT compiles during start-up), as README starts it
+java -Xmx1g @bridge/jvm.options -cp "devmode/target/classes:$(cat .dev/classpath)" io.delaybridge.devmode.DevMode "$@" &
 dev_mode=$!
 trap 'kill -TERM "$dev_mode" 2>/dev/null || true' INT TERM HUP
 while :; do

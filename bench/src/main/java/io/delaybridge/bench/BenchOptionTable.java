@@ -70,12 +70,24 @@ final class BenchOptionTable {
             new Definition(
                     "startup-baseline-cds", Kind.TEXT, "none", "startup: the baseline jar's CDS archive, or " + "none"),
             new Definition(
+                    "startup-baseline-jvm",
+                    Kind.TEXT,
+                    "none",
+                    "startup, restart: JVM options of the baseline jar after --bridge-jvm and its archive (it does "
+                            + "not get --bridge-options), e.g. @bridge/jvm.options or -Dsome.flag=1, or none"),
+            new Definition(
                     "bridge-cds",
                     Kind.TEXT,
                     "bridge/target/delay-bridge.jsa",
                     "the bridge's class-data-"
                             + "sharing archive, made with the jar: every bridge starts with it, as shipped, where the file "
                             + "exists (startup also starts one without it)"),
+            new Definition(
+                    "bridge-options",
+                    Kind.TEXT,
+                    "bridge/jvm.options",
+                    "the bridge's shipped JVM options, an argument file passed as @file to every bridge started "
+                            + "as shipped (with --bridge-cds), or none"),
             new Definition(
                     "parked-records",
                     Kind.INT,

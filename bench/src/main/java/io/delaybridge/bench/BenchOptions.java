@@ -76,7 +76,13 @@ final class BenchOptions {
     final Path startupBaselineJar;
 
     final Path startupBaselineCds;
+    /** Extra JVM options of the baseline jar (--startup-baseline-jvm); empty for none. */
+    final List<String> startupBaselineJvm;
+
     final Path bridgeCds;
+    /** The shipped JVM options' argument file (--bridge-options); null for none. */
+    final Path bridgeOptions;
+
     final int parkedIntakeRate;
     final int steadyRate;
     final int steadySecondRate;
@@ -142,7 +148,11 @@ final class BenchOptions {
         startupRecords = positive("startup-records");
         startupBaselineJar = text("startup-baseline-jar").equals("none") ? null : Path.of(text("startup-baseline-jar"));
         startupBaselineCds = text("startup-baseline-cds").equals("none") ? null : Path.of(text("startup-baseline-cds"));
+        startupBaselineJvm = text("startup-baseline-jvm").equals("none")
+                ? List.of()
+                : List.of(text("startup-baseline-jvm").trim().split("\\s+"));
         bridgeCds = Path.of(text("bridge-cds"));
+        bridgeOptions = text("bridge-options").equals("none") ? null : Path.of(text("bridge-options"));
         parkedIntakeRate = positive("parked-intake-rate");
         steadyRate = positive("steady-rate");
         steadySecondRate = count("steady-second-rate");

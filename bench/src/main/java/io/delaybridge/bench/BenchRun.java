@@ -143,14 +143,17 @@ final class BenchRun implements AutoCloseable {
         return names;
     }
 
-    /** The bridge as shipped: its fat jar, with its CDS archive ({@code --bridge-cds}) where there is one. */
+    /**
+     * The bridge as shipped: its fat jar, with its JVM options ({@code --bridge-options}) and its CDS archive ({@code
+     * --bridge-cds}) where there is one.
+     */
     BridgeProcess startBridge(String name, String[] topics) throws Exception {
         return startBridge(name, topics, false);
     }
 
     /** The bridge as shipped, with {@code delivery.exactlyOnce} as given ({@code DELAY_EXACTLY_ONCE}). */
     BridgeProcess startBridge(String name, String[] topics, boolean exactlyOnce) throws Exception {
-        return startBridge(name, topics, options.bridgeJar, shippedCds(), exactlyOnce, Map.of());
+        return startBridge(name, topics, options.bridgeJar, shippedJvm(), exactlyOnce, Map.of());
     }
 
     /**
@@ -158,7 +161,7 @@ final class BenchRun implements AutoCloseable {
      * started again under the same {@code name} it keeps its group and key prefix (a restart).
      */
     BridgeProcess startBridge(String name, String[] topics, Map<String, String> extraEnv) throws Exception {
-        return startBridge(name, topics, options.bridgeJar, shippedCds(), false, extraEnv);
+        return startBridge(name, topics, options.bridgeJar, shippedJvm(), false, extraEnv);
     }
 
     /** As {@link #startBridge(String, String[])} from {@code jar}, with {@code extraJvm} after the bridge's options. */
@@ -166,11 +169,23 @@ final class BenchRun implements AutoCloseable {
         return startBridge(name, topics, jar, extraJvm, false, Map.of());
     }
 
-    /** The JVM option of the bridge's CDS archive ({@code --bridge-cds}) where the file exists. */
-    private List<String> shippedCds() {
-        return Files.isRegularFile(options.bridgeCds)
-                ? List.of("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath())
-                : List.of();
+    /**
+     * The JVM options a bridge is shipped with, after {@code --bridge-jvm}: its argument file ({@code --bridge-options},
+     * {@code @file} as README starts it) and its CDS archive ({@code --bridge-cds}), each where the file exists.
+     */
+    List<String> shippedJvm() {
+        List<String> jvm = new ArrayList<>();
+        if (options.bridgeOptions != null) {
+            if (!Files.isRegularFile(options.bridgeOptions)) {
+                throw new IllegalArgumentException("--bridge-options: no file " + options.bridgeOptions.toAbsolutePath()
+                        + "; give the bridge's jvm.options, or none");
+            }
+            jvm.add("@" + options.bridgeOptions.toAbsolutePath());
+        }
+        if (Files.isRegularFile(options.bridgeCds)) {
+            jvm.add("-XX:SharedArchiveFile=" + options.bridgeCds.toAbsolutePath());
+        }
+        return jvm;
     }
 
     private BridgeProcess startBridge(

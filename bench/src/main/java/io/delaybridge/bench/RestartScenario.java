@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * "restart", what a crash and a deploy cost: one bridge (with its CDS archive when there is one, as shipped) while
+ * "restart", what a crash and a deploy cost: one bridge as shipped (its JVM options and its CDS archive) while
  * a record falls due every 100 ms (each sent 300 ms before it is due). Two parts of 15 s each: in the first the bridge
  * is killed with SIGKILL 4 s in and started again at once; in the second it is stopped with SIGTERM 4 s in (a deploy)
  * and started again at once. Reported per part: the worst and p99 lateness of its records, none early, none lost.
@@ -37,14 +37,14 @@ final class RestartScenario implements Scenario {
                             + (archive == null ? ", no CDS archive" : ", with its CDS archive"),
                     "restartbase",
                     run.options.startupBaselineJar,
-                    archive == null ? List.of() : List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath()));
+                    StartupScenario.baselineJvm(run.options));
         }
         boolean cds = Files.isRegularFile(run.options.bridgeCds);
         measure(
-                cds ? "with the CDS archive" : "no CDS archive",
+                cds ? "as shipped: its CDS archive and JVM options" : "its JVM options, no CDS archive",
                 "restart",
                 run.options.bridgeJar,
-                cds ? List.of("-XX:SharedArchiveFile=" + run.options.bridgeCds.toAbsolutePath()) : List.of());
+                run.shippedJvm());
     }
 
     /** Both parts for one jar; {@code name} names its topics, group and key prefix. */

@@ -17,9 +17,11 @@ import java.util.regex.Pattern;
  * the intake while the service is down, then it starts cold and is measured from the process' start (the fork) to its
  * first delivery, then stopped by SIGTERM once it delivered them all. Every round starts each variant once, one after
  * the other, so they share the machine's load: the plain Kafka copy ({@link PlainCopy}, a fresh JVM with the bridge's
- * JVM options), the bridge, the bridge with its class-data-sharing archive ({@code --bridge-cds}, when the file
- * exists) and, with {@code --startup-baseline-jar}, another build of the bridge (e.g. the previous release; with
- * {@code --startup-baseline-cds}, its archive) for a before-and-after in one run. Each variant keeps its group and key
+ * JVM options), the bridge with no archive and no options file, the bridge as shipped: with its class-data-sharing
+ * archive ({@code --bridge-cds}, when the file exists) and its JVM options ({@code --bridge-options}); and, with
+ * {@code --startup-baseline-jar}, another build of the bridge (e.g. the previous release; with {@code
+ * --startup-baseline-cds} its archive, with {@code --startup-baseline-jvm} its options) for a before-and-after in one
+ * run. Each variant keeps its group and key
  * prefix over the rounds: a restart, not a first start (the first round is the first start). Reported per variant: the
  * median and the worst of the rounds, and for the bridge the median of each phase of its start-up line ("Started in
  * ... ms from JVM start: ...").
@@ -58,15 +60,15 @@ final class StartupScenario implements Scenario {
                             + (archive == null ? "" : " with the archive " + archive),
                     "startbase",
                     run.options.startupBaselineJar,
-                    archive == null ? List.of() : List.of("-XX:SharedArchiveFile=" + archive.toAbsolutePath())));
+                    baselineJvm(run.options)));
         }
         variants.add(new Variant("bridge", "startplain", run.options.bridgeJar, List.of()));
         if (Files.isRegularFile(run.options.bridgeCds)) {
             variants.add(new Variant(
-                    "bridge with its CDS archive",
+                    "bridge as shipped (its CDS archive and JVM options)",
                     "startcds",
                     run.options.bridgeJar,
-                    List.of("-XX:SharedArchiveFile=" + run.options.bridgeCds.toAbsolutePath())));
+                    run.shippedJvm()));
         } else {
             BenchRun.log(
                     "startup: no CDS archive at %s (built with the jar unless -Dcds.skip): measuring without",
@@ -103,6 +105,16 @@ final class StartupScenario implements Scenario {
             }
             run.put("startup: " + v.label() + ", process start to first delivery", "%s", line);
         }
+    }
+
+    /** The baseline jar's JVM options after {@code --bridge-jvm}: its archive, if given, and its extra options. */
+    static List<String> baselineJvm(BenchOptions options) {
+        List<String> jvm = new ArrayList<>();
+        if (options.startupBaselineCds != null) {
+            jvm.add("-XX:SharedArchiveFile=" + options.startupBaselineCds.toAbsolutePath());
+        }
+        jvm.addAll(options.startupBaselineJvm);
+        return jvm;
     }
 
     /** Preloads the round's records, starts the bridge, waits for all of them; process start to first delivery. */

@@ -22,6 +22,7 @@ import io.delaybridge.bridge.admin.api.MessagesResource;
 import io.delaybridge.bridge.admin.api.ShardsResource;
 import io.delaybridge.bridge.admin.api.StatusResource;
 import io.delaybridge.bridge.admin.api.StoreExceptionMapper;
+import io.delaybridge.bridge.config.CodecWarmup;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.TopicSetup;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
@@ -115,6 +116,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         KafkaFactory kafka = config.getKafka();
         MetricRegistry metrics = environment.metrics();
 
+        // the producer's codec, a native library its first use unpacks and loads, is loaded beside the checks
+        StartupSteps.inBackground("delay-startup-codec", () -> CodecWarmup.warm(kafka.producerCompression()));
         // the topics and Redis side by side: each is mostly a cold client's first round trips
         long checks = timeline.now();
         Admin admin = Admin.create(kafka.adminProperties());

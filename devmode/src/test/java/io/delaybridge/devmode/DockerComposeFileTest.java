@@ -434,6 +434,17 @@ class DockerComposeFileTest {
                 instructions.stream().anyMatch(i -> i.startsWith("COPY bridge/src/main/cds/delay-bridge.classlist ")),
                 "the archive is made from the training run's class list");
 
+        // the shipped JVM options: the argument file README names, copied in and named before the jar
+        String options = command.stream()
+                .filter(t -> t.startsWith("@"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("the ENTRYPOINT names no JVM options file: " + entrypoint));
+        assertTrue(command.indexOf(options) < jar, entrypoint);
+        assertTrue(
+                instructions.contains("COPY bridge/jvm.options " + options.substring(1)),
+                "the JVM options the ENTRYPOINT names are copied from bridge/jvm.options: " + options);
+        assertTrue(Files.isRegularFile(repo.resolve("bridge/jvm.options")), "bridge/jvm.options is missing");
+
         assertTrue(
                 instructions.stream().anyMatch(i -> i.matches("ENV DELAY_BIND_HOST=0\\.0\\.0\\.0")),
                 "inside a container loopback is unreachable; the image must bind 0.0.0.0");

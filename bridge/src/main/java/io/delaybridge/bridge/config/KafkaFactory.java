@@ -237,6 +237,11 @@ public class KafkaFactory implements SettingsCheck.Checked {
         return properties;
     }
 
+    /** The producer's {@code compression.type}: snappy unless {@code kafka.producer} sets another. */
+    public String producerCompression() {
+        return String.valueOf(producerProperties(0).get(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+    }
+
     @JsonProperty
     public String getBootstrapServers() {
         return bootstrapServers;

@@ -17,6 +17,7 @@ class KafkaFactoryTest {
     void deliveriesCompressWithSnappy() {
         KafkaFactory factory = new KafkaFactory();
         assertEquals("snappy", factory.producerProperties(1 << 20).get(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+        assertEquals("snappy", factory.producerCompression(), "the codec loaded ahead at start-up");
         assertEquals("2000", factory.consumerProperties().get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG));
     }
 
@@ -58,6 +59,7 @@ class KafkaFactoryTest {
         assertEquals("1", consumer.get(ConsumerConfig.FETCH_MIN_BYTES_CONFIG));
         assertEquals("500", consumer.get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
         assertEquals("zstd", factory.producerProperties(1 << 20).get(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+        assertEquals("zstd", factory.producerCompression());
     }
 
     @Test
