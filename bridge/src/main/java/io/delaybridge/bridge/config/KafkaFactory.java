@@ -42,6 +42,10 @@ public class KafkaFactory implements SettingsCheck.Checked {
     static final String SESSION_TIMEOUT_MS = "8000";
 
     static final String HEARTBEAT_INTERVAL_MS = "1000";
+
+    /** How long the broker holds a fetch that finds nothing: the consumers' close waits this long (see its use). */
+    static final String FETCH_MAX_WAIT_MS = "100";
+
     private static final String INSTANCE_ID = "[a-zA-Z0-9._:-]{0,249}";
     private static final String TOPIC_MESSAGE =
             "is \"${validatedValue}\": use a legal Kafka topic name (1 to 249 of the characters a-z A-Z 0-9 . _ -)";
@@ -152,6 +156,10 @@ public class KafkaFactory implements SettingsCheck.Checked {
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+        // a consumer's close waits for its last fetch session to close, which the broker holds for fetch.max.wait.ms
+        // (500 ms by default) when nothing is to be read: every stop of the bridge, a deploy included, waited that long
+        // before the next instance could start. An idle consumer fetches a little more often instead.
+        properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, FETCH_MAX_WAIT_MS);
         if (!"consumer".equalsIgnoreCase(consumer.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG))) {
             // the KIP-848 consumer protocol refuses these client settings: the broker owns them there
             properties.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");

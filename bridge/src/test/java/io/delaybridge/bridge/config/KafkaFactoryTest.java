@@ -22,6 +22,14 @@ class KafkaFactoryTest {
     }
 
     @Test
+    void aStopDoesNotWaitHalfASecondForTheLastFetchSession() {
+        // the consumer's close waits for its fetch session to close, which the broker holds for fetch.max.wait.ms
+        KafkaFactory factory = new KafkaFactory();
+        assertEquals("100", factory.consumerProperties().get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
+        assertEquals("100", factory.offsetReaderProperties("thaw").get(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
+    }
+
+    @Test
     void joinsAsAStaticMemberOfTheClassicProtocolWithAShortSession() {
         KafkaFactory factory = new KafkaFactory();
         factory.setInstanceId("bridge-a");
