@@ -57,6 +57,11 @@ final class BenchOptionTable {
                     "catch-up: the header in which the peer's " + "records carry their due time (epoch ms)"),
             new Definition("startups", Kind.INT, "10", "startup: rounds; each starts every variant once, cold"),
             new Definition(
+                    "restarts",
+                    Kind.INT,
+                    "3",
+                    "restart: rounds; each kills one bridge with SIGKILL and stops one with SIGTERM, each restarted at once"),
+            new Definition(
                     "startup-records",
                     Kind.INT,
                     "1000",

@@ -71,6 +71,9 @@ final class BenchOptions {
 
     final String peerHeader;
     final int startups;
+    /** restart: rounds of a kill -9 and a SIGTERM. */
+    final int restarts;
+
     final int startupRecords;
     /** startup: another jar to start beside the bridge's, or null. */
     final Path startupBaselineJar;
@@ -145,6 +148,7 @@ final class BenchOptions {
                     "a header name, e.g. " + definition("peer-header").fallback());
         }
         startups = positive("startups");
+        restarts = positive("restarts");
         startupRecords = positive("startup-records");
         startupBaselineJar = text("startup-baseline-jar").equals("none") ? null : Path.of(text("startup-baseline-jar"));
         startupBaselineCds = text("startup-baseline-cds").equals("none") ? null : Path.of(text("startup-baseline-cds"));
