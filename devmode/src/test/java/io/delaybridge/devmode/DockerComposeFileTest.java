@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * No Docker engine runs on the build machines, so the compose stack in {@code docker/} cannot be started here. This
- * test checks what can be checked without one: that the compose file and the Dockerfile say what the bridge needs,
- * and that they agree with {@code bridge/config.yml} and with each other (listener ports, topic partitions, variable
- * names), the mistakes that otherwise show up only when someone runs {@code docker compose up}.
+ * test checks what can be checked without one: that the compose file says what the bridge needs, and that it agrees
+ * with {@code bridge/config.yml} (listener ports, topic partitions, variable names), the mistakes that otherwise show
+ * up only when someone runs {@code docker compose up}. The image's own file: {@link DockerfileTest}.
  *
  * <p>YAML is read with Jackson's YAML module, which reaches this module's classpath through the bridge
  * (Dropwizard reads its configuration with it). It is deliberately not declared here with test scope: a direct
@@ -377,119 +377,6 @@ class DockerComposeFileTest {
         }
     }
 
-    @Test
-    void theDockerfileBuildsInOneStageAndRunsTheJarInAnother() throws IOException {
-        List<String> instructions = dockerfileInstructions(repo.resolve("docker/Dockerfile"));
-        List<String> from =
-                instructions.stream().filter(i -> i.startsWith("FROM ")).toList();
-        assertEquals(2, from.size(), "two stages expected: " + from);
-        assertTrue(from.get(0).matches("FROM \\S+ AS \\S+"), "the build stage is named: " + from.get(0));
-        String buildStage = from.get(0).split(" ")[3];
-
-        String build = instructions.stream()
-                .filter(i -> i.startsWith("RUN ") && i.contains("package"))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no RUN ... package in the build stage"));
-        assertTrue(build.contains("-pl bridge") && build.contains("-am"), build);
-
-        String entrypoint = instructions.stream()
-                .filter(i -> i.startsWith("ENTRYPOINT "))
-                .reduce((a, b) -> b)
-                .orElseThrow(() -> new AssertionError("no ENTRYPOINT"));
-        List<String> command = new ArrayList<>();
-        YAML.readTree(entrypoint.substring("ENTRYPOINT ".length())).forEach(t -> command.add(t.asText()));
-        assertEquals("java", command.get(0), "exec form, java as PID 1: " + entrypoint);
-        int jar = command.indexOf("-jar");
-        assertTrue(jar > 0 && command.get(jar + 1).endsWith("delay-bridge.jar"), entrypoint);
-        assertEquals("server", command.get(jar + 2), entrypoint);
-        String configPath = command.get(jar + 3);
-
-        // the jar the runtime stage copies is the one the bridge's shade plugin writes
-        String copyJar = instructions.stream()
-                .filter(i -> i.startsWith("COPY --from=" + buildStage + " ") && i.endsWith(" " + command.get(jar + 1)))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("the jar is not copied from the build stage"));
-        assertTrue(copyJar.contains("bridge/target/delay-bridge.jar"), copyJar);
-        assertTrue(
-                Files.readString(repo.resolve("bridge/pom.xml")).contains("<finalName>delay-bridge</finalName>"),
-                "bridge/pom.xml no longer shades to delay-bridge.jar");
-        assertTrue(
-                instructions.contains("COPY bridge/config.yml " + configPath),
-                "the configuration the ENTRYPOINT names is copied from bridge/config.yml: " + configPath);
-
-        // the class-data-sharing archive the ENTRYPOINT maps is made in the image, by its JVM, for that jar's path
-        String archive = command.stream()
-                .filter(t -> t.startsWith("-XX:SharedArchiveFile="))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("the ENTRYPOINT maps no CDS archive: " + entrypoint));
-        assertTrue(command.indexOf(archive) < jar, entrypoint);
-        String dump = instructions.stream()
-                .filter(i -> i.startsWith("RUN ") && i.contains("-Xshare:dump"))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("the runtime stage makes no CDS archive"));
-        assertTrue(dump.contains(archive) && dump.contains("-cp " + command.get(jar + 1)), dump);
-        assertTrue(
-                instructions.indexOf(dump) > instructions.indexOf(from.get(1)), "made in the runtime stage: " + dump);
-        assertTrue(
-                instructions.stream().anyMatch(i -> i.startsWith("COPY bridge/src/main/cds/delay-bridge.classlist ")),
-                "the archive is made from the training run's class list");
-
-        // the shipped JVM options: the argument file README names, copied in and named before the jar
-        String options = command.stream()
-                .filter(t -> t.startsWith("@"))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("the ENTRYPOINT names no JVM options file: " + entrypoint));
-        assertTrue(command.indexOf(options) < jar, entrypoint);
-        assertTrue(
-                instructions.contains("COPY bridge/jvm.options " + options.substring(1)),
-                "the JVM options the ENTRYPOINT names are copied from bridge/jvm.options: " + options);
-        assertTrue(Files.isRegularFile(repo.resolve("bridge/jvm.options")), "bridge/jvm.options is missing");
-
-        assertTrue(
-                instructions.stream().anyMatch(i -> i.matches("ENV DELAY_BIND_HOST=0\\.0\\.0\\.0")),
-                "inside a container loopback is unreachable; the image must bind 0.0.0.0");
-        String user = instructions.stream()
-                .filter(i -> i.startsWith("USER "))
-                .reduce((a, b) -> b)
-                .orElseThrow(() -> new AssertionError("no USER: the bridge would run as root"));
-        assertFalse(user.matches("USER (root|0)(:.*)?"), user);
-        assertTrue(instructions.contains("EXPOSE 8080 8081"), "EXPOSE 8080 8081 missing");
-        assertTrue(
-                instructions.stream().anyMatch(i -> i.startsWith("HEALTHCHECK ") && i.contains("/healthcheck")),
-                "HEALTHCHECK on the admin healthcheck missing");
-    }
-
-    @Test
-    void theImagesHeapLeavesRoomForTheJvmsOwnMemoryInA512MbContainer() throws IOException {
-        // measured at full speed (docs/operations.md, "JVM"): RSS is about -Xmx plus 240 MB
-        long nonHeapMb = 240;
-        long containerMb = 512;
-        String options = dockerfileInstructions(repo.resolve("docker/Dockerfile")).stream()
-                .filter(i -> i.startsWith("ENV ") && i.contains("JAVA_TOOL_OPTIONS="))
-                .reduce((a, b) -> b)
-                .orElseThrow(() -> new AssertionError("no ENV JAVA_TOOL_OPTIONS"));
-        Matcher percentage = Pattern.compile("-XX:MaxRAMPercentage=([0-9.]+)").matcher(options);
-        assertTrue(percentage.find(), "the heap must follow the container's limit: " + options);
-        double heapMb = containerMb * Double.parseDouble(percentage.group(1)) / 100;
-        assertTrue(
-                heapMb + nonHeapMb <= containerMb,
-                "a " + containerMb + " MB container would hold a " + heapMb + " MB heap plus ~" + nonHeapMb + " MB: "
-                        + options);
-        assertTrue(options.contains("-XX:+ExitOnOutOfMemoryError"), options);
-    }
-
-    @Test
-    void theBuildContextIgnoresHostBuildOutput() throws IOException {
-        Path ignore = repo.resolve("docker/Dockerfile.dockerignore");
-        assertTrue(Files.isRegularFile(ignore), "docker/Dockerfile.dockerignore missing");
-        List<String> patterns = Files.readAllLines(ignore).stream()
-                .map(String::strip)
-                .filter(l -> !l.isEmpty() && !l.startsWith("#"))
-                .toList();
-        assertTrue(patterns.contains("**/target"), patterns.toString());
-        assertTrue(patterns.contains(".git"), patterns.toString());
-    }
-
     // ---- helpers ------------------------------------------------------------------------------------------------
 
     /**
@@ -621,26 +508,6 @@ class DockerComposeFileTest {
                 .matcher(script);
         assertTrue(m.find(), "the topics service does not create " + topic + ": " + script);
         return m.group();
-    }
-
-    /** Instructions with line continuations joined and comments dropped, whitespace collapsed. */
-    private static List<String> dockerfileInstructions(Path dockerfile) throws IOException {
-        List<String> out = new ArrayList<>();
-        StringBuilder current = new StringBuilder();
-        for (String raw : Files.readAllLines(dockerfile)) {
-            String line = raw.strip();
-            if (line.startsWith("#") || (line.isEmpty() && current.length() == 0)) {
-                continue;
-            }
-            boolean continues = line.endsWith("\\");
-            current.append(continues ? line.substring(0, line.length() - 1) : line)
-                    .append(' ');
-            if (!continues) {
-                out.add(current.toString().strip().replaceAll("\\s+", " "));
-                current.setLength(0);
-            }
-        }
-        return out;
     }
 
     private static List<Map.Entry<String, JsonNode>> fields(JsonNode node) {
