@@ -81,11 +81,7 @@ class DockerfileTest {
 
     @Test
     void theArchiveTheEntrypointMapsIsMadeInTheImageForItsJar() {
-        String archive = command.stream()
-                .filter(t -> t.startsWith("-XX:SharedArchiveFile="))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("the ENTRYPOINT maps no CDS archive: " + entrypoint));
-        assertTrue(command.indexOf(archive) < jar, entrypoint);
+        String archive = jvmOption("-XX:SharedArchiveFile=", "the ENTRYPOINT maps no CDS archive");
         String dump = instructions.stream()
                 .filter(i -> i.startsWith("RUN ") && i.contains("-Xshare:dump"))
                 .findFirst()
@@ -101,11 +97,7 @@ class DockerfileTest {
     @Test
     void theEntrypointStartsTheJvmWithTheShippedOptionsFile() {
         // the argument file README names, copied in and named before the jar
-        String options = command.stream()
-                .filter(t -> t.startsWith("@"))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("the ENTRYPOINT names no JVM options file: " + entrypoint));
-        assertTrue(command.indexOf(options) < jar, entrypoint);
+        String options = jvmOption("@", "the ENTRYPOINT names no JVM options file");
         assertTrue(
                 instructions.contains("COPY bridge/jvm.options " + options.substring(1)),
                 "the JVM options the ENTRYPOINT names are copied from bridge/jvm.options: " + options);
@@ -157,6 +149,16 @@ class DockerfileTest {
                 .toList();
         assertTrue(patterns.contains("**/target"), patterns.toString());
         assertTrue(patterns.contains(".git"), patterns.toString());
+    }
+
+    /** The ENTRYPOINT's word that starts with {@code prefix}, checked to stand before {@code -jar} (a JVM option). */
+    private static String jvmOption(String prefix, String missing) {
+        String option = command.stream()
+                .filter(t -> t.startsWith(prefix))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(missing + ": " + entrypoint));
+        assertTrue(command.indexOf(option) < jar, "a JVM option after -jar: " + entrypoint);
+        return option;
     }
 
     /** Instructions with line continuations joined and comments dropped, whitespace collapsed. */
