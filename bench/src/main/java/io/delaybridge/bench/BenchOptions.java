@@ -152,9 +152,7 @@ final class BenchOptions {
         startupRecords = positive("startup-records");
         startupBaselineJar = text("startup-baseline-jar").equals("none") ? null : Path.of(text("startup-baseline-jar"));
         startupBaselineCds = text("startup-baseline-cds").equals("none") ? null : Path.of(text("startup-baseline-cds"));
-        startupBaselineJvm = text("startup-baseline-jvm").equals("none")
-                ? List.of()
-                : List.of(text("startup-baseline-jvm").trim().split("\\s+"));
+        startupBaselineJvm = text("startup-baseline-jvm").equals("none") ? List.of() : words("startup-baseline-jvm");
         bridgeCds = Path.of(text("bridge-cds"));
         bridgeOptions = text("bridge-options").equals("none") ? null : Path.of(text("bridge-options"));
         parkedIntakeRate = positive("parked-intake-rate");
@@ -183,7 +181,7 @@ final class BenchOptions {
         springRetryRate = positive("spring-retry-rate");
         svg = Path.of(text("svg"));
         keepWorkDir = Boolean.parseBoolean(text("keep-work-dir"));
-        bridgeJvm = List.of(text("bridge-jvm").trim().split("\\s+"));
+        bridgeJvm = words("bridge-jvm");
         bridgeJar = Path.of(text("bridge-jar"));
         bridgeConfig = Path.of(text("bridge-config"));
     }
@@ -307,6 +305,11 @@ final class BenchOptions {
 
     String text(String name) {
         return values.get(name);
+    }
+
+    /** An option's value split at whitespace: JVM options and the like. */
+    List<String> words(String name) {
+        return List.of(text(name).trim().split("\\s+"));
     }
 
     int count(String name) {
