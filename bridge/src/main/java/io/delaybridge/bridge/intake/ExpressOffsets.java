@@ -73,7 +73,8 @@ final class ExpressOffsets implements TransactionOffsets {
      * so no offer passes them), then its ends may be committed.
      */
     void stored(IntakePoll poll) {
-        List<Long> at = poll.express().stream().map(ExpressOffsets::offsetOf).toList();
+        List<Long> at =
+                poll.express().stream().map(IntakePoll.ExpressRecord::offset).toList();
         stored(
                 poll.commit(),
                 poll.express().stream().map(IntakePoll.ExpressRecord::partition).toList(),
@@ -230,12 +231,6 @@ final class ExpressOffsets implements TransactionOffsets {
     /** Everything goes (the group fenced this member). */
     void clear() {
         lanes.clear();
-    }
-
-    /** The intake offset of an express record (its origin is {@code topic/partition/offset}). */
-    static long offsetOf(IntakePoll.ExpressRecord record) {
-        IntakeOrigin origin = IntakeOrigin.parse(record.envelope().origin());
-        return origin != null && origin.partition() == record.partition() ? origin.offset() : -1;
     }
 
     /** The offset of {@code origin} if it is a record of the intake's {@code partition}, else -1. */

@@ -239,6 +239,6 @@ final class ExpressPath {
 
     private void settle(IntakePoll.ExpressRecord record, ExpressCommits.Poll settling) {
         gate.released(record.bytes());
-        settling.settle(record.partition(), ExpressOffsets.offsetOf(record));
+        settling.settle(record.partition(), record.offset());
     }
 }

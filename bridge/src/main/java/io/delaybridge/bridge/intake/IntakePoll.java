@@ -42,10 +42,10 @@ record IntakePoll(
         int count) {
 
     /**
-     * A schedule on the express path: its translation (the envelope, not encoded), intake partition, and the bytes it
-     * holds of the express buffer.
+     * A schedule on the express path: its translation (the envelope, not encoded), intake partition and offset, and
+     * the bytes it holds of the express buffer.
      */
-    record ExpressRecord(RecordTranslator.Translation translation, int partition, long bytes) {
+    record ExpressRecord(RecordTranslator.Translation translation, int partition, long offset, long bytes) {
         String id() {
             return translation.id();
         }
@@ -137,7 +137,7 @@ record IntakePoll(
             }
             long bytes = gate != null && translation.schedule() ? bytesOf(translation) : 0;
             if (gate != null && admit(gate, record.partition(), translation, bytes, named, redisNowAtMost)) {
-                express.add(new ExpressRecord(translation, record.partition(), bytes));
+                express.add(new ExpressRecord(translation, record.partition(), record.offset(), bytes));
             } else if (translation.schedule()
                     && far.far(record.partition(), record.offset(), translation.timestamp(), translation.dueAt())) {
                 ops.add(translation.farOp());

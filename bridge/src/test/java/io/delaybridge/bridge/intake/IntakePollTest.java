@@ -90,6 +90,10 @@ class IntakePollTest {
         assertEquals(
                 List.of(0, 1),
                 poll.express().stream().map(IntakePoll.ExpressRecord::partition).toList());
+        assertEquals(
+                List.of(1L, 5L),
+                poll.express().stream().map(IntakePoll.ExpressRecord::offset).toList(),
+                "each carries its intake offset: its settle commits past it");
         assertEquals(4, poll.ops().size(), "the rest parks, the cancel included");
         assertEquals(2, gate.heldRecords());
         assertEquals(NOW, poll.earliestDueAt());
