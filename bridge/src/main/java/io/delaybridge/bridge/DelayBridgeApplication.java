@@ -184,6 +184,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         if (delivery.sends() instanceof AutoCloseable sends) {
             environment.lifecycle().manage(closing(sends)); // stopped after the pump: its last commits go first
         }
+        // the running parts start at the end of run, before Dropwizard builds its server; the lifecycle stops them
+        PipelineStart pipeline = new PipelineStart(environment.lifecycle());
         Pump pump = new Pump(
                 pumpStore,
                 delivery,
@@ -193,7 +195,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 new PumpMetrics(metrics, deadletterMeters),
                 clock,
                 crashes);
-        environment.lifecycle().manage(pump);
+        pipeline.manage(pump);
         // a zombie's intake (stopped past its session) cannot store again what the shard's new owner delivered
         store.fenceWrites(pump::writeFence);
 
@@ -201,35 +203,31 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         // it at once on its own thread (start-up does not wait), then every intake.retentionCheckInterval
         FarPolicy far = new FarPolicy(intakeSettings.hotWindowMillis(), clock);
         if (far.windowOn()) {
-            environment
-                    .lifecycle()
-                    .manage(new RetentionWatch(
-                            admin,
-                            kafka.getIntakeTopic(),
-                            intakeSettings.farRetentionMarginMillis(),
-                            intakeSettings.retentionCheckInterval(),
-                            ADMIN_CALL_MILLIS,
-                            far));
+            pipeline.manage(new RetentionWatch(
+                    admin,
+                    kafka.getIntakeTopic(),
+                    intakeSettings.farRetentionMarginMillis(),
+                    intakeSettings.retentionCheckInterval(),
+                    ADMIN_CALL_MILLIS,
+                    far));
         }
         IntakeMetrics intakeMetrics = new IntakeMetrics(metrics, deadletterMeters);
         intakeMetrics.farTier(far);
 
         // the far tier's thaw, under the pump's epochs: stopped before the pump and the store
         ThawMetrics thawMetrics = new ThawMetrics(metrics);
-        environment
-                .lifecycle()
-                .manage(new ThawLoop(
-                        store.far(),
-                        store::now,
-                        pump::ownedEpochs,
-                        kafka.offsetReaderProperties("thaw"),
-                        intakeSettings,
-                        producer,
-                        deadletterMeters,
-                        thawMetrics,
-                        // with the far tier off, records written far before still thaw by their hours, not at once
-                        far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS,
-                        config.getIntake().getThawAheadRate()));
+        pipeline.manage(new ThawLoop(
+                store.far(),
+                store::now,
+                pump::ownedEpochs,
+                kafka.offsetReaderProperties("thaw"),
+                intakeSettings,
+                producer,
+                deadletterMeters,
+                thawMetrics,
+                // with the far tier off, records written far before still thaw by their hours, not at once
+                far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS,
+                config.getIntake().getThawAheadRate()));
 
         IntakeLoop intake = new IntakeLoop(
                 kafka.consumerProperties(),
@@ -254,16 +252,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
                 far,
                 crashes);
-        environment.lifecycle().manage(intake); // stopped first: its partitions are revoked while the pump runs
-        environment
-                .lifecycle()
-                .manage(
-                        new Managed() { // started right after the intake
-                            @Override
-                            public void start() {
-                                timeline.pipelineRunning();
-                            }
-                        });
+        pipeline.manage(intake); // stopped first: its partitions are revoked while the pump runs
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page
         ApiSettings api = config.getApi().build();
@@ -343,6 +332,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                     .register(new StatusResource(report, metrics, environment.healthChecks(), rules)
                             .withTargets(rates::rows));
         }
+        pipeline.start(); // everything is wired: the rules still start with the server, after the pipeline
+        timeline.pipelineRunning();
     }
 
     private static Delivery buildDelivery(
