@@ -35,6 +35,11 @@ final class DeliveredIds {
      * remembered once a transaction delivered it, however the acks went.
      */
     private final Map<String, Integer> held = new ConcurrentHashMap<>();
+    /**
+     * Ids that a retry sent back to the due set, due later, and no claim has taken since. A short claim does not take
+     * a message that is not due yet, so it says nothing of these: each is kept until a claim takes it.
+     */
+    private final Set<String> retried = ConcurrentHashMap.newKeySet();
     /** Intake records read again after a failed store: their delivered ids wait until no copy can come back. */
     private final ReadAgain readAgain = new ReadAgain();
 
@@ -64,6 +69,15 @@ final class DeliveredIds {
     boolean wasDelivered(String id, String origin) {
         Sends.Message message = delivered.get(id);
         return message != null && message.origin().equals(origin);
+    }
+
+    /**
+     * A retry moved {@code id} from flight back to the due set, due after its backoff: kept until a claim takes it.
+     * The retry may be of an earlier claim whose send failed (refused while a later claim's send of it was in a
+     * transaction): that transaction may commit, and the message then comes back only once its backoff passed.
+     */
+    void retried(String id) {
+        retried.add(id);
     }
 
     /** A claim's message was released: acked, sent (its transaction holds it now), or failed. */
@@ -100,9 +114,10 @@ final class DeliveredIds {
         for (String id : ids) {
             held.merge(id, 1, Integer::sum);
             learnt.taken(id);
+            retried.remove(id);
         }
         if (allDue && !learnt.isEmpty()) {
-            settled.addAll(learnt.shortClaim());
+            settled.addAll(learnt.shortClaim(retried::contains));
         }
         if (allDue && !readAgain.isEmpty()) {
             readAgain.shortClaim();
@@ -136,6 +151,7 @@ final class DeliveredIds {
         for (String id : settled) {
             Sends.Message message = delivered.get(id);
             if (!held.containsKey(id)
+                    && !retried.contains(id)
                     && (message == null || (past.test(message.origin()) && !readAgain.covers(message.origin())))) {
                 delivered.remove(id);
                 settled.remove(id);

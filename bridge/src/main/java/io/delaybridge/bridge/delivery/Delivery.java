@@ -100,6 +100,11 @@ public final class Delivery {
         sends.released(shard, id);
     }
 
+    /** See {@link Sends#retried}. */
+    public void retried(int shard, String id) {
+        sends.retried(shard, id);
+    }
+
     /** See {@link Sends#claimed}. */
     public void claimed(int shard, Iterable<String> ids, boolean allDue) {
         sends.claimed(shard, ids, allDue);

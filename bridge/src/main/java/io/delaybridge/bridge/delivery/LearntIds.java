@@ -46,12 +46,15 @@ final class LearntIds {
         ids.replaceAll((id, shortClaims) -> shortClaims == WAITING && past.test(id) ? 0 : shortClaims);
     }
 
-    /** A claim of the shard came back short (every due message taken); returns the ids to forget now. */
-    List<String> shortClaim() {
+    /**
+     * A claim of the shard came back short (every due message taken); returns the ids to forget now. {@code notDue}:
+     * ids whose messages wait in the due set for a later time (a retry's backoff): the claim says nothing of them.
+     */
+    List<String> shortClaim(Predicate<String> notDue) {
         List<String> forget = new ArrayList<>();
         for (Map.Entry<String, Integer> entry : ids.entrySet()) {
             int shortClaims = entry.getValue();
-            if (shortClaims == WAITING) {
+            if (shortClaims == WAITING || notDue.test(entry.getKey())) {
                 continue;
             }
             if (shortClaims + 1 >= SHORT_CLAIMS) {

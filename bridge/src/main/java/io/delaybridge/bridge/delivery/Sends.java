@@ -61,6 +61,12 @@ public interface Sends {
     default void released(int shard, String id) {}
 
     /**
+     * A retry moved the message {@code id} of {@code shard} from flight back to the due set, due after its backoff: it
+     * will be claimed again, later than a claim of what is due now can tell.
+     */
+    default void retried(int shard, String id) {}
+
+    /**
      * The intake reads the records of {@code shard}'s intake partition from offset {@code from} to {@code last} again: a
      * store of them failed, though part of it may have gone through, been delivered and acked. Their ids must outlive
      * the copies stored again.

@@ -337,6 +337,11 @@ final class ShardTransaction {
         delivered.released(id);
     }
 
+    /** See {@link DeliveredIds#retried}. */
+    void retried(String id) {
+        delivered.retried(id);
+    }
+
     /** Commits ({@code commit}) or aborts what is open, closes the producer, and fails what stays in doubt. */
     void close(boolean commit) {
         if (commit) {

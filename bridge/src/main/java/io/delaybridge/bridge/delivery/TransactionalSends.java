@@ -151,6 +151,14 @@ public final class TransactionalSends implements Sends, AutoCloseable {
     }
 
     @Override
+    public void retried(int shard, String id) {
+        ShardTransaction transaction = shards.get(shard);
+        if (transaction != null) {
+            transaction.retried(id);
+        }
+    }
+
+    @Override
     public void claimed(int shard, Iterable<String> ids, boolean allDue) {
         ShardTransaction transaction = shards.get(shard);
         if (transaction != null) {

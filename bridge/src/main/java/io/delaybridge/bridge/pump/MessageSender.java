@@ -149,6 +149,11 @@ final class MessageSender {
         delivery.flush();
     }
 
+    /** A retry moved the message {@code id} of {@code shard} back to the due set, due after its backoff. */
+    void retried(OwnedShard shard, String id) {
+        delivery.retried(shard.shard, id);
+    }
+
     /** Redis answered the acks of {@code ids} of {@code shard}; {@code allDeleted}: it deleted every one. */
     void acked(OwnedShard shard, Iterable<String> ids, boolean allDeleted) {
         delivery.acked(shard.shard, ids, allDeleted);

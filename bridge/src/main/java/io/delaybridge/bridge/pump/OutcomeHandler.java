@@ -204,7 +204,10 @@ final class OutcomeHandler {
 
     private void retryLater(OwnedShard shard, ClaimedMessage message, long backoffMillis) {
         try {
-            store.retry(shard.shard, shard.epoch, message.ref(), redisNow.getAsLong() + backoffMillis);
+            if (store.retry(shard.shard, shard.epoch, message.ref(), redisNow.getAsLong() + backoffMillis)) {
+                // exactly once: a later claim's send of it may be in a transaction that commits; it is due only later
+                sender.retried(shard, message.ref().id());
+            }
         } catch (StoreFencedException e) {
             LOG.warn(
                     "{}; message {} is returned by its lease",

@@ -112,6 +112,44 @@ class DeliveredIdsTest {
     }
 
     @Test
+    void oneARetrySentBackToTheDueSetIsKeptUntilAClaimTakesItHoweverManyShortClaimsCome() {
+        // claimed twice (the first claim's lease ran out while its release waited): the second claim's release sent it,
+        // the first one's was refused while that send was in a transaction, and its retry moved the message from
+        // flight back to the due set, due after the retry's backoff
+        ids.claimed(List.of("a"), false);
+        ids.claimed(List.of("a"), false);
+        ids.released("a");
+        ids.retried("a");
+        ids.released("a");
+        ids.committed(A); // the transaction committed: delivered
+        ids.acked(List.of("a"), false); // its ack found it in the due set, not in flight: not confirmed
+        ids.prune(message -> true);
+        for (int i = 0; i < 5; i++) {
+            ids.claimed(List.of(), true); // short claims while it is not due yet: they cannot take it
+            ids.prune(message -> true);
+            assertTrue(ids.wasDelivered("a", A.origin()), "its backoff over, a claim takes it: acked, not sent again");
+        }
+        ids.claimed(List.of("a"), false); // due now: claimed
+        ids.released("a"); // acked, as delivered
+        ids.acked(List.of("a"), true);
+        ids.prune(message -> true);
+        assertEquals(0, ids.size(), "claimed, released and its ack confirmed: forgotten");
+    }
+
+    @Test
+    void aRetriedMessageThatSettledIsNotForgottenBeforeAClaimTookIt() {
+        ids.committed(A);
+        ids.acked(List.of("a"), true);
+        ids.retried("a"); // a late retry of an earlier claim: it will come back
+        ids.prune(message -> true);
+        assertTrue(ids.wasDelivered("a", A.origin()));
+        ids.claimed(List.of("a"), false);
+        ids.released("a");
+        ids.prune(message -> true);
+        assertEquals(0, ids.size());
+    }
+
+    @Test
     void everyClaimOfAMessageIsHeldUntilItsReleaseWhateverTheAcksSay() {
         // claimed, then claimed twice more as its lease ran out while its release waited for the shard's producer
         ids.claimed(List.of("a"), false);
