@@ -2,7 +2,6 @@ package io.delaybridge.checker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.testkit.AdminMetrics;
 import io.delaybridge.testkit.ChildJvm;
 import io.delaybridge.testkit.FreePorts;
@@ -17,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One bridge as a child JVM ({@code DelayBridgeApplication server <config>} on this JVM's class path, launched by the
+ * One bridge as a child JVM ({@code FaultyBridge server <config>} on this JVM's class path, launched by the
  * test kit's {@link ChildJvm}), so that {@code kill -9}, SIGTERM, SIGSTOP and SIGCONT are real signals. Its output
  * goes to a log file. It joins the group as the static member {@code instanceId}: a replacement started with the id
  * of a killed bridge takes its partitions back at once.
@@ -42,7 +41,7 @@ final class BridgeProcess {
 
     /**
      * Starts a bridge. {@code crashPoint}/{@code crashAfter} arm a crash point (null for none); {@code clockShift}
-     * shifts its clock ("+1h"; null for none) by libfaketime or by the bridge's test-only clock setting.
+     * shifts its clock ("+1h"; null for none) by libfaketime or by {@link ClockShift}.
      */
     static BridgeProcess start(
             String name,
@@ -56,7 +55,7 @@ final class BridgeProcess {
             CampaignOptions.ClockShiftMode shiftMode) {
         int adminPort = FreePorts.pick();
         ChildJvm.Builder builder = ChildJvm.mainClass(
-                        name, "io.delaybridge.bridge.DelayBridgeApplication", System.getProperty("java.class.path"))
+                        name, FaultyBridge.class.getName(), System.getProperty("java.class.path"))
                 .jvmOptions(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
                 .args("server", config.toString())
                 .log(logDir.resolve(name + ".log"))
