@@ -53,9 +53,33 @@ final class BridgeProcess {
             int crashAfter,
             String clockShift,
             CampaignOptions.ClockShiftMode shiftMode) {
+        return start(
+                FaultyBridge.class.getName(),
+                name,
+                instanceId,
+                config,
+                logDir,
+                env,
+                crashPoint,
+                crashAfter,
+                clockShift,
+                shiftMode);
+    }
+
+    /** As {@link #start}, with {@code mainClass} instead of {@link FaultyBridge}: the product's own, for tests. */
+    static BridgeProcess start(
+            String mainClass,
+            String name,
+            String instanceId,
+            Path config,
+            Path logDir,
+            Map<String, String> env,
+            CrashPoint crashPoint,
+            int crashAfter,
+            String clockShift,
+            CampaignOptions.ClockShiftMode shiftMode) {
         int adminPort = FreePorts.pick();
-        ChildJvm.Builder builder = ChildJvm.mainClass(
-                        name, FaultyBridge.class.getName(), System.getProperty("java.class.path"))
+        ChildJvm.Builder builder = ChildJvm.mainClass(name, mainClass, System.getProperty("java.class.path"))
                 .jvmOptions(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
                 .args("server", config.toString())
                 .log(logDir.resolve(name + ".log"))
@@ -115,22 +139,47 @@ final class BridgeProcess {
      * broker restart.
      */
     boolean healthy() {
+        HttpResponse<String> response = healthChecks();
+        JsonNode checks = response == null ? null : json(response.body());
+        if (checks == null) {
+            return false;
+        }
+        JsonNode pipeline = checks.path("pipeline");
+        return pipeline.isMissingNode()
+                ? response.statusCode() == 200
+                : pipeline.path("healthy").asBoolean();
+    }
+
+    /** One check of the admin port's {@code /healthcheck} ({@code healthy}, {@code message}); missing if none. */
+    JsonNode healthCheck(String name) {
+        HttpResponse<String> response = healthChecks();
+        JsonNode checks = response == null ? null : json(response.body());
+        return checks == null ? JSON.missingNode() : checks.path(name);
+    }
+
+    /** The admin port's {@code /healthcheck} answer, or null if it did not answer. */
+    private HttpResponse<String> healthChecks() {
         try {
-            HttpResponse<String> response = HTTP.send(
+            return HTTP.send(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/healthcheck"))
                             .timeout(Duration.ofSeconds(5))
                             .GET()
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
-            JsonNode pipeline = JSON.readTree(response.body()).path("pipeline");
-            return pipeline.isMissingNode()
-                    ? response.statusCode() == 200
-                    : pipeline.path("healthy").asBoolean();
         } catch (IOException e) {
-            return false;
+            return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return null;
+        }
+    }
+
+    /** The body as JSON, or null if it is not. */
+    private static JsonNode json(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (IOException e) {
+            return null;
         }
     }
 
