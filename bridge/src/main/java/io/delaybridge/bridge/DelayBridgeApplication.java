@@ -30,8 +30,6 @@ import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
-import io.delaybridge.bridge.faults.ClockShift;
-import io.delaybridge.bridge.faults.Crashes;
 import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
@@ -40,6 +38,7 @@ import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.PartitionListener;
 import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.intake.RetentionWatch;
+import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.pump.PumpMetrics;
@@ -90,6 +89,20 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
     /** How long the group's view (members, committed offsets) is reused by the status page and gauges. */
     private static final long GROUP_VIEW_MILLIS = 2_000;
 
+    private final Clock clock;
+    private final PipelineProbe probe;
+
+    /** The service: the system clock, and no probe. */
+    public DelayBridgeApplication() {
+        this(Clock.systemUTC(), PipelineProbe.NONE);
+    }
+
+    /** A bridge on {@code clock} whose pipeline tells {@code probe} of its checkpoints (the fault campaign's). */
+    public DelayBridgeApplication(Clock clock, PipelineProbe probe) {
+        this.clock = clock;
+        this.probe = probe;
+    }
+
     public static void main(String[] args) throws Exception {
         StartupTimeline.mainEntered();
         new DelayBridgeApplication().run(args);
@@ -112,7 +125,6 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
     public void run(DelayBridgeConfiguration config, Environment environment) {
         StartupTimeline timeline = StartupTimeline.ofThisJvm();
         environment.lifecycle().addServerLifecycleListener(server -> timeline.httpStarted());
-        Clock clock = ClockShift.apply(Clock.systemUTC()); // unshifted unless a fault test sets one
         KafkaFactory kafka = config.getKafka();
         MetricRegistry metrics = environment.metrics();
 
@@ -177,7 +189,6 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 TOPIC_MISSING_MILLIS,
                 ADMIN_CALL_MILLIS,
                 config.getPump().missingTopics(admin, ADMIN_CALL_MILLIS));
-        Crashes crashes = Crashes.fromEnvironment(); // none unless the fault campaign arms one
         // both paths send with it; with delivery.exactlyOnce a transactional producer per shard
         Delivery delivery = buildDelivery(
                 config, admin, producer, targets, StartupSteps.await(partitions), intakeSettings.maxRecordBytes());
@@ -194,7 +205,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 config.getPump().build(),
                 new PumpMetrics(metrics, deadletterMeters),
                 clock,
-                crashes);
+                probe);
         pipeline.manage(pump);
         // a zombie's intake (stopped past its session) cannot store again what the shard's new owner delivered
         store.fenceWrites(pump::writeFence);
@@ -251,7 +262,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 rates,
                 shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
                 far,
-                crashes);
+                probe);
         pipeline.manage(intake); // stopped first: its partitions are revoked while the pump runs
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page

@@ -47,17 +47,18 @@ class LayeringTest {
     private static final List<Layer> LAYERS = List.of(
             layer("store", ours()),
             layer("store.redis", ours("store"), "io.lettuce..", "reactor.core..", "javax.net.ssl..", "javax.crypto.."),
-            layer("faults", ours()),
+            // named places in the record's way (Checkpoint) and who is told of them: the service tells no one
+            layer("probe", ours()),
             // sending at the due time by Redis' clock: knows nothing of the pipeline
             layer("release", ours()),
             layer("delivery", ours("release"), KAFKA),
             // the intake also reads its own records back by position (OffsetReader), for the thaw and admin's far views
-            layer("intake", ours("store", "delivery", "faults", "release"), MANAGED, KAFKA),
+            layer("intake", ours("store", "delivery", "probe", "release"), MANAGED, KAFKA),
             // the pump sends through Delivery; the deadletter records it hands over are kafka-clients ProducerRecords
-            layer("pump", ours("store", "delivery", "faults", "release"), MANAGED, "org.apache.kafka.clients.producer"),
+            layer("pump", ours("store", "delivery", "probe", "release"), MANAGED, "org.apache.kafka.clients.producer"),
             // the far tier's thaw: reads far records back from the intake (its OffsetReader) under the pump's epochs,
             // translates them as the intake does, stores them through the store's far tier, deadletters refusals
-            layer("thaw", ours("store", "intake", "delivery", "faults"), MANAGED, KAFKA),
+            layer("thaw", ours("store", "intake", "delivery"), MANAGED, KAFKA),
             layer("rules", ours("delivery"), MANAGED, KAFKA, "com.fasterxml.jackson.."),
             // health checks and the group view read the broker (admin client, group offsets), the rules' report the
             // state of their stream threads; the far tier's views read far records back from the intake by position

@@ -2,7 +2,6 @@ package io.delaybridge.checker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.delaybridge.bridge.faults.CrashPoint;
 import io.delaybridge.testkit.AdminMetrics;
 import io.delaybridge.testkit.ChildJvm;
 import io.delaybridge.testkit.FreePorts;
@@ -17,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One bridge as a child JVM ({@code DelayBridgeApplication server <config>} on this JVM's class path, launched by the
+ * One bridge as a child JVM ({@code FaultyBridge server <config>} on this JVM's class path, launched by the
  * test kit's {@link ChildJvm}), so that {@code kill -9}, SIGTERM, SIGSTOP and SIGCONT are real signals. Its output
  * goes to a log file. It joins the group as the static member {@code instanceId}: a replacement started with the id
  * of a killed bridge takes its partitions back at once.
@@ -42,7 +41,7 @@ final class BridgeProcess {
 
     /**
      * Starts a bridge. {@code crashPoint}/{@code crashAfter} arm a crash point (null for none); {@code clockShift}
-     * shifts its clock ("+1h"; null for none) by libfaketime or by the bridge's test-only clock setting.
+     * shifts its clock ("+1h"; null for none) by libfaketime or by {@link ClockShift}.
      */
     static BridgeProcess start(
             String name,
@@ -54,9 +53,33 @@ final class BridgeProcess {
             int crashAfter,
             String clockShift,
             CampaignOptions.ClockShiftMode shiftMode) {
+        return start(
+                FaultyBridge.class.getName(),
+                name,
+                instanceId,
+                config,
+                logDir,
+                env,
+                crashPoint,
+                crashAfter,
+                clockShift,
+                shiftMode);
+    }
+
+    /** As {@link #start}, with {@code mainClass} instead of {@link FaultyBridge}: the product's own, for tests. */
+    static BridgeProcess start(
+            String mainClass,
+            String name,
+            String instanceId,
+            Path config,
+            Path logDir,
+            Map<String, String> env,
+            CrashPoint crashPoint,
+            int crashAfter,
+            String clockShift,
+            CampaignOptions.ClockShiftMode shiftMode) {
         int adminPort = FreePorts.pick();
-        ChildJvm.Builder builder = ChildJvm.mainClass(
-                        name, "io.delaybridge.bridge.DelayBridgeApplication", System.getProperty("java.class.path"))
+        ChildJvm.Builder builder = ChildJvm.mainClass(name, mainClass, System.getProperty("java.class.path"))
                 .jvmOptions(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"))
                 .args("server", config.toString())
                 .log(logDir.resolve(name + ".log"))
@@ -116,22 +139,47 @@ final class BridgeProcess {
      * broker restart.
      */
     boolean healthy() {
+        HttpResponse<String> response = healthChecks();
+        JsonNode checks = response == null ? null : json(response.body());
+        if (checks == null) {
+            return false;
+        }
+        JsonNode pipeline = checks.path("pipeline");
+        return pipeline.isMissingNode()
+                ? response.statusCode() == 200
+                : pipeline.path("healthy").asBoolean();
+    }
+
+    /** One check of the admin port's {@code /healthcheck} ({@code healthy}, {@code message}); missing if none. */
+    JsonNode healthCheck(String name) {
+        HttpResponse<String> response = healthChecks();
+        JsonNode checks = response == null ? null : json(response.body());
+        return checks == null ? JSON.missingNode() : checks.path(name);
+    }
+
+    /** The admin port's {@code /healthcheck} answer, or null if it did not answer. */
+    private HttpResponse<String> healthChecks() {
         try {
-            HttpResponse<String> response = HTTP.send(
+            return HTTP.send(
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/healthcheck"))
                             .timeout(Duration.ofSeconds(5))
                             .GET()
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
-            JsonNode pipeline = JSON.readTree(response.body()).path("pipeline");
-            return pipeline.isMissingNode()
-                    ? response.statusCode() == 200
-                    : pipeline.path("healthy").asBoolean();
         } catch (IOException e) {
-            return false;
+            return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return null;
+        }
+    }
+
+    /** The body as JSON, or null if it is not. */
+    private static JsonNode json(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (IOException e) {
+            return null;
         }
     }
 

@@ -1,6 +1,5 @@
 package io.delaybridge.checker;
 
-import io.delaybridge.bridge.faults.CrashPoint;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;

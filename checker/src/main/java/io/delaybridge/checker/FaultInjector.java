@@ -1,6 +1,5 @@
 package io.delaybridge.checker;
 
-import io.delaybridge.bridge.faults.CrashPoint;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

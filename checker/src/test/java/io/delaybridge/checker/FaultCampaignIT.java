@@ -3,7 +3,6 @@ package io.delaybridge.checker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delaybridge.bridge.faults.CrashPoint;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

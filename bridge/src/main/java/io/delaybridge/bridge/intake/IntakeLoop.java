@@ -3,8 +3,8 @@ package io.delaybridge.bridge.intake;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetRates;
-import io.delaybridge.bridge.faults.CrashPoint;
-import io.delaybridge.bridge.faults.Crashes;
+import io.delaybridge.bridge.probe.Checkpoint;
+import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreFencedException;
@@ -114,8 +114,8 @@ public final class IntakeLoop implements Managed {
     private final FencedMember fences = new FencedMember();
 
     private final IntakeRewind rewinds;
-    /** Fault injection: a no-op outside the fault campaign. */
-    private final Crashes crashes;
+    /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
+    private final PipelineProbe probe;
 
     public IntakeLoop(
             Properties consumerProperties,
@@ -128,9 +128,9 @@ public final class IntakeLoop implements Managed {
             TargetRates rates,
             IntPredicate deliveryPaused,
             FarPolicy far,
-            Crashes crashes) {
+            PipelineProbe probe) {
         this.consumerProperties = consumerProperties;
-        this.crashes = crashes;
+        this.probe = probe;
         this.store = store;
         this.translator = new RecordTranslator(settings);
         this.settings = settings;
@@ -357,7 +357,7 @@ public final class IntakeLoop implements Managed {
             }
         }
         if (completed > 0) {
-            crashes.reach(CrashPoint.AFTER_STORE_BEFORE_COMMIT);
+            probe.reached(Checkpoint.STORED_BEFORE_COMMIT);
             commits.commitIfDue();
         }
     }

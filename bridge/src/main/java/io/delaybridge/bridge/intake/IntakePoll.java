@@ -64,26 +64,11 @@ record IntakePoll(
         }
     }
 
-    /** Translates the records of a poll in order; {@code marker} goes into the committed offsets' metadata. */
-    static IntakePoll translate(
-            Iterable<ConsumerRecord<byte[], byte[]>> records, RecordTranslator translator, String marker) {
-        return translate(records, translator, marker, null, Long.MAX_VALUE);
-    }
-
-    /** As {@link #translate(Iterable, RecordTranslator, String, ExpressGate, long, FarPolicy)}, every record hot. */
-    static IntakePoll translate(
-            Iterable<ConsumerRecord<byte[], byte[]>> records,
-            RecordTranslator translator,
-            String marker,
-            ExpressGate gate,
-            long redisNowAtMost) {
-        return translate(records, translator, marker, gate, redisNowAtMost, FarPolicy.NONE);
-    }
-
     /**
-     * As {@link #translate(Iterable, RecordTranslator, String)}; schedules that {@code gate} admits (if not null)
-     * go to {@code express}. {@code redisNowAtMost}: the latest time Redis' clock can show, MAX_VALUE if unknown. The
-     * other schedules that {@code far} sends far are written as far operations.
+     * Translates the records of a poll in order; {@code marker} goes into the committed offsets' metadata. Schedules
+     * that {@code gate} admits (if not null) go to {@code express}. {@code redisNowAtMost}: the latest time Redis'
+     * clock can show, MAX_VALUE if unknown. The other schedules that {@code far} sends far ({@link FarPolicy#NONE}:
+     * none) are written as far operations.
      */
     static IntakePoll translate(
             Iterable<ConsumerRecord<byte[], byte[]>> records,

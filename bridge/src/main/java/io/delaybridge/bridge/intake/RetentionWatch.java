@@ -45,8 +45,6 @@ public final class RetentionWatch implements Managed {
     private ScheduledExecutorService timer;
     /** The last answer read, or null. Guarded by this. */
     private FarRetention last;
-    /** Reads done or failed, for tests that wait for the next one. */
-    private volatile long checks;
 
     /**
      * @param marginMillis      {@code intake.farRetentionMargin}
@@ -87,19 +85,6 @@ public final class RetentionWatch implements Managed {
 
     /** Reads the intake topic's retention and hands it to the policy; a failed read keeps the last answer. */
     synchronized void check() {
-        try {
-            read();
-        } finally {
-            checks++;
-        }
-    }
-
-    /** How many reads were done or failed. */
-    long checks() {
-        return checks;
-    }
-
-    private void read() {
         Map<String, String> config;
         FarRetention now;
         try {

@@ -4,8 +4,8 @@ import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.delivery.MissingTopicException;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetCatalog;
-import io.delaybridge.bridge.faults.CrashPoint;
-import io.delaybridge.bridge.faults.Crashes;
+import io.delaybridge.bridge.probe.Checkpoint;
+import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
@@ -47,8 +47,8 @@ final class OutcomeHandler {
     private final AckBatcher acks;
     /** Redis' time now, as estimated. */
     private final LongSupplier redisNow;
-    /** Fault injection: a no-op outside the fault campaign. */
-    private final Crashes crashes;
+    /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
+    private final PipelineProbe probe;
 
     OutcomeHandler(
             DelayStore store,
@@ -61,7 +61,7 @@ final class OutcomeHandler {
             InFlightPlaces places,
             AckBatcher acks,
             LongSupplier redisNow,
-            Crashes crashes) {
+            PipelineProbe probe) {
         this.store = store;
         this.catalog = catalog;
         this.retryPolicy = retryPolicy;
@@ -72,7 +72,7 @@ final class OutcomeHandler {
         this.places = places;
         this.acks = acks;
         this.redisNow = redisNow;
-        this.crashes = crashes;
+        this.probe = probe;
     }
 
     /** Acks, retries and deadletters what the producer reported, batching acks per shard. */
@@ -113,7 +113,7 @@ final class OutcomeHandler {
             }
         }
         if (!finished.isEmpty()) {
-            crashes.reach(CrashPoint.AFTER_SEND_BEFORE_ACK);
+            probe.reached(Checkpoint.SENT_BEFORE_ACK);
             acks.add(finished, System.nanoTime());
         }
         flushAcks(false);

@@ -3,8 +3,8 @@ package io.delaybridge.bridge.pump;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetRates;
-import io.delaybridge.bridge.faults.CrashPoint;
-import io.delaybridge.bridge.faults.Crashes;
+import io.delaybridge.bridge.probe.Checkpoint;
+import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.release.DueReleaser;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
@@ -83,8 +83,8 @@ public final class Pump implements Managed {
     private final DueReleaser<Claimed> releaser;
     /** Sends for both paths; with exactly once, a transactional producer per shard to open before claiming. */
     private final Delivery delivery;
-    /** Fault injection: a no-op outside the fault campaign. */
-    private final Crashes crashes;
+    /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
+    private final PipelineProbe probe;
 
     private volatile boolean running;
     private volatile boolean paused;
@@ -98,7 +98,7 @@ public final class Pump implements Managed {
             PumpSettings settings,
             PumpMetrics metrics,
             Clock clock,
-            Crashes crashes) {
+            PipelineProbe probe) {
         this.store = store;
         this.settings = settings;
         this.metrics = metrics;
@@ -110,7 +110,7 @@ public final class Pump implements Managed {
         this.redisClock = new RedisClockOffset(clock, CLOCK_CHECK_MILLIS, System.nanoTime());
         this.rounds = new ClaimRounds(settings.lookAheadMillis(), settings.batchSize());
         OutcomeQueue queue = new OutcomeQueue(wakeups);
-        this.crashes = crashes;
+        this.probe = probe;
         this.delivery = delivery;
         this.sender = new MessageSender(delivery, queue, rates, new Throttle(store, places, settings, redisClock::now));
         this.outcomes = new OutcomeHandler(
@@ -124,7 +124,7 @@ public final class Pump implements Managed {
                 places,
                 new AckBatcher(settings.lookAheadMillis(), settings.batchSize()),
                 redisClock::now,
-                crashes);
+                probe);
         this.releaser = new DueReleaser<>(
                 c -> sender.release(c.shard(), c.message()),
                 c -> c.message().dueAt(),
@@ -401,7 +401,7 @@ public final class Pump implements Managed {
         if (!messages.isEmpty()) {
             metrics.claimBatch.update(messages.size());
             places.claimed(messages.size());
-            crashes.reach(CrashPoint.AFTER_CLAIM_BEFORE_SEND);
+            probe.reached(Checkpoint.CLAIMED_BEFORE_SEND);
             releaser.hold(messages.stream().map(m -> new Claimed(shard, m)).toList());
         }
     }

@@ -19,7 +19,7 @@ import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
-import io.delaybridge.bridge.store.redis.FarIndex;
+import io.delaybridge.bridge.store.redis.FarAppend;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
@@ -267,15 +267,15 @@ class FarAdminIT {
         JsonNode histogramBefore = get(app, "/pending/histogram").json();
         long hour = store.now() / FarEntry.HOUR_MILLIS;
         // synthetic entries (no record behind them): 3 due in 4 to 5 days, 2 in 9 to 10 days
-        new FarIndex(store)
-                .append(
-                        COUNT_SHARD,
-                        List.of(
-                                new FarEntry(COUNT_SHARD, 1_000_001, (hour + 100) * FarEntry.HOUR_MILLIS + 5),
-                                new FarEntry(COUNT_SHARD, 1_000_002, (hour + 100) * FarEntry.HOUR_MILLIS + 6),
-                                new FarEntry(COUNT_SHARD, 1_000_003, (hour + 101) * FarEntry.HOUR_MILLIS),
-                                new FarEntry(COUNT_SHARD, 1_000_004, (hour + 220) * FarEntry.HOUR_MILLIS),
-                                new FarEntry(COUNT_SHARD, 1_000_005, (hour + 221) * FarEntry.HOUR_MILLIS + 9)));
+        FarAppend.append(
+                store,
+                COUNT_SHARD,
+                List.of(
+                        new FarEntry(COUNT_SHARD, 1_000_001, (hour + 100) * FarEntry.HOUR_MILLIS + 5),
+                        new FarEntry(COUNT_SHARD, 1_000_002, (hour + 100) * FarEntry.HOUR_MILLIS + 6),
+                        new FarEntry(COUNT_SHARD, 1_000_003, (hour + 101) * FarEntry.HOUR_MILLIS),
+                        new FarEntry(COUNT_SHARD, 1_000_004, (hour + 220) * FarEntry.HOUR_MILLIS),
+                        new FarEntry(COUNT_SHARD, 1_000_005, (hour + 221) * FarEntry.HOUR_MILLIS + 9)));
 
         JsonNode after = get(app, "/shards").json();
         assertEquals(farBefore + 5, after.get("far").asLong(), after.toString());

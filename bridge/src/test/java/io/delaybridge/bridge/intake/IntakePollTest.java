@@ -46,7 +46,7 @@ class IntakePollTest {
                 record(0, 11, null), // no delay-target: refused
                 record(0, 12, cancel("order-1")));
 
-        IntakePoll poll = IntakePoll.translate(records, TRANSLATOR, "marker");
+        IntakePoll poll = IntakePoll.translate(records, TRANSLATOR, "marker", null, Long.MAX_VALUE, FarPolicy.NONE);
 
         assertEquals(4, poll.count());
         assertEquals(3, poll.ops().size());
@@ -66,7 +66,8 @@ class IntakePollTest {
 
     @Test
     void aPollOfCancelsOnlyHasNoDueTime() {
-        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, cancel("a"))), TRANSLATOR, "m");
+        IntakePoll poll = IntakePoll.translate(
+                List.of(record(0, 1, cancel("a"))), TRANSLATOR, "m", null, Long.MAX_VALUE, FarPolicy.NONE);
         assertEquals(Long.MAX_VALUE, poll.earliestDueAt());
         assertFalse(poll.refused());
     }
@@ -82,7 +83,7 @@ class IntakePollTest {
                 record(2, 7, until(NOW)), // cancelled later in the poll, from another partition: parks
                 record(3, 1, cancel(INTAKE + "-2-7")));
 
-        IntakePoll poll = IntakePoll.translate(records, TRANSLATOR, "m", gate, NOW);
+        IntakePoll poll = IntakePoll.translate(records, TRANSLATOR, "m", gate, NOW, FarPolicy.NONE);
 
         assertEquals(
                 List.of(INTAKE + "-0-1", INTAKE + "-1-5"),
@@ -103,7 +104,12 @@ class IntakePollTest {
     void aCancelDoesNotStopTheExpressPathOfItsPartition() {
         ExpressGate gate = new ExpressGate(250, 100, 1_000_000);
         IntakePoll poll = IntakePoll.translate(
-                List.of(record(0, 1, cancel("order-1")), record(0, 2, until(NOW))), TRANSLATOR, "m", gate, NOW);
+                List.of(record(0, 1, cancel("order-1")), record(0, 2, until(NOW))),
+                TRANSLATOR,
+                "m",
+                gate,
+                NOW,
+                FarPolicy.NONE);
         assertEquals(
                 List.of(INTAKE + "-0-2"),
                 poll.express().stream().map(IntakePoll.ExpressRecord::id).toList());
@@ -114,7 +120,12 @@ class IntakePollTest {
     @Test
     void anExpressRecordIsEncodedOnlyWhenItParks() {
         IntakePoll poll = IntakePoll.translate(
-                List.of(record(0, 1, until(NOW))), TRANSLATOR, "m", new ExpressGate(250, 100, 1_000_000), NOW);
+                List.of(record(0, 1, until(NOW))),
+                TRANSLATOR,
+                "m",
+                new ExpressGate(250, 100, 1_000_000),
+                NOW,
+                FarPolicy.NONE);
         IntakePoll.ExpressRecord express = poll.express().get(0);
         WriteOp.Schedule parked = express.op();
         assertEquals(express.id(), parked.id());
@@ -130,7 +141,8 @@ class IntakePollTest {
                 TRANSLATOR,
                 "m",
                 new ExpressGate(250, 100, 1_000_000),
-                Long.MAX_VALUE);
+                Long.MAX_VALUE,
+                FarPolicy.NONE);
         assertEquals(List.of(), poll.express());
         assertEquals(1, poll.ops().size());
     }
@@ -184,7 +196,8 @@ class IntakePollTest {
 
     @Test
     void withoutAFarPolicyEveryScheduleIsStoredHot() {
-        IntakePoll poll = IntakePoll.translate(List.of(record(0, 1, until(NOW + 86_400_000))), TRANSLATOR, "m");
+        IntakePoll poll = IntakePoll.translate(
+                List.of(record(0, 1, until(NOW + 86_400_000))), TRANSLATOR, "m", null, Long.MAX_VALUE, FarPolicy.NONE);
         assertFalse(((WriteOp.Schedule) poll.ops().get(0)).far());
     }
 

@@ -5,7 +5,7 @@ import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
-import io.delaybridge.bridge.faults.Crashes;
+import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.WriteOp;
@@ -91,7 +91,7 @@ final class PumpRig implements AutoCloseable {
                 settings,
                 new PumpMetrics(metrics, new DeadletterMeters(metrics)),
                 clock,
-                Crashes.NONE);
+                PipelineProbe.NONE);
     }
 
     /**

@@ -65,7 +65,7 @@ class ThawLoopIT {
             }
             long lateOffset = rig.produceFar(0, hour * HOUR + 7, null);
             // appended twice (a schedule read again after a crash): thawed once, both its entries marked
-            rig.far.index().append(0, List.of(new FarEntry(0, offsets.get(3), hour * HOUR + 1_000L * 20)));
+            rig.far.append(0, List.of(new FarEntry(0, offsets.get(3), hour * HOUR + 1_000L * 20)));
             int explicitShard = new ShardRouter(rig.intake, 2).shardOf("order-5");
 
             long epoch0 = rig.store.acquire(0);
@@ -121,7 +121,7 @@ class ThawLoopIT {
             for (int i = 0; i < 10; i++) {
                 entries.add(new FarEntry(1, rig.produce(1, hour * HOUR + i, null), hour * HOUR + i));
             }
-            rig.far.index().append(1, entries);
+            rig.far.append(1, entries);
             rig.admin
                     .deleteRecords(Map.of(new TopicPartition(rig.intake, 1), RecordsToDelete.beforeOffset(4)))
                     .all()
@@ -166,7 +166,7 @@ class ThawLoopIT {
         try (ThawRig rig = new ThawRig(servers, "thaw-refused")) {
             long hour = rig.store.now() / HOUR + 30;
             long offset = rig.produce(0, hour * HOUR + 1, null);
-            rig.far.index().append(0, List.of(new FarEntry(0, offset, hour * HOUR + 1)));
+            rig.far.append(0, List.of(new FarEntry(0, offset, hour * HOUR + 1)));
 
             rig.epochs.put(0, rig.store.acquire(0));
             ThawLoop loop = rig.loop(rig.settings(List.of("allowed-only")), WINDOW, 100); // the target is no longer
@@ -253,7 +253,7 @@ class ThawLoopIT {
         try (ThawRig rig = new ThawRig(servers, "thaw-fenced")) {
             long hour = rig.store.now() / HOUR + 30;
             long offset = rig.produce(0, hour * HOUR + 1, null);
-            rig.far.index().append(0, List.of(new FarEntry(0, offset, hour * HOUR + 1)));
+            rig.far.append(0, List.of(new FarEntry(0, offset, hour * HOUR + 1)));
             long stale = rig.store.acquire(0);
             rig.store.acquire(0); // another instance took shard 0
             rig.epochs.put(0, stale);
@@ -280,7 +280,7 @@ class ThawLoopIT {
         try (ThawRig rig = new ThawRig(servers, "thaw-window")) {
             long hour = rig.store.now() / HOUR + 24 * 30; // 30 days ahead: beyond the four-day window
             long offset = rig.produce(0, hour * HOUR + 1, null);
-            rig.far.index().append(0, List.of(new FarEntry(0, offset, hour * HOUR + 1)));
+            rig.far.append(0, List.of(new FarEntry(0, offset, hour * HOUR + 1)));
             rig.epochs.put(0, rig.store.acquire(0));
             rig.epochs.put(1, rig.store.acquire(1)); // an empty shard: it shows the loop's cycles
 

@@ -11,7 +11,7 @@ import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
-import io.delaybridge.bridge.store.redis.FarIndex;
+import io.delaybridge.bridge.store.redis.FarAppend;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.schemas.DelayHeaders;
@@ -44,7 +44,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * What a thaw IT stands on: an intake topic of two partitions and a two-shard store on the real broker and Redis, a
- * producer, the far index ({@link FarIndex#append} puts entries in as the schedule path will), and the store's far
+ * producer, the far index ({@link FarAppend} puts entries in as the schedule path writes them), and the store's far
  * tier seen through {@link Recording}, which notes each thaw call and what was hot when an hour went.
  */
 final class ThawRig implements AutoCloseable {
@@ -220,8 +220,9 @@ final class ThawRig implements AutoCloseable {
             this.real = store.far();
         }
 
-        FarIndex index() {
-            return (FarIndex) real;
+        /** Bare entries in the index, as the schedule path writes them with their records. */
+        long append(int shard, List<FarEntry> entries) {
+            return FarAppend.append(store, shard, entries);
         }
 
         int stored(int shard) {

@@ -34,8 +34,7 @@ import java.util.concurrent.CompletionException;
  * hour under the shard's fencing epoch ({@code far_thawed.lua}).
  *
  * <p>Far records are written by {@code schedule.lua} (the intake's writes with {@link WriteOp.Schedule#far()} set),
- * and thawed through it too ({@link WritePlan#thaw}). {@link #append} writes bare entries, without records: for tests
- * and the layout benchmark.
+ * and thawed through it too ({@link WritePlan#thaw}).
  */
 public final class FarIndex implements FarStore {
 
@@ -54,45 +53,11 @@ public final class FarIndex implements FarStore {
     private final RedisDelayStore store;
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
     private final RedisKeys keys;
-    private final byte[] incarnation;
 
     public FarIndex(RedisDelayStore store) {
         this.store = store;
         this.commands = store.adminCommands();
         this.keys = store.keys();
-        this.incarnation = store.incarnation().getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Appends the entries to their hours of {@code shard}, in one script call; returns how many were appended. */
-    public long append(int shard, List<FarEntry> entries) {
-        Map<Long, Integer> keyIndex = new LinkedHashMap<>();
-        List<byte[]> hourKeys = new ArrayList<>();
-        byte[][] args = new byte[1 + 3 * entries.size()][];
-        args[0] = incarnation;
-        int a = 1;
-        for (FarEntry entry : entries) {
-            long hour = entry.hour();
-            Integer index = keyIndex.get(hour);
-            if (index == null) {
-                hourKeys.add(keys.farHour(shard, hour));
-                index = 2 + hourKeys.size(); // KEYS[3] is the first hour
-                keyIndex.put(hour, index);
-            }
-            args[a++] = Decimal.ascii(index);
-            args[a++] = Decimal.ascii(hour);
-            args[a++] = encode(entry);
-        }
-        ShardKeys k = keys.shard(shard);
-        String operation = "far append of " + entries.size() + " entries on shard " + shard;
-        Long appended = store.adminAwait(
-                store.adminScripts()
-                        .run(
-                                commands,
-                                Script.FAR_APPEND,
-                                Script.FAR_APPEND.signature().keysOf(k, hourKeys),
-                                Script.FAR_APPEND.argvRepeated(args)),
-                operation);
-        return ScriptCodes.check(appended, "far append", shard, -1);
     }
 
     /** The hours of {@code shard} that hold entries and start at or before {@code untilMillis}, earliest first. */

@@ -121,12 +121,6 @@ public final class ScriptRunner {
                 ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, CANCELLED, INC), "incarnation")
                         .repeating("members", "member")),
         // far tier (FarIndex)
-        FAR_APPEND(
-                "far_append.lua",
-                ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(FARIDX, INC), "incarnation")
-                        .withKeys("hours")
-                        .repeating("entries", "key", "hour", "entry")),
         FAR_THAWED(
                 "far_thawed.lua",
                 ScriptOutputType.INTEGER,

@@ -93,7 +93,7 @@ class ClusterStoreIT {
             for (int shard = 0; shard < SHARDS; shard++) {
                 FarEntry first = new FarEntry(shard, 10, hour * FarIndex.HOUR_MILLIS + shard);
                 FarEntry second = new FarEntry(shard, 11, (hour + 1) * FarIndex.HOUR_MILLIS);
-                assertEquals(2, far.append(shard, List.of(second, first)), "shard " + shard);
+                assertEquals(2, FarAppend.append(store, shard, List.of(second, first)), "shard " + shard);
                 assertEquals(List.of(hour), far.farHours(shard, hour * FarIndex.HOUR_MILLIS));
                 FarHour read = far.readFar(shard, hour, 0);
                 assertEquals(List.of(first), read.entries());

@@ -36,7 +36,7 @@ class FarIndexIT {
             FarEntry early = new FarEntry(0, 9, h * HOUR + 10);
             FarEntry nextHour = new FarEntry(0, 3, (h + 1) * HOUR + 1);
             FarEntry widest = new FarEntry(65_535, (1L << 48) - 1, h * HOUR + HOUR - 1);
-            assertEquals(4, far.append(0, List.of(late, early, nextHour, widest)));
+            assertEquals(4, FarAppend.append(store, 0, List.of(late, early, nextHour, widest)));
             assertEquals(4, far.farCount(0));
             assertEquals(0, far.farCount(1));
             assertEquals(List.of(h), far.farHours(0, h * HOUR));
@@ -49,7 +49,7 @@ class FarIndexIT {
             long epoch = store.acquire(0);
             assertThrows(StoreFencedException.class, () -> far.farThawed(0, epoch + 1, h, read.length(), 0));
             FarEntry meanwhile = new FarEntry(2, 1, h * HOUR + 20);
-            far.append(0, List.of(meanwhile));
+            FarAppend.append(store, 0, List.of(meanwhile));
             assertEquals(48, far.farThawed(0, epoch, h, read.length(), 0), "appended since the read: the hour stays");
             FarHour rest = far.readFar(0, h, read.length());
             assertEquals(List.of(meanwhile), rest.entries());
@@ -64,7 +64,7 @@ class FarIndexIT {
             } finally {
                 client.shutdown();
             }
-            assertThrows(StoreDataLostException.class, () -> far.append(1, List.of(late)));
+            assertThrows(StoreDataLostException.class, () -> FarAppend.append(store, 1, List.of(late)));
             assertEquals(0, far.farCount(1), "nothing written over a lost shard");
         }
     }

@@ -240,7 +240,7 @@ class FarTierIT {
         for (int i = 0; i < 6_000; i++) { // 72,000 bytes: beyond the span the script reads at once
             between.add(new FarEntry(1, 1_000 + i, dueAt + 1));
         }
-        assertEquals(6_000, ((FarIndex) far).append(shard, between));
+        assertEquals(6_000, FarAppend.append(store, shard, between));
         WriteOp.Schedule last = record(TOPIC + "-1-61", 1, 61, dueAt + 2, 1_001, "last");
         writeFar(last);
         long hour = dueAt / FarEntry.HOUR_MILLIS;

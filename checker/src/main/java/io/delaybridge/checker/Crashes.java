@@ -1,16 +1,17 @@
-package io.delaybridge.bridge.faults;
+package io.delaybridge.checker;
 
+import io.delaybridge.bridge.probe.Checkpoint;
+import io.delaybridge.bridge.probe.PipelineProbe;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Whether reaching a {@link CrashPoint} halts the JVM: an object handed to the classes that reach crash points,
- * instead of a static deep in the call tree (as apache/kafka's {@code Exit} keeps its halt procedure replaceable).
- * Production and every test that does not ask for a crash get {@link #NONE}, which never halts; the fault campaign
+ * The probe of a {@link FaultyBridge}: halts the JVM the n-th time the pipeline reaches the armed {@link CrashPoint},
+ * with a halt procedure of its own choosing (as apache/kafka's {@code Exit} keeps its halt replaceable). The campaign
  * arms one point through the environment ({@link #fromEnvironment}); a test arms one with a halt of its own
  * ({@link #armed}) and sees it called instead of the JVM ending.
  */
-public final class Crashes {
+public final class Crashes implements PipelineProbe {
 
     /** What halting does: {@link Runtime#halt} (no shutdown hooks, no flush, no commit) outside tests. */
     @FunctionalInterface
@@ -51,13 +52,14 @@ public final class Crashes {
         return new Crashes(point, nthTime, halt);
     }
 
-    /** Halts here if {@code point} is the armed one and this is the n-th time it is reached; else returns at once. */
-    public void reach(CrashPoint point) {
-        if (armed != point) {
+    /** Halts here if the armed point is there and this is the n-th time it is reached; else returns at once. */
+    @Override
+    public void reached(Checkpoint checkpoint) {
+        if (armed == null || armed.checkpoint() != checkpoint) {
             return;
         }
         if (remaining.decrementAndGet() == 0) {
-            System.err.println("CRASH POINT " + point.settingName() + ": halting the JVM (testing facility)");
+            System.err.println("CRASH POINT " + armed.settingName() + ": halting the JVM (fault campaign)");
             System.err.flush();
             halt.halt(CrashPoint.EXIT_STATUS);
         }

@@ -1,14 +1,14 @@
-package io.delaybridge.bridge.faults;
+package io.delaybridge.checker;
 
 import io.delaybridge.schemas.DelayText;
 import java.time.Clock;
 import java.time.Duration;
 
 /**
- * A testing facility: shifts the bridge's host clock by a fixed amount, so the fault campaign can show that a bridge
- * whose clock is an hour off delivers nothing early (due-ness is decided by Redis' clock). Set
- * {@code DELAY_TEST_CLOCK_SHIFT=+1h} (or {@code -1h}, {@code 90s}, milliseconds) in the environment, or the system
- * property {@code delay.test.clock.shift}. Unset, the clock is returned as is. Never set it in production.
+ * Shifts a {@link FaultyBridge}'s clock by a fixed amount, so the fault campaign can show that a bridge whose clock is
+ * an hour off delivers nothing early (due-ness is decided by Redis' clock). Set {@code DELAY_TEST_CLOCK_SHIFT=+1h}
+ * (or {@code -1h}, {@code 90s}, milliseconds) in its environment, or the system property
+ * {@code delay.test.clock.shift}. Unset, the clock is returned as is.
  *
  * <p>Where libfaketime is installed, {@code faketime -f '+1h' java ...} shifts the whole process instead.
  */

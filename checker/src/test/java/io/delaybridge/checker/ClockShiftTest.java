@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.faults;
+package io.delaybridge.checker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

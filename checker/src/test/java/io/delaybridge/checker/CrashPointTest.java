@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.faults;
+package io.delaybridge.checker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.probe.Checkpoint;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -31,16 +33,26 @@ class CrashPointTest {
     }
 
     @Test
-    void anArmedPointHaltsTheNthTimeItIsReachedAndNoOtherPointDoes() {
+    void anArmedPointHaltsTheNthTimeItsCheckpointIsReachedAndNoOtherCheckpointDoes() {
         List<Integer> halts = new ArrayList<>();
         Crashes crashes = Crashes.armed(CrashPoint.AFTER_SEND_BEFORE_ACK, 3, halts::add);
-        crashes.reach(CrashPoint.AFTER_CLAIM_BEFORE_SEND); // other points: never halt
-        crashes.reach(CrashPoint.AFTER_STORE_BEFORE_COMMIT);
-        crashes.reach(CrashPoint.AFTER_SEND_BEFORE_ACK); // 1st of 3
-        crashes.reach(CrashPoint.AFTER_SEND_BEFORE_ACK); // 2nd of 3
+        crashes.reached(Checkpoint.CLAIMED_BEFORE_SEND); // other checkpoints: never halt
+        crashes.reached(Checkpoint.STORED_BEFORE_COMMIT);
+        crashes.reached(Checkpoint.SENT_BEFORE_ACK); // 1st of 3
+        crashes.reached(Checkpoint.SENT_BEFORE_ACK); // 2nd of 3
         assertEquals(List.of(), halts);
-        crashes.reach(CrashPoint.AFTER_SEND_BEFORE_ACK); // 3rd: halts
+        crashes.reached(Checkpoint.SENT_BEFORE_ACK); // 3rd: halts
         assertEquals(List.of(CrashPoint.EXIT_STATUS), halts);
+    }
+
+    @Test
+    void eachCheckpointOfTheBridgeHasItsCrashPoint() {
+        assertEquals(
+                List.of(Checkpoint.values()),
+                Arrays.stream(CrashPoint.values())
+                        .map(CrashPoint::checkpoint)
+                        .sorted()
+                        .toList());
     }
 
     @Test
