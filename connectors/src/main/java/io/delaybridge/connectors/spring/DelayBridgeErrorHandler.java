@@ -10,6 +10,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer.HeaderNames.HeadersToAdd;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.ErrorHandlingUtils;
 import org.springframework.kafka.listener.ExceptionClassifier;
@@ -18,7 +19,8 @@ import org.springframework.util.backoff.FixedBackOff;
 /**
  * A Spring Kafka {@code CommonErrorHandler} that retries a failed record through the delay bridge instead of retry
  * topics: a few quick blocking tries first (Spring's {@link DefaultErrorHandler}), then the record goes to the
- * bridge's intake topic and comes back to the same listener when its back-off has passed, to the millisecond; after
+ * bridge's intake topic and comes back to the same listener, on the partition it was read from, when its back-off has
+ * passed, to the millisecond; after
  * the last attempt it goes to the dead-letter topic as Spring's {@link DeadLetterPublishingRecoverer} puts it there.
  *
  * <pre>{@code
@@ -60,7 +62,10 @@ import org.springframework.util.backoff.FixedBackOff;
  *       ({@code DeserializationException}, {@code MessageConversionException}, {@code ClassCastException}, ...,
  *       and {@link Builder#notRetryable}): a {@link DeadLetterPublishingRecoverer} publishes it to
  *       {@code <original topic>-dlt}, the partition of the original record, with Spring's {@code kafka_dlt-*}
- *       exception and origin headers and {@code x-delay-retry-attempt} the number of deliveries made.</li>
+ *       exception headers, its {@code kafka_dlt-original-*} headers describing the original record (its first
+ *       delivery), {@code x-delay-retry-last} the position of the delivery that failed last, and
+ *       {@code x-delay-retry-attempt} the number of deliveries made. Create {@code <original topic>-dlt} with the
+ *       original's partition count, or turn on {@link Builder#createDeadLetterTopics}.</li>
  * </ol>
  *
  * <h2>Duplicates and ordering</h2>
@@ -162,6 +167,8 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
         private String deadLetterTopic;
         private DeadLetterPublishingRecoverer deadLetterRecoverer;
         private Duration sendTimeout = Duration.ofSeconds(30);
+        private boolean samePartition = true;
+        private boolean createDeadLetterTopics;
         private final List<Class<? extends Exception>> notRetryable = new ArrayList<>();
 
         private Builder(KafkaOperations<?, ?> template) {
@@ -297,6 +304,35 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
         }
 
         /**
+         * Whether a retry comes back on the partition its original was read from ({@code delay-partition}, the
+         * default) or wherever the producer's partitioner puts its key. The default keeps a retry with the consumer
+         * that holds the original's partition, whatever client (and hash) produced the original: a librdkafka client
+         * (kcat, Go, Python, Node) partitions keys otherwise than the Java client the bridge sends with. Retries to a
+         * {@link #retryTopic retry topic} are always left to the partitioner.
+         *
+         * @param same false to leave the partition to the partitioner
+         * @return this
+         */
+        public Builder retryToOriginalPartition(boolean same) {
+            samePartition = same;
+            return this;
+        }
+
+        /**
+         * Creates a dead-letter topic that does not exist, before its first record, with the partition count of the
+         * original topic (off by default, as with Spring's own dead-letter publisher): a dead letter then keeps its
+         * original partition. Otherwise create {@code <topic>-dlt} with as many partitions as {@code <topic>}; with
+         * fewer, Spring warns and lets the partitioner choose.
+         *
+         * @param create true to create missing dead-letter topics through an admin client of the template's settings
+         * @return this
+         */
+        public Builder createDeadLetterTopics(boolean create) {
+            createDeadLetterTopics = create;
+            return this;
+        }
+
+        /**
          * @param timeout how long a send to the intake may take before the record is handled again (default 30 s)
          * @return this
          */
@@ -344,24 +380,33 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
             DeadLetterPublishingRecoverer deadLetter = deadLetterRecoverer != null
                     ? deadLetterRecoverer
                     : new DeadLetterPublishingRecoverer(template, deadLetterDestination());
+            // Spring's original-* headers would name the last copy the bridge delivered; ours name the first delivery
+            deadLetter.excludeHeader(
+                    HeadersToAdd.TOPIC, HeadersToAdd.PARTITION, HeadersToAdd.OFFSET, HeadersToAdd.TS,
+                    HeadersToAdd.TS_TYPE);
             deadLetter.addHeadersFunction((record, e) -> DelayBridgeRecoverer.deadLetterHeaders(record));
             return new DelayBridgeRecoverer(
-                    template, intake, retryTopic, backOff, attempts, sendTimeout, deadLetter, retryable);
+                    template, intake, retryTopic, backOff, attempts, samePartition, sendTimeout, deadLetter,
+                    retryable);
         }
 
         /** {@code <original topic><suffix>}, the original partition, as Spring's default resolver does. */
         private BiFunction<ConsumerRecord<?, ?>, Exception, TopicPartition> deadLetterDestination() {
             String fixed = deadLetterTopic;
             String suffix = deadLetterSuffix;
+            DeadLetterTopics topics = createDeadLetterTopics ? new DeadLetterTopics(template) : null;
             return (record, e) -> {
-                if (fixed != null) {
-                    return new TopicPartition(fixed, -1);
-                }
                 IntakeOrigin origin = IntakeOrigin.parse(DelayBridgeRecoverer.origin(record));
                 if (origin == null) { // an origin header someone else wrote
-                    return new TopicPartition(record.topic() + suffix, record.partition());
+                    origin = new IntakeOrigin(record.topic(), record.partition(), record.offset());
                 }
-                return new TopicPartition(origin.topic() + suffix, origin.partition());
+                TopicPartition to = fixed != null
+                        ? new TopicPartition(fixed, -1)
+                        : new TopicPartition(origin.topic() + suffix, origin.partition());
+                if (topics != null) {
+                    topics.ensure(origin.topic(), to.topic());
+                }
+                return to;
             };
         }
 
