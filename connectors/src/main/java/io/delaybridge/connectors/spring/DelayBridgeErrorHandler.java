@@ -382,12 +382,14 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
                     : new DeadLetterPublishingRecoverer(template, deadLetterDestination());
             // Spring's original-* headers would name the last copy the bridge delivered; ours name the first delivery
             deadLetter.excludeHeader(
-                    HeadersToAdd.TOPIC, HeadersToAdd.PARTITION, HeadersToAdd.OFFSET, HeadersToAdd.TS,
+                    HeadersToAdd.TOPIC,
+                    HeadersToAdd.PARTITION,
+                    HeadersToAdd.OFFSET,
+                    HeadersToAdd.TS,
                     HeadersToAdd.TS_TYPE);
             deadLetter.addHeadersFunction((record, e) -> DelayBridgeRecoverer.deadLetterHeaders(record));
             return new DelayBridgeRecoverer(
-                    template, intake, retryTopic, backOff, attempts, samePartition, sendTimeout, deadLetter,
-                    retryable);
+                    template, intake, retryTopic, backOff, attempts, samePartition, sendTimeout, deadLetter, retryable);
         }
 
         /** {@code <original topic><suffix>}, the original partition, as Spring's default resolver does. */

@@ -130,7 +130,8 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
             kept.add(header(RetryHeaders.ORIGIN, origin));
         }
         if (record.headers().lastHeader(RetryHeaders.ORIGIN_TIMESTAMP) == null) {
-            kept.add(header(RetryHeaders.ORIGIN_TIMESTAMP, record.timestampType().name() + "/" + record.timestamp()));
+            kept.add(
+                    header(RetryHeaders.ORIGIN_TIMESTAMP, record.timestampType().name() + "/" + record.timestamp()));
         }
         kept.add(header(RetryHeaders.ATTEMPT, Integer.toString(attempt + 1)));
         String target = retryTopic != null ? retryTopic : record.topic();
@@ -142,8 +143,8 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
         if (samePartition && retryTopic == null) {
             // back on the partition the record came from, whichever client's partitioner placed the original
             IntakeOrigin first = IntakeOrigin.parse(origin);
-            retry = retry.withPartition(first != null && first.topic().equals(target) ? first.partition()
-                    : record.partition());
+            retry = retry.withPartition(
+                    first != null && first.topic().equals(target) ? first.partition() : record.partition());
         }
         return retry.toRecord();
     }
@@ -188,7 +189,8 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
             }
         }
         headers.add(new RecordHeader(
-                KafkaHeaders.DLT_ORIGINAL_TIMESTAMP, ByteBuffer.allocate(Long.BYTES).putLong(timestamp).array()));
+                KafkaHeaders.DLT_ORIGINAL_TIMESTAMP,
+                ByteBuffer.allocate(Long.BYTES).putLong(timestamp).array()));
         headers.add(header(KafkaHeaders.DLT_ORIGINAL_TIMESTAMP_TYPE, type));
         return headers;
     }

@@ -63,7 +63,9 @@ class DelayBridgeRecovererTest {
     @Test
     void aRetryComesBackOnTheFirstDeliverysPartitionUnlessLeftToThePartitioner() {
         Map<String, String> retried = Map.of(RetryHeaders.ATTEMPT, "2", RetryHeaders.ORIGIN, "orders/3/42");
-        DelayBridgeErrorHandler.builder(template).build().recoverer()
+        DelayBridgeErrorHandler.builder(template)
+                .build()
+                .recoverer()
                 .accept(record("orders", 1, 9, retried), null, failure(new IllegalStateException("down")));
         assertEquals("3", header(only(), DelayHeaders.PARTITION), "the original's, not the copy's");
 
@@ -167,9 +169,17 @@ class DelayBridgeRecovererTest {
         assertEquals(1, count(last, RetryHeaders.ATTEMPT));
         // Spring's original-* headers describe the first delivery, ours the last one
         assertEquals("orders", header(last, KafkaHeaders.DLT_ORIGINAL_TOPIC));
-        assertEquals(2, ByteBuffer.wrap(bytes(last, KafkaHeaders.DLT_ORIGINAL_PARTITION)).getInt());
-        assertEquals(1L, ByteBuffer.wrap(bytes(last, KafkaHeaders.DLT_ORIGINAL_OFFSET)).getLong());
-        assertEquals(1764000000000L, ByteBuffer.wrap(bytes(last, KafkaHeaders.DLT_ORIGINAL_TIMESTAMP)).getLong());
+        assertEquals(
+                2,
+                ByteBuffer.wrap(bytes(last, KafkaHeaders.DLT_ORIGINAL_PARTITION))
+                        .getInt());
+        assertEquals(
+                1L,
+                ByteBuffer.wrap(bytes(last, KafkaHeaders.DLT_ORIGINAL_OFFSET)).getLong());
+        assertEquals(
+                1764000000000L,
+                ByteBuffer.wrap(bytes(last, KafkaHeaders.DLT_ORIGINAL_TIMESTAMP))
+                        .getLong());
         assertEquals("CREATE_TIME", header(last, KafkaHeaders.DLT_ORIGINAL_TIMESTAMP_TYPE));
         for (String name : List.of(
                 KafkaHeaders.DLT_ORIGINAL_TOPIC,
@@ -193,7 +203,9 @@ class DelayBridgeRecovererTest {
         assertEquals("1", header(fatal, RetryHeaders.ATTEMPT));
         assertEquals("orders/0/6", header(fatal, RetryHeaders.ORIGIN));
         assertEquals("orders/0/6", header(fatal, RetryHeaders.LAST));
-        assertEquals(6L, ByteBuffer.wrap(bytes(fatal, KafkaHeaders.DLT_ORIGINAL_OFFSET)).getLong());
+        assertEquals(
+                6L,
+                ByteBuffer.wrap(bytes(fatal, KafkaHeaders.DLT_ORIGINAL_OFFSET)).getLong());
     }
 
     @Test

@@ -30,10 +30,11 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * bean. When {@code delay-bridge.retry.*} is set and the handler cannot be put in place, {@link RetryStartupCheck}
  * says why at start-up.
  */
-@AutoConfiguration(afterName = {
-    DelayBridgeRetryAutoConfiguration.BOOT_4_KAFKA_AUTO_CONFIGURATION,
-    DelayBridgeRetryAutoConfiguration.BOOT_3_KAFKA_AUTO_CONFIGURATION
-})
+@AutoConfiguration(
+        afterName = {
+            DelayBridgeRetryAutoConfiguration.BOOT_4_KAFKA_AUTO_CONFIGURATION,
+            DelayBridgeRetryAutoConfiguration.BOOT_3_KAFKA_AUTO_CONFIGURATION
+        })
 @ConditionalOnClass({KafkaOperations.class, DefaultErrorHandler.class})
 @ConditionalOnProperty(
         prefix = DelayBridgeRetryProperties.PREFIX,

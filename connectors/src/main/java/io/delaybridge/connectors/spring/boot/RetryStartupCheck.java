@@ -53,9 +53,8 @@ final class RetryStartupCheck implements SmartInitializingSingleton {
                 + " bridge (failed records get Spring's default handling: retried at once, then logged and skipped): "
                 + String.join("; ", problems);
         if (explicit) {
-            throw new IllegalStateException(
-                    message + ". The start stops because " + ENABLED + " is true; set it to false to start without"
-                            + " retries through the bridge");
+            throw new IllegalStateException(message + ". The start stops because " + ENABLED
+                    + " is true; set it to false to start without" + " retries through the bridge");
         }
         LOG.warn(message + ". (Set " + ENABLED + ": true to stop the start instead, or false to silence this.)");
     }
@@ -86,8 +85,9 @@ final class RetryStartupCheck implements SmartInitializingSingleton {
                         + " auto-configuration is on the class path (Boot 4: spring-boot-starter-kafka; Boot 3.5:"
                         + " spring-kafka beside spring-boot-starter), or define a KafkaTemplate bean");
             }
-            beans.getBeansOfType(CommonErrorHandler.class).forEach((name, handler) -> problems.add(
-                    "the CommonErrorHandler bean '" + name + "' (" + handler.getClass().getName() + ") replaces it:"
+            beans.getBeansOfType(CommonErrorHandler.class)
+                    .forEach((name, handler) -> problems.add("the CommonErrorHandler bean '" + name + "' ("
+                            + handler.getClass().getName() + ") replaces it:"
                             + " remove that bean, or build it with DelayBridgeErrorHandler.builder(template)"));
             if (problems.isEmpty()) {
                 problems.add("the handler was not created; run with --debug and look for"
@@ -110,7 +110,9 @@ final class RetryStartupCheck implements SmartInitializingSingleton {
                 if (c instanceof AbstractMessageListenerContainer<?, ?> a && a.getCommonErrorHandler() != handler) {
                     CommonErrorHandler other = a.getCommonErrorHandler();
                     problems.add("the listener container '" + c.getListenerId() + "' has "
-                            + (other == null ? "no error handler set" : other.getClass().getName())
+                            + (other == null
+                                    ? "no error handler set"
+                                    : other.getClass().getName())
                             + ": its container factory is not Boot's (a listener container factory bean of your"
                             + " own?); call factory.setCommonErrorHandler(delayBridgeErrorHandler) on it");
                 }

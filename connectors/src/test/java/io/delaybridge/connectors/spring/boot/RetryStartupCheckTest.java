@@ -35,8 +35,10 @@ class RetryStartupCheckTest {
     private static final String SILENT_LOSS = "listeners will NOT retry through the bridge";
 
     private final ApplicationContextRunner withKafka = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(bootKafkaAutoConfiguration(), DelayBridgeRetryAutoConfiguration.class))
-            .withPropertyValues("spring.kafka.bootstrap-servers=127.0.0.1:9", "spring.kafka.listener.auto-startup=false");
+            .withConfiguration(
+                    AutoConfigurations.of(bootKafkaAutoConfiguration(), DelayBridgeRetryAutoConfiguration.class))
+            .withPropertyValues(
+                    "spring.kafka.bootstrap-servers=127.0.0.1:9", "spring.kafka.listener.auto-startup=false");
 
     private final ApplicationContextRunner withoutKafka = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(DelayBridgeRetryAutoConfiguration.class));
@@ -49,7 +51,8 @@ class RetryStartupCheckTest {
                 .run(context -> {
                     assertNull(context.getStartupFailure());
                     DelayBridgeErrorHandler handler = context.getBean(DelayBridgeErrorHandler.class);
-                    var containers = context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainers();
+                    var containers =
+                            context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainers();
                     assertEquals(1, containers.size(), "the listener's container");
                     for (var c : containers) {
                         assertEquals(handler, ((AbstractMessageListenerContainer<?, ?>) c).getCommonErrorHandler());
@@ -129,7 +132,9 @@ class RetryStartupCheckTest {
         assertTrue(new SpringKafkaVersion("3.3.16").supported());
         assertTrue(new SpringKafkaVersion("4.1.2").supported());
         assertTrue(new SpringKafkaVersion(null).supported());
-        assertTrue(SpringKafkaVersion.current().supported(), SpringKafkaVersion.current().toString());
+        assertTrue(
+                SpringKafkaVersion.current().supported(),
+                SpringKafkaVersion.current().toString());
     }
 
     /** Boot 4's Kafka auto-configuration, or Boot 3's: whichever line this test runs on. */
