@@ -244,13 +244,18 @@ class DelayBridgeErrorHandlerIT {
                 got.all().stream().map(r -> r.record().topic()).toList());
         assertEquals("2", Receptions.header(dead.get(0), RetryHeaders.ATTEMPT));
         assertEquals(
-                retryTopic,
+                topic,
                 Receptions.header(dead.get(0), KafkaHeaders.DLT_ORIGINAL_TOPIC),
-                "Spring's header names the topic of the last delivery");
+                "Spring's header names the original record's topic");
         assertEquals(
                 topic + "/0/" + got.all().get(0).record().offset(),
                 Receptions.header(dead.get(0), RetryHeaders.ORIGIN),
-                "ours the first");
+                "ours the first delivery");
+        ConsumerRecord<String, String> last = got.all().get(1).record();
+        assertEquals(
+                retryTopic + "/" + last.partition() + "/" + last.offset(),
+                Receptions.header(dead.get(0), RetryHeaders.LAST),
+                "and the last one");
         assertTrue(!servers.topics().contains(retryTopic + "-dlt"), "no dead-letter topic for the retry topic");
     }
 
