@@ -12,7 +12,6 @@ import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer.HeaderNames.HeadersToAdd;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.listener.ErrorHandlingUtils;
 import org.springframework.kafka.listener.ExceptionClassifier;
 import org.springframework.util.backoff.FixedBackOff;
 
@@ -145,7 +144,7 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
     }
 
     private boolean isRetryable(Exception e) {
-        return getExceptionMatcher().match(ErrorHandlingUtils.unwrapIfNeeded(e));
+        return SpringClassification.isRetryable(this, e);
     }
 
     @Override
@@ -423,7 +422,7 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
     /** Spring's classification (its default not-retryable exceptions, matched with causes), for the recoverer alone. */
     private static final class Classifier extends ExceptionClassifier {
         boolean isRetryable(Exception e) {
-            return getExceptionMatcher().match(ErrorHandlingUtils.unwrapIfNeeded(e));
+            return SpringClassification.isRetryable(this, e);
         }
     }
 }
