@@ -178,7 +178,10 @@ class DelayBridgeErrorHandlerIT {
         }
         Set<String> rtCreated = new TreeSet<>(servers.topics());
         rtCreated.removeAll(rtBefore);
-        assertEquals(Set.of(rtTopic + "-retry-500", rtTopic + "-retry-1000", rtTopic + "-dlt"), rtCreated);
+        // Spring Kafka 4 makes a topic per delay (-retry-500, -retry-1000), 3.3 one -retry topic for them all
+        assertTrue(rtCreated.contains(rtTopic + "-dlt"), rtCreated.toString());
+        assertTrue(rtCreated.stream().anyMatch(t -> t.startsWith(rtTopic + "-retry")), rtCreated.toString());
+        assertTrue(rtCreated.size() > created.size(), "@RetryableTopic makes more topics: " + rtCreated);
         System.out.println("[DelayBridgeErrorHandlerIT] 3 attempts, back-off 500 ms then 1000 ms: topics created"
                 + " through the bridge " + created.size() + " " + created + " (plus the one intake all listeners"
                 + " share); under @RetryableTopic " + rtCreated.size() + " " + rtCreated);
