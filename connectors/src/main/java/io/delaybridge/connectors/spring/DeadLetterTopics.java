@@ -1,5 +1,6 @@
 package io.delaybridge.connectors.spring;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,15 +10,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.springframework.kafka.core.KafkaOperations;
 
 /**
- * Creates a dead-letter topic, before its first record, with as many partitions as the topic its records come from,
+ * Where dead letters go, and their topics. Creates a dead-letter topic, before its first record, with as many partitions as the topic its records come from,
  * so a dead letter keeps its original partition (as Spring's {@code DeadLetterPublishingRecoverer} puts it) instead
  * of landing where an auto-created topic's one partition or the producer's partitioner puts it. Once per topic and
  * JVM; a topic that exists already is left as it is.
@@ -29,6 +33,29 @@ final class DeadLetterTopics {
 
     DeadLetterTopics(KafkaOperations<?, ?> template) {
         this.template = template;
+    }
+
+    /**
+     * Where a dead letter goes: {@code <original topic><suffix>} on the original (first delivery's) partition, as
+     * Spring's default resolver does, or the one {@code fixed} topic on the partitioner's choice.
+     *
+     * @param create makes a missing topic first, or null
+     */
+    static BiFunction<ConsumerRecord<?, ?>, Exception, TopicPartition> destination(
+            String fixed, String suffix, DeadLetterTopics create) {
+        return (record, e) -> {
+            IntakeOrigin origin = IntakeOrigin.parse(DelayBridgeRecoverer.origin(record));
+            if (origin == null) { // an origin header someone else wrote
+                origin = new IntakeOrigin(record.topic(), record.partition(), record.offset());
+            }
+            TopicPartition to = fixed != null
+                    ? new TopicPartition(fixed, -1)
+                    : new TopicPartition(origin.topic() + suffix, origin.partition());
+            if (create != null) {
+                create.ensure(origin.topic(), to.topic());
+            }
+            return to;
+        };
     }
 
     /** Makes sure {@code deadLetter} exists, created with the partition count of {@code source} if it did not. */

@@ -1,18 +1,13 @@
 package io.delaybridge.connectors.spring;
 
 import io.delaybridge.connectors.DelayedRecords;
-import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiFunction;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer.HeaderNames.HeadersToAdd;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.listener.ExceptionClassifier;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
@@ -42,7 +37,8 @@ import org.springframework.util.backoff.FixedBackOff;
  * }</pre>
  *
  * <p>With Spring Boot, {@code delay-bridge.retry.*} properties in {@code application.yml} build the same handler
- * (see {@code io.delaybridge.connectors.spring.boot}).
+ * (see {@code io.delaybridge.connectors.spring.boot}). Spring Kafka 3.3 (Spring Boot 3.5) and 4.x (Boot 4.0, 4.1)
+ * are supported and tested.
  *
  * <h2>What happens to a failed record</h2>
  * <ol>
@@ -364,11 +360,7 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
          */
         @SuppressWarnings("unchecked")
         public DelayBridgeRecoverer buildRecoverer() {
-            Classifier classifier = new Classifier();
-            if (!notRetryable.isEmpty()) {
-                classifier.addNotRetryableExceptions(notRetryable.toArray(Class[]::new));
-            }
-            return recoverer(classifier::isRetryable);
+            return recoverer(SpringClassification.standalone(notRetryable.toArray(Class[]::new)));
         }
 
         private DelayBridgeRecoverer recoverer(java.util.function.Predicate<Exception> retryable) {
@@ -378,7 +370,12 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
             }
             DeadLetterPublishingRecoverer deadLetter = deadLetterRecoverer != null
                     ? deadLetterRecoverer
-                    : new DeadLetterPublishingRecoverer(template, deadLetterDestination());
+                    : new DeadLetterPublishingRecoverer(
+                            template,
+                            DeadLetterTopics.destination(
+                                    deadLetterTopic,
+                                    deadLetterSuffix,
+                                    createDeadLetterTopics ? new DeadLetterTopics(template) : null));
             // Spring's original-* headers would name the last copy the bridge delivered; ours name the first delivery
             deadLetter.excludeHeader(
                     HeadersToAdd.TOPIC,
@@ -391,38 +388,11 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
                     template, intake, retryTopic, backOff, attempts, samePartition, sendTimeout, deadLetter, retryable);
         }
 
-        /** {@code <original topic><suffix>}, the original partition, as Spring's default resolver does. */
-        private BiFunction<ConsumerRecord<?, ?>, Exception, TopicPartition> deadLetterDestination() {
-            String fixed = deadLetterTopic;
-            String suffix = deadLetterSuffix;
-            DeadLetterTopics topics = createDeadLetterTopics ? new DeadLetterTopics(template) : null;
-            return (record, e) -> {
-                IntakeOrigin origin = IntakeOrigin.parse(DelayBridgeRecoverer.origin(record));
-                if (origin == null) { // an origin header someone else wrote
-                    origin = new IntakeOrigin(record.topic(), record.partition(), record.offset());
-                }
-                TopicPartition to = fixed != null
-                        ? new TopicPartition(fixed, -1)
-                        : new TopicPartition(origin.topic() + suffix, origin.partition());
-                if (topics != null) {
-                    topics.ensure(origin.topic(), to.topic());
-                }
-                return to;
-            };
-        }
-
         private static String topic(String topic, String what) {
             if (topic == null || topic.isBlank()) {
                 throw new IllegalArgumentException(what + " is blank; give a topic name");
             }
             return topic;
-        }
-    }
-
-    /** Spring's classification (its default not-retryable exceptions, matched with causes), for the recoverer alone. */
-    private static final class Classifier extends ExceptionClassifier {
-        boolean isRetryable(Exception e) {
-            return SpringClassification.isRetryable(this, e);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.delaybridge.connectors.spring;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.function.Predicate;
 import org.springframework.kafka.listener.ErrorHandlingUtils;
 import org.springframework.kafka.listener.ExceptionClassifier;
 
@@ -16,6 +17,19 @@ final class SpringClassification {
     private static final Method CLASSIFIER = accessor();
 
     private SpringClassification() {}
+
+    /**
+     * Spring's classification (its default not-retryable exceptions, matched with causes) with {@code notRetryable}
+     * added, for the recoverer alone.
+     */
+    @SafeVarargs
+    static Predicate<Exception> standalone(Class<? extends Exception>... notRetryable) {
+        ExceptionClassifier classifier = new ExceptionClassifier() {};
+        if (notRetryable.length > 0) {
+            classifier.addNotRetryableExceptions(notRetryable);
+        }
+        return e -> isRetryable(classifier, e);
+    }
 
     static boolean isRetryable(ExceptionClassifier classifier, Exception e) {
         Throwable cause = ErrorHandlingUtils.unwrapIfNeeded(e);
