@@ -1,24 +1,20 @@
 package io.delaybridge.connectors.spring;
 
 import io.delaybridge.connectors.DelayedRecords;
-import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiFunction;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer.HeaderNames.HeadersToAdd;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.listener.ErrorHandlingUtils;
-import org.springframework.kafka.listener.ExceptionClassifier;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
  * A Spring Kafka {@code CommonErrorHandler} that retries a failed record through the delay bridge instead of retry
  * topics: a few quick blocking tries first (Spring's {@link DefaultErrorHandler}), then the record goes to the
- * bridge's intake topic and comes back to the same listener when its back-off has passed, to the millisecond; after
+ * bridge's intake topic and comes back to the same listener, on the partition it was read from, when its back-off has
+ * passed, to the millisecond; after
  * the last attempt it goes to the dead-letter topic as Spring's {@link DeadLetterPublishingRecoverer} puts it there.
  *
  * <pre>{@code
@@ -41,7 +37,8 @@ import org.springframework.util.backoff.FixedBackOff;
  * }</pre>
  *
  * <p>With Spring Boot, {@code delay-bridge.retry.*} properties in {@code application.yml} build the same handler
- * (see {@code io.delaybridge.connectors.spring.boot}).
+ * (see {@code io.delaybridge.connectors.spring.boot}). Spring Kafka 3.3 (Spring Boot 3.5) and 4.x (Boot 4.0, 4.1)
+ * are supported and tested.
  *
  * <h2>What happens to a failed record</h2>
  * <ol>
@@ -60,7 +57,10 @@ import org.springframework.util.backoff.FixedBackOff;
  *       ({@code DeserializationException}, {@code MessageConversionException}, {@code ClassCastException}, ...,
  *       and {@link Builder#notRetryable}): a {@link DeadLetterPublishingRecoverer} publishes it to
  *       {@code <original topic>-dlt}, the partition of the original record, with Spring's {@code kafka_dlt-*}
- *       exception and origin headers and {@code x-delay-retry-attempt} the number of deliveries made.</li>
+ *       exception headers, its {@code kafka_dlt-original-*} headers describing the original record (its first
+ *       delivery), {@code x-delay-retry-last} the position of the delivery that failed last, and
+ *       {@code x-delay-retry-attempt} the number of deliveries made. Create {@code <original topic>-dlt} with the
+ *       original's partition count, or turn on {@link Builder#createDeadLetterTopics}.</li>
  * </ol>
  *
  * <h2>Duplicates and ordering</h2>
@@ -140,7 +140,7 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
     }
 
     private boolean isRetryable(Exception e) {
-        return getExceptionMatcher().match(ErrorHandlingUtils.unwrapIfNeeded(e));
+        return SpringClassification.isRetryable(this, e);
     }
 
     @Override
@@ -162,6 +162,8 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
         private String deadLetterTopic;
         private DeadLetterPublishingRecoverer deadLetterRecoverer;
         private Duration sendTimeout = Duration.ofSeconds(30);
+        private boolean samePartition = true;
+        private boolean createDeadLetterTopics;
         private final List<Class<? extends Exception>> notRetryable = new ArrayList<>();
 
         private Builder(KafkaOperations<?, ?> template) {
@@ -297,6 +299,35 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
         }
 
         /**
+         * Whether a retry comes back on the partition its original was read from ({@code delay-partition}, the
+         * default) or wherever the producer's partitioner puts its key. The default keeps a retry with the consumer
+         * that holds the original's partition, whatever client (and hash) produced the original: a librdkafka client
+         * (kcat, Go, Python, Node) partitions keys otherwise than the Java client the bridge sends with. Retries to a
+         * {@link #retryTopic retry topic} are always left to the partitioner.
+         *
+         * @param same false to leave the partition to the partitioner
+         * @return this
+         */
+        public Builder retryToOriginalPartition(boolean same) {
+            samePartition = same;
+            return this;
+        }
+
+        /**
+         * Creates a dead-letter topic that does not exist, before its first record, with the partition count of the
+         * original topic (off by default, as with Spring's own dead-letter publisher): a dead letter then keeps its
+         * original partition. Otherwise create {@code <topic>-dlt} with as many partitions as {@code <topic>}; with
+         * fewer, Spring warns and lets the partitioner choose.
+         *
+         * @param create true to create missing dead-letter topics through an admin client of the template's settings
+         * @return this
+         */
+        public Builder createDeadLetterTopics(boolean create) {
+            createDeadLetterTopics = create;
+            return this;
+        }
+
+        /**
          * @param timeout how long a send to the intake may take before the record is handled again (default 30 s)
          * @return this
          */
@@ -329,11 +360,7 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
          */
         @SuppressWarnings("unchecked")
         public DelayBridgeRecoverer buildRecoverer() {
-            Classifier classifier = new Classifier();
-            if (!notRetryable.isEmpty()) {
-                classifier.addNotRetryableExceptions(notRetryable.toArray(Class[]::new));
-            }
-            return recoverer(classifier::isRetryable);
+            return recoverer(SpringClassification.standalone(notRetryable.toArray(Class[]::new)));
         }
 
         private DelayBridgeRecoverer recoverer(java.util.function.Predicate<Exception> retryable) {
@@ -343,26 +370,22 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
             }
             DeadLetterPublishingRecoverer deadLetter = deadLetterRecoverer != null
                     ? deadLetterRecoverer
-                    : new DeadLetterPublishingRecoverer(template, deadLetterDestination());
+                    : new DeadLetterPublishingRecoverer(
+                            template,
+                            DeadLetterTopics.destination(
+                                    deadLetterTopic,
+                                    deadLetterSuffix,
+                                    createDeadLetterTopics ? new DeadLetterTopics(template) : null));
+            // Spring's original-* headers would name the last copy the bridge delivered; ours name the first delivery
+            deadLetter.excludeHeader(
+                    HeadersToAdd.TOPIC,
+                    HeadersToAdd.PARTITION,
+                    HeadersToAdd.OFFSET,
+                    HeadersToAdd.TS,
+                    HeadersToAdd.TS_TYPE);
             deadLetter.addHeadersFunction((record, e) -> DelayBridgeRecoverer.deadLetterHeaders(record));
             return new DelayBridgeRecoverer(
-                    template, intake, retryTopic, backOff, attempts, sendTimeout, deadLetter, retryable);
-        }
-
-        /** {@code <original topic><suffix>}, the original partition, as Spring's default resolver does. */
-        private BiFunction<ConsumerRecord<?, ?>, Exception, TopicPartition> deadLetterDestination() {
-            String fixed = deadLetterTopic;
-            String suffix = deadLetterSuffix;
-            return (record, e) -> {
-                if (fixed != null) {
-                    return new TopicPartition(fixed, -1);
-                }
-                IntakeOrigin origin = IntakeOrigin.parse(DelayBridgeRecoverer.origin(record));
-                if (origin == null) { // an origin header someone else wrote
-                    return new TopicPartition(record.topic() + suffix, record.partition());
-                }
-                return new TopicPartition(origin.topic() + suffix, origin.partition());
-            };
+                    template, intake, retryTopic, backOff, attempts, samePartition, sendTimeout, deadLetter, retryable);
         }
 
         private static String topic(String topic, String what) {
@@ -370,13 +393,6 @@ public class DelayBridgeErrorHandler extends DefaultErrorHandler {
                 throw new IllegalArgumentException(what + " is blank; give a topic name");
             }
             return topic;
-        }
-    }
-
-    /** Spring's classification (its default not-retryable exceptions, matched with causes), for the recoverer alone. */
-    private static final class Classifier extends ExceptionClassifier {
-        boolean isRetryable(Exception e) {
-            return getExceptionMatcher().match(ErrorHandlingUtils.unwrapIfNeeded(e));
         }
     }
 }

@@ -4,6 +4,7 @@ import io.delaybridge.connectors.Delay;
 import io.delaybridge.connectors.DelayedRecords;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.IntakeOrigin;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import org.springframework.core.log.LogAccessor;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.ConsumerAwareRecordRecoverer;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.support.KafkaHeaders;
 
 /**
  * What becomes of a record whose listener failed for good on this delivery: another delivery later, through the
@@ -37,7 +39,9 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
  * headers (minus the bridge's own {@code delay-} headers of the last delivery), {@code delay-target} the topic the
  * record came from (or the configured retry topic), {@code delay-ms} from the {@link RetryBackOff} for retry
  * {@code n}, {@code delay-id} {@code <topic>-<partition>-<offset>-retry-<n+1>} of the first failed delivery,
- * {@value RetryHeaders#ATTEMPT}{@code : n+1} and {@value RetryHeaders#ORIGIN}. The send is waited for:
+ * {@code delay-partition} the partition of that delivery (unless retries are left to the partitioner or go to a retry
+ * topic), {@value RetryHeaders#ATTEMPT}{@code : n+1}, {@value RetryHeaders#ORIGIN} and
+ * {@value RetryHeaders#ORIGIN_TIMESTAMP}. The send is waited for:
  * when this method returns, the intake has the record, and only then does the container commit the failed record's
  * offset. A failed send throws, so the container handles the record again (the error handler's retry).
  *
@@ -54,6 +58,7 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
     private final String retryTopic;
     private final RetryBackOff backOff;
     private final int attempts;
+    private final boolean samePartition;
     private final Duration sendTimeout;
     private final ConsumerAwareRecordRecoverer deadLetter;
     private volatile Predicate<Exception> retryable;
@@ -65,6 +70,7 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
             String retryTopic,
             RetryBackOff backOff,
             int attempts,
+            boolean samePartition,
             Duration sendTimeout,
             ConsumerAwareRecordRecoverer deadLetter,
             Predicate<Exception> retryable) {
@@ -73,6 +79,7 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
         this.retryTopic = retryTopic;
         this.backOff = backOff;
         this.attempts = attempts;
+        this.samePartition = samePartition;
         this.sendTimeout = sendTimeout;
         this.deadLetter = deadLetter;
         this.retryable = retryable;
@@ -122,17 +129,31 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
         if (record.headers().lastHeader(RetryHeaders.ORIGIN) == null) {
             kept.add(header(RetryHeaders.ORIGIN, origin));
         }
+        if (record.headers().lastHeader(RetryHeaders.ORIGIN_TIMESTAMP) == null) {
+            kept.add(
+                    header(RetryHeaders.ORIGIN_TIMESTAMP, record.timestampType().name() + "/" + record.timestamp()));
+        }
         kept.add(header(RetryHeaders.ATTEMPT, Integer.toString(attempt + 1)));
         String target = retryTopic != null ? retryTopic : record.topic();
-        return DelayedRecords.<Object, Object>to(
+        DelayedRecords.Schedule<Object, Object> retry = DelayedRecords.<Object, Object>to(
                         target, record.key(), record.value(), Delay.of(backOff.delayBefore(attempt)))
                 .withId(origin.replace('/', '-') + "-retry-" + (attempt + 1))
                 .withHeaders(kept)
-                .intake(intake)
-                .toRecord();
+                .intake(intake);
+        if (samePartition && retryTopic == null) {
+            // back on the partition the record came from, whichever client's partitioner placed the original
+            IntakeOrigin first = IntakeOrigin.parse(origin);
+            retry = retry.withPartition(
+                    first != null && first.topic().equals(target) ? first.partition() : record.partition());
+        }
+        return retry.toRecord();
     }
 
-    /** The headers a dead-letter record gets beside Spring's: the deliveries made, and the first failure. */
+    /**
+     * The headers a dead-letter record gets beside Spring's exception headers: Spring's {@code kafka_dlt-original-*}
+     * position and timestamp of the first delivery (the recoverer excludes Spring's own, which would name the last
+     * copy the bridge delivered), the deliveries made, the first failure and {@value RetryHeaders#LAST}.
+     */
     static Headers deadLetterHeaders(ConsumerRecord<?, ?> record) {
         Headers headers = new RecordHeaders();
         if (record.headers().lastHeader(RetryHeaders.ATTEMPT) == null) {
@@ -141,6 +162,36 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
         if (record.headers().lastHeader(RetryHeaders.ORIGIN) == null) {
             headers.add(header(RetryHeaders.ORIGIN, origin(record)));
         }
+        String last = new IntakeOrigin(record.topic(), record.partition(), record.offset()).toString();
+        headers.add(header(RetryHeaders.LAST, last));
+        IntakeOrigin first = IntakeOrigin.parse(origin(record));
+        if (first == null) { // an origin header someone else wrote: describe the record itself
+            first = new IntakeOrigin(record.topic(), record.partition(), record.offset());
+        }
+        headers.add(header(KafkaHeaders.DLT_ORIGINAL_TOPIC, first.topic()));
+        headers.add(new RecordHeader(
+                KafkaHeaders.DLT_ORIGINAL_PARTITION,
+                ByteBuffer.allocate(Integer.BYTES).putInt(first.partition()).array()));
+        headers.add(new RecordHeader(
+                KafkaHeaders.DLT_ORIGINAL_OFFSET,
+                ByteBuffer.allocate(Long.BYTES).putLong(first.offset()).array()));
+        String type = record.timestampType().name();
+        long timestamp = record.timestamp();
+        Header h = record.headers().lastHeader(RetryHeaders.ORIGIN_TIMESTAMP);
+        if (h != null && h.value() != null) {
+            String v = new String(h.value(), StandardCharsets.UTF_8);
+            int slash = v.indexOf('/');
+            try {
+                timestamp = Long.parseLong(v.substring(slash + 1));
+                type = slash > 0 ? v.substring(0, slash) : type;
+            } catch (NumberFormatException e) {
+                // unreadable: the last delivery's timestamp, as Spring would write
+            }
+        }
+        headers.add(new RecordHeader(
+                KafkaHeaders.DLT_ORIGINAL_TIMESTAMP,
+                ByteBuffer.allocate(Long.BYTES).putLong(timestamp).array()));
+        headers.add(header(KafkaHeaders.DLT_ORIGINAL_TIMESTAMP_TYPE, type));
         return headers;
     }
 
@@ -173,6 +224,6 @@ public final class DelayBridgeRecoverer implements ConsumerAwareRecordRecoverer 
     @Override
     public String toString() {
         return "DelayBridgeRecoverer[intake=" + intake + (retryTopic != null ? ", retryTopic=" + retryTopic : "")
-                + ", attempts=" + attempts + ", " + backOff + "]";
+                + ", attempts=" + attempts + ", " + backOff + (samePartition ? "" : ", partitioner") + "]";
     }
 }

@@ -18,5 +18,18 @@ public final class RetryHeaders {
      */
     public static final String ORIGIN = "x-delay-retry-origin";
 
+    /**
+     * {@code <timestamp type>/<epoch ms>} of the record's first failed delivery (e.g. {@code CREATE_TIME/1764000000000}),
+     * kept across every retry: the dead-letter record's {@code kafka_dlt-original-timestamp} comes from it.
+     */
+    public static final String ORIGIN_TIMESTAMP = "x-delay-retry-origin-timestamp";
+
+    /**
+     * On a dead-letter record, {@code topic/partition/offset} of the delivery that failed last (the bridge's copy
+     * after retries; the original itself when it failed on its first delivery). Spring's
+     * {@code kafka_dlt-original-*} headers describe the first delivery.
+     */
+    public static final String LAST = "x-delay-retry-last";
+
     private RetryHeaders() {}
 }

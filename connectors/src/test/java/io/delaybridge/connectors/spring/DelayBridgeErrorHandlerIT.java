@@ -178,7 +178,10 @@ class DelayBridgeErrorHandlerIT {
         }
         Set<String> rtCreated = new TreeSet<>(servers.topics());
         rtCreated.removeAll(rtBefore);
-        assertEquals(Set.of(rtTopic + "-retry-500", rtTopic + "-retry-1000", rtTopic + "-dlt"), rtCreated);
+        // Spring Kafka 4 makes a topic per delay (-retry-500, -retry-1000), 3.3 one -retry topic for them all
+        assertTrue(rtCreated.contains(rtTopic + "-dlt"), rtCreated.toString());
+        assertTrue(rtCreated.stream().anyMatch(t -> t.startsWith(rtTopic + "-retry")), rtCreated.toString());
+        assertTrue(rtCreated.size() > created.size(), "@RetryableTopic makes more topics: " + rtCreated);
         System.out.println("[DelayBridgeErrorHandlerIT] 3 attempts, back-off 500 ms then 1000 ms: topics created"
                 + " through the bridge " + created.size() + " " + created + " (plus the one intake all listeners"
                 + " share); under @RetryableTopic " + rtCreated.size() + " " + rtCreated);
@@ -244,13 +247,18 @@ class DelayBridgeErrorHandlerIT {
                 got.all().stream().map(r -> r.record().topic()).toList());
         assertEquals("2", Receptions.header(dead.get(0), RetryHeaders.ATTEMPT));
         assertEquals(
-                retryTopic,
+                topic,
                 Receptions.header(dead.get(0), KafkaHeaders.DLT_ORIGINAL_TOPIC),
-                "Spring's header names the topic of the last delivery");
+                "Spring's header names the original record's topic");
         assertEquals(
                 topic + "/0/" + got.all().get(0).record().offset(),
                 Receptions.header(dead.get(0), RetryHeaders.ORIGIN),
-                "ours the first");
+                "ours the first delivery");
+        ConsumerRecord<String, String> last = got.all().get(1).record();
+        assertEquals(
+                retryTopic + "/" + last.partition() + "/" + last.offset(),
+                Receptions.header(dead.get(0), RetryHeaders.LAST),
+                "and the last one");
         assertTrue(!servers.topics().contains(retryTopic + "-dlt"), "no dead-letter topic for the retry topic");
     }
 

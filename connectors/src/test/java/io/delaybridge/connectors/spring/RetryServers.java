@@ -71,10 +71,30 @@ final class RetryServers {
         }
     }
 
+    int partitions(String topic) {
+        try (Admin admin = admin()) {
+            return admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get()
+                    .get(topic)
+                    .partitions()
+                    .size();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("describing " + topic + " failed", e);
+        }
+    }
+
     void createTopics(String... names) {
+        createTopics(1, names);
+    }
+
+    void createTopics(int partitions, String... names) {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(names).stream()
-                            .map(n -> new NewTopic(n, 1, (short) 1))
+                            .map(n -> new NewTopic(n, partitions, (short) 1))
                             .toList())
                     .all()
                     .get();

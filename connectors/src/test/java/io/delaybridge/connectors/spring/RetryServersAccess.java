@@ -21,6 +21,23 @@ public final class RetryServersAccess {
         RetryServers.get().createTopics(names);
     }
 
+    public static void createTopics(int partitions, String... names) {
+        RetryServers.get().createTopics(partitions, names);
+    }
+
+    public static java.util.Set<String> topics() {
+        return RetryServers.get().topics();
+    }
+
+    /** Every record of {@code topic} now, all partitions. */
+    public static List<ConsumerRecord<String, String>> readAll(String topic) {
+        return Receptions.readAll(bootstrap(), topic, r -> true);
+    }
+
+    public static int partitions(String topic) {
+        return RetryServers.get().partitions(topic);
+    }
+
     public static String unique(String name) {
         return RetryServers.unique(name);
     }

@@ -15,6 +15,7 @@ import org.springframework.kafka.core.KafkaOperations;
  * <pre>{@code
  * delay-bridge:
  *   retry:
+ *     enabled: true                     # optional: set, the start fails if retries cannot be put in place
  *     intake-topic: delay-intake        # the bridge's intake
  *     attempts: 4                       # deliveries, the first included; then the dead-letter topic
  *     back-off:                         # before each delayed retry: 1 s, 2 s, 4 s, ... at most 5 min, +-10%
@@ -28,6 +29,8 @@ import org.springframework.kafka.core.KafkaOperations;
  *       interval: 100ms
  *     dead-letter:
  *       suffix: -dlt                    # orders -> orders-dlt; or topic: all-failures
+ *       create-topic: false             # true: create orders-dlt with the partitions of orders
+ *     same-partition: true              # false: retries go where the partitioner puts their key
  *     not-retryable:                    # straight to the dead-letter topic, beside Spring's defaults
  *       - com.example.InvalidOrderException
  * }</pre>
@@ -35,8 +38,12 @@ import org.springframework.kafka.core.KafkaOperations;
  * <table>
  *   <caption>Settings</caption>
  *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>{@code enabled}</td><td>true</td><td>false leaves Boot's own error handling</td></tr>
+ *   <tr><td>{@code enabled}</td><td>true</td><td>false leaves Boot's own error handling; set to true, the start
+ *       fails when the handler cannot be put in place (otherwise a WARN says why, as soon as any
+ *       {@code delay-bridge.retry.*} key is set)</td></tr>
  *   <tr><td>{@code intake-topic}</td><td>{@code delay-intake}</td><td>the bridge's intake topic</td></tr>
+ *   <tr><td>{@code same-partition}</td><td>true</td><td>a retry comes back on the partition its original was read
+ *       from ({@code delay-partition}); false: the partitioner decides</td></tr>
  *   <tr><td>{@code retry-topic}</td><td>none</td><td>deliver retries there instead of the original topic (the
  *       listener must read it too)</td></tr>
  *   <tr><td>{@code attempts}</td><td>3</td><td>deliveries before the dead-letter topic, the first included</td></tr>
@@ -48,6 +55,8 @@ import org.springframework.kafka.core.KafkaOperations;
  *   <tr><td>{@code blocking.retries}</td><td>0</td><td>quick tries per delivery, blocking the partition</td></tr>
  *   <tr><td>{@code blocking.interval}</td><td>0</td><td>the pause between quick tries</td></tr>
  *   <tr><td>{@code dead-letter.suffix}</td><td>{@code -dlt}</td><td>dead-letter topic = original topic + suffix</td></tr>
+ *   <tr><td>{@code dead-letter.create-topic}</td><td>false</td><td>create a missing dead-letter topic with the
+ *       original topic's partition count (otherwise create {@code <topic>-dlt} yourself)</td></tr>
  *   <tr><td>{@code dead-letter.topic}</td><td>none</td><td>one dead-letter topic for all instead</td></tr>
  *   <tr><td>{@code not-retryable}</td><td>Spring's</td><td>exception classes to dead-letter at once</td></tr>
  *   <tr><td>{@code send-timeout}</td><td>30s</td><td>the wait for the intake's acknowledgement</td></tr>
@@ -64,6 +73,7 @@ public class DelayBridgeRetryProperties {
     private boolean enabled = true;
     private String intakeTopic = DelayedRecords.DEFAULT_INTAKE;
     private String retryTopic;
+    private boolean samePartition = true;
     private int attempts = 3;
     private final BackOff backOff = new BackOff();
     private final Blocking blocking = new Blocking();
@@ -83,6 +93,7 @@ public class DelayBridgeRetryProperties {
         if (retryTopic != null) {
             set("retry-topic", retryTopic, () -> b.retryTopic(retryTopic));
         }
+        b.retryToOriginalPartition(samePartition);
         set("attempts", attempts, () -> b.attempts(attempts));
         set("back-off", backOff, () -> b.backOff(backOff.toBackOff()));
         set("blocking", blocking, () -> b.blockingRetries(blocking.retries, blocking.interval));
@@ -90,6 +101,7 @@ public class DelayBridgeRetryProperties {
         if (deadLetter.topic != null) {
             set("dead-letter.topic", deadLetter.topic, () -> b.deadLetterTopic(deadLetter.topic));
         }
+        b.createDeadLetterTopics(deadLetter.createTopic);
         for (Class<?> type : notRetryable) {
             if (!Exception.class.isAssignableFrom(type)) {
                 throw new IllegalArgumentException(
@@ -212,6 +224,15 @@ public class DelayBridgeRetryProperties {
     public static class DeadLetter {
         private String suffix = DelayBridgeErrorHandler.DEFAULT_DEAD_LETTER_SUFFIX;
         private String topic;
+        private boolean createTopic;
+
+        public boolean isCreateTopic() {
+            return createTopic;
+        }
+
+        public void setCreateTopic(boolean createTopic) {
+            this.createTopic = createTopic;
+        }
 
         public String getSuffix() {
             return suffix;
@@ -252,6 +273,14 @@ public class DelayBridgeRetryProperties {
 
     public void setRetryTopic(String retryTopic) {
         this.retryTopic = retryTopic;
+    }
+
+    public boolean isSamePartition() {
+        return samePartition;
+    }
+
+    public void setSamePartition(boolean samePartition) {
+        this.samePartition = samePartition;
     }
 
     public int getAttempts() {

@@ -10,7 +10,7 @@ import org.springframework.stereotype.Component;
 /**
  * An ordinary Spring Boot application with a {@code @KafkaListener} and no error-handling code: its retries come
  * from {@code application.yml} ({@code boot-retry/application.yml}). Orders keyed {@code flaky-...} fail twice, then
- * succeed; {@code invalid-...} throw {@link InvalidOrder}.
+ * succeed; {@code failing-...} always fail; {@code invalid-...} throw {@link InvalidOrder}.
  */
 @SpringBootApplication
 public class OrdersApplication {
@@ -28,6 +28,9 @@ public class OrdersApplication {
             receptions.add(new Reception(record, System.currentTimeMillis()));
             if (record.key().startsWith("invalid-")) {
                 throw new InvalidOrder("order " + record.key() + " has no items");
+            }
+            if (record.key().startsWith("failing-")) {
+                throw new IllegalStateException("payment refused");
             }
             if (record.key().startsWith("flaky-")
                     && receptions.stream()
