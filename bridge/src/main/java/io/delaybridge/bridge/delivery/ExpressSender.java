@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.bridge.release.DueReleaser;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import java.util.List;
 
@@ -35,9 +36,9 @@ public final class ExpressSender {
     private final DueReleaser<Express> releaser;
 
     /** {@code maxHoldMillis}: the express window, how long a record may wait for its due time at most. */
-    public ExpressSender(Delivery delivery, long maxHoldMillis) {
+    public ExpressSender(Delivery delivery, long maxHoldMillis, Time time) {
         this.delivery = delivery;
-        this.releaser = new DueReleaser<>(this::release, Express::dueAt, maxHoldMillis, "delay-express");
+        this.releaser = new DueReleaser<>(this::release, Express::dueAt, maxHoldMillis, time, "delay-express");
     }
 
     public void start() {

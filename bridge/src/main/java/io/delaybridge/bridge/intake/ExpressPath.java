@@ -8,6 +8,7 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -77,14 +78,15 @@ final class ExpressPath {
             Delivery delivery,
             TargetRates rates,
             IntPredicate deliveryPaused,
-            IntakeMetrics metrics) {
+            IntakeMetrics metrics,
+            Time time) {
         this.gate = gate;
         this.store = store;
         this.rates = rates;
         this.deliveryPaused = deliveryPaused;
         this.metrics = metrics;
         this.delivery = delivery;
-        this.sender = new ExpressSender(delivery, windowMillis + 1_000);
+        this.sender = new ExpressSender(delivery, windowMillis + 1_000, time);
         this.parker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "delay-express-park"));
     }
 

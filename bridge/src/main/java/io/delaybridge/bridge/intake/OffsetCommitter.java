@@ -2,6 +2,7 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -33,7 +34,9 @@ final class OffsetCommitter {
     /** When {@link #uncommitted} is to be committed. */
     private final CommitPacer pacer;
     /** The latest Redis' clock can show, for {@link #pacer}. */
-    private final RedisClockCeiling redisClock = new RedisClockCeiling();
+    private final RedisClockCeiling redisClock;
+
+    private final Time time;
     /** With exactly once: transactions commit offsets too, and commits here never go below theirs; else null. */
     private ExpressOffsets transactions;
 
@@ -42,7 +45,10 @@ final class OffsetCommitter {
             DelayStore store,
             IntakeMetrics metrics,
             Duration commitInterval,
-            Duration pollTimeout) {
+            Duration pollTimeout,
+            Time time) {
+        this.time = time;
+        this.redisClock = new RedisClockCeiling(time);
         this.consumer = consumer;
         this.store = store;
         this.metrics = metrics;
@@ -63,7 +69,7 @@ final class OffsetCommitter {
     /** A poll is stored (and its refused records deadlettered): its offsets are committed now or paced. */
     void stored(IntakePoll poll) {
         uncommitted.putAll(poll.commit());
-        pacer.stored(offsetsMayWait(poll), System.nanoTime());
+        pacer.stored(offsetsMayWait(poll), time.nanoseconds());
     }
 
     /**
@@ -72,7 +78,7 @@ final class OffsetCommitter {
      */
     void settled(Map<TopicPartition, OffsetAndMetadata> offsets) {
         uncommitted.putAll(offsets);
-        pacer.stored(false, System.nanoTime());
+        pacer.stored(false, time.nanoseconds());
     }
 
     /** Nanoseconds until the pending offsets are to be committed: 0 if now, MAX_VALUE if none wait. */
@@ -82,7 +88,7 @@ final class OffsetCommitter {
 
     /** The poll's timeout, shortened so that offsets waiting for their commit are committed in time. */
     Duration pollTimeout() {
-        long untilCommit = nanosUntilCommit(System.nanoTime());
+        long untilCommit = nanosUntilCommit(time.nanoseconds());
         return untilCommit < pollTimeout.toNanos() ? Duration.ofNanos(untilCommit) : pollTimeout;
     }
 
@@ -101,7 +107,7 @@ final class OffsetCommitter {
     void commitIfDue() {
         if (uncommitted.isEmpty()) {
             pacer.committed();
-        } else if (pacer.due(System.nanoTime())) {
+        } else if (pacer.due(time.nanoseconds())) {
             commitStored();
         }
     }
@@ -125,7 +131,7 @@ final class OffsetCommitter {
         } catch (WakeupException | FencedInstanceIdException e) {
             throw e;
         } catch (RuntimeException e) {
-            pacer.failed(System.nanoTime(), pollTimeout.toNanos());
+            pacer.failed(time.nanoseconds(), pollTimeout.toNanos());
             // RebalanceInProgressException: the next poll() completes the rebalance; do not back off, or the group
             // cannot settle. Anything else (coordinator away): the offsets stay pending and go with the next commit.
             LOG.info("Committing offsets of stored intake records is deferred: {}", SendFailures.describe(e));

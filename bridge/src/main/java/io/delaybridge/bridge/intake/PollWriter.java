@@ -6,6 +6,7 @@ import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
+import io.delaybridge.bridge.time.Time;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -45,11 +46,19 @@ final class PollWriter {
     /** Which schedules wait in the far tier ({@link FarPolicy#NONE}: none). */
     private final FarPolicy far;
 
-    private final RedisClockCeiling redisClock = new RedisClockCeiling();
+    private final RedisClockCeiling redisClock;
+    private final Time time;
     private long submitted;
 
     PollWriter(
-            DelayStore store, RecordTranslator translator, StorePositions positions, ExpressGate gate, FarPolicy far) {
+            DelayStore store,
+            RecordTranslator translator,
+            StorePositions positions,
+            ExpressGate gate,
+            FarPolicy far,
+            Time time) {
+        this.time = time;
+        this.redisClock = new RedisClockCeiling(time);
         this.store = store;
         this.translator = translator;
         this.positions = positions;
@@ -63,7 +72,7 @@ final class PollWriter {
                 records, translator, marker, gate, gate == null ? Long.MAX_VALUE : redisNowAtMost(), far);
         List<PositionMark> marks = positions.marksFor(poll);
         long sequence = ++submitted;
-        long requested = System.nanoTime();
+        long requested = time.nanoseconds();
         if (poll.ops().isEmpty() && poll.express().isEmpty() && marks.isEmpty()) {
             return new WrittenPoll(poll, CompletableFuture.completedFuture(List.of()), null, sequence, requested);
         }

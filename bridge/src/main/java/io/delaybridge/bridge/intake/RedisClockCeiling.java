@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -23,9 +24,14 @@ final class RedisClockCeiling {
     /** The time since a reading is stretched by 1/this: 500 ppm, the most NTP slews a clock. */
     static final long RATE_ALLOWANCE = 2_000;
 
+    private final Time time;
     private boolean known;
     private long readingMillis;
     private long requestedNanos;
+
+    RedisClockCeiling(Time time) {
+        this.time = time;
+    }
 
     /** Records a reading of Redis' clock, {@code redisMillis}, requested at monotonic {@code requestedNanos}. */
     void observe(long redisMillis, long requestedNanos) {
@@ -44,7 +50,7 @@ final class RedisClockCeiling {
      * stale; MAX_VALUE if that read fails ({@code failed} is told why).
      */
     long atMostNow(LongSupplier redisClock, Consumer<RuntimeException> failed) {
-        long now = System.nanoTime();
+        long now = time.nanoseconds();
         if (!fresh(now)) {
             try {
                 observe(redisClock.getAsLong(), now);
@@ -53,7 +59,7 @@ final class RedisClockCeiling {
                 return Long.MAX_VALUE;
             }
         }
-        return atMost(System.nanoTime());
+        return atMost(time.nanoseconds());
     }
 
     /** The latest time Redis' clock can show at monotonic {@code nowNanos}; MAX_VALUE before any reading. */

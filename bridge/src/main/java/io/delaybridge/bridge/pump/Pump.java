@@ -11,8 +11,8 @@ import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -65,9 +65,9 @@ public final class Pump implements Managed {
     private final DelayStore store;
     private final PumpSettings settings;
     private final PumpMetrics metrics;
-    private final Clock clock;
+    private final Time time;
 
-    private final Wakeups wakeups = new Wakeups();
+    private final Wakeups wakeups;
     private final ShardOwnership owned;
     /** Takes an assigned shard's epoch and opens its delivery before its first claim. */
     private final ShardOpening opening;
@@ -97,22 +97,24 @@ public final class Pump implements Managed {
             RetryPolicy retryPolicy,
             PumpSettings settings,
             PumpMetrics metrics,
-            Clock clock,
+            Time time,
             Crashes crashes) {
         this.store = store;
         this.settings = settings;
         this.metrics = metrics;
-        this.clock = clock;
-        this.owned = new ShardOwnership(store, settings, metrics, wakeups);
-        this.warnings = new ThrottledWarning(LOG, clock, FAILURE_LOG_INTERVAL_MILLIS);
+        this.time = time;
+        this.wakeups = new Wakeups(time);
+        this.owned = new ShardOwnership(store, settings, metrics, wakeups, time);
+        this.warnings = new ThrottledWarning(LOG, time.clock(), FAILURE_LOG_INTERVAL_MILLIS);
         this.opening = new ShardOpening(store, delivery, owned, settings.batchSize(), STORE_RETRY_MILLIS, warnings);
         this.places = new InFlightPlaces(settings.maxInFlight(), wakeups);
-        this.redisClock = new RedisClockOffset(clock, CLOCK_CHECK_MILLIS, System.nanoTime());
+        this.redisClock = new RedisClockOffset(time, CLOCK_CHECK_MILLIS);
         this.rounds = new ClaimRounds(settings.lookAheadMillis(), settings.batchSize());
         OutcomeQueue queue = new OutcomeQueue(wakeups);
         this.crashes = crashes;
         this.delivery = delivery;
-        this.sender = new MessageSender(delivery, queue, rates, new Throttle(store, places, settings, redisClock::now));
+        this.sender =
+                new MessageSender(delivery, queue, rates, new Throttle(store, places, settings, redisClock::now, time));
         this.outcomes = new OutcomeHandler(
                 store,
                 delivery.catalog(),
@@ -124,11 +126,13 @@ public final class Pump implements Managed {
                 places,
                 new AckBatcher(settings.lookAheadMillis(), settings.batchSize()),
                 redisClock::now,
+                time,
                 crashes);
         this.releaser = new DueReleaser<>(
                 c -> sender.release(c.shard(), c.message()),
                 c -> c.message().dueAt(),
                 settings.lookAheadMillis(),
+                time,
                 "delay-release");
         store.onWake(this::wake);
     }
@@ -224,7 +228,7 @@ public final class Pump implements Managed {
 
     /** Records Redis' time {@code redisMillis}, read between host times {@code before} and now. */
     private void measuredRedisTime(long redisMillis, long before) {
-        long now = System.nanoTime();
+        long now = time.nanoseconds();
         redisClock.measured(redisMillis, before, now);
         releaser.observe(redisMillis, now);
     }
@@ -235,7 +239,7 @@ public final class Pump implements Managed {
      * back (everything would look an hour away, so nothing would be claimed and the offset never corrected).
      */
     private void checkClock() {
-        if (!redisClock.stale(System.nanoTime())) {
+        if (!redisClock.stale(time.nanoseconds())) {
             return;
         }
         long before = redisClock.hostMillis();
@@ -297,7 +301,7 @@ public final class Pump implements Managed {
             if (!paused && !places.full()) {
                 next = Math.min(next, rounds.roundTime(shard));
             }
-            long reclaimInMillis = TimeUnit.NANOSECONDS.toMillis(shard.reclaimAtNanos - System.nanoTime());
+            long reclaimInMillis = TimeUnit.NANOSECONDS.toMillis(shard.reclaimAtNanos - time.nanoseconds());
             next = Math.min(next, redisClock.now() + reclaimInMillis);
         }
         return next;
@@ -367,7 +371,7 @@ public final class Pump implements Managed {
                 if (i == 0) {
                     measuredRedisTime(batch.redisNow(), before);
                 } else {
-                    releaser.observe(batch.redisNow(), System.nanoTime());
+                    releaser.observe(batch.redisNow(), time.nanoseconds());
                 }
                 handOver(shard, batch, want[i]);
                 anyFull |= filled(batch, want[i]) && !shard.revoked; // the shard may hold more that is due

@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.pump;
 
-import java.time.Clock;
+import io.delaybridge.bridge.time.Time;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -9,28 +9,28 @@ import java.util.concurrent.TimeUnit;
  */
 final class RedisClockOffset {
 
-    private final Clock clock;
+    private final Time time;
     private final long maxAgeNanos;
     /** Redis' clock minus this host's, as last measured. */
     private volatile long offsetMillis;
-    /** When {@link #offsetMillis} was measured, as {@link System#nanoTime}. */
+    /** When {@link #offsetMillis} was measured, as {@link Time#nanoseconds}. */
     private volatile long measuredAtNanos;
 
     /** A measurement older than {@code maxAgeMillis} is {@link #stale}; the first one is stale at once. */
-    RedisClockOffset(Clock clock, long maxAgeMillis, long nowNanos) {
-        this.clock = clock;
+    RedisClockOffset(Time time, long maxAgeMillis) {
+        this.time = time;
         this.maxAgeNanos = TimeUnit.MILLISECONDS.toNanos(maxAgeMillis);
-        this.measuredAtNanos = nowNanos - TimeUnit.DAYS.toNanos(1);
+        this.measuredAtNanos = time.nanoseconds() - TimeUnit.DAYS.toNanos(1);
     }
 
     /** This host's clock, in ms: take it before a call that reads Redis' clock, for {@link #measured}. */
     long hostMillis() {
-        return clock.millis();
+        return time.milliseconds();
     }
 
     /** Redis showed {@code redisMillis} during a call that began at host time {@code beforeHostMillis} and ends now. */
     void measured(long redisMillis, long beforeHostMillis, long nowNanos) {
-        offsetMillis = redisMillis - (beforeHostMillis + clock.millis()) / 2;
+        offsetMillis = redisMillis - (beforeHostMillis + time.milliseconds()) / 2;
         measuredAtNanos = nowNanos;
     }
 
@@ -41,7 +41,7 @@ final class RedisClockOffset {
 
     /** Redis' time now, as estimated. */
     long now() {
-        return clock.millis() + offsetMillis;
+        return time.milliseconds() + offsetMillis;
     }
 
     /** How long until Redis' clock, as estimated, shows {@code redisAt}: 0 if it does, MAX_VALUE for MAX_VALUE. */

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.release;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -45,6 +46,7 @@ public final class DueReleaser<T> {
     private final long maxHoldMillis;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
+    private final Time time;
     private final RedisClockBound redisClock = new RedisClockBound();
     private final PriorityQueue<Held<T>> held = new PriorityQueue<>();
     private long sequence;
@@ -56,7 +58,8 @@ public final class DueReleaser<T> {
      * @param maxHoldMillis the look-ahead (or express window): how long a message may wait here at most
      * @param threadName    the name of the release thread
      */
-    public DueReleaser(Sender<T> sender, ToLongFunction<T> dueAt, long maxHoldMillis, String threadName) {
+    public DueReleaser(Sender<T> sender, ToLongFunction<T> dueAt, long maxHoldMillis, Time time, String threadName) {
+        this.time = time;
         this.sender = sender;
         this.dueAt = dueAt;
         this.maxHoldMillis = maxHoldMillis;
@@ -129,7 +132,7 @@ public final class DueReleaser<T> {
         while (true) {
             lock.lock();
             try {
-                long now = System.nanoTime();
+                long now = time.nanoseconds();
                 if (stopping && giveUpAt == Long.MAX_VALUE) {
                     giveUpAt = now + TimeUnit.MILLISECONDS.toNanos(maxHoldMillis + 1_000);
                 }

@@ -5,6 +5,7 @@ import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.intake.FetchPlan;
 import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.time.Time;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,10 @@ public final class ThawMetrics {
     /** Redis' clock minus this host's, as last measured by the thaw. */
     private volatile long redisOffsetMillis;
 
-    public ThawMetrics(MetricRegistry registry) {
+    private final Time time;
+
+    public ThawMetrics(MetricRegistry registry, Time time) {
+        this.time = time;
         this.thawed = registry.meter(THAWED);
         this.lostMeter = registry.meter(LOST);
         registry.gauge(BEHIND, () -> (Gauge<Long>) this::behindMillis);
@@ -62,7 +66,7 @@ public final class ThawMetrics {
 
     /** Measured Redis' time {@code redisNow} now. */
     void redisNow(long redisNow) {
-        redisOffsetMillis = redisNow - System.currentTimeMillis();
+        redisOffsetMillis = redisNow - time.milliseconds();
     }
 
     /** The oldest hour of {@code shard} still far and begun starts at {@code start}; MAX_VALUE: none. */
@@ -82,7 +86,7 @@ public final class ThawMetrics {
 
     /** How long ago the oldest hour still far began (ms), by Redis' clock; 0 when none has. */
     long behindMillis() {
-        long now = System.currentTimeMillis() + redisOffsetMillis;
+        long now = time.milliseconds() + redisOffsetMillis;
         long behind = 0;
         for (long start : oldestStart.values()) {
             behind = Math.max(behind, start == Long.MAX_VALUE ? 0 : now - start);

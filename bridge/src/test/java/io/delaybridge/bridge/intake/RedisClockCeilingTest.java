@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.time.MockTime;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -14,14 +15,14 @@ class RedisClockCeilingTest {
 
     @Test
     void knowsNothingBeforeTheFirstReading() {
-        RedisClockCeiling ceiling = new RedisClockCeiling();
+        RedisClockCeiling ceiling = new RedisClockCeiling(new MockTime());
         assertEquals(Long.MAX_VALUE, ceiling.atMost(T0));
         assertFalse(ceiling.fresh(T0));
     }
 
     @Test
     void redisCanBeAtMostAsFarPastTheReadingAsTimePassedSinceTheRequest() {
-        RedisClockCeiling ceiling = new RedisClockCeiling();
+        RedisClockCeiling ceiling = new RedisClockCeiling(new MockTime());
         ceiling.observe(1_000_000, T0);
         // the reading was rounded down (+1) and the elapsed time is rounded up (+1)
         assertEquals(1_000_002, ceiling.atMost(T0));
@@ -35,7 +36,7 @@ class RedisClockCeilingTest {
 
     @Test
     void aReadingIsFreshForOneSecondAfterItsRequest() {
-        RedisClockCeiling ceiling = new RedisClockCeiling();
+        RedisClockCeiling ceiling = new RedisClockCeiling(new MockTime());
         ceiling.observe(1_000_000, T0);
         assertTrue(ceiling.fresh(T0 + RedisClockCeiling.TRUSTED_NANOS));
         assertFalse(ceiling.fresh(T0 + RedisClockCeiling.TRUSTED_NANOS + 1));
@@ -46,7 +47,8 @@ class RedisClockCeilingTest {
 
     @Test
     void readingNowAsksRedisOnlyWhenStaleAndAFailedReadIsUnknown() {
-        RedisClockCeiling ceiling = new RedisClockCeiling();
+        MockTime time = new MockTime();
+        RedisClockCeiling ceiling = new RedisClockCeiling(time);
         java.util.List<RuntimeException> failures = new java.util.ArrayList<>();
         assertEquals(
                 Long.MAX_VALUE,
@@ -56,13 +58,18 @@ class RedisClockCeilingTest {
                         },
                         failures::add));
         assertEquals(1, failures.size(), "the failure is told");
-        long first = ceiling.atMostNow(() -> 5_000, failures::add);
-        assertTrue(first >= 5_001 && first < 6_000, "a fresh reading bounds the clock: " + first);
-        assertTrue(ceiling.atMostNow(
+        assertEquals(5_002, ceiling.atMostNow(() -> 5_000, failures::add), "a fresh reading bounds the clock");
+        time.step(1_000);
+        assertEquals(
+                6_002,
+                ceiling.atMostNow(
                         () -> {
                             throw new AssertionError("a fresh reading is not read again");
                         },
-                        failures::add)
-                < 6_000);
+                        failures::add),
+                "a second later, still the same reading, a second further");
+        time.stepNanos(1);
+        assertEquals(9_002, ceiling.atMostNow(() -> 9_000, failures::add), "a stale reading is read again");
+        assertEquals(1, failures.size());
     }
 }

@@ -11,6 +11,7 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.testkit.TestServers;
@@ -90,7 +91,7 @@ final class PumpRig implements AutoCloseable {
                 new ExponentialBackoff(3, 100, 1_000),
                 settings,
                 new PumpMetrics(metrics, new DeadletterMeters(metrics)),
-                clock,
+                Time.of(clock),
                 Crashes.NONE);
     }
 

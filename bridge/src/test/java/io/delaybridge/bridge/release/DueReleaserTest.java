@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,7 +27,11 @@ class DueReleaserTest {
     void sendsEachMessageOnceItsDueTimeIsCertainEarliestFirst() throws Exception {
         List<Sent> sent = new CopyOnWriteArrayList<>();
         DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
-                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500, "test-release");
+                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())),
+                ClaimedMessage::dueAt,
+                500,
+                Time.SYSTEM,
+                "test-release");
         releaser.start();
         try {
             long readAt = System.nanoTime();
@@ -55,6 +60,7 @@ class DueReleaserTest {
                 },
                 ClaimedMessage::dueAt,
                 500,
+                Time.SYSTEM,
                 "test-release");
         releaser.start();
         try {
@@ -71,7 +77,11 @@ class DueReleaserTest {
     void stopSendsWhatIsHeldAtItsDueTimeFirst() throws Exception {
         List<Sent> sent = new CopyOnWriteArrayList<>();
         DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
-                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500, "test-release");
+                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())),
+                ClaimedMessage::dueAt,
+                500,
+                Time.SYSTEM,
+                "test-release");
         releaser.start();
         long readAt = System.nanoTime();
         releaser.observe(REDIS_NOW, readAt);
@@ -86,7 +96,7 @@ class DueReleaserTest {
     void withoutAReadingOfRedisClockNothingNotYetKnownDueIsSent() throws Exception {
         List<String> sent = new CopyOnWriteArrayList<>();
         DueReleaser<ClaimedMessage> releaser =
-                new DueReleaser<>(m -> sent.add(m.ref().id()), ClaimedMessage::dueAt, 100, "test-release");
+                new DueReleaser<>(m -> sent.add(m.ref().id()), ClaimedMessage::dueAt, 100, Time.SYSTEM, "test-release");
         releaser.start();
         releaser.hold(List.of(message("unknown", REDIS_NOW)));
         await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> true);

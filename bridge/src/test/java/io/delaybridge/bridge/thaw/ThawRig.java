@@ -14,6 +14,7 @@ import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.FarIndex;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.IntakeParser;
@@ -60,7 +61,7 @@ final class ThawRig implements AutoCloseable {
     final RedisDelayStore store;
     final Recording far;
     final MetricRegistry metrics = new MetricRegistry();
-    final ThawMetrics thawMetrics = new ThawMetrics(metrics);
+    final ThawMetrics thawMetrics = new ThawMetrics(metrics, Time.SYSTEM);
     /** What the loop is told the pump holds: shard -> epoch. */
     final Map<Integer, Long> epochs = new ConcurrentHashMap<>();
 
@@ -113,14 +114,15 @@ final class ThawRig implements AutoCloseable {
                 far,
                 store::now,
                 () -> Map.copyOf(epochs),
-                () -> new OffsetReader(reader, intake, Duration.ofSeconds(10)),
+                () -> new OffsetReader(reader, intake, Duration.ofSeconds(10), Time.SYSTEM),
                 settings,
                 producer,
                 new DeadletterMeters(metrics),
                 thawMetrics,
                 windowMillis,
                 maxRecords,
-                0); // no pacing: the tests thaw hours ahead of their start and wait for them
+                0, // no pacing: the tests thaw hours ahead of their start and wait for them
+                Time.SYSTEM);
     }
 
     /** Produces a schedule for {@link #target} due at {@code dueAt} to intake {@code partition}; returns its offset. */
