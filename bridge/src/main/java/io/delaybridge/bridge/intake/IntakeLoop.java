@@ -116,6 +116,11 @@ public final class IntakeLoop implements Managed {
 
     private final IntakeRewind rewinds;
     private final Time time;
+    /**
+     * The latest Redis' clock can show: one reading for the express gate and the commit pacing, read again when
+     * stale. Intake thread only.
+     */
+    private final RedisClockCeiling redisClock;
     /** Fault injection: a no-op outside the fault campaign. */
     private final Crashes crashes;
 
@@ -134,6 +139,7 @@ public final class IntakeLoop implements Managed {
             Crashes crashes) {
         this.time = time;
         this.inFlight = new BatchesInFlight(time);
+        this.redisClock = new RedisClockCeiling(time);
         this.consumerProperties = consumerProperties;
         this.crashes = crashes;
         this.store = store;
@@ -149,7 +155,7 @@ public final class IntakeLoop implements Managed {
                 ? null
                 : new ExpressPath(
                         gate, settings.expressWindowMillis(), store, delivery, rates, deliveryPaused, metrics, time);
-        this.writer = new PollWriter(store, translator, positions, gate, far, time);
+        this.writer = new PollWriter(store, translator, positions, gate, far, redisClock, time);
         this.rewinds = new IntakeRewind(inFlight, writer, positions, delivery);
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
     }
@@ -185,7 +191,8 @@ public final class IntakeLoop implements Managed {
             delivery.carryOffsets(transactions);
         }
         commits = new PollCommits(
-                new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout(), time),
+                new OffsetCommitter(
+                        consumer, store, metrics, settings.commitInterval(), settings.pollTimeout(), redisClock, time),
                 transactions,
                 time);
         gaps = new StoreGapRepair(consumer, store, positions, commits, metrics, time);

@@ -46,9 +46,10 @@ final class OffsetCommitter {
             IntakeMetrics metrics,
             Duration commitInterval,
             Duration pollTimeout,
+            RedisClockCeiling redisClock,
             Time time) {
         this.time = time;
-        this.redisClock = new RedisClockCeiling(time);
+        this.redisClock = redisClock;
         this.consumer = consumer;
         this.store = store;
         this.metrics = metrics;

@@ -56,9 +56,10 @@ final class PollWriter {
             StorePositions positions,
             ExpressGate gate,
             FarPolicy far,
+            RedisClockCeiling redisClock,
             Time time) {
         this.time = time;
-        this.redisClock = new RedisClockCeiling(time);
+        this.redisClock = redisClock;
         this.store = store;
         this.translator = translator;
         this.positions = positions;

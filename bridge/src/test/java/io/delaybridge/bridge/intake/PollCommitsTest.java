@@ -30,6 +30,7 @@ class PollCommitsTest {
                     new IntakeMetrics(REGISTRY, new DeadletterMeters(REGISTRY)),
                     Duration.ZERO,
                     Duration.ofMillis(100),
+                    new RedisClockCeiling(Time.SYSTEM),
                     Time.SYSTEM),
             Time.SYSTEM);
 
