@@ -49,6 +49,7 @@ import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.delaybridge.bridge.thaw.FarTierHealthCheck;
 import io.delaybridge.bridge.thaw.ThawLoop;
 import io.delaybridge.bridge.thaw.ThawMetrics;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
@@ -198,6 +199,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         }
         // the running parts start at the end of run, before Dropwizard builds its server; the lifecycle stops them
         PipelineStart pipeline = new PipelineStart(environment.lifecycle());
+        // one model of Redis' clock for the pump, the intake and the release threads
+        RedisClock redisClock = new RedisClock(time, store::now);
         Pump pump = new Pump(
                 pumpStore,
                 delivery,
@@ -205,6 +208,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 config.getPump().retryPolicy(),
                 config.getPump().build(),
                 new PumpMetrics(metrics, deadletterMeters),
+                redisClock,
                 time,
                 crashes);
         pipeline.manage(pump);
@@ -264,6 +268,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 rates,
                 shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
                 far,
+                redisClock,
                 time,
                 crashes);
         pipeline.manage(intake); // stopped first: its partitions are revoked while the pump runs

@@ -10,6 +10,7 @@ import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
@@ -116,11 +117,8 @@ public final class IntakeLoop implements Managed {
 
     private final IntakeRewind rewinds;
     private final Time time;
-    /**
-     * The latest Redis' clock can show: one reading for the express gate and the commit pacing, read again when
-     * stale. Intake thread only.
-     */
-    private final RedisClockCeiling redisClock;
+    /** Redis' clock, as the pump and the release threads know it too: the gate's and the commit pacing's bound. */
+    private final RedisClock redisClock;
     /** Fault injection: a no-op outside the fault campaign. */
     private final Crashes crashes;
 
@@ -135,11 +133,12 @@ public final class IntakeLoop implements Managed {
             TargetRates rates,
             IntPredicate deliveryPaused,
             FarPolicy far,
+            RedisClock redisClock,
             Time time,
             Crashes crashes) {
         this.time = time;
         this.inFlight = new BatchesInFlight(time);
-        this.redisClock = new RedisClockCeiling(time);
+        this.redisClock = redisClock;
         this.consumerProperties = consumerProperties;
         this.crashes = crashes;
         this.store = store;
@@ -154,7 +153,15 @@ public final class IntakeLoop implements Managed {
         this.express = gate == null
                 ? null
                 : new ExpressPath(
-                        gate, settings.expressWindowMillis(), store, delivery, rates, deliveryPaused, metrics, time);
+                        gate,
+                        settings.expressWindowMillis(),
+                        store,
+                        delivery,
+                        rates,
+                        deliveryPaused,
+                        metrics,
+                        redisClock,
+                        time);
         this.writer = new PollWriter(store, translator, positions, gate, far, redisClock, time);
         this.rewinds = new IntakeRewind(inFlight, writer, positions, delivery);
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());

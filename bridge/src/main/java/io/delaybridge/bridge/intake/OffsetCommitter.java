@@ -2,6 +2,7 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.Collection;
@@ -34,7 +35,7 @@ final class OffsetCommitter {
     /** When {@link #uncommitted} is to be committed. */
     private final CommitPacer pacer;
     /** The latest Redis' clock can show, for {@link #pacer}. */
-    private final RedisClockCeiling redisClock;
+    private final RedisClock redisClock;
 
     private final Time time;
     /** With exactly once: transactions commit offsets too, and commits here never go below theirs; else null. */
@@ -46,7 +47,7 @@ final class OffsetCommitter {
             IntakeMetrics metrics,
             Duration commitInterval,
             Duration pollTimeout,
-            RedisClockCeiling redisClock,
+            RedisClock redisClock,
             Time time) {
         this.time = time;
         this.redisClock = redisClock;
@@ -99,7 +100,6 @@ final class OffsetCommitter {
             return pacer.mayWait(poll.earliestDueAt(), poll.refused(), Long.MAX_VALUE);
         }
         long redisNowAtMost = redisClock.atMostNow(
-                store::now,
                 e -> LOG.debug("Reading Redis' clock failed; committing at once: {}", SendFailures.describe(e)));
         return redisNowAtMost != Long.MAX_VALUE && pacer.mayWait(poll.earliestDueAt(), false, redisNowAtMost);
     }

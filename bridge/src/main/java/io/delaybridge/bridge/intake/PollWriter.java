@@ -6,6 +6,7 @@ import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +47,7 @@ final class PollWriter {
     /** Which schedules wait in the far tier ({@link FarPolicy#NONE}: none). */
     private final FarPolicy far;
 
-    private final RedisClockCeiling redisClock;
+    private final RedisClock redisClock;
     private final Time time;
     private long submitted;
 
@@ -56,7 +57,7 @@ final class PollWriter {
             StorePositions positions,
             ExpressGate gate,
             FarPolicy far,
-            RedisClockCeiling redisClock,
+            RedisClock redisClock,
             Time time) {
         this.time = time;
         this.redisClock = redisClock;
@@ -103,7 +104,7 @@ final class PollWriter {
         }
         WrittenBatch batch = written.checked().join();
         if (batch.redisNow() != Long.MIN_VALUE) {
-            redisClock.observe(batch.redisNow(), written.requested());
+            redisClock.observe(batch.redisNow(), written.requested(), batch.readAtNanos());
         }
     }
 
@@ -121,7 +122,6 @@ final class PollWriter {
     /** The latest Redis' clock can show now, read again when the last reading is stale; MAX_VALUE if unknown. */
     private long redisNowAtMost() {
         return redisClock.atMostNow(
-                store::now,
                 e -> LOG.debug("Reading Redis' clock failed; the poll parks: {}", SendFailures.describe(e)));
     }
 }

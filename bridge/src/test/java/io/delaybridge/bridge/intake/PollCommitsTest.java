@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +31,7 @@ class PollCommitsTest {
                     new IntakeMetrics(REGISTRY, new DeadletterMeters(REGISTRY)),
                     Duration.ZERO,
                     Duration.ofMillis(100),
-                    new RedisClockCeiling(Time.SYSTEM),
+                    new RedisClock(Time.SYSTEM, () -> 0),
                     Time.SYSTEM),
             Time.SYSTEM);
 
