@@ -231,7 +231,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         intakeMetrics.farTier(far);
 
         // the far tier's thaw, under the pump's epochs: stopped before the pump and the store
-        ThawMetrics thawMetrics = new ThawMetrics(metrics, time);
+        ThawMetrics thawMetrics = new ThawMetrics(metrics, redisClock);
         pipeline.manage(new ThawLoop(
                 store.far(),
                 store::now,

@@ -212,7 +212,6 @@ public final class ThawLoop implements Managed {
     /** One pass over the shards pumped here; returns how long to wait before the next. */
     private long cycle(HourThaw hours) {
         long now = redisNow.getAsLong();
-        metrics.redisNow(now);
         Map<Integer, Long> epochs = ownedEpochs.get();
         fenced.entrySet().removeIf(e -> !e.getValue().equals(epochs.get(e.getKey())));
         metrics.retain(epochs.keySet());

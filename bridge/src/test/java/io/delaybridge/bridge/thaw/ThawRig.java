@@ -14,6 +14,7 @@ import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.FarIndex;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.Envelope;
@@ -61,7 +62,7 @@ final class ThawRig implements AutoCloseable {
     final RedisDelayStore store;
     final Recording far;
     final MetricRegistry metrics = new MetricRegistry();
-    final ThawMetrics thawMetrics = new ThawMetrics(metrics, Time.SYSTEM);
+    final ThawMetrics thawMetrics;
     /** What the loop is told the pump holds: shard -> epoch. */
     final Map<Integer, Long> epochs = new ConcurrentHashMap<>();
 
@@ -87,6 +88,7 @@ final class ThawRig implements AutoCloseable {
         store = RedisDelayStore.connect(
                 RedisStoreOptions.of(servers.redisUri(), intake, 2).withKeyPrefix(intake));
         far = new Recording(store);
+        thawMetrics = new ThawMetrics(metrics, new RedisClock(Time.SYSTEM, store::now));
     }
 
     /** Intake settings as the bridge's: a year's longest delay; targets matching {@code allowed} (empty: any). */
