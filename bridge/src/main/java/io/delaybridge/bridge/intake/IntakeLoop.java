@@ -199,7 +199,7 @@ public final class IntakeLoop implements Managed {
         }
         commits = new PollCommits(
                 new OffsetCommitter(
-                        consumer, store, metrics, settings.commitInterval(), settings.pollTimeout(), redisClock, time),
+                        consumer, metrics, settings.commitInterval(), settings.pollTimeout(), redisClock, time),
                 transactions,
                 time);
         gaps = new StoreGapRepair(consumer, store, positions, commits, metrics, time);

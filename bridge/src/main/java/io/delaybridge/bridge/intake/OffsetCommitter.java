@@ -1,7 +1,6 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
@@ -27,7 +26,6 @@ final class OffsetCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(OffsetCommitter.class);
 
     private final Consumer<byte[], byte[]> consumer;
-    private final DelayStore store;
     private final IntakeMetrics metrics;
     private final Duration pollTimeout;
     /** Offsets of batches that Redis holds and whose commit has not succeeded yet. */
@@ -43,7 +41,6 @@ final class OffsetCommitter {
 
     OffsetCommitter(
             Consumer<byte[], byte[]> consumer,
-            DelayStore store,
             IntakeMetrics metrics,
             Duration commitInterval,
             Duration pollTimeout,
@@ -52,7 +49,6 @@ final class OffsetCommitter {
         this.time = time;
         this.redisClock = redisClock;
         this.consumer = consumer;
-        this.store = store;
         this.metrics = metrics;
         this.pollTimeout = pollTimeout;
         this.pacer = new CommitPacer(commitInterval.toMillis());

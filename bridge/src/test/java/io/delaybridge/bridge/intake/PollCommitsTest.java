@@ -27,7 +27,6 @@ class PollCommitsTest {
     private final PollCommits commits = new PollCommits(
             new OffsetCommitter(
                     consumer,
-                    null,
                     new IntakeMetrics(REGISTRY, new DeadletterMeters(REGISTRY)),
                     Duration.ZERO,
                     Duration.ofMillis(100),
