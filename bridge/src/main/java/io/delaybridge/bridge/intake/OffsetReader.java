@@ -167,7 +167,7 @@ public final class OffsetReader implements AutoCloseable {
         }
     }
 
-    /** {@code deadline}: {@link Time#nanoseconds()} by which the whole read ends, or null: each call has its timeout. */
+    /** {@code deadline}: the {@link Time#nanoseconds} by which the whole read ends, or null: each its own timeout. */
     private Fetched fetch(List<Position> slice, Long deadline) {
         Set<TopicPartition> partitions = new HashSet<>();
         slice.forEach(position -> partitions.add(partition(position.partition())));

@@ -48,9 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p>The parts: {@link ClaimRounds} times the claims and shares the in-flight places ({@link InFlightPlaces}) among
  * shards; {@code DueReleaser} holds claimed messages until their due time and {@link MessageSender} sends them
  * (a capped target's through its {@link Throttle});
- * {@link OutcomeHandler} acks ({@link AckBatcher}), retries and deadletters; {@link RedisClock} (shared with the intake and
- * the release threads) and {@link Wakeups} tell the pump thread when to wake; {@link ShardOwnership} holds the shards and {@link ShardOpening}
- * makes an assigned one ready for claims. This class runs the loop.
+ * {@link OutcomeHandler} acks ({@link AckBatcher}), retries and deadletters; {@link RedisClock} (shared with the
+ * intake and the release threads) and {@link Wakeups} tell the pump thread when to wake; {@link ShardOwnership} holds
+ * the shards and {@link ShardOpening} makes an assigned one ready for claims. This class runs the loop.
  */
 public final class Pump implements Managed {
 
@@ -73,7 +73,7 @@ public final class Pump implements Managed {
     private final MessageSender sender;
     private final OutcomeHandler outcomes;
     private final ClaimRounds rounds;
-    /** Redis' clock as estimated from this host's: when to wake. */
+    /** Redis' clock, as every part knows it: when to wake, and what is due. */
     private final RedisClock redisClock;
     /** Sends claimed messages at their due time. */
     private final DueReleaser<Claimed> releaser;

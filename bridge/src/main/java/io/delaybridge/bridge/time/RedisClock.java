@@ -66,7 +66,10 @@ public final class RedisClock {
         listeners.add(listener);
     }
 
-    /** Records a reading {@code redisMillis} requested at monotonic {@code requestedNanos}, answered at {@code arrivedNanos}. */
+    /**
+     * Records a reading {@code redisMillis} requested at monotonic {@code requestedNanos} and answered at
+     * {@code arrivedNanos}, then tells the listeners.
+     */
     public void observe(long redisMillis, long requestedNanos, long arrivedNanos) {
         synchronized (this) {
             boolean newer = !known
@@ -131,7 +134,10 @@ public final class RedisClock {
         return newestMillis + 1 + sinceMillis + sinceMillis / RATE_ALLOWANCE + 1;
     }
 
-    /** The monotonic time from which Redis' clock is certainly at or past {@code dueAt}; MAX_VALUE before any reading. */
+    /**
+     * The monotonic time from which Redis' clock is certainly at or past {@code dueAt}; MAX_VALUE before any
+     * reading.
+     */
     public synchronized long reachesAt(long dueAt) {
         if (!floorKnown) {
             return Long.MAX_VALUE;
