@@ -48,6 +48,8 @@ import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.delaybridge.bridge.thaw.FarTierHealthCheck;
 import io.delaybridge.bridge.thaw.ThawLoop;
 import io.delaybridge.bridge.thaw.ThawMetrics;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
 import io.dropwizard.configuration.SubstitutingSourceProvider;
 import io.dropwizard.core.Application;
@@ -125,6 +127,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
     public void run(DelayBridgeConfiguration config, Environment environment) {
         StartupTimeline timeline = StartupTimeline.ofThisJvm();
         environment.lifecycle().addServerLifecycleListener(server -> timeline.httpStarted());
+        Time time = Time.of(clock); // every part reads time through it
         KafkaFactory kafka = config.getKafka();
         MetricRegistry metrics = environment.metrics();
 
@@ -136,7 +139,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         environment.lifecycle().manage(closing(admin::close));
         CompletableFuture<Integer> partitions = StartupSteps.inBackground("delay-startup-topics", () -> {
             long since = timeline.now();
-            int count = new TopicSetup(admin)
+            int count = new TopicSetup(admin, time)
                     .prepare(
                             kafka.getIntakeTopic(),
                             kafka.getDeadletterTopic(),
@@ -157,12 +160,16 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         AtomicLong waitedForTopics = new AtomicLong(); // the store asks for the shard count once Redis is checked
         RedisDelayStore store;
         try {
-            store = config.getRedis().build(kafka.getIntakeTopic(), () -> {
-                long waiting = timeline.now();
-                int count = StartupSteps.await(partitions);
-                waitedForTopics.set(timeline.now() - waiting);
-                return count;
-            });
+            store = config.getRedis()
+                    .build(
+                            kafka.getIntakeTopic(),
+                            () -> {
+                                long waiting = timeline.now();
+                                int count = StartupSteps.await(partitions);
+                                waitedForTopics.set(timeline.now() - waiting);
+                                return count;
+                            },
+                            time);
         } catch (RuntimeException e) {
             StartupSteps.await(partitions); // a topic problem is reported first: Redis may have failed only for it
             throw e;
@@ -188,15 +195,23 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 TOPIC_KNOWN_MILLIS,
                 TOPIC_MISSING_MILLIS,
                 ADMIN_CALL_MILLIS,
-                config.getPump().missingTopics(admin, ADMIN_CALL_MILLIS));
+                config.getPump().missingTopics(admin, ADMIN_CALL_MILLIS, time));
         // both paths send with it; with delivery.exactlyOnce a transactional producer per shard
         Delivery delivery = buildDelivery(
-                config, admin, producer, targets, StartupSteps.await(partitions), intakeSettings.maxRecordBytes());
+                config,
+                admin,
+                producer,
+                targets,
+                StartupSteps.await(partitions),
+                intakeSettings.maxRecordBytes(),
+                time);
         if (delivery.sends() instanceof AutoCloseable sends) {
             environment.lifecycle().manage(closing(sends)); // stopped after the pump: its last commits go first
         }
         // the running parts start at the end of run, before Dropwizard builds its server; the lifecycle stops them
         PipelineStart pipeline = new PipelineStart(environment.lifecycle());
+        // one model of Redis' clock for the pump, the intake and the release threads
+        RedisClock redisClock = new RedisClock(time, store::now);
         Pump pump = new Pump(
                 pumpStore,
                 delivery,
@@ -204,7 +219,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 config.getPump().retryPolicy(),
                 config.getPump().build(),
                 new PumpMetrics(metrics, deadletterMeters),
-                clock,
+                redisClock,
+                time,
                 probe);
         pipeline.manage(pump);
         // a zombie's intake (stopped past its session) cannot store again what the shard's new owner delivered
@@ -226,7 +242,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         intakeMetrics.farTier(far);
 
         // the far tier's thaw, under the pump's epochs: stopped before the pump and the store
-        ThawMetrics thawMetrics = new ThawMetrics(metrics);
+        ThawMetrics thawMetrics = new ThawMetrics(metrics, redisClock);
         pipeline.manage(new ThawLoop(
                 store.far(),
                 store::now,
@@ -238,7 +254,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 thawMetrics,
                 // with the far tier off, records written far before still thaw by their hours, not at once
                 far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS,
-                config.getIntake().getThawAheadRate()));
+                config.getIntake().getThawAheadRate(),
+                time));
 
         IntakeLoop intake = new IntakeLoop(
                 kafka.consumerProperties(),
@@ -262,6 +279,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 rates,
                 shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
                 far,
+                redisClock,
+                time,
                 probe);
         pipeline.manage(intake); // stopped first: its partitions are revoked while the pump runs
 
@@ -273,7 +292,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         ShardReport report = new ShardReport(store, messages, store.far(), pump, pumpStore, group);
         // far records wait in the intake's log: the API reads them back by position to show and act on them
         OffsetReader intakeReader =
-                new OffsetReader(kafka.offsetReaderProperties("api"), kafka.getIntakeTopic(), INTAKE_READ);
+                new OffsetReader(kafka.offsetReaderProperties("api"), kafka.getIntakeTopic(), INTAKE_READ, time);
         environment.lifecycle().manage(closing(intakeReader));
         FarMessages farMessages = new FarMessages(
                 store.far(), messages, store.router(), intakeReader, INTAKE_READ, new RecordTranslator(intakeSettings));
@@ -291,7 +310,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
         environment
                 .admin()
-                .addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks()))
+                .addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks(), time))
                 .addMapping("/prometheus");
         environment.admin().addTask(PumpPauseTask.pause(pump, pumpStore));
         environment.admin().addTask(PumpPauseTask.resume(pump, pumpStore));
@@ -353,7 +372,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
             Producer<byte[], byte[]> producer,
             TargetCatalog targets,
             int partitions,
-            int maxRecordBytes) {
+            int maxRecordBytes,
+            Time time) {
         try {
             return config.getDelivery()
                     .build(
@@ -363,7 +383,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                             targets,
                             partitions,
                             maxRecordBytes,
-                            config.getPump().getLease().toMilliseconds());
+                            config.getPump().getLease().toMilliseconds(),
+                            time);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while preparing delivery.exactlyOnce", e);

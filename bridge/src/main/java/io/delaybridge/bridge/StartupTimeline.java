@@ -1,5 +1,6 @@
 package io.delaybridge.bridge;
 
+import io.delaybridge.bridge.time.Time;
 import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -59,12 +60,12 @@ final class StartupTimeline {
 
     /** The timeline of this JVM, started now (in {@code run}). */
     static StartupTimeline ofThisJvm() {
-        return new StartupTimeline(ManagementFactory.getRuntimeMXBean().getStartTime(), System::currentTimeMillis);
+        return new StartupTimeline(ManagementFactory.getRuntimeMXBean().getStartTime(), Time.SYSTEM::milliseconds);
     }
 
     /** Called first thing in {@code main}. */
     static void mainEntered() {
-        mainMillis = System.currentTimeMillis();
+        mainMillis = Time.SYSTEM.milliseconds();
     }
 
     /** Now, on this timeline's clock: hand it to {@link #took} when the step ends. */

@@ -33,9 +33,12 @@ class LayeringTest {
 
     private static final String BASE = "io.delaybridge.bridge";
 
-    /** What every package may use: the JDK, logging, metrics and the record formats. */
+    /**
+     * What every package may use: the JDK, logging, metrics, the record formats, and the bridge's one clock (every
+     * class that reads time is given a {@code time.Time}; {@link ClockRuleTest} checks that none reads another).
+     */
     private static final List<String> EVERYWHERE =
-            List.of("java..", "", "org.slf4j..", "com.codahale.metrics..", "io.delaybridge.schemas..");
+            List.of("java..", "", "org.slf4j..", "com.codahale.metrics..", "io.delaybridge.schemas..", BASE + ".time");
 
     /** Kafka's client library: the intake consumes, delivery produces, config builds the clients, rules stream. */
     private static final String KAFKA = "org.apache.kafka..";
@@ -45,6 +48,8 @@ class LayeringTest {
 
     /** Each package of the service (relative to {@value #BASE}) and what it may use beyond {@link #EVERYWHERE}. */
     private static final List<Layer> LAYERS = List.of(
+            // the clock seam: uses nothing of the bridge
+            layer("time", ours()),
             layer("store", ours()),
             layer("store.redis", ours("store"), "io.lettuce..", "reactor.core..", "javax.net.ssl..", "javax.crypto.."),
             // named places in the record's way (Checkpoint) and who is told of them: the service tells no one

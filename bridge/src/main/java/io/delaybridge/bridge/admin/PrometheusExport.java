@@ -14,6 +14,7 @@ import com.codahale.metrics.UniformReservoir;
 import com.codahale.metrics.health.HealthCheck;
 import com.codahale.metrics.health.HealthCheckRegistry;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.time.Time;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.SummaryWithCallback;
@@ -72,9 +73,9 @@ public final class PrometheusExport {
     /** How long the first scrape waits for the first run of the health checks. */
     private static final long FIRST_RUN_WAIT_MILLIS = 2_000;
 
-    public static HttpServlet servlet(MetricRegistry metrics, HealthCheckRegistry health) {
+    public static HttpServlet servlet(MetricRegistry metrics, HealthCheckRegistry health, Time time) {
         PrometheusRegistry registry = new PrometheusRegistry();
-        healthGauge(registry, health);
+        healthGauge(registry, health, time);
         DropwizardExports.builder().dropwizardRegistry(mirror(metrics)).register(registry);
         CounterWithCallback.builder()
                 .name("delay_deadlettered")
@@ -132,8 +133,8 @@ public final class PrometheusExport {
     }
 
     /** {@code delay_health{check="..."}}: 1 while the check is healthy, 0 while it is not. */
-    static void healthGauge(PrometheusRegistry registry, HealthCheckRegistry health) {
-        HealthResults results = new HealthResults(health);
+    static void healthGauge(PrometheusRegistry registry, HealthCheckRegistry health, Time time) {
+        HealthResults results = new HealthResults(health, time);
         GaugeWithCallback.builder()
                 .name("delay_health")
                 .help("1 while the health check is healthy, 0 while it is not (the checks of /healthcheck)")
@@ -152,6 +153,7 @@ public final class PrometheusExport {
      */
     private static final class HealthResults {
         private final HealthCheckRegistry health;
+        private final Time time;
         private final ExecutorService runner = Executors.newSingleThreadExecutor(task -> {
             Thread thread = new Thread(task, "delay-health-export");
             thread.setDaemon(true);
@@ -161,14 +163,15 @@ public final class PrometheusExport {
         private CompletableFuture<Void> run;
         private long ranAt;
 
-        HealthResults(HealthCheckRegistry health) {
+        HealthResults(HealthCheckRegistry health, Time time) {
             this.health = health;
+            this.time = time;
         }
 
         Map<String, HealthCheck.Result> get() {
             CompletableFuture<Void> first = null;
             synchronized (this) {
-                if (run == null || (run.isDone() && System.nanoTime() - ranAt > HEALTH_REUSE_NANOS)) {
+                if (run == null || (run.isDone() && time.nanoseconds() - ranAt > HEALTH_REUSE_NANOS)) {
                     boolean isFirst = run == null;
                     run = CompletableFuture.runAsync(this::runChecks, runner);
                     first = isFirst ? run : null;
@@ -189,7 +192,7 @@ public final class PrometheusExport {
         private void runChecks() {
             results = health.runHealthChecks();
             synchronized (this) {
-                ranAt = System.nanoTime();
+                ranAt = time.nanoseconds();
             }
         }
     }

@@ -7,6 +7,7 @@ import io.delaybridge.bridge.delivery.IntakeCommits;
 import io.delaybridge.bridge.delivery.PlainSends;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TransactionalSends;
+import io.delaybridge.bridge.time.Time;
 import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.NotNull;
 import java.util.Properties;
@@ -46,7 +47,8 @@ public class DeliveryFactory {
             TargetCatalog catalog,
             int shards,
             int maxRecordBytes,
-            long leaseMillis)
+            long leaseMillis,
+            Time time)
             throws Exception {
         if (!exactlyOnce) {
             return new Delivery(new PlainSends(producer), catalog, kafka.getDeadletterTopic());
@@ -58,8 +60,9 @@ public class DeliveryFactory {
                 shards,
                 kafka.getReplicationFactor() < 0
                         ? java.util.Optional.empty()
-                        : java.util.Optional.of((short) kafka.getReplicationFactor()));
-        DeliveredLog log = new DeliveredLog(logTopic, kafka.consumerProperties(), 30_000);
+                        : java.util.Optional.of((short) kafka.getReplicationFactor()),
+                time);
+        DeliveredLog log = new DeliveredLog(logTopic, kafka.consumerProperties(), 30_000, time);
         // a killed owner's open transaction holds back read_committed consumers of its targets until the next owner
         // fences it or the broker aborts it: keep its timeout short, and under the lease
         long transactionTimeout = Math.max(5_000, Math.min(leaseMillis / 2, 15_000));
@@ -76,7 +79,7 @@ public class DeliveryFactory {
                 kafka.getGroupId() + "-" + kafka.getIntakeTopic(),
                 kafka.getIntakeTopic(),
                 log,
-                new IntakeCommits(admin, kafka.getGroupId(), 250),
+                new IntakeCommits(admin, kafka.getGroupId(), 250, time),
                 commitInterval.toMilliseconds());
         return new Delivery(sends, catalog, kafka.getDeadletterTopic());
     }

@@ -7,6 +7,7 @@ import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.pump.ExponentialBackoff;
 import io.delaybridge.bridge.pump.PumpSettings;
 import io.delaybridge.bridge.pump.RetryPolicy;
+import io.delaybridge.bridge.time.Time;
 import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.NotNull;
 import org.apache.kafka.clients.admin.Admin;
@@ -105,8 +106,8 @@ public class PumpFactory implements SettingsCheck.Checked {
     }
 
     /** What a delivery to a missing target topic does; asks the broker through {@code admin} if so configured. */
-    public MissingTopics missingTopics(Admin admin, long lookupTimeoutMillis) {
-        return new MissingTopics(admin, missingTopics, missingTopicWait.toMilliseconds(), lookupTimeoutMillis);
+    public MissingTopics missingTopics(Admin admin, long lookupTimeoutMillis, Time time) {
+        return new MissingTopics(admin, missingTopics, missingTopicWait.toMilliseconds(), lookupTimeoutMillis, time);
     }
 
     /** The delivery rate caps per target, with their meters in {@code metrics}. */

@@ -4,13 +4,13 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisMode;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.bridge.time.Time;
 import io.dropwizard.util.Duration;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.net.URI;
-import java.time.Clock;
 import java.util.function.IntSupplier;
 
 /** The Redis side: settings under {@code redis:} (docs/configuration.md). */
@@ -100,15 +100,15 @@ public class RedisFactory implements SettingsCheck.Checked {
     }
 
     /** Connects to Redis, checks that it is fit to hold messages, and returns the store. */
-    public RedisDelayStore build(String intakeTopic, int shardCount) {
-        return build(intakeTopic, () -> shardCount);
+    public RedisDelayStore build(String intakeTopic, int shardCount, Time time) {
+        return build(intakeTopic, () -> shardCount, time);
     }
 
     /**
-     * As {@link #build(String, int)}, with the shard count asked once Redis is connected and checked: start-up counts
+     * As {@link #build(String, int, Time)}, with the shard count asked once Redis is connected and checked: start-up counts
      * the intake's partitions meanwhile.
      */
-    public RedisDelayStore build(String intakeTopic, IntSupplier shardCount) {
+    public RedisDelayStore build(String intakeTopic, IntSupplier shardCount, Time time) {
         return RedisDelayStore.connect(
                 new RedisStoreOptions(
                         uri,
@@ -120,7 +120,7 @@ public class RedisFactory implements SettingsCheck.Checked {
                         commandTimeout.toJavaDuration(),
                         mode,
                         tls.build()),
-                Clock.systemUTC(),
+                time,
                 shardCount);
     }
 

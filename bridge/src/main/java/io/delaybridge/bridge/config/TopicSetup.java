@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.config;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,9 +30,11 @@ public final class TopicSetup {
     private static final long TIMEOUT_SECONDS = 30;
 
     private final Admin admin;
+    private final Time time;
 
-    public TopicSetup(Admin admin) {
+    public TopicSetup(Admin admin, Time time) {
         this.admin = admin;
+        this.time = time;
     }
 
     /** Creates the topics if asked and missing; returns the intake topic's partition count. */
@@ -70,7 +73,7 @@ public final class TopicSetup {
      * describe (its metadata has not reached it yet): that answer is asked again, every 100 ms, up to the timeout.
      */
     private TopicDescription describe(String topic) throws InterruptedException, ExecutionException, TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        long deadline = time.nanoseconds() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
         while (true) {
             try {
                 return admin.describeTopics(List.of(topic))
@@ -78,10 +81,10 @@ public final class TopicSetup {
                         .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
                         .get(topic);
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || time.nanoseconds() - deadline > 0) {
                     throw e;
                 }
-                Thread.sleep(100);
+                time.sleep(100);
             }
         }
     }

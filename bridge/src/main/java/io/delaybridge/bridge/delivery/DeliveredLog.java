@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -37,12 +38,14 @@ public final class DeliveredLog implements AutoCloseable {
     private final String topic;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final long readTimeoutMillis;
+    private final Time time;
 
     /**
      * @param consumerProperties connection settings; group, offsets and isolation are set here ({@code read_committed},
      *                           no group: the partition is assigned, never committed)
      */
-    public DeliveredLog(String topic, Properties consumerProperties, long readTimeoutMillis) {
+    public DeliveredLog(String topic, Properties consumerProperties, long readTimeoutMillis, Time time) {
+        this.time = time;
         this.topic = topic;
         this.readTimeoutMillis = readTimeoutMillis;
         Properties properties = new Properties();
@@ -63,7 +66,7 @@ public final class DeliveredLog implements AutoCloseable {
      * Creates the topic (compacted, one partition per shard) unless it exists; fails start-up if it exists with fewer
      * partitions than there are shards.
      */
-    public static void prepare(Admin admin, String topic, int shards, Optional<Short> replication)
+    public static void prepare(Admin admin, String topic, int shards, Optional<Short> replication, Time time)
             throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
         try {
             admin.createTopics(List.of(new NewTopic(topic, Optional.of(shards), replication)
@@ -79,7 +82,7 @@ public final class DeliveredLog implements AutoCloseable {
                 throw e;
             }
         }
-        TopicDescription description = describe(admin, topic);
+        TopicDescription description = describe(admin, topic, time);
         if (description.partitions().size() < shards) {
             throw new IllegalStateException("delivery.exactlyOnce: the delivered log " + topic + " has "
                     + description.partitions().size() + " partitions, fewer than the " + shards + " shards (intake "
@@ -88,9 +91,9 @@ public final class DeliveredLog implements AutoCloseable {
     }
 
     /** The topic as described, once a topic created a moment ago is known to the broker answering (up to 30 s). */
-    private static TopicDescription describe(Admin admin, String topic)
+    private static TopicDescription describe(Admin admin, String topic, Time time)
             throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long deadline = time.nanoseconds() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try {
                 return admin.describeTopics(List.of(topic))
@@ -98,10 +101,10 @@ public final class DeliveredLog implements AutoCloseable {
                         .get(30, TimeUnit.SECONDS)
                         .get(topic);
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() - deadline > 0) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || time.nanoseconds() - deadline > 0) {
                     throw e;
                 }
-                TimeUnit.MILLISECONDS.sleep(200); // created, not yet in the answering broker's metadata
+                time.sleep(200); // created, not yet in the answering broker's metadata
             }
         }
     }
@@ -121,7 +124,7 @@ public final class DeliveredLog implements AutoCloseable {
         consumer.assign(List.of(partition));
         long begin = consumer.beginningOffsets(List.of(partition)).get(partition);
         long end = consumer.endOffsets(List.of(partition)).get(partition); // read_committed: the last stable offset
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis);
+        long deadline = time.nanoseconds() + TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis);
         long from = Math.max(begin, end - TAIL);
         while (true) {
             byte[] last = lastValue(partition, from, end, deadline);
@@ -140,7 +143,7 @@ public final class DeliveredLog implements AutoCloseable {
         consumer.seek(partition, from);
         byte[] last = null;
         while (consumer.position(partition) < end) {
-            if (System.nanoTime() - deadline > 0) {
+            if (time.nanoseconds() - deadline > 0) {
                 throw new org.apache.kafka.common.errors.TimeoutException("reading the delivered log " + partition
                         + " from " + from + " to " + end + " took longer than " + readTimeoutMillis + " ms");
             }

@@ -1,6 +1,8 @@
 package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.bridge.release.DueReleaser;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import java.util.List;
 
@@ -35,9 +37,10 @@ public final class ExpressSender {
     private final DueReleaser<Express> releaser;
 
     /** {@code maxHoldMillis}: the express window, how long a record may wait for its due time at most. */
-    public ExpressSender(Delivery delivery, long maxHoldMillis) {
+    public ExpressSender(Delivery delivery, long maxHoldMillis, RedisClock redisClock, Time time) {
         this.delivery = delivery;
-        this.releaser = new DueReleaser<>(this::release, Express::dueAt, maxHoldMillis, "delay-express");
+        this.releaser =
+                new DueReleaser<>(this::release, Express::dueAt, maxHoldMillis, redisClock, time, "delay-express");
     }
 
     public void start() {
@@ -47,11 +50,6 @@ public final class ExpressSender {
     /** Sends what is held when it falls due, then ends the release thread. */
     public void stop() throws InterruptedException {
         releaser.stop();
-    }
-
-    /** Records a reading of Redis' clock, {@code redisMillis}, known to have been taken before monotonic {@code atNanos}. */
-    public void observe(long redisMillis, long atNanos) {
-        releaser.observe(redisMillis, atNanos);
     }
 
     /** Takes records to send at their due time; false (none taken) once stopped. */

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.IntakeOrigin;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -23,11 +24,13 @@ public final class IntakeCommits {
     private final Admin admin;
     private final String groupId;
     private final long refreshNanos;
+    private final Time time;
     private volatile Map<TopicPartition, OffsetAndMetadata> committed = Map.of();
     private long readAt = Long.MIN_VALUE / 2;
     private volatile boolean asking;
 
-    public IntakeCommits(Admin admin, String groupId, long refreshMillis) {
+    public IntakeCommits(Admin admin, String groupId, long refreshMillis, Time time) {
+        this.time = time;
         this.admin = admin;
         this.groupId = groupId;
         this.refreshNanos = TimeUnit.MILLISECONDS.toNanos(refreshMillis);
@@ -38,7 +41,7 @@ public final class IntakeCommits {
      * out; never waits for the answer (the commit thread calls this, and a slow coordinator must not hold commits).
      */
     void refresh() {
-        long now = System.nanoTime();
+        long now = time.nanoseconds();
         if (asking || now - readAt < refreshNanos) {
             return;
         }

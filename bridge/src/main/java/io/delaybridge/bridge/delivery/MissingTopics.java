@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -44,10 +45,13 @@ public final class MissingTopics {
     private final long waitMillis;
     private final long lookupTimeoutMillis;
     private volatile Boolean brokerCreates;
-    /** When the broker's setting may be read again after a failed read, as {@link System#nanoTime}. */
-    private long nextReadNanos = System.nanoTime();
+    private final Time time;
+    /** When the broker's setting may be read again after a failed read, as {@link Time#nanoseconds}. */
+    private long nextReadNanos;
 
-    public MissingTopics(Admin admin, Mode mode, long waitMillis, long lookupTimeoutMillis) {
+    public MissingTopics(Admin admin, Mode mode, long waitMillis, long lookupTimeoutMillis, Time time) {
+        this.time = time;
+        this.nextReadNanos = time.nanoseconds();
         this.admin = admin;
         this.mode = mode;
         this.waitMillis = waitMillis;
@@ -77,12 +81,12 @@ public final class MissingTopics {
             if (brokerCreates != null) {
                 return brokerCreates;
             }
-            if (System.nanoTime() - nextReadNanos < 0) {
+            if (time.nanoseconds() - nextReadNanos < 0) {
                 return false; // the last read failed: asked again after a while, not for every message
             }
             Boolean read = readBrokerSetting();
             if (read == null) {
-                nextReadNanos = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+                nextReadNanos = time.nanoseconds() + TimeUnit.MINUTES.toNanos(1);
                 return false;
             }
             brokerCreates = read;

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.bridge.time.Time;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +58,7 @@ public final class TargetCatalog {
                 presentTtlMillis,
                 missingTtlMillis,
                 lookupTimeoutMillis,
-                new MissingTopics(admin, MissingTopics.Mode.BROKER, 5_000, lookupTimeoutMillis));
+                new MissingTopics(admin, MissingTopics.Mode.BROKER, 5_000, lookupTimeoutMillis, Time.of(clock)));
     }
 
     public TargetCatalog(

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.time.Time;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -21,6 +22,11 @@ import org.apache.kafka.common.TopicPartition;
 final class BatchesInFlight {
 
     private final ArrayDeque<PollWriter.WrittenPoll> batches = new ArrayDeque<>();
+    private final Time time;
+
+    BatchesInFlight(Time time) {
+        this.time = time;
+    }
 
     void add(PollWriter.WrittenPoll written) {
         batches.add(written);
@@ -41,14 +47,14 @@ final class BatchesInFlight {
     List<WriteResult> awaitOldest(PollCommits commits, long timeoutSeconds)
             throws InterruptedException, ExecutionException, TimeoutException {
         CompletableFuture<List<WriteResult>> write = batches.element().results();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        long deadline = time.nanoseconds() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         while (true) {
-            long now = System.nanoTime();
+            long now = time.nanoseconds();
             long untilCommit = commits.nanosUntilCommit(now);
             try {
                 return write.get(Math.max(0, Math.min(deadline - now, untilCommit)), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
-                if (System.nanoTime() - deadline >= 0) {
+                if (time.nanoseconds() - deadline >= 0) {
                     throw e;
                 }
                 commits.commitIfDue();

@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.time.RedisClock;
+
 /**
  * When the intake commits the offsets of records Redis holds: at once for a batch that holds a record due soon or a
  * refused record, else at most {@code commitInterval} later, together with whatever was stored meanwhile.
@@ -7,7 +9,7 @@ package io.delaybridge.bridge.intake;
  * <p>Why waiting is safe: a crash re-reads what is not committed. A re-read record still pending in Redis is stored
  * once (schedules are idempotent on (id, origin)), so only a record delivered and deleted before its commit comes out
  * twice. A record may wait only if it is due later than {@link #GUARD_MILLIS} plus the interval after the latest time
- * Redis' clock can show ({@link RedisClockCeiling}): its commit comes before it can be claimed. A refused record's
+ * Redis' clock can show ({@link RedisClock#atMost}): its commit comes before it can be claimed. A refused record's
  * deadletter copy is written before the commit, so its batch commits at once, as every batch did before the interval.
  * The crash window stays what {@code docs/reliability.md} says: the batches on their way to Redis.
  *

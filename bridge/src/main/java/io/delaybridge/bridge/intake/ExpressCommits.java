@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,6 +52,11 @@ final class ExpressCommits {
     }
 
     private final ArrayDeque<Poll> polls = new ArrayDeque<>();
+    private final Time time;
+
+    ExpressCommits(Time time) {
+        this.time = time;
+    }
 
     /** A poll is stored; {@code expressRecords} of it are on the express path. */
     synchronized Poll add(Map<TopicPartition, OffsetAndMetadata> commit, int expressRecords) {
@@ -100,9 +106,9 @@ final class ExpressCommits {
      * express records again), at most {@code timeoutMillis}; returns whether they have.
      */
     synchronized boolean awaitAllSettled(long timeoutMillis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        long deadline = time.nanoseconds() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         while (polls.stream().anyMatch(p -> p.unsettled > 0)) {
-            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - time.nanoseconds());
             if (left <= 0) {
                 return false;
             }

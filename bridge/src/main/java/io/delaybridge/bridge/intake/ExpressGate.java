@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.time.RedisClock;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -11,7 +12,7 @@ import java.util.Set;
  * <ul>
  *   <li>it is a schedule with its default id (no {@code delay-id} header): an explicit id may replace or be replaced
  *       by a pending message, which only the store can decide, so explicit ids and cancels always park;
- *   <li>it is due at most {@code windowMillis} after the latest time Redis' clock can show ({@link RedisClockCeiling};
+ *   <li>it is due at most {@code windowMillis} after the latest time Redis' clock can show ({@link RedisClock#atMost};
  *       an unknown clock parks everything);
  *   <li>no earlier record of its partition in the same poll parked: records of one partition keep their order, so
  *       once one parks the rest of that partition's poll parks too;

@@ -8,6 +8,8 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -77,14 +79,16 @@ final class ExpressPath {
             Delivery delivery,
             TargetRates rates,
             IntPredicate deliveryPaused,
-            IntakeMetrics metrics) {
+            IntakeMetrics metrics,
+            RedisClock redisClock,
+            Time time) {
         this.gate = gate;
         this.store = store;
         this.rates = rates;
         this.deliveryPaused = deliveryPaused;
         this.metrics = metrics;
         this.delivery = delivery;
-        this.sender = new ExpressSender(delivery, windowMillis + 1_000);
+        this.sender = new ExpressSender(delivery, windowMillis + 1_000, redisClock, time);
         this.parker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "delay-express-park"));
     }
 
@@ -118,9 +122,6 @@ final class ExpressPath {
     void stored(PollWriter.WrittenPoll written, long latestSequence, ExpressCommits.Poll settling) {
         IntakePoll poll = written.poll();
         WrittenBatch batch = written.checked().join(); // done: the batch completed
-        if (batch.redisNow() != Long.MIN_VALUE) {
-            sender.observe(batch.redisNow(), batch.readAtNanos());
-        }
         Set<Integer> fallen = new HashSet<>();
         List<ExpressSender.Express> sends = new ArrayList<>();
         List<IntakePoll.ExpressRecord> sent = new ArrayList<>();

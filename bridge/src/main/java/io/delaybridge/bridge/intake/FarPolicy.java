@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.DelayText;
 import java.time.Clock;
 
@@ -24,7 +25,7 @@ public final class FarPolicy {
     public static final long OFF = -1;
 
     /** Keeps every record hot. */
-    static final FarPolicy NONE = new FarPolicy(OFF, Clock.systemUTC());
+    static final FarPolicy NONE = new FarPolicy(OFF, Time.SYSTEM.clock());
 
     private final long windowMillis;
     private final Clock clock;

@@ -10,6 +10,8 @@ import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.util.List;
@@ -105,7 +107,7 @@ public final class IntakeLoop implements Managed {
     /** The commit rule and the committer, one per consumer. Intake thread only, once started. */
     private PollCommits commits;
     /** Batches written to the store and not yet completed, in poll order. Intake thread only. */
-    private final BatchesInFlight inFlight = new BatchesInFlight();
+    private final BatchesInFlight inFlight;
     /** What the store is expected to hold per partition (position marks). Intake thread only. */
     private final StorePositions positions = new StorePositions();
     /** Finds and repairs what a Redis fail-over lost. Intake thread only, once started. */
@@ -114,6 +116,9 @@ public final class IntakeLoop implements Managed {
     private final FencedMember fences = new FencedMember();
 
     private final IntakeRewind rewinds;
+    private final Time time;
+    /** Redis' clock, as the pump and the release threads know it too: the gate's and the commit pacing's bound. */
+    private final RedisClock redisClock;
     /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
     private final PipelineProbe probe;
 
@@ -128,7 +133,12 @@ public final class IntakeLoop implements Managed {
             TargetRates rates,
             IntPredicate deliveryPaused,
             FarPolicy far,
+            RedisClock redisClock,
+            Time time,
             PipelineProbe probe) {
+        this.time = time;
+        this.inFlight = new BatchesInFlight(time);
+        this.redisClock = redisClock;
         this.consumerProperties = consumerProperties;
         this.probe = probe;
         this.store = store;
@@ -143,8 +153,16 @@ public final class IntakeLoop implements Managed {
         this.express = gate == null
                 ? null
                 : new ExpressPath(
-                        gate, settings.expressWindowMillis(), store, delivery, rates, deliveryPaused, metrics);
-        this.writer = new PollWriter(store, translator, positions, gate, far);
+                        gate,
+                        settings.expressWindowMillis(),
+                        store,
+                        delivery,
+                        rates,
+                        deliveryPaused,
+                        metrics,
+                        redisClock,
+                        time);
+        this.writer = new PollWriter(store, translator, positions, gate, far, redisClock, time);
         this.rewinds = new IntakeRewind(inFlight, writer, positions, delivery);
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
     }
@@ -180,9 +198,11 @@ public final class IntakeLoop implements Managed {
             delivery.carryOffsets(transactions);
         }
         commits = new PollCommits(
-                new OffsetCommitter(consumer, store, metrics, settings.commitInterval(), settings.pollTimeout()),
-                transactions);
-        gaps = new StoreGapRepair(consumer, store, positions, commits, metrics);
+                new OffsetCommitter(
+                        consumer, metrics, settings.commitInterval(), settings.pollTimeout(), redisClock, time),
+                transactions,
+                time);
+        gaps = new StoreGapRepair(consumer, store, positions, commits, metrics, time);
     }
 
     /** Why the loop stopped by itself (Redis lost its data), or null. */
@@ -376,7 +396,7 @@ public final class IntakeLoop implements Managed {
      * false (nothing released) when fences keep coming and the intake must stop.
      */
     private boolean rejoinAfterFence() {
-        if (!fences.rejoin(System.nanoTime())) {
+        if (!fences.rejoin(time.nanoseconds())) {
             return false;
         }
         LOG.warn(FencedMember.rejoining(consumerProperties));

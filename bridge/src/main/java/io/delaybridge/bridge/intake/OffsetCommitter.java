@@ -1,7 +1,8 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,7 +26,6 @@ final class OffsetCommitter {
     private static final Logger LOG = LoggerFactory.getLogger(OffsetCommitter.class);
 
     private final Consumer<byte[], byte[]> consumer;
-    private final DelayStore store;
     private final IntakeMetrics metrics;
     private final Duration pollTimeout;
     /** Offsets of batches that Redis holds and whose commit has not succeeded yet. */
@@ -33,18 +33,22 @@ final class OffsetCommitter {
     /** When {@link #uncommitted} is to be committed. */
     private final CommitPacer pacer;
     /** The latest Redis' clock can show, for {@link #pacer}. */
-    private final RedisClockCeiling redisClock = new RedisClockCeiling();
+    private final RedisClock redisClock;
+
+    private final Time time;
     /** With exactly once: transactions commit offsets too, and commits here never go below theirs; else null. */
     private ExpressOffsets transactions;
 
     OffsetCommitter(
             Consumer<byte[], byte[]> consumer,
-            DelayStore store,
             IntakeMetrics metrics,
             Duration commitInterval,
-            Duration pollTimeout) {
+            Duration pollTimeout,
+            RedisClock redisClock,
+            Time time) {
+        this.time = time;
+        this.redisClock = redisClock;
         this.consumer = consumer;
-        this.store = store;
         this.metrics = metrics;
         this.pollTimeout = pollTimeout;
         this.pacer = new CommitPacer(commitInterval.toMillis());
@@ -63,7 +67,7 @@ final class OffsetCommitter {
     /** A poll is stored (and its refused records deadlettered): its offsets are committed now or paced. */
     void stored(IntakePoll poll) {
         uncommitted.putAll(poll.commit());
-        pacer.stored(offsetsMayWait(poll), System.nanoTime());
+        pacer.stored(offsetsMayWait(poll), time.nanoseconds());
     }
 
     /**
@@ -72,7 +76,7 @@ final class OffsetCommitter {
      */
     void settled(Map<TopicPartition, OffsetAndMetadata> offsets) {
         uncommitted.putAll(offsets);
-        pacer.stored(false, System.nanoTime());
+        pacer.stored(false, time.nanoseconds());
     }
 
     /** Nanoseconds until the pending offsets are to be committed: 0 if now, MAX_VALUE if none wait. */
@@ -82,7 +86,7 @@ final class OffsetCommitter {
 
     /** The poll's timeout, shortened so that offsets waiting for their commit are committed in time. */
     Duration pollTimeout() {
-        long untilCommit = nanosUntilCommit(System.nanoTime());
+        long untilCommit = nanosUntilCommit(time.nanoseconds());
         return untilCommit < pollTimeout.toNanos() ? Duration.ofNanos(untilCommit) : pollTimeout;
     }
 
@@ -92,7 +96,6 @@ final class OffsetCommitter {
             return pacer.mayWait(poll.earliestDueAt(), poll.refused(), Long.MAX_VALUE);
         }
         long redisNowAtMost = redisClock.atMostNow(
-                store::now,
                 e -> LOG.debug("Reading Redis' clock failed; committing at once: {}", SendFailures.describe(e)));
         return redisNowAtMost != Long.MAX_VALUE && pacer.mayWait(poll.earliestDueAt(), false, redisNowAtMost);
     }
@@ -101,7 +104,7 @@ final class OffsetCommitter {
     void commitIfDue() {
         if (uncommitted.isEmpty()) {
             pacer.committed();
-        } else if (pacer.due(System.nanoTime())) {
+        } else if (pacer.due(time.nanoseconds())) {
             commitStored();
         }
     }
@@ -125,7 +128,7 @@ final class OffsetCommitter {
         } catch (WakeupException | FencedInstanceIdException e) {
             throw e;
         } catch (RuntimeException e) {
-            pacer.failed(System.nanoTime(), pollTimeout.toNanos());
+            pacer.failed(time.nanoseconds(), pollTimeout.toNanos());
             // RebalanceInProgressException: the next poll() completes the rebalance; do not back off, or the group
             // cannot settle. Anything else (coordinator away): the offsets stay pending and go with the next commit.
             LOG.info("Committing offsets of stored intake records is deferred: {}", SendFailures.describe(e));

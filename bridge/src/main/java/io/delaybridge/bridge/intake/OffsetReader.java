@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -66,6 +67,7 @@ public final class OffsetReader implements AutoCloseable {
     /** How often one fetch looks up a moved log start again before it gives up (and is retried later). */
     private static final int MAX_OUT_OF_RANGE = 3;
 
+    private final Time time;
     private final Supplier<Consumer<byte[], byte[]>> consumers;
     private final String topic;
     private final Duration callTimeout;
@@ -88,14 +90,16 @@ public final class OffsetReader implements AutoCloseable {
      * @param callTimeout how long a look-up of log offsets, or polls that return nothing while records are needed, may
      *                    take before the call fails with {@link TimeoutException}
      */
-    public OffsetReader(Properties properties, String topic, Duration callTimeout) {
+    public OffsetReader(Properties properties, String topic, Duration callTimeout, Time time) {
         this(
                 () -> new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
                 topic,
-                callTimeout);
+                callTimeout,
+                time);
     }
 
-    OffsetReader(Supplier<Consumer<byte[], byte[]>> consumers, String topic, Duration callTimeout) {
+    OffsetReader(Supplier<Consumer<byte[], byte[]>> consumers, String topic, Duration callTimeout, Time time) {
+        this.time = time;
         this.consumers = consumers;
         this.topic = topic;
         this.callTimeout = callTimeout;
@@ -121,7 +125,7 @@ public final class OffsetReader implements AutoCloseable {
     public synchronized Map<Position, ConsumerRecord<byte[], byte[]>> read(
             Collection<Position> positions, Duration timeout) {
         List<Position> sorted = new ArrayList<>(new TreeSet<>(positions));
-        Long deadline = System.nanoTime() + timeout.toNanos();
+        Long deadline = time.nanoseconds() + timeout.toNanos();
         Map<Position, ConsumerRecord<byte[], byte[]>> found = new HashMap<>();
         return guarded(() -> {
             for (int i = 0; i < sorted.size(); ) {
@@ -163,7 +167,7 @@ public final class OffsetReader implements AutoCloseable {
         }
     }
 
-    /** {@code deadline}: {@code System.nanoTime()} by which the whole read ends, or null: each call has its timeout. */
+    /** {@code deadline}: the {@link Time#nanoseconds} by which the whole read ends, or null: each its own timeout. */
     private Fetched fetch(List<Position> slice, Long deadline) {
         Set<TopicPartition> partitions = new HashSet<>();
         slice.forEach(position -> partitions.add(partition(position.partition())));
@@ -227,7 +231,7 @@ public final class OffsetReader implements AutoCloseable {
         } else if (firstOfPartition && offset <= readUpTo) {
             seek(partition, offset);
         }
-        long stalledSince = System.nanoTime();
+        long stalledSince = time.nanoseconds();
         while (true) {
             while (!buffer.isEmpty() && buffer.peekFirst().offset() < offset) {
                 buffer.pollFirst();
@@ -254,8 +258,8 @@ public final class OffsetReader implements AutoCloseable {
             if (!polled.isEmpty()) {
                 buffer.addAll(polled);
                 readUpTo = Math.max(readUpTo, polled.get(polled.size() - 1).offset());
-                stalledSince = System.nanoTime();
-            } else if (System.nanoTime() - stalledSince > callTimeout.toNanos()) {
+                stalledSince = time.nanoseconds();
+            } else if (time.nanoseconds() - stalledSince > callTimeout.toNanos()) {
                 throw new TimeoutException("intake partition " + partition.partition() + " returned no record at "
                         + "offset " + offset + " within " + callTimeout.toMillis() + " ms");
             }
@@ -291,7 +295,7 @@ public final class OffsetReader implements AutoCloseable {
         if (deadline == null) {
             return callTimeout;
         }
-        long left = deadline - System.nanoTime();
+        long left = deadline - time.nanoseconds();
         if (left <= 0) {
             throw new TimeoutException(
                     "the intake " + topic + " was not read in time (the broker is slow or " + "unreachable)");

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -25,20 +26,21 @@ final class PollCommits {
     private static final Duration SETTLED_POLL = Duration.ofMillis(5);
 
     private final OffsetCommitter committer;
-    private final ExpressCommits settling = new ExpressCommits();
+    private final ExpressCommits settling;
     /** With exactly once: the offsets that shard transactions commit with express records; else null. */
     private final ExpressOffsets offsets;
 
-    PollCommits(OffsetCommitter committer) {
-        this(committer, null);
+    PollCommits(OffsetCommitter committer, Time time) {
+        this(committer, null, time);
     }
 
     /**
      * With {@code offsets} (exactly once), a partition's offsets also commit in the transactions that deliver its
      * express records, and the committer's plain commits never go below them ({@link ExpressOffsets}).
      */
-    PollCommits(OffsetCommitter committer, ExpressOffsets offsets) {
+    PollCommits(OffsetCommitter committer, ExpressOffsets offsets, Time time) {
         this.committer = committer;
+        this.settling = new ExpressCommits(time);
         this.offsets = offsets;
         committer.carriedBy(offsets);
     }

@@ -6,6 +6,8 @@ import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -45,11 +47,20 @@ final class PollWriter {
     /** Which schedules wait in the far tier ({@link FarPolicy#NONE}: none). */
     private final FarPolicy far;
 
-    private final RedisClockCeiling redisClock = new RedisClockCeiling();
+    private final RedisClock redisClock;
+    private final Time time;
     private long submitted;
 
     PollWriter(
-            DelayStore store, RecordTranslator translator, StorePositions positions, ExpressGate gate, FarPolicy far) {
+            DelayStore store,
+            RecordTranslator translator,
+            StorePositions positions,
+            ExpressGate gate,
+            FarPolicy far,
+            RedisClock redisClock,
+            Time time) {
+        this.time = time;
+        this.redisClock = redisClock;
         this.store = store;
         this.translator = translator;
         this.positions = positions;
@@ -63,7 +74,7 @@ final class PollWriter {
                 records, translator, marker, gate, gate == null ? Long.MAX_VALUE : redisNowAtMost(), far);
         List<PositionMark> marks = positions.marksFor(poll);
         long sequence = ++submitted;
-        long requested = System.nanoTime();
+        long requested = time.nanoseconds();
         if (poll.ops().isEmpty() && poll.express().isEmpty() && marks.isEmpty()) {
             return new WrittenPoll(poll, CompletableFuture.completedFuture(List.of()), null, sequence, requested);
         }
@@ -93,7 +104,7 @@ final class PollWriter {
         }
         WrittenBatch batch = written.checked().join();
         if (batch.redisNow() != Long.MIN_VALUE) {
-            redisClock.observe(batch.redisNow(), written.requested());
+            redisClock.observe(batch.redisNow(), written.requested(), batch.readAtNanos());
         }
     }
 
@@ -111,7 +122,6 @@ final class PollWriter {
     /** The latest Redis' clock can show now, read again when the last reading is stale; MAX_VALUE if unknown. */
     private long redisNowAtMost() {
         return redisClock.atMostNow(
-                store::now,
                 e -> LOG.debug("Reading Redis' clock failed; the poll parks: {}", SendFailures.describe(e)));
     }
 }

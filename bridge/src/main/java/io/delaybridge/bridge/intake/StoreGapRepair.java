@@ -3,6 +3,7 @@ package io.delaybridge.bridge.intake;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreGapException;
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -37,7 +38,8 @@ final class StoreGapRepair {
     private final StorePositions positions;
     private final PollCommits commits;
     private final IntakeMetrics metrics;
-    private long lastCheck = System.nanoTime();
+    private final Time time;
+    private long lastCheck;
     private volatile String loss;
 
     StoreGapRepair(
@@ -45,7 +47,10 @@ final class StoreGapRepair {
             DelayStore store,
             StorePositions positions,
             PollCommits commits,
-            IntakeMetrics metrics) {
+            IntakeMetrics metrics,
+            Time time) {
+        this.time = time;
+        this.lastCheck = time.nanoseconds();
         this.consumer = consumer;
         this.store = store;
         this.positions = positions;
@@ -71,7 +76,7 @@ final class StoreGapRepair {
 
     /** At most once a second: compares the store's positions of the owned partitions that have nothing in flight. */
     void checkIdle(Set<TopicPartition> busy) {
-        long now = System.nanoTime();
+        long now = time.nanoseconds();
         if (now - lastCheck < CHECK_INTERVAL_NANOS) {
             return;
         }

@@ -11,6 +11,7 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.ErrorCode;
 import java.util.ArrayList;
@@ -47,6 +48,8 @@ final class OutcomeHandler {
     private final AckBatcher acks;
     /** Redis' time now, as estimated. */
     private final LongSupplier redisNow;
+
+    private final Time time;
     /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
     private final PipelineProbe probe;
 
@@ -61,6 +64,7 @@ final class OutcomeHandler {
             InFlightPlaces places,
             AckBatcher acks,
             LongSupplier redisNow,
+            Time time,
             PipelineProbe probe) {
         this.store = store;
         this.catalog = catalog;
@@ -72,6 +76,7 @@ final class OutcomeHandler {
         this.places = places;
         this.acks = acks;
         this.redisNow = redisNow;
+        this.time = time;
         this.probe = probe;
     }
 
@@ -114,19 +119,19 @@ final class OutcomeHandler {
         }
         if (!finished.isEmpty()) {
             probe.reached(Checkpoint.SENT_BEFORE_ACK);
-            acks.add(finished, System.nanoTime());
+            acks.add(finished, time.nanoseconds());
         }
         flushAcks(false);
     }
 
     /** Acks what {@link AckBatcher} says is due, or everything with {@code all} (the pump stops). */
     void flushAcks(boolean all) {
-        acks.takeDue(all, System.nanoTime()).forEach(this::ack);
+        acks.takeDue(all, time.nanoseconds()).forEach(this::ack);
     }
 
     /** The Redis time by which the pump must wake to flush gathered acks; MAX_VALUE if there are none. */
     long ackFlushAt() {
-        long leftNanos = acks.nanosUntilDue(System.nanoTime());
+        long leftNanos = acks.nanosUntilDue(time.nanoseconds());
         if (leftNanos == Long.MAX_VALUE) {
             return Long.MAX_VALUE;
         }

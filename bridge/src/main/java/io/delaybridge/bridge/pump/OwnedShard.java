@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.pump;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -27,7 +28,7 @@ final class OwnedShard {
     final AtomicLong wokenAt = new AtomicLong(Long.MAX_VALUE);
 
     /**
-     * When the shard's expired leases are next returned to the due set, as {@link System#nanoTime}: a local interval,
+     * When the shard's expired leases are next returned to the due set, as {@link Time#nanoseconds}: a local interval,
      * not a Redis time, so it holds before the pump has measured how far its host clock is off Redis'.
      */
     volatile long reclaimAtNanos;
@@ -64,10 +65,11 @@ final class OwnedShard {
     /** Set when the consumer group took the shard away: no more claims, only the in-flight ones are finished. */
     volatile boolean revoked;
 
-    OwnedShard(int shard) {
+    /** {@code nowNanos}: {@link Time#nanoseconds()} now; the first reclaim is due at once. */
+    OwnedShard(int shard, long nowNanos) {
         this.shard = shard;
         this.nextDueAt = Long.MIN_VALUE; // claim at once: the shard may hold messages that are due already
-        this.reclaimAtNanos = System.nanoTime(); // at once
+        this.reclaimAtNanos = nowNanos; // at once
     }
 
     void woken(long dueAt) {

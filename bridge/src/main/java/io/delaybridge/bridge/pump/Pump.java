@@ -11,8 +11,9 @@ import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -37,7 +38,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Claims look ahead ({@code pump.lookAhead}): they also take messages due a little later, which the pump holds in
  * due order and sends, on a thread of their own ({@link DueReleaser}), when a lower bound of Redis' clock
- * ({@code RedisClockBound}) reaches their due time. The claim's round trip is then not part of the lateness, and
+ * ({@link RedisClock#reachesAt}) reaches their due time. The claim's round trip is then not part of the lateness, and
  * nothing is sent early whatever this host's clock says.
  *
  * <p>Round trips to Redis overlap instead of adding up: the claims of every due shard are issued together (pipelined
@@ -47,27 +48,22 @@ import org.slf4j.LoggerFactory;
  * <p>The parts: {@link ClaimRounds} times the claims and shares the in-flight places ({@link InFlightPlaces}) among
  * shards; {@code DueReleaser} holds claimed messages until their due time and {@link MessageSender} sends them
  * (a capped target's through its {@link Throttle});
- * {@link OutcomeHandler} acks ({@link AckBatcher}), retries and deadletters; {@link RedisClockOffset} and
- * {@link Wakeups} tell the pump thread when to wake; {@link ShardOwnership} holds the shards and {@link ShardOpening}
- * makes an assigned one ready for claims. This class runs the loop.
+ * {@link OutcomeHandler} acks ({@link AckBatcher}), retries and deadletters; {@link RedisClock} (shared with the
+ * intake and the release threads) and {@link Wakeups} tell the pump thread when to wake; {@link ShardOwnership} holds
+ * the shards and {@link ShardOpening} makes an assigned one ready for claims. This class runs the loop.
  */
 public final class Pump implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(Pump.class);
     private static final long STORE_RETRY_MILLIS = 250;
     private static final long FAILURE_LOG_INTERVAL_MILLIS = 10_000;
-    /**
-     * How old the measured offset between this host's clock and Redis' may grow: a host clock that is stepped (by an
-     * operator, by NTP) is noticed within this time, also while no claim runs.
-     */
-    private static final long CLOCK_CHECK_MILLIS = 1_000;
 
     private final DelayStore store;
     private final PumpSettings settings;
     private final PumpMetrics metrics;
-    private final Clock clock;
+    private final Time time;
 
-    private final Wakeups wakeups = new Wakeups();
+    private final Wakeups wakeups;
     private final ShardOwnership owned;
     /** Takes an assigned shard's epoch and opens its delivery before its first claim. */
     private final ShardOpening opening;
@@ -77,8 +73,8 @@ public final class Pump implements Managed {
     private final MessageSender sender;
     private final OutcomeHandler outcomes;
     private final ClaimRounds rounds;
-    /** Redis' clock as estimated from this host's: when to wake. */
-    private final RedisClockOffset redisClock;
+    /** Redis' clock, as every part knows it: when to wake, and what is due. */
+    private final RedisClock redisClock;
     /** Sends claimed messages at their due time. */
     private final DueReleaser<Claimed> releaser;
     /** Sends for both paths; with exactly once, a transactional producer per shard to open before claiming. */
@@ -97,22 +93,25 @@ public final class Pump implements Managed {
             RetryPolicy retryPolicy,
             PumpSettings settings,
             PumpMetrics metrics,
-            Clock clock,
+            RedisClock redisClock,
+            Time time,
             PipelineProbe probe) {
         this.store = store;
         this.settings = settings;
         this.metrics = metrics;
-        this.clock = clock;
-        this.owned = new ShardOwnership(store, settings, metrics, wakeups);
-        this.warnings = new ThrottledWarning(LOG, clock, FAILURE_LOG_INTERVAL_MILLIS);
+        this.time = time;
+        this.wakeups = new Wakeups(time);
+        this.owned = new ShardOwnership(store, settings, metrics, wakeups, time);
+        this.warnings = new ThrottledWarning(LOG, time.clock(), FAILURE_LOG_INTERVAL_MILLIS);
         this.opening = new ShardOpening(store, delivery, owned, settings.batchSize(), STORE_RETRY_MILLIS, warnings);
         this.places = new InFlightPlaces(settings.maxInFlight(), wakeups);
-        this.redisClock = new RedisClockOffset(clock, CLOCK_CHECK_MILLIS, System.nanoTime());
+        this.redisClock = redisClock;
         this.rounds = new ClaimRounds(settings.lookAheadMillis(), settings.batchSize());
         OutcomeQueue queue = new OutcomeQueue(wakeups);
         this.probe = probe;
         this.delivery = delivery;
-        this.sender = new MessageSender(delivery, queue, rates, new Throttle(store, places, settings, redisClock::now));
+        this.sender =
+                new MessageSender(delivery, queue, rates, new Throttle(store, places, settings, redisClock::now, time));
         this.outcomes = new OutcomeHandler(
                 store,
                 delivery.catalog(),
@@ -124,11 +123,14 @@ public final class Pump implements Managed {
                 places,
                 new AckBatcher(settings.lookAheadMillis(), settings.batchSize()),
                 redisClock::now,
+                time,
                 probe);
         this.releaser = new DueReleaser<>(
                 c -> sender.release(c.shard(), c.message()),
                 c -> c.message().dueAt(),
                 settings.lookAheadMillis(),
+                redisClock,
+                time,
                 "delay-release");
         store.onWake(this::wake);
     }
@@ -222,25 +224,13 @@ public final class Pump implements Managed {
         owned.woken(shard, dueAt);
     }
 
-    /** Records Redis' time {@code redisMillis}, read between host times {@code before} and now. */
-    private void measuredRedisTime(long redisMillis, long before) {
-        long now = System.nanoTime();
-        redisClock.measured(redisMillis, before, now);
-        releaser.observe(redisMillis, now);
-    }
-
     /**
-     * Reads Redis' clock when the last reading is older than {@link #CLOCK_CHECK_MILLIS}. Claims read it as a side
-     * effect; this covers the idle pump, which would otherwise sleep on a stale offset after its host clock was set
-     * back (everything would look an hour away, so nothing would be claimed and the offset never corrected).
+     * Reads Redis' clock when no reading is fresh ({@link RedisClock#TRUSTED_NANOS}). Claims and the intake's writes
+     * read it as a side effect; this covers the idle pump, whose next wake-up is timed by the estimate.
      */
     private void checkClock() {
-        if (!redisClock.stale(System.nanoTime())) {
-            return;
-        }
-        long before = redisClock.hostMillis();
         try {
-            measuredRedisTime(store.now(), before);
+            redisClock.refreshIfStale();
         } catch (StoreException e) {
             // Redis is out of reach: nothing can be claimed either; the store calls report it
         }
@@ -297,7 +287,7 @@ public final class Pump implements Managed {
             if (!paused && !places.full()) {
                 next = Math.min(next, rounds.roundTime(shard));
             }
-            long reclaimInMillis = TimeUnit.NANOSECONDS.toMillis(shard.reclaimAtNanos - System.nanoTime());
+            long reclaimInMillis = TimeUnit.NANOSECONDS.toMillis(shard.reclaimAtNanos - time.nanoseconds());
             next = Math.min(next, redisClock.now() + reclaimInMillis);
         }
         return next;
@@ -329,7 +319,7 @@ public final class Pump implements Managed {
                 return;
             }
             int[] want = rounds.perShard(due, room);
-            long before = redisClock.hostMillis();
+            long requested = time.nanoseconds();
             List<CompletableFuture<ClaimBatch>> claims = new ArrayList<>(due.size());
             for (int i = 0; i < due.size(); i++) {
                 OwnedShard shard = due.get(i);
@@ -364,11 +354,7 @@ public final class Pump implements Managed {
                     failure = failure == null ? e : failure;
                     continue;
                 }
-                if (i == 0) {
-                    measuredRedisTime(batch.redisNow(), before);
-                } else {
-                    releaser.observe(batch.redisNow(), System.nanoTime());
-                }
+                redisClock.observe(batch.redisNow(), requested, time.nanoseconds());
                 handOver(shard, batch, want[i]);
                 anyFull |= filled(batch, want[i]) && !shard.revoked; // the shard may hold more that is due
             }
@@ -409,7 +395,8 @@ public final class Pump implements Managed {
     /** Sleeps {@code waitNanos}, or less: until signalled, and at most until the next look at leases and clocks. */
     private void awaitUntil(long waitNanos) {
         // A due time is an exact millisecond: sleep to it, not to a tick.
-        long maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(CLOCK_CHECK_MILLIS, settings.leaseMillis() / 2));
+        long maxWaitNanos =
+                Math.min(RedisClock.TRUSTED_NANOS, TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2));
         if (!wakeups.sleep(Math.min(waitNanos, maxWaitNanos), () -> running)) {
             running = false;
         }

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.bridge.time.Time;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -28,12 +29,14 @@ final class ShardOwnership {
     private final PumpSettings settings;
     private final PumpMetrics metrics;
     private final Wakeups wakeups;
+    private final Time time;
 
-    ShardOwnership(DelayStore store, PumpSettings settings, PumpMetrics metrics, Wakeups wakeups) {
+    ShardOwnership(DelayStore store, PumpSettings settings, PumpMetrics metrics, Wakeups wakeups, Time time) {
         this.store = store;
         this.settings = settings;
         this.metrics = metrics;
         this.wakeups = wakeups;
+        this.time = time;
     }
 
     /** Takes over shards; their fencing epochs are taken later, on the pump's thread. */
@@ -46,7 +49,7 @@ final class ShardOwnership {
                         store.shardCount());
                 continue;
             }
-            owned.put(shard, new OwnedShard(shard));
+            owned.put(shard, new OwnedShard(shard, time.nanoseconds()));
         }
         wakeups.signal();
     }
@@ -110,14 +113,14 @@ final class ShardOwnership {
      * claim (a reclaim time computed before that, with a host clock an hour fast, lay an hour late).
      */
     void reclaimIfDue(OwnedShard shard) {
-        if (System.nanoTime() - shard.reclaimAtNanos < 0) {
+        if (time.nanoseconds() - shard.reclaimAtNanos < 0) {
             return;
         }
         int returned = store.reclaim(shard.shard, shard.epoch, settings.batchSize());
         if (returned > 0) {
             returned(shard, returned, "their leases expired");
         }
-        shard.reclaimAtNanos = System.nanoTime()
+        shard.reclaimAtNanos = time.nanoseconds()
                 + (returned == settings.batchSize() ? 0 : TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2));
     }
 

@@ -4,6 +4,7 @@ import io.delaybridge.bridge.delivery.TargetRates.Target;
 import io.delaybridge.bridge.delivery.TokenBucket;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -91,6 +92,7 @@ final class Throttle {
     private final DelayStore store;
     private final InFlightPlaces places;
     private final LongSupplier redisNow;
+    private final Time time;
     private final long maxWaitNanos;
     private final long leaseGuardNanos;
     private final int maxPerTarget;
@@ -99,7 +101,7 @@ final class Throttle {
     private final Condition changed = lock.newCondition();
     /** Per capped target with messages waiting, in due order. */
     private final Map<Target, TreeSet<Held>> waiting = new LinkedHashMap<>();
-    /** Per target refusing messages: until when (nanoTime). */
+    /** Per target refusing messages: until when ({@link Time#nanoseconds}). */
     private final Map<Target, Long> refusing = new HashMap<>();
 
     private final Map<Line, Behind> behind = new HashMap<>();
@@ -114,10 +116,11 @@ final class Throttle {
     private Sender sender;
     private Thread thread;
 
-    Throttle(DelayStore store, InFlightPlaces places, PumpSettings settings, LongSupplier redisNow) {
+    Throttle(DelayStore store, InFlightPlaces places, PumpSettings settings, LongSupplier redisNow, Time time) {
         this.store = store;
         this.places = places;
         this.redisNow = redisNow;
+        this.time = time;
         this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(MAX_WAIT_MILLIS, settings.leaseMillis() / 4));
         this.leaseGuardNanos = TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2);
         this.maxPerTarget = Math.max(1, settings.maxInFlight() / 4);
@@ -137,7 +140,7 @@ final class Throttle {
      */
     boolean admit(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target) {
         TokenBucket bucket = target.bucket();
-        long now = System.nanoTime();
+        long now = time.nanoseconds();
         lock.lock();
         try {
             TreeSet<Held> queue = waiting.get(target);
@@ -278,7 +281,7 @@ final class Throttle {
             boolean last;
             lock.lock();
             try {
-                long now = System.nanoTime();
+                long now = time.nanoseconds();
                 long wait = TimeUnit.SECONDS.toNanos(1);
                 for (Iterator<Map.Entry<Target, TreeSet<Held>>> it =
                                 waiting.entrySet().iterator();

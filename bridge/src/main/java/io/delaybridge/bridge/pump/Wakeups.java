@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.pump;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -11,9 +12,14 @@ import java.util.function.BooleanSupplier;
  */
 final class Wakeups {
 
+    private final Time time;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private boolean signalled;
+
+    Wakeups(Time time) {
+        this.time = time;
+    }
 
     /** Wakes the pump, and whoever waits in {@link #awaitUntilTrue}. */
     void signal() {
@@ -31,11 +37,11 @@ final class Wakeups {
      * while {@code keepSleeping} no longer holds. Returns false if interrupted.
      */
     boolean sleep(long waitNanos, BooleanSupplier keepSleeping) {
-        long deadline = System.nanoTime() + waitNanos;
+        long deadline = time.nanoseconds() + waitNanos;
         lock.lock();
         try {
             while (keepSleeping.getAsBoolean() && !signalled) {
-                long left = deadline - System.nanoTime();
+                long left = deadline - time.nanoseconds();
                 if (left <= 0) {
                     break;
                 }
@@ -56,11 +62,11 @@ final class Wakeups {
      * returns whether it holds. Does not consume the pump's signal.
      */
     boolean awaitUntilTrue(BooleanSupplier done, long timeoutNanos) {
-        long deadline = System.nanoTime() + timeoutNanos;
+        long deadline = time.nanoseconds() + timeoutNanos;
         lock.lock();
         try {
             while (!done.getAsBoolean()) {
-                long left = deadline - System.nanoTime();
+                long left = deadline - time.nanoseconds();
                 if (left <= 0) {
                     return false;
                 }

@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.release;
 
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -15,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * Serves both paths: the pump's claimed messages and the intake's express records.
  *
  * <p>A claim that looks ahead returns messages due a little later, and the express path takes records due within its
- * window; they wait here until a lower bound of Redis' clock ({@link RedisClockBound}, fed with every reading of
- * Redis' {@code TIME} the caller gets) has reached their due time, so neither path ever delivers early. Messages
+ * window; they wait here until a lower bound of Redis' clock ({@link RedisClock#reachesAt}, fed with every reading of
+ * Redis' {@code TIME} the bridge gets) has reached their due time, so neither path ever delivers early. Messages
  * already due pass straight through, in due order with the rest. The thread is apart from the caller's, which waits
  * on round trips: a message falls due on time while a claim or a write is under way.
  *
@@ -45,7 +47,8 @@ public final class DueReleaser<T> {
     private final long maxHoldMillis;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final RedisClockBound redisClock = new RedisClockBound();
+    private final Time time;
+    private final RedisClock redisClock;
     private final PriorityQueue<Held<T>> held = new PriorityQueue<>();
     private long sequence;
     private boolean stopping;
@@ -56,7 +59,16 @@ public final class DueReleaser<T> {
      * @param maxHoldMillis the look-ahead (or express window): how long a message may wait here at most
      * @param threadName    the name of the release thread
      */
-    public DueReleaser(Sender<T> sender, ToLongFunction<T> dueAt, long maxHoldMillis, String threadName) {
+    public DueReleaser(
+            Sender<T> sender,
+            ToLongFunction<T> dueAt,
+            long maxHoldMillis,
+            RedisClock redisClock,
+            Time time,
+            String threadName) {
+        this.time = time;
+        this.redisClock = redisClock;
+        redisClock.onReading(this::readingArrived);
         this.sender = sender;
         this.dueAt = dueAt;
         this.maxHoldMillis = maxHoldMillis;
@@ -68,11 +80,10 @@ public final class DueReleaser<T> {
         thread.start();
     }
 
-    /** Records a reading of Redis' clock whose answer arrived at monotonic {@code arrivedNanos}. */
-    public void observe(long redisMillis, long arrivedNanos) {
+    /** A reading of Redis' clock arrived: the lower bound may have reached what is held. */
+    private void readingArrived() {
         lock.lock();
         try {
-            redisClock.observe(redisMillis, arrivedNanos);
             changed.signal();
         } finally {
             lock.unlock();
@@ -129,7 +140,7 @@ public final class DueReleaser<T> {
         while (true) {
             lock.lock();
             try {
-                long now = System.nanoTime();
+                long now = time.nanoseconds();
                 if (stopping && giveUpAt == Long.MAX_VALUE) {
                     giveUpAt = now + TimeUnit.MILLISECONDS.toNanos(maxHoldMillis + 1_000);
                 }

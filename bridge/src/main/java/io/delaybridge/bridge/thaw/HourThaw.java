@@ -10,6 +10,7 @@ import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.ContractViolation;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,7 +24,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
@@ -59,7 +59,9 @@ final class HourThaw {
     private final long maxDelayMillis;
     private final int aheadPerSecond;
     /** When the records thawed ahead so far may all have gone at {@link #aheadPerSecond} (monotonic ns). */
-    private long paceNanos = System.nanoTime();
+    private long paceNanos;
+
+    private final Time time;
 
     /**
      * @param maxRecords     the most entries fetched and stored in one thaw call
@@ -76,7 +78,10 @@ final class HourThaw {
             ThawMetrics metrics,
             int maxRecords,
             long maxDelayMillis,
-            int aheadPerSecond) {
+            int aheadPerSecond,
+            Time time) {
+        this.time = time;
+        this.paceNanos = time.nanoseconds();
         this.far = far;
         this.reader = reader;
         this.translator = translator;
@@ -148,18 +153,18 @@ final class HourThaw {
      * the loop stopped meanwhile. Unused time is not saved up for more than a second.
      */
     private boolean pace(int records, long startNanos, BooleanSupplier running) {
-        long now = System.nanoTime();
+        long now = time.nanoseconds();
         if (aheadPerSecond <= 0 || now - startNanos >= 0) {
             return true; // no limit, or the hour has begun: behind, catch up at full speed
         }
         paceNanos = Math.max(paceNanos, now - TimeUnit.SECONDS.toNanos(1));
         paceNanos += records * TimeUnit.SECONDS.toNanos(1) / aheadPerSecond;
         while (running.getAsBoolean()) {
-            long wait = Math.min(paceNanos, startNanos) - System.nanoTime();
+            long wait = Math.min(paceNanos, startNanos) - time.nanoseconds();
             if (wait <= 0) {
                 return true;
             }
-            LockSupport.parkNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(100)));
+            time.sleep((Math.min(wait, TimeUnit.MILLISECONDS.toNanos(100)) + 999_999) / 1_000_000);
         }
         return false;
     }

@@ -8,6 +8,7 @@ import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.util.HashMap;
@@ -59,6 +60,8 @@ public final class ThawLoop implements Managed {
     /** Records thawed a second at most ahead of their hour ({@code intake.thawAheadRate}); 0: no limit. */
     private final int aheadPerSecond;
 
+    private final Time time;
+
     /** Shard -> the epoch under which it was fenced: not thawed again until the pump holds it under another. */
     private final Map<Integer, Long> fenced = new HashMap<>();
 
@@ -89,19 +92,21 @@ public final class ThawLoop implements Managed {
             DeadletterMeters deadletters,
             ThawMetrics metrics,
             long windowMillis,
-            int aheadPerSecond) {
+            int aheadPerSecond,
+            Time time) {
         this(
                 far,
                 redisNow,
                 ownedEpochs,
-                () -> new OffsetReader(readerProperties, intake.topic(), KAFKA_CALL_TIMEOUT),
+                () -> new OffsetReader(readerProperties, intake.topic(), KAFKA_CALL_TIMEOUT, time),
                 intake,
                 producer,
                 deadletters,
                 metrics,
                 windowMillis,
                 MAX_RECORDS,
-                aheadPerSecond);
+                aheadPerSecond,
+                time);
     }
 
     ThawLoop(
@@ -115,7 +120,9 @@ public final class ThawLoop implements Managed {
             ThawMetrics metrics,
             long windowMillis,
             int maxRecords,
-            int aheadPerSecond) {
+            int aheadPerSecond,
+            Time time) {
+        this.time = time;
         this.far = far;
         this.redisNow = redisNow;
         this.ownedEpochs = ownedEpochs;
@@ -165,7 +172,8 @@ public final class ThawLoop implements Managed {
                 metrics,
                 maxRecords,
                 maxDelayMillis,
-                aheadPerSecond);
+                aheadPerSecond,
+                time);
         long backoff = FIRST_BACKOFF_MILLIS;
         try {
             while (running) {
@@ -204,7 +212,6 @@ public final class ThawLoop implements Managed {
     /** One pass over the shards pumped here; returns how long to wait before the next. */
     private long cycle(HourThaw hours) {
         long now = redisNow.getAsLong();
-        metrics.redisNow(now);
         Map<Integer, Long> epochs = ownedEpochs.get();
         fenced.entrySet().removeIf(e -> !e.getValue().equals(epochs.get(e.getKey())));
         metrics.retain(epochs.keySet());
@@ -235,7 +242,7 @@ public final class ThawLoop implements Managed {
         for (long hour : due) {
             long start = hour * FarEntry.HOUR_MILLIS;
             metrics.oldest(shard, start <= now ? start : Long.MAX_VALUE);
-            long startNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(start - now);
+            long startNanos = time.nanoseconds() + TimeUnit.MILLISECONDS.toNanos(start - now);
             if (!hours.thaw(shard, epoch, hour, startNanos, () -> running)) {
                 return;
             }

@@ -5,6 +5,7 @@ import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.intake.FetchPlan;
 import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.time.RedisClock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -32,10 +33,11 @@ public final class ThawMetrics {
 
     /** Per shard thawed here: the start (Redis epoch ms) of its oldest hour that began and is still far. */
     private final Map<Integer, Long> oldestStart = new ConcurrentHashMap<>();
-    /** Redis' clock minus this host's, as last measured by the thaw. */
-    private volatile long redisOffsetMillis;
+    /** Redis' clock, as the pump and the intake know it: how far behind the thaw is. */
+    private final RedisClock redisClock;
 
-    public ThawMetrics(MetricRegistry registry) {
+    public ThawMetrics(MetricRegistry registry, RedisClock redisClock) {
+        this.redisClock = redisClock;
         this.thawed = registry.meter(THAWED);
         this.lostMeter = registry.meter(LOST);
         registry.gauge(BEHIND, () -> (Gauge<Long>) this::behindMillis);
@@ -60,11 +62,6 @@ public final class ThawMetrics {
         });
     }
 
-    /** Measured Redis' time {@code redisNow} now. */
-    void redisNow(long redisNow) {
-        redisOffsetMillis = redisNow - System.currentTimeMillis();
-    }
-
     /** The oldest hour of {@code shard} still far and begun starts at {@code start}; MAX_VALUE: none. */
     void oldest(int shard, long start) {
         oldestStart.put(shard, start);
@@ -82,7 +79,7 @@ public final class ThawMetrics {
 
     /** How long ago the oldest hour still far began (ms), by Redis' clock; 0 when none has. */
     long behindMillis() {
-        long now = System.currentTimeMillis() + redisOffsetMillis;
+        long now = redisClock.now();
         long behind = 0;
         for (long start : oldestStart.values()) {
             behind = Math.max(behind, start == Long.MAX_VALUE ? 0 : now - start);

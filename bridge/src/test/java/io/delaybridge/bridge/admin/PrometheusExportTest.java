@@ -12,6 +12,7 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.UniformReservoir;
 import com.codahale.metrics.health.HealthCheck;
 import com.codahale.metrics.health.HealthCheckRegistry;
+import io.delaybridge.bridge.time.Time;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import java.time.Duration;
@@ -79,7 +80,7 @@ class PrometheusExportTest {
             }
         });
         PrometheusRegistry registry = new PrometheusRegistry();
-        PrometheusExport.healthGauge(registry, health);
+        PrometheusExport.healthGauge(registry, health, Time.SYSTEM);
         assertEquals(Map.of("redis", 1.0, "redis-incarnation", 0.0), healthSeries(registry));
     }
 
@@ -96,7 +97,7 @@ class PrometheusExportTest {
             }
         });
         PrometheusRegistry registry = new PrometheusRegistry();
-        PrometheusExport.healthGauge(registry, health);
+        PrometheusExport.healthGauge(registry, health, Time.SYSTEM);
         try {
             long started = System.nanoTime();
             assertEquals(Map.of(), healthSeries(registry), "no check has finished yet");

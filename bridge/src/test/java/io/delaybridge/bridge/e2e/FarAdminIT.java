@@ -23,6 +23,7 @@ import io.delaybridge.bridge.store.redis.FarAppend;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.testkit.RealServersExtension;
@@ -132,7 +133,8 @@ class FarAdminIT {
         KafkaFactory factory = new KafkaFactory();
         factory.setBootstrapServers(servers.kafkaBootstrap());
         factory.setGroupId(names.group());
-        reader = new OffsetReader(factory.offsetReaderProperties("test"), names.intake(), Duration.ofSeconds(15));
+        reader = new OffsetReader(
+                factory.offsetReaderProperties("test"), names.intake(), Duration.ofSeconds(15), Time.SYSTEM);
         translator = new RecordTranslator(new IntakeFactory().build(names.intake(), names.deadletter()));
         delivered = kafka.collect(target, bulkTarget, bulkOther);
         await().atMost(Duration.ofSeconds(30)).until(() -> {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.time.Time;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +20,7 @@ class BatchesInFlightTest {
 
     @Test
     void batchesCompleteOldestFirst() {
-        BatchesInFlight batches = new BatchesInFlight();
+        BatchesInFlight batches = new BatchesInFlight(Time.SYSTEM);
         CompletableFuture<List<WriteResult>> first = new CompletableFuture<>();
         CompletableFuture<List<WriteResult>> second = CompletableFuture.completedFuture(List.of());
         IntakePoll older = poll(Map.of(P0, 5L), 3);
@@ -38,7 +39,7 @@ class BatchesInFlightTest {
 
     @Test
     void droppingAllReturnsTheEarliestOffsetOfEachPartition() {
-        BatchesInFlight batches = new BatchesInFlight();
+        BatchesInFlight batches = new BatchesInFlight(Time.SYSTEM);
         batches.add(written(poll(Map.of(P0, 5L), 1), new CompletableFuture<>()));
         batches.add(written(poll(Map.of(P0, 9L, P1, 4L), 1), new CompletableFuture<>()));
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -17,7 +18,7 @@ class ExpressCommitsTest {
 
     @Test
     void offsetsAreHandedOutInPollOrderOnlyOnceEachPollSettled() {
-        ExpressCommits commits = new ExpressCommits();
+        ExpressCommits commits = new ExpressCommits(Time.SYSTEM);
         ExpressCommits.Poll first = commits.add(Map.of(P0, offset(10)), 2);
         ExpressCommits.Poll second = commits.add(Map.of(P0, offset(20), P1, offset(5)), 1);
 
@@ -34,7 +35,7 @@ class ExpressCommitsTest {
 
     @Test
     void aPollWithoutExpressRecordsCommitsAsSoonAsThoseBeforeIt() {
-        ExpressCommits commits = new ExpressCommits();
+        ExpressCommits commits = new ExpressCommits(Time.SYSTEM);
         commits.add(Map.of(P0, offset(3)), 0);
         assertEquals(Map.of(P0, offset(3)), commits.takeSettled());
         assertThrows(IllegalStateException.class, () -> commits.settled(commits.add(Map.of(), 0)));
@@ -42,7 +43,7 @@ class ExpressCommitsTest {
 
     @Test
     void aHandOverWaitsForExpressRecordsSettledOnAnotherThread() throws InterruptedException {
-        ExpressCommits commits = new ExpressCommits();
+        ExpressCommits commits = new ExpressCommits(Time.SYSTEM);
         ExpressCommits.Poll poll = commits.add(Map.of(P0, offset(1)), 1);
         assertFalse(commits.awaitAllSettled(20));
         new Thread(() -> commits.settled(poll)).start();

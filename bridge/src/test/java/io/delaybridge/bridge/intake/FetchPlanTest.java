@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,7 +102,7 @@ class FetchPlanTest {
 
     @Test
     void theThawIsToldWhatTheLogNoLongerHolds() {
-        OffsetReader reader = new OffsetReader(FetchPlanTest::log, "intake", Duration.ofSeconds(5));
+        OffsetReader reader = new OffsetReader(FetchPlanTest::log, "intake", Duration.ofSeconds(5), Time.SYSTEM);
         OffsetReader.Fetched fetched = reader.fetch(positions(2, 4, 5, 7, 9));
         assertEquals(5, fetched.covered());
         assertEquals(
@@ -119,7 +120,7 @@ class FetchPlanTest {
                         consumer.addRecord(new ConsumerRecord<>("intake", 0, offset, new byte[1], new byte[1]));
                     }
                 });
-        OffsetReader reader = new OffsetReader(() -> consumer, "intake", Duration.ofSeconds(5));
+        OffsetReader reader = new OffsetReader(() -> consumer, "intake", Duration.ofSeconds(5), Time.SYSTEM);
         assertEquals(Map.of(), reader.fetch(positions(4, 6)).lost());
         // the thaw's store failed (Redis restarting): it fetches the same slice again
         OffsetReader.Fetched again = reader.fetch(positions(4, 6));
@@ -131,7 +132,7 @@ class FetchPlanTest {
 
     @Test
     void theApiGetsTheRecordsTheLogHoldsInAnyOrder() {
-        OffsetReader reader = new OffsetReader(FetchPlanTest::log, "intake", Duration.ofSeconds(5));
+        OffsetReader reader = new OffsetReader(FetchPlanTest::log, "intake", Duration.ofSeconds(5), Time.SYSTEM);
         Map<OffsetReader.Position, ConsumerRecord<byte[], byte[]>> read =
                 reader.read(positions(9, 7, 2, 4, 5, 4), Duration.ofSeconds(5));
         assertEquals(Set.copyOf(positions(4, 7)), read.keySet(), "a missing position is absent");
@@ -143,18 +144,18 @@ class FetchPlanTest {
         MockConsumer<byte[], byte[]> silent = new MockConsumer<>("none");
         silent.updateBeginningOffsets(Map.of(P0, 0L));
         silent.updateEndOffsets(Map.of(P0, 10L));
-        OffsetReader api = new OffsetReader(() -> silent, "intake", Duration.ofSeconds(30));
+        OffsetReader api = new OffsetReader(() -> silent, "intake", Duration.ofSeconds(30), Time.SYSTEM);
         long start = System.nanoTime();
         assertThrows(TimeoutException.class, () -> api.read(positions(5), Duration.ofMillis(300)));
         assertTrue(System.nanoTime() - start < Duration.ofSeconds(5).toNanos(), "the request's limit, not the call's");
 
-        OffsetReader thaw = new OffsetReader(() -> silent, "intake", Duration.ofMillis(300));
+        OffsetReader thaw = new OffsetReader(() -> silent, "intake", Duration.ofMillis(300), Time.SYSTEM);
         assertThrows(TimeoutException.class, () -> thaw.fetch(positions(5)), "retried later, nothing reported lost");
     }
 
     @Test
     void aReaderWokenBeforeItsFirstReadStops() {
-        OffsetReader reader = new OffsetReader(FetchPlanTest::log, "intake", Duration.ofSeconds(5));
+        OffsetReader reader = new OffsetReader(FetchPlanTest::log, "intake", Duration.ofSeconds(5), Time.SYSTEM);
         reader.wakeup();
         assertThrows(WakeupException.class, () -> reader.fetch(positions(4)));
     }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,12 +24,15 @@ class PollCommitsTest {
     private static final TopicPartition P0 = new TopicPartition("intake", 0);
 
     private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>(AutoOffsetResetStrategy.EARLIEST.name());
-    private final PollCommits commits = new PollCommits(new OffsetCommitter(
-            consumer,
-            null,
-            new IntakeMetrics(REGISTRY, new DeadletterMeters(REGISTRY)),
-            Duration.ZERO,
-            Duration.ofMillis(100)));
+    private final PollCommits commits = new PollCommits(
+            new OffsetCommitter(
+                    consumer,
+                    new IntakeMetrics(REGISTRY, new DeadletterMeters(REGISTRY)),
+                    Duration.ZERO,
+                    Duration.ofMillis(100),
+                    new RedisClock(Time.SYSTEM, () -> 0),
+                    Time.SYSTEM),
+            Time.SYSTEM);
 
     PollCommitsTest() {
         consumer.assign(List.of(P0));

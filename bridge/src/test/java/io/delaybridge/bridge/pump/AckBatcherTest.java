@@ -13,7 +13,7 @@ class AckBatcherTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long T0 = 5_000_000_000L;
 
-    private final OwnedShard shard = new OwnedShard(3);
+    private final OwnedShard shard = new OwnedShard(3, 0);
 
     @Test
     void acksWaitHalfALookAheadFromTheOldest() {
@@ -37,7 +37,7 @@ class AckBatcherTest {
         assertEquals(2, full.takeDue(false, T0).get(shard).size());
 
         AckBatcher revoking = new AckBatcher(100, 1_000);
-        OwnedShard leaving = new OwnedShard(4);
+        OwnedShard leaving = new OwnedShard(4, 0);
         revoking.add(Map.of(leaving, List.of(delivered())), T0);
         assertTrue(revoking.takeDue(false, T0).isEmpty());
         leaving.revoked = true;

@@ -92,7 +92,7 @@ class ClaimRoundsTest {
     }
 
     private static OwnedShard shardDueAt(long dueAt) {
-        OwnedShard shard = new OwnedShard(0);
+        OwnedShard shard = new OwnedShard(0, 0);
         shard.nextDueAt = dueAt;
         return shard;
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -11,9 +12,9 @@ class InFlightPlacesTest {
 
     @Test
     void placesAreCountedInTotalAndPerShard() {
-        Wakeups wakeups = new Wakeups();
+        Wakeups wakeups = new Wakeups(Time.SYSTEM);
         InFlightPlaces places = new InFlightPlaces(10, wakeups);
-        OwnedShard shard = new OwnedShard(1);
+        OwnedShard shard = new OwnedShard(1, 0);
 
         places.reserve(shard, 6);
         places.claimed(4);
@@ -32,9 +33,9 @@ class InFlightPlacesTest {
 
     @Test
     void aFreedPlaceWakesWhoeverWaitsForIt() {
-        Wakeups wakeups = new Wakeups();
+        Wakeups wakeups = new Wakeups(Time.SYSTEM);
         InFlightPlaces places = new InFlightPlaces(10, wakeups);
-        OwnedShard shard = new OwnedShard(1);
+        OwnedShard shard = new OwnedShard(1, 0);
         places.reserve(shard, 1);
         places.claimed(1);
         places.ackSent();

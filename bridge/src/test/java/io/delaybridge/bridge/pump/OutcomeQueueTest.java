@@ -3,6 +3,7 @@ package io.delaybridge.bridge.pump;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -11,9 +12,9 @@ class OutcomeQueueTest {
 
     @Test
     void outcomesAreDrainedInOrderAndTheFirstOfABurstSignals() {
-        Wakeups wakeups = new Wakeups();
+        Wakeups wakeups = new Wakeups(Time.SYSTEM);
         OutcomeQueue queue = new OutcomeQueue(wakeups);
-        OwnedShard shard = new OwnedShard(0);
+        OwnedShard shard = new OwnedShard(0, 0);
         Outcome first = Outcome.delivered(shard, null, 1);
         Outcome second = Outcome.delivered(shard, null, 2);
         queue.report(first);

@@ -11,6 +11,8 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.testkit.TestServers;
@@ -83,6 +85,7 @@ final class PumpRig implements AutoCloseable {
     Pump pump(DelayStore store, PumpSettings settings, Clock clock) {
         Delivery delivery = Delivery.plain(
                 producer, new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000), topic + "-dlq");
+        Time time = Time.of(clock);
         return new Pump(
                 store,
                 delivery,
@@ -90,7 +93,8 @@ final class PumpRig implements AutoCloseable {
                 new ExponentialBackoff(3, 100, 1_000),
                 settings,
                 new PumpMetrics(metrics, new DeadletterMeters(metrics)),
-                clock,
+                new RedisClock(time, store::now),
+                time,
                 PipelineProbe.NONE);
     }
 

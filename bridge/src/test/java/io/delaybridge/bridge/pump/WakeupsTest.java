@@ -3,6 +3,7 @@ package io.delaybridge.bridge.pump;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.time.Time;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +13,7 @@ class WakeupsTest {
 
     @Test
     void aSignalGivenWhileAwakeEndsTheNextSleepAtOnceAndOnlyThatOne() {
-        Wakeups wakeups = new Wakeups();
+        Wakeups wakeups = new Wakeups(Time.SYSTEM);
         wakeups.signal();
         long start = System.nanoTime();
         assertTrue(wakeups.sleep(MINUTE, () -> true));
@@ -25,7 +26,7 @@ class WakeupsTest {
 
     @Test
     void aSignalFromAnotherThreadEndsASleep() {
-        Wakeups wakeups = new Wakeups();
+        Wakeups wakeups = new Wakeups(Time.SYSTEM);
         Thread signaller = new Thread(() -> {
             try {
                 Thread.sleep(50);
@@ -42,7 +43,7 @@ class WakeupsTest {
 
     @Test
     void aConditionThatNeverHoldsTimesOut() {
-        assertFalse(new Wakeups().awaitUntilTrue(() -> false, TimeUnit.MILLISECONDS.toNanos(20)));
-        assertTrue(new Wakeups().awaitUntilTrue(() -> true, 0));
+        assertFalse(new Wakeups(Time.SYSTEM).awaitUntilTrue(() -> false, TimeUnit.MILLISECONDS.toNanos(20)));
+        assertTrue(new Wakeups(Time.SYSTEM).awaitUntilTrue(() -> true, 0));
     }
 }

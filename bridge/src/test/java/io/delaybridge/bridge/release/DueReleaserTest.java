@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,15 +24,29 @@ class DueReleaserTest {
 
     private record Sent(String id, long atNanos) {}
 
+    private final RedisClock redisClock = new RedisClock(Time.SYSTEM, () -> {
+        throw new AssertionError("the release thread never reads Redis' clock itself");
+    });
+
+    /** Redis' clock read {@link #REDIS_NOW}, answered at monotonic {@code arrivedNanos}. */
+    private void observe(long arrivedNanos) {
+        redisClock.observe(REDIS_NOW, arrivedNanos, arrivedNanos);
+    }
+
     @Test
     void sendsEachMessageOnceItsDueTimeIsCertainEarliestFirst() throws Exception {
         List<Sent> sent = new CopyOnWriteArrayList<>();
         DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
-                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500, "test-release");
+                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())),
+                ClaimedMessage::dueAt,
+                500,
+                redisClock,
+                Time.SYSTEM,
+                "test-release");
         releaser.start();
         try {
             long readAt = System.nanoTime();
-            releaser.observe(REDIS_NOW, readAt);
+            observe(readAt);
             releaser.hold(
                     List.of(message("c", REDIS_NOW + 120), message("a", REDIS_NOW - 5), message("b", REDIS_NOW + 60)));
             await().atMost(Duration.ofSeconds(5)).until(() -> sent.size() == 3);
@@ -55,10 +71,12 @@ class DueReleaserTest {
                 },
                 ClaimedMessage::dueAt,
                 500,
+                redisClock,
+                Time.SYSTEM,
                 "test-release");
         releaser.start();
         try {
-            releaser.observe(REDIS_NOW, System.nanoTime());
+            observe(System.nanoTime());
             releaser.hold(List.of(message("bad", REDIS_NOW - 1)));
             releaser.hold(List.of(message("good", REDIS_NOW + 20)));
             await().atMost(Duration.ofSeconds(5)).until(() -> sent.equals(List.of("good")));
@@ -71,10 +89,15 @@ class DueReleaserTest {
     void stopSendsWhatIsHeldAtItsDueTimeFirst() throws Exception {
         List<Sent> sent = new CopyOnWriteArrayList<>();
         DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
-                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())), ClaimedMessage::dueAt, 500, "test-release");
+                m -> sent.add(new Sent(m.ref().id(), System.nanoTime())),
+                ClaimedMessage::dueAt,
+                500,
+                redisClock,
+                Time.SYSTEM,
+                "test-release");
         releaser.start();
         long readAt = System.nanoTime();
-        releaser.observe(REDIS_NOW, readAt);
+        observe(readAt);
         releaser.hold(List.of(message("held", REDIS_NOW + 200)));
         releaser.stop();
 
@@ -85,13 +108,13 @@ class DueReleaserTest {
     @Test
     void withoutAReadingOfRedisClockNothingNotYetKnownDueIsSent() throws Exception {
         List<String> sent = new CopyOnWriteArrayList<>();
-        DueReleaser<ClaimedMessage> releaser =
-                new DueReleaser<>(m -> sent.add(m.ref().id()), ClaimedMessage::dueAt, 100, "test-release");
+        DueReleaser<ClaimedMessage> releaser = new DueReleaser<>(
+                m -> sent.add(m.ref().id()), ClaimedMessage::dueAt, 100, redisClock, Time.SYSTEM, "test-release");
         releaser.start();
         releaser.hold(List.of(message("unknown", REDIS_NOW)));
         await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> true);
         assertTrue(sent.isEmpty(), "no reading, no proof that it is due");
-        releaser.observe(REDIS_NOW, System.nanoTime());
+        observe(System.nanoTime());
         await().atMost(Duration.ofSeconds(5)).until(() -> sent.equals(List.of("unknown")));
         releaser.stop();
     }

@@ -14,6 +14,8 @@ import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.FarAppend;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.IntakeParser;
@@ -60,7 +62,7 @@ final class ThawRig implements AutoCloseable {
     final RedisDelayStore store;
     final Recording far;
     final MetricRegistry metrics = new MetricRegistry();
-    final ThawMetrics thawMetrics = new ThawMetrics(metrics);
+    final ThawMetrics thawMetrics;
     /** What the loop is told the pump holds: shard -> epoch. */
     final Map<Integer, Long> epochs = new ConcurrentHashMap<>();
 
@@ -86,6 +88,7 @@ final class ThawRig implements AutoCloseable {
         store = RedisDelayStore.connect(
                 RedisStoreOptions.of(servers.redisUri(), intake, 2).withKeyPrefix(intake));
         far = new Recording(store);
+        thawMetrics = new ThawMetrics(metrics, new RedisClock(Time.SYSTEM, store::now));
     }
 
     /** Intake settings as the bridge's: a year's longest delay; targets matching {@code allowed} (empty: any). */
@@ -113,14 +116,15 @@ final class ThawRig implements AutoCloseable {
                 far,
                 store::now,
                 () -> Map.copyOf(epochs),
-                () -> new OffsetReader(reader, intake, Duration.ofSeconds(10)),
+                () -> new OffsetReader(reader, intake, Duration.ofSeconds(10), Time.SYSTEM),
                 settings,
                 producer,
                 new DeadletterMeters(metrics),
                 thawMetrics,
                 windowMillis,
                 maxRecords,
-                0); // no pacing: the tests thaw hours ahead of their start and wait for them
+                0, // no pacing: the tests thaw hours ahead of their start and wait for them
+                Time.SYSTEM);
     }
 
     /** Produces a schedule for {@link #target} due at {@code dueAt} to intake {@code partition}; returns its offset. */

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.store.redis;
 
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.redis.WritePlan.Check;
+import io.delaybridge.bridge.time.Time;
 import java.util.BitSet;
 import java.util.List;
 
@@ -15,9 +16,11 @@ final class ExpressAnswers {
     final BitSet passed = new BitSet();
     long redisNow = Long.MIN_VALUE;
     long readAtNanos;
+    private final Time time;
 
-    ExpressAnswers(List<Check> checks) {
+    ExpressAnswers(List<Check> checks, Time time) {
         this.checks = checks;
+        this.time = time;
     }
 
     /** Files one {@code express.lua} reply: {now, earliestDue, inflightCount, known...}. */
@@ -39,7 +42,7 @@ final class ExpressAnswers {
                     + " the bridge.");
         }
         redisNow = Math.max(redisNow, now);
-        readAtNanos = System.nanoTime();
+        readAtNanos = time.nanoseconds();
         for (int i = 0; i < c.checks().size(); i++) {
             long due = c.checks().get(i).dueAt();
             boolean unknown = (Long) reply.get(3 + i) == 0;

@@ -20,10 +20,10 @@ import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
+import io.delaybridge.bridge.time.Time;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -116,7 +116,8 @@ public final class RedisDelayStore implements DelayStore {
             ScriptRunner scripts,
             RedisKeys keys,
             String incarnation,
-            ServerChecks.Facts facts) {
+            ServerChecks.Facts facts,
+            Time time) {
         RedisStoreOptions options = connections.options();
         this.connections = connections;
         this.scripts = scripts;
@@ -125,7 +126,7 @@ public final class RedisDelayStore implements DelayStore {
         this.incarnation = incarnation;
         this.publish = bytes(facts.publishCommand());
         this.plan = new WritePlan(keys, router, incarnation, facts.publishCommand());
-        this.writes = new WritePipeline(connections, scripts, plan, keys);
+        this.writes = new WritePipeline(connections, scripts, plan, keys, time);
         this.awaitMillis = connections.awaitMillis();
         this.shardCalls = new ShardCalls(connections, scripts, keys, router, publish);
         this.far = new FarIndex(this);
@@ -140,20 +141,20 @@ public final class RedisDelayStore implements DelayStore {
      * @throws StoreDataLostException if a shard lost the data of this store
      */
     public static RedisDelayStore connect(RedisStoreOptions options) {
-        return connect(options, Clock.systemUTC());
+        return connect(options, Time.SYSTEM);
     }
 
-    /** As {@link #connect(RedisStoreOptions)}; {@code clock} only stamps the creation time of a new store. */
-    public static RedisDelayStore connect(RedisStoreOptions options, Clock clock) {
-        return connect(options, clock, options::shardCount);
+    /** As {@link #connect(RedisStoreOptions)}, on {@code time}: its wall clock stamps the creation of a new store. */
+    public static RedisDelayStore connect(RedisStoreOptions options, Time time) {
+        return connect(options, time, options::shardCount);
     }
 
     /**
-     * As {@link #connect(RedisStoreOptions, Clock)}, with the shard count asked only once the connection, the server
+     * As {@link #connect(RedisStoreOptions, Time)}, with the shard count asked only once the connection, the server
      * checks and the scripts are done: the bridge connects while it still counts the intake's partitions. An
      * exception of {@code shardCount} closes the connection and is thrown as it is.
      */
-    public static RedisDelayStore connect(RedisStoreOptions options, Clock clock, IntSupplier shardCount) {
+    public static RedisDelayStore connect(RedisStoreOptions options, Time time, IntSupplier shardCount) {
         RedisConnections c = RedisConnections.open(options);
         try {
             ScriptRunner scripts = new ScriptRunner();
@@ -161,10 +162,10 @@ public final class RedisDelayStore implements DelayStore {
             CompletableFuture<Void> loaded = scripts.loadAll(c.commands());
             ServerChecks.Facts facts = ServerChecks.check(c);
             RedisCalls.await(loaded, "SCRIPT LOAD at " + options.redactedUri(), c.awaitMillis());
-            StoreMeta.Meta meta = StoreMeta.initialise(c, scripts, clock, shardCount.getAsInt());
+            StoreMeta.Meta meta = StoreMeta.initialise(c, scripts, time.clock(), shardCount.getAsInt());
             RedisKeys keys = new RedisKeys(options.keyPrefix(), options.intakeTopic(), meta.shards());
             StoreMeta.prepareShards(c, keys, meta);
-            RedisDelayStore store = new RedisDelayStore(c, scripts, keys, meta.incarnation(), facts);
+            RedisDelayStore store = new RedisDelayStore(c, scripts, keys, meta.incarnation(), facts, time);
             store.subscribeWakeChannels(facts.shardedPubSub());
             LOG.info(
                     "Redis store at {} ({}) ready: intake topic {}, {} shards, key prefix {}, incarnation {},"

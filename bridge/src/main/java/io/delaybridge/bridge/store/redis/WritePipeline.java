@@ -11,6 +11,7 @@ import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.delaybridge.bridge.store.redis.WritePlan.Call;
 import io.delaybridge.bridge.store.redis.WritePlan.Check;
+import io.delaybridge.bridge.time.Time;
 import io.lettuce.core.RedisFuture;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,11 +44,13 @@ final class WritePipeline {
     private final WritePlan plan;
     private final RedisKeys keys;
     private final RedisStoreOptions options;
+    private final Time time;
     private final Object lock = new Object();
     /** Write batches dispatched on the pipeline connection so far. Guarded by {@code lock}. */
     private long dispatched;
 
-    WritePipeline(RedisConnections connections, ScriptRunner scripts, WritePlan plan, RedisKeys keys) {
+    WritePipeline(RedisConnections connections, ScriptRunner scripts, WritePlan plan, RedisKeys keys, Time time) {
+        this.time = time;
         this.connections = connections;
         this.scripts = scripts;
         this.plan = plan;
@@ -72,7 +75,7 @@ final class WritePipeline {
         List<Call> calls = new ArrayList<>(plan.plan(ops));
         MarkAnswers answers = new MarkAnswers(marks);
         calls.addAll(plan.marks(marks, connections.isCluster()));
-        ExpressAnswers checked = new ExpressAnswers(plan.planChecks(checks));
+        ExpressAnswers checked = new ExpressAnswers(plan.planChecks(checks), time);
         CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
         try {
             runBatch(calls, checked, 0, new WriteResult[ops.size()], -1, result, answers);
