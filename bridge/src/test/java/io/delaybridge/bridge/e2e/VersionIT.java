@@ -1,6 +1,8 @@
 package io.delaybridge.bridge.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.testkit.ChildJvm;
@@ -10,6 +12,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -35,6 +40,23 @@ class VersionIT {
         assertTrue(version.find(), "no version and commit in:\n" + output);
         assertEquals(System.getProperty("project.version"), version.group(1));
         assertEquals(headCommit(), version.group(2), output);
+    }
+
+    /**
+     * Only the bridge's package carries the version: in the manifest's main section every shaded library would report
+     * it as its own, and Lettuce, which sends its version to Redis, refuses one with spaces and the bridge would not
+     * start.
+     */
+    @Test
+    void theVersionBelongsToTheBridgesPackageOnly() throws Exception {
+        try (JarFile jar = new JarFile(JAR.toFile())) {
+            Manifest manifest = jar.getManifest();
+            assertNull(manifest.getMainAttributes().getValue("Implementation-Version"), "in the main section");
+            Attributes bridge = manifest.getAttributes("io/delaybridge/bridge/");
+            assertNotNull(bridge, "no section for the bridge's package");
+            assertTrue(
+                    VERSION.matcher(bridge.getValue("Implementation-Version")).find(), bridge.toString());
+        }
     }
 
     /** The checkout's commit as the build reads it, or "unknown" outside a git checkout. */
