@@ -62,6 +62,7 @@ class KafkaAclIT {
                             AclOperation.DESCRIBE_CONFIGS,
                             AclOperation.ALTER_CONFIGS),
             ResourceType.GROUP, Set.of(AclOperation.READ, AclOperation.DESCRIBE, AclOperation.DELETE),
+            ResourceType.TRANSACTIONAL_ID, Set.of(AclOperation.WRITE, AclOperation.DESCRIBE),
             ResourceType.CLUSTER,
                     Set.of(
                             AclOperation.CREATE,
@@ -86,7 +87,7 @@ class KafkaAclIT {
             admin.createTopics(4, names.intake());
             admin.createTopics(1, names.deadletter(), allowed, forbidden);
             List<AclBinding> acls = documentedAcls(user, names, prefix);
-            assertEquals(12, acls.size(), "the document's lines, one binding per resource and operation: " + acls);
+            assertEquals(18, acls.size(), "the document's lines, one binding per resource and operation: " + acls);
             try (Admin kafkaAdmin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 kafkaAdmin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
@@ -101,12 +102,24 @@ class KafkaAclIT {
 
             KafkaClient.Collector delivered = admin.collect(allowed);
             KafkaClient.Collector deadletters = admin.collect(names.deadletter());
-            ConfigOverride[] withFarTier = java.util.stream.Stream.concat(
+            // every feature the document's lines are for: the far tier and exactly once
+            ConfigOverride[] everyFeature = java.util.stream.Stream.concat(
                             java.util.Arrays.stream(secured(user, PASSWORD, certs)),
-                            java.util.stream.Stream.of(ConfigOverride.config("intake.hotWindow", "10m")))
+                            java.util.stream.Stream.of(
+                                    ConfigOverride.config("intake.hotWindow", "10m"),
+                                    ConfigOverride.config("delivery.exactlyOnce", "true")))
                     .toArray(ConfigOverride[]::new);
             try (TestBridge bridge =
-                    new TestBridge(names, broker.saslBootstrapServers(), servers.redisUri(), withFarTier).start()) {
+                    new TestBridge(names, broker.saslBootstrapServers(), servers.redisUri(), everyFeature).start()) {
+                // DescribeConfigs on the intake: its retention was read, so records due far ahead may wait there
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> get(bridge.adminPort(), "/metrics")
+                                        .json()
+                                        .path("gauges")
+                                        .path("delay.far.enabled")
+                                        .path("value")
+                                        .asInt()
+                                == 1);
                 admin.send(
                         names.intake(), "ok-1", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS, "300");
                 admin.send(
@@ -120,7 +133,25 @@ class KafkaAclIT {
                         "300");
                 admin.send(
                         names.intake(), "ok-2", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS, "600");
+                admin.send(
+                        names.intake(),
+                        "far-1",
+                        "v",
+                        null,
+                        DelayHeaders.TARGET,
+                        allowed,
+                        DelayHeaders.DELAY_MS,
+                        "2d",
+                        DelayHeaders.ID,
+                        "far-1");
                 await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() == 2 && deadletters.size() == 1);
+                int app = bridge.support().getLocalPort();
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> get(app, "/messages/far-1")
+                                .json()
+                                .path("state")
+                                .asText()
+                                .equals("far"));
                 KafkaClient.Received dead = deadletters.received().get(0);
                 assertEquals("no-1", dead.key());
                 assertEquals(
@@ -129,8 +160,11 @@ class KafkaAclIT {
                         .until(() -> get(bridge.adminPort(), "/healthcheck").status() == 200);
                 JsonNode health = get(bridge.adminPort(), "/healthcheck").json();
                 assertTrue(health.get("kafka").get("healthy").asBoolean(), health.toString());
-                // DescribeConfigs on the intake: its retention was read, so records due far ahead may wait there
                 assertTrue(health.get("far-tier").get("message").asText().startsWith("on: "), health.toString());
+                // exactly once: the deliveries went out in shard transactions, each writing the delivered log
+                KafkaClient.Collector transactions = admin.collectCommitted(names.intake() + "-delivered");
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> !transactions.received().isEmpty());
             }
 
             TestBridge wrong = new TestBridge(
@@ -207,6 +241,7 @@ class KafkaAclIT {
                     case "--resource-pattern-type" -> pattern = PatternType.valueOf(upperSnake(words.get(++i)));
                     case "--topic" -> named.add(new String[] {"topic", words.get(++i)});
                     case "--group" -> named.add(new String[] {"group", words.get(++i)});
+                    case "--transactional-id" -> named.add(new String[] {"transactional-id", words.get(++i)});
                     case "--cluster" ->
                         resources.add(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL));
                     default -> throw new AssertionError("an option this test does not know: " + word + " in " + line);
@@ -217,11 +252,17 @@ class KafkaAclIT {
                     case "delay-intake" -> names.intake();
                     case "delay-deadletter" -> names.deadletter();
                     case "delay-bridge" -> names.group();
+                    case "delay-intake-delivered" -> names.intake() + "-delivered";
+                    case "delay-bridge-delay-intake-shard-" -> names.group() + "-" + names.intake() + "-shard-";
                     case "orders." -> prefix;
                     default -> throw new AssertionError("a name this test does not map: " + resource[1]);
                 };
-                resources.add(new ResourcePattern(
-                        resource[0].equals("topic") ? ResourceType.TOPIC : ResourceType.GROUP, name, pattern));
+                ResourceType type = switch (resource[0]) {
+                    case "topic" -> ResourceType.TOPIC;
+                    case "group" -> ResourceType.GROUP;
+                    default -> ResourceType.TRANSACTIONAL_ID;
+                };
+                resources.add(new ResourcePattern(type, name, pattern));
             }
             assertTrue(principal != null && !operations.isEmpty() && !resources.isEmpty(), line);
             for (ResourcePattern resource : resources) {

@@ -180,6 +180,14 @@ class RedisAclIT {
                             .get("message")
                             .asText()
                             .startsWith("on: "));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> get(bridge.adminPort(), "/metrics")
+                                    .json()
+                                    .path("gauges")
+                                    .path("delay.far.enabled")
+                                    .path("value")
+                                    .asInt()
+                            == 1);
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
             kafka.send(
@@ -201,7 +209,7 @@ class RedisAclIT {
                     DelayHeaders.TARGET,
                     target,
                     DelayHeaders.DELAY_MS,
-                    "1h",
+                    "2d",
                     DelayHeaders.ID,
                     "acl-2");
             RecordMetadata cancelled = kafka.send(
