@@ -33,8 +33,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Recovery without waiting for a lease: a bridge killed with SIGKILL and started again at once gets its partitions
  * back as the same static member and takes what it left in flight back at once (the new fencing epoch hands it over);
  * a survivor takes a dead instance's shards once its session (8 s) ends. Each bound sits well below the wait it would
- * catch, made long here (a minute, or 40 s): a bridge that waited could not pass it, since a delivery is never early,
- * and a busy machine has the rest. Each test prints what it measured (docs/reliability.md).
+ * catch, made long here (2 minutes, or 40 s): a bridge that waited could not pass it, since a delivery is never
+ * early, and a busy machine has the rest (a JVM once took 36 s to start on a loaded 2-core machine). Each test prints
+ * what it measured (docs/reliability.md).
  */
 @ExtendWith(RealServersExtension.class)
 class RecoveryIT {
@@ -47,16 +48,16 @@ class RecoveryIT {
     /**
      * The hand-over of a restart: the restarted static member gets its partitions back without waiting for the old
      * member's session, and what the killed one had claimed and not acked is delivered again at once, not after its
-     * lease. Session and lease are a minute here: a bridge that waited for either could not be done before a minute
-     * after the kill, and the bound, 40 s after it, leaves a slow JVM start on a busy machine half a minute. A
+     * lease. Session and lease are 2 minutes here: a bridge that waited for either could not be done before 2 minutes
+     * after the kill, and the bound, 90 s after it, leaves a slow JVM start on a busy machine more than a minute. A
      * look-ahead of 1 s keeps messages claimed ahead of their due time, so the kill catches some.
      */
     @Test
     void theOnlyBridgeKilledAndRestartedAtOnceHandsItsClaimedMessagesOverAtOnce(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
-        String[] pump = {"lease: 60s", "lookAhead: 1s"};
-        List<String> session = List.of("consumer: {session.timeout.ms: \"60000\"}");
+        String[] pump = {"lease: 120s", "lookAhead: 1s"};
+        List<String> session = List.of("consumer: {session.timeout.ms: \"120000\"}");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap())) {
             kafka.createTopics(2, target);
             KafkaClient.Collector delivered = kafka.collect(target);
@@ -100,13 +101,13 @@ class RecoveryIT {
                         delivered.size() - RECORDS,
                         lateness);
                 assertTrue(
-                        assignedAt - killedAt < 40_000,
+                        assignedAt - killedAt < 90_000,
                         "the restarted member got its partitions " + (assignedAt - killedAt)
-                                + " ms after the kill: it waited for the old session (60 s)?");
+                                + " ms after the kill: it waited for the old session (120 s)?");
                 assertTrue(
-                        handedOverAt - killedAt < 40_000,
+                        handedOverAt - killedAt < 90_000,
                         "the " + claimedAtKill + " messages claimed at the kill were delivered again "
-                                + (handedOverAt - killedAt) + " ms after it: they waited for their lease (60 s)?");
+                                + (handedOverAt - killedAt) + " ms after it: they waited for their lease (120 s)?");
             }
         }
     }
@@ -117,11 +118,11 @@ class RecoveryIT {
         String target = names.target("out");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
                 ChildBridge survivor = ChildBridge.start(
-                        dir, names, servers.kafkaBootstrap(), servers.redisUri(), "survivor", "lease: 60s")) {
+                        dir, names, servers.kafkaBootstrap(), servers.redisUri(), "survivor", "lease: 120s")) {
             kafka.createTopics(2, target);
             KafkaClient.Collector delivered = kafka.collect(target);
-            ChildBridge victim =
-                    ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "victim", "lease: 60s");
+            ChildBridge victim = ChildBridge.start(
+                    dir, names, servers.kafkaBootstrap(), servers.redisUri(), "victim", "lease: 120s");
             await().atMost(Duration.ofSeconds(60))
                     .until(() ->
                             victim.shards().size() == 2 && survivor.shards().size() == 2);
@@ -137,8 +138,8 @@ class RecoveryIT {
                             + "before the kill, %d duplicates, %s%n",
                     RECORDS, beforeKill, delivered.size() - RECORDS, lateness);
             assertEquals(4, survivor.shards().size(), "the survivor pumps every shard");
-            // what the victim held waited for no lease (a minute): that would make it a minute late
-            assertTrue(lateness.max() < 40_000, "worst record " + lateness.max() + " ms late: it waited for a lease?");
+            // what the victim held waited for no lease (2 minutes): that would make it 2 minutes late
+            assertTrue(lateness.max() < 90_000, "worst record " + lateness.max() + " ms late: it waited for a lease?");
         }
     }
 
