@@ -3,7 +3,6 @@ package io.delaybridge.bridge.admin;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
@@ -99,11 +98,9 @@ class PrometheusExportTest {
         PrometheusRegistry registry = new PrometheusRegistry();
         PrometheusExport.healthGauge(registry, health, Time.SYSTEM);
         try {
-            long started = System.nanoTime();
+            // the check hangs until the finally below: that these scrapes return at all is the proof (a scrape that
+            // waited for the check would hang, and @Timeout fail the test; one that timed it out would report it down)
             assertEquals(Map.of(), healthSeries(registry), "no check has finished yet");
-            long tookMillis = Duration.ofNanos(System.nanoTime() - started).toMillis();
-            // the first scrape waits for the first run at most 2 s; a scrape that ran the checks would still wait
-            assertTrue(tookMillis < 10_000, "the scrape took " + tookMillis + " ms");
             assertEquals(Map.of(), healthSeries(registry), "a later scrape reads the last results, it does not wait");
         } finally {
             kafkaAnswers.countDown();

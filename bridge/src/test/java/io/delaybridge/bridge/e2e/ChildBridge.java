@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * A bridge as a child JVM against the shared real broker and Redis, with the test's names, for faults that only a
@@ -60,6 +61,22 @@ final class ChildBridge implements AutoCloseable {
             String instanceId,
             Map<String, String> env,
             String... pumpSettings) {
+        return start(dir, names, kafka, redis, instanceId, env, List.of(), pumpSettings);
+    }
+
+    /**
+     * As {@link #start}, with {@code kafkaSettings} (YAML lines under {@code kafka:}, e.g.
+     * {@code consumer: {session.timeout.ms: "60000"}}) as well.
+     */
+    static ChildBridge start(
+            Path dir,
+            TestNames names,
+            String kafka,
+            String redis,
+            String instanceId,
+            Map<String, String> env,
+            List<String> kafkaSettings,
+            String... pumpSettings) {
         int adminPort = FreePorts.pick();
         String file = instanceId + "-" + STARTED.incrementAndGet();
         Path config = dir.resolve(file + ".yml");
@@ -77,7 +94,9 @@ final class ChildBridge implements AutoCloseable {
                             "  instanceId: " + instanceId,
                             "  intakePartitions: 4",
                             "  replicationFactor: 1",
-                            "redis:",
+                            kafkaSettings.stream()
+                                            .map(line -> "  " + line + "\n")
+                                            .collect(Collectors.joining()) + "redis:",
                             "  uri: " + redis,
                             "  keyPrefix: " + names.keyPrefix(),
                             "intake:",

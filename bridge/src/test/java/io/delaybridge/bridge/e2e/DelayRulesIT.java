@@ -134,10 +134,16 @@ class DelayRulesIT {
                 }
                 assertEquals(
                         1, timeouts.matching(r -> "order-2".equals(r.key())).size());
-                assertEquals(
-                        2, metrics.meter("delay.rules.order-paid.cancelled").getCount());
-                assertEquals(
-                        5, metrics.meter("delay.rules.order-timeout.scheduled").getCount());
+                await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(() -> assertEquals(
+                                2,
+                                metrics.meter("delay.rules.order-paid.cancelled")
+                                        .getCount()));
+                await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(() -> assertEquals(
+                                5,
+                                metrics.meter("delay.rules.order-timeout.scheduled")
+                                        .getCount()));
 
                 // delays from a JSON field and from a header; a value that is not JSON is deadlettered, the next goes
                 // on
@@ -163,9 +169,15 @@ class DelayRulesIT {
                         bad.header(DelayHeaders.ERROR_MESSAGE).startsWith("rule from-json: the value is not JSON"),
                         bad.header(DelayHeaders.ERROR_MESSAGE));
                 assertEquals("from-json", bad.header(RuleRecords.RULE_HEADER));
-                assertEquals(1, metrics.meter("delay.rules.from-json.rejected").getCount());
-                assertEquals(
-                        1, metrics.meter("delay.deadlettered.INVALID_VALUE").getCount());
+                await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(() -> assertEquals(
+                                1,
+                                metrics.meter("delay.rules.from-json.rejected").getCount()));
+                await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(() -> assertEquals(
+                                1,
+                                metrics.meter("delay.deadlettered.INVALID_VALUE")
+                                        .getCount()));
                 assertTrue(bridge.getEnvironment()
                         .healthChecks()
                         .runHealthCheck("rule-order-timeout")

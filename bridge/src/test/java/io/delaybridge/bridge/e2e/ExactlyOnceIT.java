@@ -132,11 +132,15 @@ class ExactlyOnceIT {
             await().atMost(Duration.ofSeconds(60))
                     .until(() ->
                             zombie.shards().size() == 2 && survivor.shards().size() == 2);
+            List<Integer> zombieShards = zombie.shards();
             Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, records, 1_000, 16_000);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> committed.size() >= records / 5);
             zombie.jvm().signal("STOP");
             long frozenAt = System.currentTimeMillis();
+            // the freeze must catch work in flight, or nothing here tests what a woken zombie does with it
+            long inFlightAtFreeze = RecoveryIT.inFlight(servers.redisUri(), names, zombieShards);
+            assertTrue(inFlightAtFreeze > 0, "the freeze caught messages in flight");
             await().atMost(Duration.ofSeconds(30)).until(() -> survivor.shards().size() == 4);
             // frozen past its lease (10 s), then woken: it sends what it held, its transactions are fenced
             await().atMost(Duration.ofSeconds(30))
@@ -152,9 +156,13 @@ class ExactlyOnceIT {
                             && zombie.shards().size() + survivor.shards().size() == 4);
             Lateness lateness = exactlyOnce(committed, dueAt);
             System.out.printf(
-                    "[exactly-once] zombie (SIGSTOP %d ms, lease 10 s): %d records, read_committed 0 "
-                            + "duplicates, read_uncommitted %d extra copies, %s%n",
-                    System.currentTimeMillis() - frozenAt, records, uncommitted.size() - records, lateness);
+                    "[exactly-once] zombie (SIGSTOP %d ms, lease 10 s): %d in flight at the freeze, %d records, "
+                            + "read_committed 0 duplicates, read_uncommitted %d extra copies, %s%n",
+                    System.currentTimeMillis() - frozenAt,
+                    inFlightAtFreeze,
+                    records,
+                    uncommitted.size() - records,
+                    lateness);
         }
     }
 

@@ -45,15 +45,16 @@ class FarIntakeIT {
                 RedisClient redis = RedisClient.create(servers.redisUri());
                 StatefulRedisConnection<byte[], byte[]> connection = redis.connect(ByteArrayCodec.INSTANCE)) {
             kafka.createTopics(1, target);
-            JsonNode health = bridge.admin("/healthcheck");
-            assertTrue(health.get("far-tier").get("message").asText().startsWith("on: "), health.toString());
-            assertEquals(
-                    1,
-                    metrics(bridge)
-                            .get("gauges")
-                            .get("delay.far.enabled")
-                            .get("value")
-                            .asInt());
+            // the retention watch reads the intake's retention on a thread of its own, after start: wait for it
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertTrue(
+                            bridge.admin("/healthcheck")
+                                    .get("far-tier")
+                                    .get("message")
+                                    .asText()
+                                    .startsWith("on: "),
+                            "the far tier is on"));
+            bridge.awaitMetric("/gauges/delay.far.enabled/value", 1);
 
             kafka.send(
                     names.intake(),

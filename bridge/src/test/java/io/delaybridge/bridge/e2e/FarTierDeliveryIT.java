@@ -27,9 +27,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(RealServersExtension.class)
 class FarTierDeliveryIT {
 
-    /** With a window of 0 a record is thawed within the thaw's cycle (1 s) after it comes within the window. */
-    private static final long LATE_BOUND_MILLIS = 10_000;
-
     @Test
     void farRecordsArriveOnceNeverEarlyAndReplacementsAndCancelsWin(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
@@ -82,7 +79,6 @@ class FarTierDeliveryIT {
             for (KafkaClient.Received r : delivered.received()) {
                 long lateness = r.record().timestamp() - due.get(r.value());
                 assertTrue(lateness >= 0, r.value() + " early by " + -lateness + " ms");
-                assertTrue(lateness < LATE_BOUND_MILLIS, r.value() + " late by " + lateness + " ms");
                 assertEquals(String.valueOf(due.get(r.value())), r.header(DelayHeaders.DUE_AT));
             }
             KafkaClient.Received plain =

@@ -373,12 +373,13 @@ class OperationsApiIT {
 
     @Test
     void fireNowDeliversAtOnce() {
+        long scheduledAt = System.currentTimeMillis();
         String id = schedule(target, "1h");
-        long before = System.currentTimeMillis();
         Http.Reply reply = call("POST", app, "/messages/" + id + "/fire-now", null, BEARER);
         assertEquals(200, reply.status(), reply.toString());
-        await().atMost(Duration.ofSeconds(10)).until(() -> !deliveredWithKey(id).isEmpty());
-        assertTrue(deliveredWithKey(id).get(0).receivedAt() - before < 5_000);
+        // due in an hour: delivered before that, it was fired (a delivery is never early)
+        await().atMost(Duration.ofSeconds(60)).until(() -> !deliveredWithKey(id).isEmpty());
+        assertTrue(deliveredWithKey(id).get(0).receivedAt() < scheduledAt + 3_600_000);
     }
 
     @Test

@@ -30,10 +30,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Recovery in seconds with the shipped lease (30 s): a bridge killed with SIGKILL and started again at once gets its
- * partitions back as the same static member and takes what it left in flight back at once (the new fencing epoch
- * hands it over), each step bounded on its own; a survivor takes a dead instance's shards once its session (8 s)
- * ends. Each test prints the worst lateness it measured (docs/reliability.md).
+ * Recovery without waiting for a lease: a bridge killed with SIGKILL and started again at once gets its partitions
+ * back as the same static member and takes what it left in flight back at once (the new fencing epoch hands it over);
+ * a survivor takes a dead instance's shards once its session (8 s) ends. Each bound sits well below the wait it would
+ * catch, made long here (2 minutes, or 40 s): a bridge that waited could not pass it, since a delivery is never
+ * early, and a busy machine has the rest (a JVM once took 36 s to start on a loaded 2-core machine). Each test prints
+ * what it measured (docs/reliability.md).
  */
 @ExtendWith(RealServersExtension.class)
 class RecoveryIT {
@@ -44,22 +46,23 @@ class RecoveryIT {
     private final Path dir = Path.of("target", "recovery-it", Long.toString(System.nanoTime()));
 
     /**
-     * The hand-over of a restart, apart from the JVM's start: the restarted static member gets its partitions back
-     * without waiting for the old member's session (8 s), and what the killed one had claimed and not acked is
-     * delivered again at once, not after its lease (30 s). Each bound sits well below the wait it would catch and is
-     * measured from the moment before it, so a slow JVM start on a busy machine neither fails it nor hides a
-     * regression. A look-ahead of 1 s keeps messages claimed ahead of their due time, so the kill catches some.
+     * The hand-over of a restart: the restarted static member gets its partitions back without waiting for the old
+     * member's session, and what the killed one had claimed and not acked is delivered again at once, not after its
+     * lease. Session and lease are 2 minutes here: a bridge that waited for either could not be done before 2 minutes
+     * after the kill, and the bound, 90 s after it, leaves a slow JVM start on a busy machine more than a minute. A
+     * look-ahead of 1 s keeps messages claimed ahead of their due time, so the kill catches some.
      */
     @Test
     void theOnlyBridgeKilledAndRestartedAtOnceHandsItsClaimedMessagesOverAtOnce(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
-        String[] pump = {"lease: 30s", "lookAhead: 1s"};
+        String[] pump = {"lease: 120s", "lookAhead: 1s"};
+        List<String> session = List.of("consumer: {session.timeout.ms: \"120000\"}");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap())) {
             kafka.createTopics(2, target);
             KafkaClient.Collector delivered = kafka.collect(target);
-            ChildBridge bridge =
-                    ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "only", pump);
+            ChildBridge bridge = ChildBridge.start(
+                    dir, names, servers.kafkaBootstrap(), servers.redisUri(), "only", Map.of(), session, pump);
             await().atMost(Duration.ofSeconds(30)).until(() -> bridge.shards().size() == 4);
             Map<String, Long> dueAt = sendSpread(kafka, names, target, 1_000, 5_000);
 
@@ -71,8 +74,8 @@ class RecoveryIT {
             long claimedAtKill = inFlight(servers.redisUri(), names, List.of(0, 1, 2, 3));
             assertTrue(beforeKill < RECORDS, "the kill came mid-run");
             assertTrue(claimedAtKill > 0, "the kill caught messages claimed and not yet acked");
-            try (ChildBridge restarted =
-                    ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "only", pump)) {
+            try (ChildBridge restarted = ChildBridge.start(
+                    dir, names, servers.kafkaBootstrap(), servers.redisUri(), "only", Map.of(), session, pump)) {
                 long runningAt = System.currentTimeMillis(); // its pipeline runs; no partition yet
                 await().atMost(Duration.ofSeconds(30))
                         .pollInterval(Duration.ofMillis(50))
@@ -98,30 +101,28 @@ class RecoveryIT {
                         delivered.size() - RECORDS,
                         lateness);
                 assertTrue(
-                        assignedAt - runningAt <= 6_000,
-                        "the restarted member got its partitions "
-                                + (assignedAt - runningAt) + " ms after its pipeline ran: it waited for the old session"
-                                + " (8 s)?");
+                        assignedAt - killedAt < 90_000,
+                        "the restarted member got its partitions " + (assignedAt - killedAt)
+                                + " ms after the kill: it waited for the old session (120 s)?");
                 assertTrue(
-                        handedOverAt - assignedAt <= 10_000,
-                        "the " + claimedAtKill + " messages claimed at the "
-                                + "kill were delivered again " + (handedOverAt - assignedAt)
-                                + " ms after the restarted "
-                                + "bridge got its partitions: it waited for their lease (30 s)?");
+                        handedOverAt - killedAt < 90_000,
+                        "the " + claimedAtKill + " messages claimed at the kill were delivered again "
+                                + (handedOverAt - killedAt) + " ms after it: they waited for their lease (120 s)?");
             }
         }
     }
 
     @Test
-    void aSurvivorDeliversAKilledInstancesShardsWithinFifteenSeconds(TestServers servers) throws Exception {
+    void aSurvivorDeliversAKilledInstancesShardsWithoutWaitingForTheirLease(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
-                ChildBridge survivor =
-                        ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "survivor")) {
+                ChildBridge survivor = ChildBridge.start(
+                        dir, names, servers.kafkaBootstrap(), servers.redisUri(), "survivor", "lease: 120s")) {
             kafka.createTopics(2, target);
             KafkaClient.Collector delivered = kafka.collect(target);
-            ChildBridge victim = ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "victim");
+            ChildBridge victim = ChildBridge.start(
+                    dir, names, servers.kafkaBootstrap(), servers.redisUri(), "victim", "lease: 120s");
             await().atMost(Duration.ofSeconds(60))
                     .until(() ->
                             victim.shards().size() == 2 && survivor.shards().size() == 2);
@@ -137,7 +138,8 @@ class RecoveryIT {
                             + "before the kill, %d duplicates, %s%n",
                     RECORDS, beforeKill, delivered.size() - RECORDS, lateness);
             assertEquals(4, survivor.shards().size(), "the survivor pumps every shard");
-            assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
+            // what the victim held waited for no lease (2 minutes): that would make it 2 minutes late
+            assertTrue(lateness.max() < 90_000, "worst record " + lateness.max() + " ms late: it waited for a lease?");
         }
     }
 
@@ -154,7 +156,7 @@ class RecoveryIT {
                         servers.kafkaBootstrap(),
                         servers.redisUri(),
                         "survivor",
-                        "lease: 20s",
+                        "lease: 40s",
                         "lookAhead: 1s");
                 ChildBridge zombie = ChildBridge.start(
                         dir,
@@ -162,7 +164,7 @@ class RecoveryIT {
                         servers.kafkaBootstrap(),
                         servers.redisUri(),
                         "zombie",
-                        "lease: 20s",
+                        "lease: 40s",
                         "lookAhead: 1s")) {
             kafka.createTopics(2, target);
             KafkaClient.Collector delivered = kafka.collect(target);
@@ -179,13 +181,13 @@ class RecoveryIT {
             assertTrue(inFlightAtFreeze > 0, "the freeze caught messages in flight");
             await().atMost(Duration.ofSeconds(30)).until(() -> survivor.shards().size() == 4);
             long takenAfter = System.currentTimeMillis() - frozenAt;
-            // what the zombie held is delivered again (attempt 2) by the survivor, long before its 20 s lease ends
-            await().atMost(Duration.ofSeconds(20)).until(() -> redelivered(delivered) >= inFlightAtFreeze);
+            // what the zombie held is delivered again (attempt 2) by the survivor, long before its 40 s lease ends
+            await().atMost(Duration.ofSeconds(60)).until(() -> redelivered(delivered) >= inFlightAtFreeze);
             long handedOverAfter = System.currentTimeMillis() - frozenAt;
-            // frozen past its lease (20 s), then woken
-            await().atMost(Duration.ofSeconds(30))
+            // frozen past its lease (40 s), then woken
+            await().atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> System.currentTimeMillis() - frozenAt > 21_000);
+                    .until(() -> System.currentTimeMillis() - frozenAt > 41_000);
             zombie.jvm().signal("CONT");
             long frozenFor = System.currentTimeMillis() - frozenAt;
 
@@ -195,7 +197,7 @@ class RecoveryIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> zombie.meter("delay.acks-fenced") > 0);
             long fencedAcks = zombie.meter("delay.acks-fenced");
             System.out.printf(
-                    "[recovery] zombie (SIGSTOP %d ms, lease 20 s): shards taken after %d ms, its %d "
+                    "[recovery] zombie (SIGSTOP %d ms, lease 40 s): shards taken after %d ms, its %d "
                             + "in-flight messages delivered again after %d ms, %d acks refused after SIGCONT, %d duplicates, "
                             + "%s%n",
                     frozenFor,
@@ -205,8 +207,10 @@ class RecoveryIT {
                     fencedAcks,
                     delivered.size() - RECORDS,
                     lateness);
-            assertTrue(handedOverAfter < 20_000, "handed over at once, not after the lease: " + handedOverAfter);
-            assertTrue(lateness.max() <= 15_000, "worst record " + lateness.max() + " ms late, bar 15 s");
+            // a hand-over that waited for the lease (40 s) could not come before 40 s after the claim
+            assertTrue(handedOverAfter < 30_000, "handed over at once, not after the lease: " + handedOverAfter);
+            assertTrue(
+                    lateness.max() < 30_000, "worst record " + lateness.max() + " ms late: it waited for the lease?");
             // nothing stays in flight: the owners' own acks went through
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> inFlight(servers.redisUri(), names, List.of(0, 1, 2, 3)) == 0);
@@ -292,7 +296,7 @@ class RecoveryIT {
     }
 
     /** Members in flight in the given shards, read from Redis. */
-    private static long inFlight(String redisUri, TestNames names, List<Integer> shards) {
+    static long inFlight(String redisUri, TestNames names, List<Integer> shards) {
         io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri);
         try (io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> redis =
                 client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {

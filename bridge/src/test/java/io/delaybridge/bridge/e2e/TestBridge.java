@@ -1,10 +1,14 @@
 package io.delaybridge.bridge.e2e;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.delaybridge.bridge.DelayBridgeApplication;
 import io.delaybridge.bridge.DelayBridgeConfiguration;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import io.dropwizard.testing.ResourceHelpers;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -74,6 +78,28 @@ final class TestBridge implements AutoCloseable {
     /** The count of one of the bridge's meters, e.g. {@code delay.store.gaps}. */
     long meter(String name) {
         return support.getEnvironment().metrics().meter(name).getCount();
+    }
+
+    /**
+     * How long a test waits for a meter or gauge to read what it expects. Meters and gauges change on the thread that
+     * does the work, which may come after the effect a test saw: a write's meters are marked when the intake thread
+     * handles its completion, possibly after the pump delivered the record. So tests read them with a wait.
+     */
+    static final Duration METRIC_WAIT = Duration.ofSeconds(30);
+
+    /**
+     * Waits, up to {@link #METRIC_WAIT}, until the number at {@code pointer} in {@code /metrics} (e.g.
+     * {@code /meters/delay.scheduled/count}) is {@code expected}.
+     */
+    void awaitMetric(String pointer, long expected) {
+        await().atMost(METRIC_WAIT)
+                .untilAsserted(() ->
+                        assertEquals(expected, admin("/metrics").at(pointer).asLong(), pointer));
+    }
+
+    /** Waits, up to {@link #METRIC_WAIT}, until one of the bridge's meters counts {@code expected}. */
+    void awaitMeter(String name, long expected) {
+        await().atMost(METRIC_WAIT).untilAsserted(() -> assertEquals(expected, meter(name), name));
     }
 
     DropwizardTestSupport<DelayBridgeConfiguration> support() {

@@ -69,7 +69,10 @@ class PumpBackPressureIT {
                 }
                 await().atMost(Duration.ofSeconds(10))
                         .until(() -> producer.history().size() == 2 * MAX_IN_FLIGHT);
-                assertEquals(MAX_IN_FLIGHT, rig.metrics.meter("delay.delivered").getCount());
+                await().atMost(Duration.ofSeconds(10))
+                        .untilAsserted(() -> assertEquals(
+                                MAX_IN_FLIGHT,
+                                rig.metrics.meter("delay.delivered").getCount()));
             } finally {
                 producer.releaseAll(); // let the last sends finish so stop() does not wait on them
                 pump.stop();

@@ -98,7 +98,10 @@ class ThawLoopIT {
             }
             assertTrue(messages.inspect(rig.intake + "-0-" + lateOffset).isPresent(), "sought past 700 records");
             assertTrue(messages.inspect("hot-0").isEmpty(), "records without a far entry are not thawed");
-            assertEquals(24, rig.metrics.meter(ThawMetrics.THAWED).getCount(), "the entry appended twice counts once");
+            await(
+                    "24 thawed: the entry appended twice counts once",
+                    30,
+                    () -> rig.metrics.meter(ThawMetrics.THAWED).getCount() == 24);
             long lookAhead = hour * HOUR + 30_000 - rig.store.now();
             List<String> claimed = rig.store.claimAsync(0, epoch0, 100, 60_000, lookAhead).join().messages().stream()
                     .map(m -> m.ref().id())
@@ -187,11 +190,13 @@ class ThawLoopIT {
             assertEquals(
                     Envelope.origin(rig.intake, 0, offset),
                     new String(dead.headers().lastHeader(DelayHeaders.ORIGIN).value(), StandardCharsets.UTF_8));
-            assertEquals(
-                    1,
-                    rig.metrics
-                            .meter("delay.deadlettered." + ErrorCode.TARGET_FORBIDDEN)
-                            .getCount());
+            await(
+                    "one deadlettered as forbidden",
+                    30,
+                    () -> rig.metrics
+                                    .meter("delay.deadlettered." + ErrorCode.TARGET_FORBIDDEN)
+                                    .getCount()
+                            == 1);
             assertEquals(0, rig.far.stored(0));
             assertTrue(new RedisMessageAdmin(rig.store)
                     .inspect(rig.intake + "-0-" + offset)
