@@ -42,12 +42,15 @@ import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.pump.PumpMetrics;
+import io.delaybridge.bridge.pump.PumpSends;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.delaybridge.bridge.thaw.FarTierHealthCheck;
 import io.delaybridge.bridge.thaw.ThawLoop;
 import io.delaybridge.bridge.thaw.ThawMetrics;
+import io.delaybridge.bridge.thaw.ThawOutput;
+import io.delaybridge.bridge.thaw.ThawSource;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -214,13 +217,10 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         RedisClock redisClock = new RedisClock(time, store::now);
         Pump pump = new Pump(
                 pumpStore,
-                delivery,
-                rates,
-                config.getPump().retryPolicy(),
+                new PumpSends(delivery, rates, config.getPump().retryPolicy()),
                 config.getPump().build(),
                 new PumpMetrics(metrics, deadletterMeters),
                 redisClock,
-                time,
                 probe);
         pipeline.manage(pump);
         // a zombie's intake (stopped past its session) cannot store again what the shard's new owner delivered
@@ -244,14 +244,10 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         // the far tier's thaw, under the pump's epochs: stopped before the pump and the store
         ThawMetrics thawMetrics = new ThawMetrics(metrics, redisClock);
         pipeline.manage(new ThawLoop(
-                store.far(),
-                store::now,
-                pump::ownedEpochs,
+                new ThawSource(store.far(), store::now, pump::ownedEpochs),
                 kafka.offsetReaderProperties("thaw"),
                 intakeSettings,
-                producer,
-                deadletterMeters,
-                thawMetrics,
+                new ThawOutput(producer, deadletterMeters, thawMetrics),
                 // with the far tier off, records written far before still thaw by their hours, not at once
                 far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS,
                 config.getIntake().getThawAheadRate(),
