@@ -30,10 +30,13 @@ import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.intake.ExpressSends;
 import io.delaybridge.bridge.intake.FarPolicy;
+import io.delaybridge.bridge.intake.IntakeClients;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.intake.IntakeStore;
 import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.PartitionListener;
 import io.delaybridge.bridge.intake.RecordTranslator;
@@ -254,9 +257,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 time));
 
         IntakeLoop intake = new IntakeLoop(
-                kafka.consumerProperties(),
-                producer,
-                store,
+                new IntakeClients(kafka.consumerProperties(), producer),
+                new IntakeStore(store, far, redisClock),
                 intakeSettings,
                 new PartitionListener() {
                     @Override
@@ -271,12 +273,10 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                     }
                 },
                 intakeMetrics,
-                delivery, // exactly once: express records commit their offsets in their shard's transaction
-                rates,
-                shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
-                far,
-                redisClock,
-                time,
+                new ExpressSends(
+                        delivery, // exactly once: express records commit their offsets in their shard's transaction
+                        rates,
+                        shard -> pump.paused() || pumpStore.isPaused(shard)), // a paused pump delivers nothing
                 probe);
         pipeline.manage(intake); // stopped first: its partitions are revoked while the pump runs
 
