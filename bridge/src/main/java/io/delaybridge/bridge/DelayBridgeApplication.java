@@ -1,53 +1,37 @@
 package io.delaybridge.bridge;
 
 import com.codahale.metrics.MetricRegistry;
-import io.delaybridge.bridge.admin.ClockSkewHealthCheck;
-import io.delaybridge.bridge.admin.FarMessages;
-import io.delaybridge.bridge.admin.GroupView;
-import io.delaybridge.bridge.admin.IncarnationHealthCheck;
 import io.delaybridge.bridge.admin.KafkaHealthCheck;
-import io.delaybridge.bridge.admin.OperationsGauges;
-import io.delaybridge.bridge.admin.PipelineHealthCheck;
-import io.delaybridge.bridge.admin.PrometheusExport;
-import io.delaybridge.bridge.admin.PumpLagHealthCheck;
-import io.delaybridge.bridge.admin.PumpPauseTask;
-import io.delaybridge.bridge.admin.RedisHealthCheck;
 import io.delaybridge.bridge.admin.RulesReport;
-import io.delaybridge.bridge.admin.ShardGauges;
 import io.delaybridge.bridge.admin.ShardReport;
 import io.delaybridge.bridge.admin.api.ApiSettings;
-import io.delaybridge.bridge.admin.api.AuthFilter;
-import io.delaybridge.bridge.admin.api.DeadletterResource;
-import io.delaybridge.bridge.admin.api.MessagesResource;
-import io.delaybridge.bridge.admin.api.ShardsResource;
 import io.delaybridge.bridge.admin.api.StatusResource;
-import io.delaybridge.bridge.admin.api.StoreExceptionMapper;
 import io.delaybridge.bridge.config.CodecWarmup;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.TopicSetup;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
-import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.intake.ExpressSends;
 import io.delaybridge.bridge.intake.FarPolicy;
+import io.delaybridge.bridge.intake.IntakeClients;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeSettings;
-import io.delaybridge.bridge.intake.OffsetReader;
+import io.delaybridge.bridge.intake.IntakeStore;
 import io.delaybridge.bridge.intake.PartitionListener;
-import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.intake.RetentionWatch;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.pump.PumpMetrics;
-import io.delaybridge.bridge.store.MessageAdmin;
+import io.delaybridge.bridge.pump.PumpSends;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
-import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
-import io.delaybridge.bridge.thaw.FarTierHealthCheck;
 import io.delaybridge.bridge.thaw.ThawLoop;
 import io.delaybridge.bridge.thaw.ThawMetrics;
+import io.delaybridge.bridge.thaw.ThawOutput;
+import io.delaybridge.bridge.thaw.ThawSource;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.configuration.EnvironmentVariableSubstitutor;
@@ -56,13 +40,9 @@ import io.dropwizard.core.Application;
 import io.dropwizard.core.setup.Bootstrap;
 import io.dropwizard.core.setup.Environment;
 import io.dropwizard.lifecycle.Managed;
-import jakarta.servlet.DispatcherType;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Collection;
-import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -79,17 +59,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public class DelayBridgeApplication extends Application<DelayBridgeConfiguration> {
 
     /** How long one admin-client call (a topic lookup, a health probe, the group's offsets) may take. */
-    private static final long ADMIN_CALL_MILLIS = 5_000;
-    /** How long the API reads far records back from the intake, per request. */
-    private static final Duration INTAKE_READ = Duration.ofSeconds(15);
+    static final long ADMIN_CALL_MILLIS = 5_000;
     /** How long a target topic known to exist, and its partition count, are trusted before they are looked up again. */
     private static final long TOPIC_KNOWN_MILLIS = 60_000;
     /** How long a target topic found missing is believed missing; a topic created meanwhile is seen this late. */
     private static final long TOPIC_MISSING_MILLIS = 5_000;
     /** The thaw's window when {@code intake.hotWindow} is off: far records written before thaw as with the default. */
     private static final long THAW_WINDOW_WHEN_OFF_MILLIS = 3_600_000;
-    /** How long the group's view (members, committed offsets) is reused by the status page and gauges. */
-    private static final long GROUP_VIEW_MILLIS = 2_000;
 
     private final Clock clock;
     private final PipelineProbe probe;
@@ -214,13 +190,10 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         RedisClock redisClock = new RedisClock(time, store::now);
         Pump pump = new Pump(
                 pumpStore,
-                delivery,
-                rates,
-                config.getPump().retryPolicy(),
+                new PumpSends(delivery, rates, config.getPump().retryPolicy()),
                 config.getPump().build(),
                 new PumpMetrics(metrics, deadletterMeters),
                 redisClock,
-                time,
                 probe);
         pipeline.manage(pump);
         // a zombie's intake (stopped past its session) cannot store again what the shard's new owner delivered
@@ -244,23 +217,18 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         // the far tier's thaw, under the pump's epochs: stopped before the pump and the store
         ThawMetrics thawMetrics = new ThawMetrics(metrics, redisClock);
         pipeline.manage(new ThawLoop(
-                store.far(),
-                store::now,
-                pump::ownedEpochs,
+                new ThawSource(store.far(), store::now, pump::ownedEpochs),
                 kafka.offsetReaderProperties("thaw"),
                 intakeSettings,
-                producer,
-                deadletterMeters,
-                thawMetrics,
+                new ThawOutput(producer, deadletterMeters, thawMetrics),
                 // with the far tier off, records written far before still thaw by their hours, not at once
                 far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS,
                 config.getIntake().getThawAheadRate(),
                 time));
 
         IntakeLoop intake = new IntakeLoop(
-                kafka.consumerProperties(),
-                producer,
-                store,
+                new IntakeClients(kafka.consumerProperties(), producer),
+                new IntakeStore(store, far, redisClock),
                 intakeSettings,
                 new PartitionListener() {
                     @Override
@@ -275,86 +243,23 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                     }
                 },
                 intakeMetrics,
-                delivery, // exactly once: express records commit their offsets in their shard's transaction
-                rates,
-                shard -> pump.paused() || pumpStore.isPaused(shard), // a paused pump delivers nothing, either path
-                far,
-                redisClock,
-                time,
+                new ExpressSends(
+                        delivery, // exactly once: express records commit their offsets in their shard's transaction
+                        rates,
+                        shard -> pump.paused() || pumpStore.isPaused(shard)), // a paused pump delivers nothing
                 probe);
         pipeline.manage(intake); // stopped first: its partitions are revoked while the pump runs
 
         // operations: health checks, gauges, Prometheus, tasks, the message API and the status page
         ApiSettings api = config.getApi().build();
-        MessageAdmin messages = new RedisMessageAdmin(store);
-        GroupView group = new GroupView(
-                admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, GROUP_VIEW_MILLIS, ADMIN_CALL_MILLIS);
-        ShardReport report = new ShardReport(store, messages, store.far(), pump, pumpStore, group);
-        // far records wait in the intake's log: the API reads them back by position to show and act on them
-        OffsetReader intakeReader =
-                new OffsetReader(kafka.offsetReaderProperties("api"), kafka.getIntakeTopic(), INTAKE_READ, time);
-        environment.lifecycle().manage(closing(intakeReader));
-        FarMessages farMessages = new FarMessages(
-                store.far(), messages, store.router(), intakeReader, INTAKE_READ, new RecordTranslator(intakeSettings));
-
-        environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
-        environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));
-        environment.healthChecks().register("redis-incarnation", new IncarnationHealthCheck(messages));
-        environment
-                .healthChecks()
-                .register("clock-skew", new ClockSkewHealthCheck(store, clock, api.maxClockSkewMillis()));
-        environment.healthChecks().register("pump-lag", new PumpLagHealthCheck(report, api.maxPumpLagMillis()));
-        environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
-        environment.healthChecks().register("far-tier", new FarTierHealthCheck(far::state, thawMetrics));
-        ShardGauges.register(metrics, store, store.far());
-        OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
-        environment
-                .admin()
-                .addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks(), time))
-                .addMapping("/prometheus");
-        environment.admin().addTask(PumpPauseTask.pause(pump, pumpStore));
-        environment.admin().addTask(PumpPauseTask.resume(pump, pumpStore));
-
-        AuthFilter auth = new AuthFilter(api.credentials(), api.authenticateReads(), api.maxBodyBytes());
-        environment
-                .servlets()
-                .addFilter("auth", auth)
-                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
-        environment
-                .admin()
-                .addFilter("auth", auth)
-                .addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST), true, "/*");
-
-        ExecutorService replayThread = environment
-                .lifecycle()
-                .executorService("deadletter-replay")
-                .minThreads(1)
-                .maxThreads(1)
-                .build();
-        DeadletterResource deadletter = new DeadletterResource(
-                (id, filter) -> new DeadletterReplay(
-                        id,
-                        filter,
-                        kafka.consumerProperties(),
-                        producer,
-                        kafka.getDeadletterTopic(),
-                        kafka.getIntakeTopic(),
-                        clock),
-                replayThread,
-                api.maxReplay());
-        environment.lifecycle().manage(closing(deadletter::stopAll));
-        environment.jersey().register(new StoreExceptionMapper());
-        environment
-                .jersey()
-                .register(new MessagesResource(
-                        store,
-                        messages,
-                        farMessages,
-                        api,
-                        config.getIntake().getMaxDelay().toMilliseconds(),
-                        metrics));
-        environment.jersey().register(new ShardsResource(report));
-        environment.jersey().register(deadletter);
+        ShardReport report = AdminPart.wire(
+                config,
+                environment,
+                admin,
+                new PipelineParts(store, pumpStore, pump, intake, far, thawMetrics, producer, intakeSettings),
+                api,
+                clock,
+                time);
         RulesReport rules = RulesPart.wire(config, environment, admin, deadletterMeters, clock); // started last
         if (api.statusPage()) {
             environment
@@ -397,7 +302,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
     }
 
     /** Closes a resource when the application stops; Dropwizard stops managed objects in reverse order. */
-    private static Managed closing(AutoCloseable resource) {
+    static Managed closing(AutoCloseable resource) {
         return new Managed() {
             @Override
             public void stop() throws Exception {

@@ -155,6 +155,8 @@ class LayeringTest {
                 .doNotHaveFullyQualifiedName(DelayBridgeConfiguration.class.getName())
                 .and()
                 .doNotHaveFullyQualifiedName(BASE + ".RulesPart") // the rules' share of the wiring
+                .and()
+                .doNotHaveFullyQualifiedName(BASE + ".AdminPart") // operations' share of the wiring
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage(BASE + ".config..")

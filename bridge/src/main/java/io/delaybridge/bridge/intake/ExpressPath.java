@@ -9,7 +9,6 @@ import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.time.RedisClock;
-import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -68,27 +67,23 @@ final class ExpressPath {
 
     /**
      * @param gate           the gate that admitted the records (its places are freed as they settle)
-     * @param rates          the delivery rate caps and per-target meters
-     * @param deliveryPaused whether deliveries from a shard are paused (the pump, or the shard, paused by an operator):
-     *                       then its express records park too
+     * @param sends          the delivery, its rate caps and whether a shard's deliveries are paused
+     * @param redisClock     Redis' clock, whose {@link RedisClock#time} the sender reads too
      */
     ExpressPath(
             ExpressGate gate,
             long windowMillis,
             DelayStore store,
-            Delivery delivery,
-            TargetRates rates,
-            IntPredicate deliveryPaused,
+            ExpressSends sends,
             IntakeMetrics metrics,
-            RedisClock redisClock,
-            Time time) {
+            RedisClock redisClock) {
         this.gate = gate;
         this.store = store;
-        this.rates = rates;
-        this.deliveryPaused = deliveryPaused;
+        this.rates = sends.rates();
+        this.deliveryPaused = sends.deliveryPaused();
         this.metrics = metrics;
-        this.delivery = delivery;
-        this.sender = new ExpressSender(delivery, windowMillis + 1_000, redisClock, time);
+        this.delivery = sends.delivery();
+        this.sender = new ExpressSender(delivery, windowMillis + 1_000, redisClock, redisClock.time());
         this.parker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "delay-express-park"));
     }
 

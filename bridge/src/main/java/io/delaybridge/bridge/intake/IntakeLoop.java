@@ -2,7 +2,6 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.probe.Checkpoint;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.DelayStore;
@@ -21,7 +20,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.IntPredicate;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -123,23 +121,23 @@ public final class IntakeLoop implements Managed {
     private final PipelineProbe probe;
 
     public IntakeLoop(
-            Properties consumerProperties,
-            Producer<byte[], byte[]> producer,
-            DelayStore store,
+            IntakeClients clients,
+            IntakeStore target,
             IntakeSettings settings,
             PartitionListener partitionListener,
             IntakeMetrics metrics,
-            Delivery delivery,
-            TargetRates rates,
-            IntPredicate deliveryPaused,
-            FarPolicy far,
-            RedisClock redisClock,
-            Time time,
+            ExpressSends sends,
             PipelineProbe probe) {
+        Producer<byte[], byte[]> producer = clients.producer();
+        DelayStore store = target.store();
+        Delivery delivery = sends.delivery();
+        FarPolicy far = target.far();
+        RedisClock redisClock = target.redisClock();
+        Time time = redisClock.time();
         this.time = time;
         this.inFlight = new BatchesInFlight(time);
         this.redisClock = redisClock;
-        this.consumerProperties = consumerProperties;
+        this.consumerProperties = clients.consumerProperties();
         this.probe = probe;
         this.store = store;
         this.translator = new RecordTranslator(settings);
@@ -152,16 +150,7 @@ public final class IntakeLoop implements Managed {
         ExpressGate gate = ExpressPath.gate(settings, delivery);
         this.express = gate == null
                 ? null
-                : new ExpressPath(
-                        gate,
-                        settings.expressWindowMillis(),
-                        store,
-                        delivery,
-                        rates,
-                        deliveryPaused,
-                        metrics,
-                        redisClock,
-                        time);
+                : new ExpressPath(gate, settings.expressWindowMillis(), store, sends, metrics, redisClock);
         this.writer = new PollWriter(store, translator, positions, gate, far, redisClock, time);
         this.rewinds = new IntakeRewind(inFlight, writer, positions, delivery);
         metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());

@@ -11,6 +11,7 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.ErrorCode;
@@ -55,28 +56,23 @@ final class OutcomeHandler {
 
     OutcomeHandler(
             DelayStore store,
-            TargetCatalog catalog,
-            RetryPolicy retryPolicy,
-            String deadletterTopic,
+            PumpSends sends,
             PumpMetrics metrics,
-            OutcomeQueue outcomes,
-            MessageSender sender,
-            InFlightPlaces places,
+            SendPath path,
             AckBatcher acks,
-            LongSupplier redisNow,
-            Time time,
+            RedisClock redisClock,
             PipelineProbe probe) {
         this.store = store;
-        this.catalog = catalog;
-        this.retryPolicy = retryPolicy;
-        this.deadletterTopic = deadletterTopic;
+        this.catalog = sends.delivery().catalog();
+        this.retryPolicy = sends.retryPolicy();
+        this.deadletterTopic = sends.delivery().deadletterTopic();
         this.metrics = metrics;
-        this.outcomes = outcomes;
-        this.sender = sender;
-        this.places = places;
+        this.outcomes = path.outcomes();
+        this.sender = path.sender();
+        this.places = path.places();
         this.acks = acks;
-        this.redisNow = redisNow;
-        this.time = time;
+        this.redisNow = redisClock::now;
+        this.time = redisClock.time();
         this.probe = probe;
     }
 

@@ -2,7 +2,6 @@ package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.probe.Checkpoint;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.release.DueReleaser;
@@ -88,14 +87,13 @@ public final class Pump implements Managed {
 
     public Pump(
             DelayStore store,
-            Delivery delivery,
-            TargetRates rates,
-            RetryPolicy retryPolicy,
+            PumpSends sends,
             PumpSettings settings,
             PumpMetrics metrics,
             RedisClock redisClock,
-            Time time,
             PipelineProbe probe) {
+        Delivery delivery = sends.delivery();
+        Time time = redisClock.time();
         this.store = store;
         this.settings = settings;
         this.metrics = metrics;
@@ -110,20 +108,15 @@ public final class Pump implements Managed {
         OutcomeQueue queue = new OutcomeQueue(wakeups);
         this.probe = probe;
         this.delivery = delivery;
-        this.sender =
-                new MessageSender(delivery, queue, rates, new Throttle(store, places, settings, redisClock::now, time));
+        this.sender = new MessageSender(
+                delivery, queue, sends.rates(), new Throttle(store, places, settings, redisClock::now, time));
         this.outcomes = new OutcomeHandler(
                 store,
-                delivery.catalog(),
-                retryPolicy,
-                delivery.deadletterTopic(),
+                sends,
                 metrics,
-                queue,
-                sender,
-                places,
+                new SendPath(queue, sender, places),
                 new AckBatcher(settings.lookAheadMillis(), settings.batchSize()),
-                redisClock::now,
-                time,
+                redisClock,
                 probe);
         this.releaser = new DueReleaser<>(
                 c -> sender.release(c.shard(), c.message()),

@@ -3,6 +3,7 @@ package io.delaybridge.bridge.thaw;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.intake.FetchPlan;
+import io.delaybridge.bridge.intake.IntakeSettings;
 import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.RecordTranslator;
 import io.delaybridge.bridge.intake.RecordTranslator.Translation;
@@ -64,34 +65,31 @@ final class HourThaw {
     private final Time time;
 
     /**
-     * @param maxRecords     the most entries fetched and stored in one thaw call
-     * @param maxDelayMillis the longest delay the intake accepts: remembered drops older than an hour's start minus
+     * @param pace   its {@code maxRecords}: the most entries fetched and stored in one thaw call; its {@code
+     *               aheadPerSecond}: the pace ahead of an hour
+     * @param intake its deadletter topic, and its longest delay: remembered drops older than an hour's start minus
      *                       this are forgotten when the hour goes
      */
     HourThaw(
             FarStore far,
             OffsetReader reader,
             RecordTranslator translator,
-            Producer<byte[], byte[]> producer,
-            String deadletterTopic,
-            DeadletterMeters deadletters,
-            ThawMetrics metrics,
-            int maxRecords,
-            long maxDelayMillis,
-            int aheadPerSecond,
+            ThawOutput output,
+            ThawPace pace,
+            IntakeSettings intake,
             Time time) {
         this.time = time;
         this.paceNanos = time.nanoseconds();
         this.far = far;
         this.reader = reader;
         this.translator = translator;
-        this.producer = producer;
-        this.deadletterTopic = deadletterTopic;
-        this.deadletters = deadletters;
-        this.metrics = metrics;
-        this.maxRecords = maxRecords;
-        this.maxDelayMillis = maxDelayMillis;
-        this.aheadPerSecond = aheadPerSecond;
+        this.producer = output.producer();
+        this.deadletterTopic = intake.deadletterTopic();
+        this.deadletters = output.deadletters();
+        this.metrics = output.metrics();
+        this.maxRecords = pace.maxRecords();
+        this.maxDelayMillis = intake.maxDelayMillis();
+        this.aheadPerSecond = pace.aheadPerSecond();
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.delaybridge.bridge.thaw;
 
-import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.intake.IntakeSettings;
 import io.delaybridge.bridge.intake.OffsetReader;
 import io.delaybridge.bridge.intake.RecordTranslator;
@@ -18,7 +17,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -50,15 +48,12 @@ public final class ThawLoop implements Managed {
     private final Supplier<Map<Integer, Long>> ownedEpochs;
     private final Supplier<OffsetReader> readers;
     private final RecordTranslator translator;
-    private final Producer<byte[], byte[]> producer;
-    private final String deadletterTopic;
-    private final DeadletterMeters deadletters;
+    private final IntakeSettings intake;
+    private final ThawOutput output;
     private final ThawMetrics metrics;
     private final long windowMillis;
-    private final long maxDelayMillis;
-    private final int maxRecords;
-    /** Records thawed a second at most ahead of their hour ({@code intake.thawAheadRate}); 0: no limit. */
-    private final int aheadPerSecond;
+    /** The window, the records a call and those thawed a second ahead of their hour ({@code intake.thawAheadRate}). */
+    private final ThawPace pace;
 
     private final Time time;
 
@@ -72,70 +67,50 @@ public final class ThawLoop implements Managed {
     private String failure;
 
     /**
-     * @param far          the store's far tier
-     * @param redisNow     Redis' clock ({@code DelayStore.now})
-     * @param ownedEpochs  shard -> fencing epoch of the shards this instance pumps ({@code Pump.ownedEpochs})
+     * @param source       the store's far tier, Redis' clock and the pump's owned shards
      * @param readerProperties client settings of a consumer without a group that reads the intake by offset
      *                         ({@code KafkaFactory.offsetReaderProperties})
      * @param intake       the intake's settings: the topic, the deadletter topic, the translation and the longest delay
+     * @param output       the producer of deadletters, their meters and the thaw's metrics
      * @param windowMillis the hot window: hours beginning within it of Redis' clock are thawed; negative: all of them
      * @param aheadPerSecond records thawed a second at most while their hour has not begun ({@code
      *     intake.thawAheadRate}); 0: no limit
      */
     public ThawLoop(
-            FarStore far,
-            LongSupplier redisNow,
-            Supplier<Map<Integer, Long>> ownedEpochs,
+            ThawSource source,
             Properties readerProperties,
             IntakeSettings intake,
-            Producer<byte[], byte[]> producer,
-            DeadletterMeters deadletters,
-            ThawMetrics metrics,
+            ThawOutput output,
             long windowMillis,
             int aheadPerSecond,
             Time time) {
         this(
-                far,
-                redisNow,
-                ownedEpochs,
+                source,
                 () -> new OffsetReader(readerProperties, intake.topic(), KAFKA_CALL_TIMEOUT, time),
                 intake,
-                producer,
-                deadletters,
-                metrics,
-                windowMillis,
-                MAX_RECORDS,
-                aheadPerSecond,
+                output,
+                new ThawPace(windowMillis, MAX_RECORDS, aheadPerSecond),
                 time);
     }
 
     ThawLoop(
-            FarStore far,
-            LongSupplier redisNow,
-            Supplier<Map<Integer, Long>> ownedEpochs,
+            ThawSource source,
             Supplier<OffsetReader> readers,
             IntakeSettings intake,
-            Producer<byte[], byte[]> producer,
-            DeadletterMeters deadletters,
-            ThawMetrics metrics,
-            long windowMillis,
-            int maxRecords,
-            int aheadPerSecond,
+            ThawOutput output,
+            ThawPace pace,
             Time time) {
         this.time = time;
-        this.far = far;
-        this.redisNow = redisNow;
-        this.ownedEpochs = ownedEpochs;
+        this.far = source.far();
+        this.redisNow = source.redisNow();
+        this.ownedEpochs = source.ownedEpochs();
         this.readers = readers;
         this.translator = new RecordTranslator(intake);
-        this.producer = producer;
-        this.deadletterTopic = intake.deadletterTopic();
-        this.deadletters = deadletters;
-        this.metrics = metrics;
-        this.windowMillis = windowMillis;
-        this.maxDelayMillis = intake.maxDelayMillis();
-        this.maxRecords = maxRecords;
-        this.aheadPerSecond = aheadPerSecond;
+        this.intake = intake;
+        this.output = output;
+        this.metrics = output.metrics();
+        this.pace = pace;
+        this.windowMillis = pace.windowMillis();
     }
 
     @Override
@@ -162,18 +137,7 @@ public final class ThawLoop implements Managed {
     }
 
     private void run() {
-        HourThaw hours = new HourThaw(
-                far,
-                reader,
-                translator,
-                producer,
-                deadletterTopic,
-                deadletters,
-                metrics,
-                maxRecords,
-                maxDelayMillis,
-                aheadPerSecond,
-                time);
+        HourThaw hours = new HourThaw(far, reader, translator, output, pace, intake, time);
         long backoff = FIRST_BACKOFF_MILLIS;
         try {
             while (running) {

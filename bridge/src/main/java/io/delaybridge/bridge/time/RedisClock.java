@@ -61,6 +61,11 @@ public final class RedisClock {
         this.readRedis = readRedis;
     }
 
+    /** The local time this model reads: the parts given a {@code RedisClock} read their own time through it too. */
+    public Time time() {
+        return time;
+    }
+
     /** Runs {@code listener} after each reading (on the thread that made it): a lower bound may have moved. */
     public void onReading(Runnable listener) {
         listeners.add(listener);

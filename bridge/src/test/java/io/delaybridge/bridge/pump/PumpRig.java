@@ -88,13 +88,10 @@ final class PumpRig implements AutoCloseable {
         Time time = Time.of(clock);
         return new Pump(
                 store,
-                delivery,
-                new TargetRates(0, Map.of(), metrics),
-                new ExponentialBackoff(3, 100, 1_000),
+                new PumpSends(delivery, new TargetRates(0, Map.of(), metrics), new ExponentialBackoff(3, 100, 1_000)),
                 settings,
                 new PumpMetrics(metrics, new DeadletterMeters(metrics)),
                 new RedisClock(time, store::now),
-                time,
                 PipelineProbe.NONE);
     }
 

@@ -113,17 +113,12 @@ final class ThawRig implements AutoCloseable {
         kafka.setGroupId(intake);
         Properties reader = kafka.offsetReaderProperties("thaw");
         return new ThawLoop(
-                far,
-                store::now,
-                () -> Map.copyOf(epochs),
+                new ThawSource(far, store::now, () -> Map.copyOf(epochs)),
                 () -> new OffsetReader(reader, intake, Duration.ofSeconds(10), Time.SYSTEM),
                 settings,
-                producer,
-                new DeadletterMeters(metrics),
-                thawMetrics,
-                windowMillis,
-                maxRecords,
-                0, // no pacing: the tests thaw hours ahead of their start and wait for them
+                new ThawOutput(producer, new DeadletterMeters(metrics), thawMetrics),
+                // no pacing: the tests thaw hours ahead of their start and wait for them
+                new ThawPace(windowMillis, maxRecords, 0),
                 Time.SYSTEM);
     }
 

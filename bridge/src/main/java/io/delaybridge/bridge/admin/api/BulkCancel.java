@@ -40,21 +40,16 @@ final class BulkCancel {
     /** Why the far records were not all examined (the intake could not be read), or null. */
     String farError;
 
-    BulkCancel(
-            DelayStore store,
-            MessageAdmin messages,
-            FarMessages far,
-            String target,
-            long from,
-            long to,
-            int limit,
-            long maxScan) {
+    /** The schedules a bulk cancel is about: those of {@code target} due from {@code from} to {@code to}. */
+    record Selection(String target, long from, long to) {}
+
+    BulkCancel(DelayStore store, MessageAdmin messages, FarMessages far, Selection selection, int limit, long maxScan) {
         this.store = store;
         this.messages = messages;
         this.far = far;
-        this.target = target;
-        this.from = from;
-        this.to = to;
+        this.target = selection.target();
+        this.from = selection.from();
+        this.to = selection.to();
         this.limit = limit;
         this.maxScan = maxScan;
     }

@@ -176,7 +176,12 @@ public final class MessagesResource {
             throw ApiException.badField("dueTo", "is before dueFrom");
         }
         BulkCancel run = new BulkCancel(
-                        store, messages, far, body.target(), from, to, body.limit(), settings.maxBulkScan())
+                        store,
+                        messages,
+                        far,
+                        new BulkCancel.Selection(body.target(), from, to),
+                        body.limit(),
+                        settings.maxBulkScan())
                 .run();
         int cancelled = run.cancelled;
         long examined = run.examined;

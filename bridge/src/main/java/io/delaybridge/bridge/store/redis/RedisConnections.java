@@ -66,21 +66,20 @@ final class RedisConnections implements AutoCloseable {
 
     private RedisConnections(
             RedisStoreOptions options,
-            RedisMode mode,
+            RedisTopologyProbe.Found found,
             ClientResources resources,
             AbstractRedisClient client,
             StatefulConnection<byte[], byte[]> commandConnection,
             StatefulConnection<byte[], byte[]> pipelineConnection,
-            CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSubConnection,
-            String sentinelMaster) {
+            CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSubConnection) {
         this.options = options;
-        this.mode = mode;
+        this.mode = found.mode();
         this.resources = resources;
         this.client = client;
         this.commandConnection = commandConnection;
         this.pipelineConnection = pipelineConnection;
         this.pubSubConnection = pubSubConnection;
-        this.sentinelMaster = sentinelMaster;
+        this.sentinelMaster = found.sentinelMaster();
     }
 
     /**
@@ -137,14 +136,7 @@ final class RedisConnections implements AutoCloseable {
             pipelineConnection.setAutoFlushCommands(false);
             LOG.info("Redis at {}: {}", options.redactedUri(), found.mode().setting());
             return new RedisConnections(
-                    options,
-                    found.mode(),
-                    resources,
-                    client,
-                    commandConnection,
-                    pipelineConnection,
-                    pubSub,
-                    found.sentinelMaster());
+                    options, found, resources, client, commandConnection, pipelineConnection, pubSub);
         } catch (RuntimeException e) {
             closeWhenOpen(pubSub);
             closeWhenOpen(pipeline);
