@@ -102,15 +102,13 @@ class KafkaAclIT {
 
             KafkaClient.Collector delivered = admin.collect(allowed);
             KafkaClient.Collector deadletters = admin.collect(names.deadletter());
-            // every feature the document's lines are for: the far tier and exactly once
-            ConfigOverride[] everyFeature = java.util.stream.Stream.concat(
-                            java.util.Arrays.stream(secured(user, PASSWORD, certs)),
-                            java.util.stream.Stream.of(
-                                    ConfigOverride.config("intake.hotWindow", "10m"),
-                                    ConfigOverride.config("delivery.exactlyOnce", "true")))
-                    .toArray(ConfigOverride[]::new);
-            try (TestBridge bridge =
-                    new TestBridge(names, broker.saslBootstrapServers(), servers.redisUri(), everyFeature).start()) {
+            // every feature the document's lines are for: the far tier here, exactly once below
+            try (TestBridge bridge = new TestBridge(
+                            names,
+                            broker.saslBootstrapServers(),
+                            servers.redisUri(),
+                            with(secured(user, PASSWORD, certs), ConfigOverride.config("intake.hotWindow", "10m")))
+                    .start()) {
                 // DescribeConfigs on the intake: its retention was read, so records due far ahead may wait there
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> get(bridge.adminPort(), "/metrics")
@@ -161,10 +159,22 @@ class KafkaAclIT {
                 JsonNode health = get(bridge.adminPort(), "/healthcheck").json();
                 assertTrue(health.get("kafka").get("healthy").asBoolean(), health.toString());
                 assertTrue(health.get("far-tier").get("message").asText().startsWith("on: "), health.toString());
-                // exactly once: the deliveries went out in shard transactions, each writing the delivered log
+            }
+            // exactly once: the same ACLs let the bridge deliver in shard transactions, each writing the delivered log
+            try (TestBridge bridge = new TestBridge(
+                            names,
+                            broker.saslBootstrapServers(),
+                            servers.redisUri(),
+                            with(secured(user, PASSWORD, certs), ConfigOverride.config("delivery.exactlyOnce", "true")))
+                    .start()) {
                 KafkaClient.Collector transactions = admin.collectCommitted(names.intake() + "-delivered");
+                admin.send(
+                        names.intake(), "ok-3", "v", null, DelayHeaders.TARGET, allowed, DelayHeaders.DELAY_MS, "300");
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> delivered.received().stream().anyMatch(r -> "ok-3".equals(r.key())));
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> !transactions.received().isEmpty());
+                assertEquals(1, deadletters.size(), "nothing more deadlettered");
             }
 
             TestBridge wrong = new TestBridge(
@@ -179,6 +189,12 @@ class KafkaAclIT {
             assertTrue(why.contains("SaslAuthenticationException"), why);
             assertFalse(why.contains(PASSWORD), why);
         }
+    }
+
+    private static ConfigOverride[] with(ConfigOverride[] overrides, ConfigOverride more) {
+        ConfigOverride[] all = java.util.Arrays.copyOf(overrides, overrides.length + 1);
+        all[overrides.length] = more;
+        return all;
     }
 
     private static ConfigOverride[] secured(String user, String password, TestCertificates certs) {
