@@ -49,6 +49,8 @@ public final class EnvelopeCodec {
     /** Leave room for array header words: the JVM refuses arrays of exactly Integer.MAX_VALUE. */
     private static final long MAX_ENCODED = Integer.MAX_VALUE - 8;
 
+    private static final byte[] EMPTY = new byte[0];
+
     private EnvelopeCodec() {}
 
     /**
@@ -142,7 +144,28 @@ public final class EnvelopeCodec {
             throw new CorruptEnvelopeException("corrupt envelope: " + (bytes == null ? "null" : "empty"));
         }
         requireVersion(bytes, 0);
-        return new Reader(bytes).readVersion1();
+        return new Reader(bytes).readVersion1(0, null);
+    }
+
+    /**
+     * Decodes the envelope that fills {@code bytes} from {@code from} to its end, as {@link #decode(byte[])} does, with
+     * no copy of what precedes it. An envelope stored with an empty origin gets {@code emptyOrigin}'s (asked only
+     * then; null leaves it empty): the store keeps a default-id message's envelope without its origin, since the id
+     * names it, and puts it back here, in the one decode of the message.
+     *
+     * @param bytes       holds an envelope from {@code from} to its end
+     * @param from        where the envelope starts
+     * @param emptyOrigin the origin of an envelope stored without one, or null
+     * @return the envelope
+     * @throws CorruptEnvelopeException if no well-formed envelope starts at {@code from}
+     */
+    public static Envelope decode(byte[] bytes, int from, Supplier<String> emptyOrigin) {
+        if (bytes == null || from < 0 || from >= bytes.length) {
+            throw new CorruptEnvelopeException("corrupt envelope: none at byte " + from + " of "
+                    + (bytes == null ? "null" : bytes.length + " bytes"));
+        }
+        requireVersion(bytes, from);
+        return new Reader(bytes).readVersion1(from, emptyOrigin);
     }
 
     /**
@@ -164,6 +187,18 @@ public final class EnvelopeCodec {
      * @return a new array holding just the re-encoded envelope, or empty
      */
     public static Optional<byte[]> replaceOrigin(byte[] bytes, int from, String expected, Supplier<String> origin) {
+        return replaceOrigin(EMPTY, bytes, from, expected, origin);
+    }
+
+    /**
+     * As {@link #replaceOrigin(byte[], int, String, Supplier)}, with {@code prefix} written in front of the
+     * re-encoded envelope in the same new array: the store's header and the envelope in one copy.
+     *
+     * @param prefix bytes the result starts with
+     * @return a new array holding {@code prefix} and the re-encoded envelope, or empty
+     */
+    public static Optional<byte[]> replaceOrigin(
+            byte[] prefix, byte[] bytes, int from, String expected, Supplier<String> origin) {
         Reader reader;
         String found;
         try {
@@ -178,15 +213,17 @@ public final class EnvelopeCodec {
         if (!found.equals(expected)) {
             return Optional.empty();
         }
-        return Optional.of(splice(bytes, from, reader.mark, reader.pos, origin.get()));
+        return Optional.of(splice(prefix, bytes, from, reader.mark, reader.pos, origin.get()));
     }
 
-    /** bytes[from..originStart) + origin as a field + bytes[originEnd..]. */
-    private static byte[] splice(byte[] bytes, int from, int originStart, int originEnd, String origin) {
+    /** prefix + bytes[from..originStart) + origin as a field + bytes[originEnd..]. */
+    private static byte[] splice(byte[] prefix, byte[] bytes, int from, int originStart, int originEnd, String origin) {
         int originLength = Utf8.encodedLength(origin);
-        byte[] out = new byte[originStart - from + varintSize(originLength) + originLength + bytes.length - originEnd];
-        System.arraycopy(bytes, from, out, 0, originStart - from);
-        int pos = writeVarint(out, originStart - from, originLength);
+        int head = prefix.length + originStart - from;
+        byte[] out = new byte[head + varintSize(originLength) + originLength + bytes.length - originEnd];
+        System.arraycopy(prefix, 0, out, 0, prefix.length);
+        System.arraycopy(bytes, from, out, prefix.length, originStart - from);
+        int pos = writeVarint(out, head, originLength);
         pos = Utf8.encode(origin, out, pos);
         System.arraycopy(bytes, originEnd, out, pos, bytes.length - originEnd);
         return out;
@@ -245,22 +282,27 @@ public final class EnvelopeCodec {
         private final byte[] in;
         private int pos;
         private int mark;
+        private int start;
 
         Reader(byte[] in) {
             this.in = in;
         }
 
-        Envelope readVersion1() {
-            if (in.length < 2) {
+        Envelope readVersion1(int from, Supplier<String> emptyOrigin) {
+            if (in.length - from < 2) {
                 throw corrupt("truncated before the flags byte");
             }
-            int flags = in[1] & 0xFF;
+            int flags = in[from + 1] & 0xFF;
             if ((flags & ~KNOWN_FLAGS) != 0) {
                 throw corrupt(String.format("unknown flags 0x%02X", flags));
             }
-            pos = 2;
+            start = from;
+            pos = from + 2;
             String target = readString("target");
             String origin = readString("origin");
+            if (origin.isEmpty() && emptyOrigin != null) {
+                origin = emptyOrigin.get();
+            }
             Integer partition = (flags & HAS_PARTITION) != 0 ? readVarint("partition") : null;
             byte[] key = (flags & HAS_KEY) != 0 ? readBytes(readVarint("key length"), "key") : null;
             byte[] value = (flags & HAS_VALUE) != 0 ? readBytes(readVarint("value length"), "value") : null;
@@ -339,7 +381,7 @@ public final class EnvelopeCodec {
 
         private CorruptEnvelopeException corrupt(String what) {
             return new CorruptEnvelopeException(
-                    "corrupt envelope (" + in.length + " bytes, at byte " + pos + "): " + what);
+                    "corrupt envelope (" + (in.length - start) + " bytes, at byte " + (pos - start) + "): " + what);
         }
     }
 }

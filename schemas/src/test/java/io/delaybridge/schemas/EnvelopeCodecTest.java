@@ -343,4 +343,36 @@ class EnvelopeCodecTest {
         assertTrue(EnvelopeCodec.replaceOrigin(Arrays.copyOf(encoded, 4 + TARGET.length()), 0, ORIGIN, notAsked)
                 .isEmpty());
     }
+
+    @Test
+    void anEnvelopeBehindAPrefixIsStrippedInOneCopyAndDecodedInPlaceWithItsOriginBack() {
+        byte[] encoded = EnvelopeCodec.encode(full());
+        byte[] prefix = {7, 8, 9};
+
+        byte[] stored = EnvelopeCodec.replaceOrigin(prefix, encoded, 0, ORIGIN, () -> "")
+                .orElseThrow();
+        assertArrayEquals(prefix, Arrays.copyOf(stored, 3), "the prefix comes first");
+        assertEquals(3 + encoded.length - ORIGIN.length(), stored.length);
+
+        assertEquals(full(), EnvelopeCodec.decode(stored, 3, () -> ORIGIN), "the empty origin is given back");
+        assertEquals("", EnvelopeCodec.decode(stored, 3, null).origin(), "null leaves it empty");
+        java.util.function.Supplier<String> notAsked = () -> {
+            throw new AssertionError("asked for the origin of an envelope that has one");
+        };
+        byte[] kept = new byte[2 + encoded.length];
+        System.arraycopy(encoded, 0, kept, 2, encoded.length);
+        assertEquals(full(), EnvelopeCodec.decode(kept, 2, notAsked), "an envelope with its origin keeps it");
+    }
+
+    @Test
+    void decodingBehindAPrefixReportsCorruptionRelativeToTheEnvelope() {
+        byte[] encoded = EnvelopeCodec.encode(full());
+        byte[] cut = new byte[4 + 10];
+        System.arraycopy(encoded, 0, cut, 4, 10);
+        CorruptEnvelopeException e =
+                assertThrows(CorruptEnvelopeException.class, () -> EnvelopeCodec.decode(cut, 4, () -> ORIGIN));
+        assertTrue(e.getMessage().contains("(10 bytes, at byte"), e.getMessage());
+        assertThrows(CorruptEnvelopeException.class, () -> EnvelopeCodec.decode(cut, cut.length, null));
+        assertThrows(CorruptEnvelopeException.class, () -> EnvelopeCodec.decode(cut, 0, null), "no version 1 at 0");
+    }
 }

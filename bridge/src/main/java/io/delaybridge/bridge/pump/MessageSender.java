@@ -7,7 +7,6 @@ import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.schemas.CorruptEnvelopeException;
 import io.delaybridge.schemas.Envelope;
-import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.schemas.ErrorCode;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
@@ -59,7 +58,7 @@ final class MessageSender {
     private void releaseNow(OwnedShard shard, ClaimedMessage message) {
         Envelope envelope;
         try {
-            envelope = EnvelopeCodec.decode(message.envelope());
+            envelope = message.decode();
         } catch (CorruptEnvelopeException e) {
             if (delivery.wasDelivered(shard.shard, message.ref().id(), "")) {
                 outcomes.report(Outcome.alreadyDelivered(shard, message, null));

@@ -141,11 +141,12 @@ final class ShardCalls {
             long dueAt = (Long) reply.get(i + 1);
             long earlierAttempts = (Long) reply.get(i + 2);
             byte[] value = (byte[]) reply.get(i + 3);
-            messages.add(new ClaimedMessage(
+            messages.add(StoredValue.claimed(
                     new MessageRef(router.idOf(shard, member), member),
                     dueAt,
                     (int) earlierAttempts + 1,
-                    StoredValue.envelope(value, () -> router.naturalOrigin(shard, member))));
+                    value,
+                    () -> router.naturalOrigin(shard, member)));
         }
         return new ClaimBatch(List.copyOf(messages), nextDue, head);
     }

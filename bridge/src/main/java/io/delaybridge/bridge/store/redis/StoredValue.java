@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.store.redis;
 
+import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.schemas.EnvelopeCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -82,11 +84,21 @@ public final class StoredValue {
      * message.
      */
     public static byte[] encode(byte[] header, byte[] envelope, String naturalOrigin) {
-        byte[] stored = naturalOrigin == null
-                ? envelope
-                : EnvelopeCodec.replaceOrigin(envelope, 0, naturalOrigin, () -> "")
-                        .orElse(envelope);
-        return encode(header, stored);
+        if (naturalOrigin == null) {
+            return encode(header, envelope);
+        }
+        return EnvelopeCodec.replaceOrigin(header, envelope, 0, naturalOrigin, () -> "")
+                .orElseGet(() -> encode(header, envelope));
+    }
+
+    /**
+     * The message a claim took, its envelope left inside the stored value: decoded once, at its release, with the
+     * origin of a default id's own record ({@code naturalOrigin}, asked only for such a value) put back in that decode.
+     */
+    public static ClaimedMessage claimed(
+            MessageRef ref, long dueAt, int attempt, byte[] value, Supplier<String> naturalOrigin) {
+        int headerLength = headerLength(value);
+        return new ClaimedMessage(ref, dueAt, attempt, value, headerLength, headerLength == 1 ? naturalOrigin : null);
     }
 
     /** The envelope inside a stored value, as stored. */
