@@ -3,6 +3,7 @@ package io.delaybridge.bench;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -56,7 +57,7 @@ final class FarTierMemory {
                             ? String.format("order-%010d", i) // 16 characters
                             : topic + "-" + partition + "-" + offset;
                     long due = now + TimeUnit.HOURS.toMillis(2) + (long) (random.nextDouble() * spread);
-                    ops.add(new WriteOp.Schedule(id, due, topic + "/" + partition + "/" + offset, null, now, true));
+                    ops.add(new WriteOp.Schedule(id, due, new IntakeOrigin(topic, partition, offset), null, now, true));
                 }
                 inFlight.add(store.write(ops));
                 if (inFlight.size() >= 4) {

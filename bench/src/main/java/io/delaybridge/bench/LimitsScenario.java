@@ -6,6 +6,7 @@ import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -124,7 +125,8 @@ final class LimitsScenario implements Scenario {
         for (int first = from; first < to; first += 1_000) {
             List<WriteOp> ops = new ArrayList<>(1_000);
             for (int i = first; i < Math.min(to, first + 1_000); i++) {
-                ops.add(new WriteOp.Schedule(topic + "-0-" + i, dueAt.applyAsLong(i), topic + "/0/" + i, envelope));
+                ops.add(new WriteOp.Schedule(
+                        topic + "-0-" + i, dueAt.applyAsLong(i), new IntakeOrigin(topic, 0, i), envelope));
             }
             inFlight.add(store.write(ops));
             if (inFlight.size() >= 4) {

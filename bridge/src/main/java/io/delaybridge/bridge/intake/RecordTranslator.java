@@ -7,6 +7,7 @@ import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.schemas.ErrorCode;
 import io.delaybridge.schemas.IntakeCommand;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.schemas.IntakeParser;
 import io.delaybridge.schemas.TargetPolicy;
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ public final class RecordTranslator {
         private final String id;
         private final long dueAt;
         private final long timestamp;
+        private final IntakeOrigin origin;
         private final Envelope envelope;
         private WriteOp op;
 
@@ -37,15 +39,18 @@ public final class RecordTranslator {
             this.id = op == null ? null : op.id();
             this.dueAt = Long.MAX_VALUE;
             this.timestamp = WriteOp.NO_TIMESTAMP;
+            this.origin = null;
             this.envelope = null;
         }
 
-        private Translation(String defaultId, String id, long dueAt, long timestamp, Envelope envelope) {
+        private Translation(
+                String defaultId, String id, long dueAt, long timestamp, IntakeOrigin origin, Envelope envelope) {
             this.defaultId = defaultId;
             this.rejection = null;
             this.id = id;
             this.dueAt = dueAt;
             this.timestamp = timestamp;
+            this.origin = origin;
             this.envelope = envelope;
         }
 
@@ -60,7 +65,7 @@ public final class RecordTranslator {
         /** The store operation (a schedule's envelope encoded on the first call); null if rejected. */
         public WriteOp op() {
             if (op == null && envelope != null) {
-                op = new WriteOp.Schedule(id, dueAt, envelope.origin(), EnvelopeCodec.encode(envelope), timestamp);
+                op = new WriteOp.Schedule(id, dueAt, origin, EnvelopeCodec.encode(envelope), timestamp);
             }
             return op;
         }
@@ -70,7 +75,7 @@ public final class RecordTranslator {
          * left in the intake's log and never encoded.
          */
         public WriteOp.Schedule farOp() {
-            return new WriteOp.Schedule(id, dueAt, envelope.origin(), null, timestamp, true);
+            return new WriteOp.Schedule(id, dueAt, origin, null, timestamp, true);
         }
 
         /** Whether this is a schedule (not a cancel, not a rejection). */
@@ -91,6 +96,11 @@ public final class RecordTranslator {
         /** A schedule's intake record timestamp. */
         public long timestamp() {
             return timestamp;
+        }
+
+        /** A schedule's intake position; null for a cancel or a rejection. */
+        public IntakeOrigin origin() {
+            return origin;
         }
 
         /** A schedule's envelope, not encoded; null for a cancel or a rejection. */
@@ -117,6 +127,7 @@ public final class RecordTranslator {
     }
 
     public Translation translate(ConsumerRecord<byte[], byte[]> record) {
+        IntakeOrigin origin = new IntakeOrigin(record.topic(), record.partition(), record.offset());
         String defaultId = IntakeParser.defaultId(record.topic(), record.partition(), record.offset());
         try {
             IntakeCommand command = parser.parse(record.headers(), record.timestamp(), defaultId);
@@ -135,7 +146,6 @@ public final class RecordTranslator {
                                 + " bytes (key + value + headers) is larger than the " + maxRecordBytes
                                 + " bytes the bridge accepts (intake.maxRecordSize)");
             }
-            String origin = Envelope.origin(record.topic(), record.partition(), record.offset());
             List<Header> userHeaders = new ArrayList<>();
             for (Header header : record.headers()) {
                 if (!DelayHeaders.isControl(header.key())) {
@@ -147,10 +157,11 @@ public final class RecordTranslator {
                     schedule.id(),
                     schedule.dueAt(),
                     record.timestamp(),
+                    origin,
                     new Envelope(
                             schedule.target(),
                             schedule.partition(),
-                            origin,
+                            origin.toString(),
                             record.key(),
                             record.value(),
                             userHeaders));

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.store;
 
 import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -130,26 +131,18 @@ public final class ShardRouter {
     }
 
     /**
-     * Whether {@code origin} ({@code topic/partition/offset}) is the intake record that a default id names: then the id
+     * Whether {@code origin} is the intake record that a default id names: then the id
      * says everything the origin says, and the store need not keep the origin beside the message.
      */
-    public boolean isNaturalOrigin(String id, String origin) {
+    public boolean isNaturalOrigin(String id, IntakeOrigin origin) {
         return isNaturalOrigin(place(id), origin);
     }
 
-    /** {@link #isNaturalOrigin(String, String)} for an id already placed; compares without building a string. */
-    public boolean isNaturalOrigin(Placement placement, String origin) {
-        if (placement.offset() < 0
-                || !origin.startsWith(intakeTopic)
-                || origin.length() <= intakeTopic.length()
-                || origin.charAt(intakeTopic.length()) != '/') {
-            return false;
-        }
-        int partitionStart = intakeTopic.length() + 1;
-        int slash = origin.indexOf('/', partitionStart);
-        return slash > 0
-                && parseCanonicalDecimal(origin, partitionStart, slash) == placement.shard()
-                && parseCanonicalDecimal(origin, slash + 1, origin.length()) == placement.offset();
+    /** {@link #isNaturalOrigin(String, IntakeOrigin)} for an id already placed. */
+    public boolean isNaturalOrigin(Placement placement, IntakeOrigin origin) {
+        return placement.offset() >= 0
+                && origin.offset() == placement.offset()
+                && origin.of(intakeTopic, placement.shard());
     }
 
     private int hashShard(byte[] utf8) {

@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.store;
 
+import io.delaybridge.schemas.IntakeOrigin;
+
 /** One intake operation on the store. */
 public sealed interface WriteOp {
 
@@ -22,13 +24,13 @@ public sealed interface WriteOp {
      *
      * @param timestamp the intake record's timestamp, or {@link #NO_TIMESTAMP}
      */
-    record Schedule(String id, long dueAt, String origin, byte[] envelope, long timestamp, boolean far)
+    record Schedule(String id, long dueAt, IntakeOrigin origin, byte[] envelope, long timestamp, boolean far)
             implements WriteOp {
-        public Schedule(String id, long dueAt, String origin, byte[] envelope, long timestamp) {
+        public Schedule(String id, long dueAt, IntakeOrigin origin, byte[] envelope, long timestamp) {
             this(id, dueAt, origin, envelope, timestamp, false);
         }
 
-        public Schedule(String id, long dueAt, String origin, byte[] envelope) {
+        public Schedule(String id, long dueAt, IntakeOrigin origin, byte[] envelope) {
             this(id, dueAt, origin, envelope, NO_TIMESTAMP, false);
         }
     }

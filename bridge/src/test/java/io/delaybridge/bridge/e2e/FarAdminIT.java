@@ -26,6 +26,7 @@ import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import io.dropwizard.testing.ConfigOverride;
@@ -191,7 +192,7 @@ class FarAdminIT {
             ops.add(new WriteOp.Schedule(
                     f.id(),
                     f.dueAt(),
-                    Envelope.origin(names.intake(), f.partition(), f.offset()),
+                    new IntakeOrigin(names.intake(), f.partition(), f.offset()),
                     null,
                     f.timestamp(),
                     true));

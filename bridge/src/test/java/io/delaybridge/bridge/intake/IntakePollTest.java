@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.EnvelopeCodec;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -131,7 +132,7 @@ class IntakePollTest {
         assertEquals(express.id(), parked.id());
         assertEquals(NOW, parked.dueAt());
         assertEquals(express.envelope(), EnvelopeCodec.decode(parked.envelope()), "parks what it would deliver");
-        assertEquals(INTAKE + "/0/1", parked.origin());
+        assertEquals(new IntakeOrigin(INTAKE, 0, 1), parked.origin());
     }
 
     @Test
@@ -164,7 +165,7 @@ class IntakePollTest {
         WriteOp.Schedule first = (WriteOp.Schedule) poll.ops().get(0);
         assertTrue(first.far());
         assertEquals(null, first.envelope(), "the payload stays in the intake's log");
-        assertEquals(INTAKE + "/0/1", first.origin());
+        assertEquals(new IntakeOrigin(INTAKE, 0, 1), first.origin());
         assertEquals(NOW + 86_400_000, first.dueAt());
         assertEquals(NOW, first.timestamp());
         WriteOp.Schedule hot = (WriteOp.Schedule) poll.ops().get(1);

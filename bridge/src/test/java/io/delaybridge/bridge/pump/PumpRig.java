@@ -15,6 +15,7 @@ import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.TestServers;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -143,7 +144,7 @@ final class PumpRig implements AutoCloseable {
         String origin = topic + "/0/" + offset;
         byte[] envelope =
                 EnvelopeCodec.encode(new Envelope(target, null, origin, null, new byte[] {(byte) offset}, List.of()));
-        return new WriteOp.Schedule(topic + "-0-" + offset, dueAt, origin, envelope);
+        return new WriteOp.Schedule(topic + "-0-" + offset, dueAt, new IntakeOrigin(topic, 0, offset), envelope);
     }
 
     @Override

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.ErrorCode;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +45,8 @@ class PumpStoredValueIT {
             long due = rig.store.now() - 1;
             byte[] opaque = "not an envelope".getBytes(StandardCharsets.UTF_8);
             rig.store
-                    .write(List.of(new WriteOp.Schedule(rig.topic + "-0-1", due, rig.topic + "/0/1", opaque)))
+                    .write(List.of(
+                            new WriteOp.Schedule(rig.topic + "-0-1", due, new IntakeOrigin(rig.topic, 0, 1), opaque)))
                     .get(10, TimeUnit.SECONDS);
             rig.schedule(2, due + 1);
             rig.schedule(3, due + 2);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -111,44 +112,19 @@ class ShardRouterTest {
 
     @Test
     void onlyTheRecordADefaultIdNamesIsItsNaturalOrigin() {
-        assertTrue(router.isNaturalOrigin("delay-intake-3-1042", "delay-intake/3/1042"));
-        assertTrue(router.isNaturalOrigin("delay-intake-0-0", "delay-intake/0/0"));
-        for (String origin : List.of(
-                "delay-intake/3/1043",
-                "delay-intake/4/1042",
-                "delay-intake/3/01042",
-                "delay-intake/03/1042",
-                "delay-intake/3/1042/7",
-                "delay-intake/3",
-                "delay-intake/3/",
-                "delay-intake/",
-                "delay-intake",
-                "delay-intake2/3/1042",
-                "other/3/1042",
-                "delay-intake-3-1042",
-                "delay-intake/+3/1042")) {
-            assertFalse(router.isNaturalOrigin("delay-intake-3-1042", origin), origin);
+        assertTrue(router.isNaturalOrigin("delay-intake-3-1042", new IntakeOrigin("delay-intake", 3, 1042)));
+        assertTrue(router.isNaturalOrigin("delay-intake-0-0", new IntakeOrigin("delay-intake", 0, 0)));
+        for (IntakeOrigin origin : List.of(
+                new IntakeOrigin("delay-intake", 3, 1043),
+                new IntakeOrigin("delay-intake", 4, 1042),
+                new IntakeOrigin("delay-intake2", 3, 1042),
+                new IntakeOrigin("other", 3, 1042),
+                new IntakeOrigin("delay", 3, 1042))) {
+            assertFalse(router.isNaturalOrigin("delay-intake-3-1042", origin), origin.toString());
         }
         // an explicit id names no record, even one whose text looks like a default id of another shard count
-        assertFalse(router.isNaturalOrigin("order-42", "delay-intake/3/1042"));
-        assertFalse(router.isNaturalOrigin("delay-intake-9-1042", "delay-intake/9/1042"));
-    }
-
-    @ParameterizedTest
-    @ValueSource(
-            strings = {
-                "delay-intake-0-0",
-                "delay-intake-7-" + Long.MAX_VALUE,
-                "delay-intake-01-5",
-                "order-42",
-                "Bestellung-ü-日本-🙂",
-                ""
-            })
-    void aPlacementAgreesWithShardAndMember(String id) {
-        ShardRouter.Placement placement = router.place(id);
-        assertEquals(router.shardOf(id), placement.shard());
-        assertArrayEquals(router.member(id), placement.member());
-        assertEquals(router.idOf(placement.shard(), placement.member()), id);
+        assertFalse(router.isNaturalOrigin("order-42", new IntakeOrigin("delay-intake", 3, 1042)));
+        assertFalse(router.isNaturalOrigin("delay-intake-9-1042", new IntakeOrigin("delay-intake", 9, 1042)));
     }
 
     @Test
@@ -204,11 +180,11 @@ class ShardRouterTest {
 
     @Test
     void naturalOriginIsTheRecordADefaultIdNames() {
-        assertTrue(router.isNaturalOrigin("delay-intake-3-100", "delay-intake/3/100"));
-        assertFalse(router.isNaturalOrigin("delay-intake-3-100", "delay-intake/5/100"));
-        assertFalse(router.isNaturalOrigin("delay-intake-3-100", "delay-intake/3/101"));
-        assertFalse(router.isNaturalOrigin("order-42", "delay-intake/3/100"));
-        assertFalse(router.isNaturalOrigin("delay-intake-03-100", "delay-intake/03/100"));
+        assertTrue(router.isNaturalOrigin("delay-intake-3-100", new IntakeOrigin("delay-intake", 3, 100)));
+        assertFalse(router.isNaturalOrigin("delay-intake-3-100", new IntakeOrigin("delay-intake", 5, 100)));
+        assertFalse(router.isNaturalOrigin("delay-intake-3-100", new IntakeOrigin("delay-intake", 3, 101)));
+        assertFalse(router.isNaturalOrigin("order-42", new IntakeOrigin("delay-intake", 3, 100)));
+        assertFalse(router.isNaturalOrigin("delay-intake-03-100", new IntakeOrigin("delay-intake", 3, 100)));
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -67,10 +68,12 @@ public interface StoreCancelContract extends StoreContract {
         assertEquals(WriteResult.NOT_FOUND, writeOne(new WriteOp.Cancel("order-7", 2_000, 0)));
         assertEquals(
                 WriteResult.ALREADY_CANCELLED,
-                writeOne(new WriteOp.Schedule("order-7", now - 1, TOPIC + "/2/9", envelope("late"), 1_000)));
+                writeOne(new WriteOp.Schedule(
+                        "order-7", now - 1, new IntakeOrigin(TOPIC, 2, 9), envelope("late"), 1_000)));
         assertEquals(
                 WriteResult.ALREADY_CANCELLED,
-                writeOne(new WriteOp.Schedule("order-7", now - 1, TOPIC + "/2/10", envelope("same instant"), 2_000)),
+                writeOne(new WriteOp.Schedule(
+                        "order-7", now - 1, new IntakeOrigin(TOPIC, 2, 10), envelope("same instant"), 2_000)),
                 "a tie goes to the cancel");
         int shard = router().shardOf("order-7");
         assertEquals(0, store().stats(shard).pending());
@@ -85,9 +88,11 @@ public interface StoreCancelContract extends StoreContract {
         writeOne(new WriteOp.Cancel("order-8", 2_000, 0));
         assertEquals(
                 WriteResult.STORED,
-                writeOne(new WriteOp.Schedule("order-8", now - 1, TOPIC + "/0/1", envelope("again"), 3_000)));
+                writeOne(new WriteOp.Schedule(
+                        "order-8", now - 1, new IntakeOrigin(TOPIC, 0, 1), envelope("again"), 3_000)));
         // an older record read now is older than the stored version
-        WriteOp.Schedule older = new WriteOp.Schedule("order-8", now - 1, TOPIC + "/1/2", envelope("older"), 1_500);
+        WriteOp.Schedule older =
+                new WriteOp.Schedule("order-8", now - 1, new IntakeOrigin(TOPIC, 1, 2), envelope("older"), 1_500);
         assertEquals(WriteResult.SUPERSEDED, writeOne(older));
         // once that version is delivered, the remembered cancel is gone with it: the older record is stored again
         int shard = router().shardOf("order-8");
@@ -107,7 +112,8 @@ public interface StoreCancelContract extends StoreContract {
     @Test
     default void aScheduleReadAgainAfterItWasCancelledDoesNotComeBack() {
         long now = store().now();
-        WriteOp.Schedule record = new WriteOp.Schedule(TOPIC + "-1-5", now - 1, TOPIC + "/1/5", envelope("x"), 1_000);
+        WriteOp.Schedule record =
+                new WriteOp.Schedule(TOPIC + "-1-5", now - 1, new IntakeOrigin(TOPIC, 1, 5), envelope("x"), 1_000);
         writeOne(record);
         assertEquals(WriteResult.CANCELLED, writeOne(new WriteOp.Cancel(TOPIC + "-1-5", 1_200, 0)));
         // the intake crashed before committing the schedule's offset and reads it again
@@ -123,11 +129,13 @@ public interface StoreCancelContract extends StoreContract {
         writeOne(new WriteOp.Cancel(TOPIC + "-0-101", 5_000, 4_000));
         assertEquals(
                 WriteResult.STORED,
-                writeOne(new WriteOp.Schedule(TOPIC + "-0-100", now - 1, TOPIC + "/0/100", envelope("y"), 500)),
+                writeOne(new WriteOp.Schedule(
+                        TOPIC + "-0-100", now - 1, new IntakeOrigin(TOPIC, 0, 100), envelope("y"), 500)),
                 "forgotten: not suppressed");
         assertEquals(
                 WriteResult.ALREADY_CANCELLED,
-                writeOne(new WriteOp.Schedule(TOPIC + "-0-101", now - 1, TOPIC + "/0/101", envelope("y"), 4_500)),
+                writeOne(new WriteOp.Schedule(
+                        TOPIC + "-0-101", now - 1, new IntakeOrigin(TOPIC, 0, 101), envelope("y"), 4_500)),
                 "still remembered");
     }
 

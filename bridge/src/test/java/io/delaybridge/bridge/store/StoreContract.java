@@ -2,6 +2,7 @@ package io.delaybridge.bridge.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -28,7 +29,7 @@ public interface StoreContract {
     }
 
     default WriteOp.Schedule schedule(String id, long dueAt, String origin, String body) {
-        return new WriteOp.Schedule(id, dueAt, origin, envelope(body));
+        return new WriteOp.Schedule(id, dueAt, IntakeOrigin.parse(origin), envelope(body));
     }
 
     /** A default-form id and its own origin, on intake partition {@code partition}. */
@@ -68,7 +69,7 @@ public interface StoreContract {
 
     /** A schedule of a record with a timestamp (record time), which orders versions of an id. */
     default WriteOp.Schedule schedule(String id, long dueAt, String origin, String body, long timestamp) {
-        return new WriteOp.Schedule(id, dueAt, origin, envelope(body), timestamp);
+        return new WriteOp.Schedule(id, dueAt, IntakeOrigin.parse(origin), envelope(body), timestamp);
     }
 
     /** The body of the one pending version of {@code id}, claimed to see it. */

@@ -17,7 +17,7 @@ import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.DelayHeaders;
-import io.delaybridge.schemas.Envelope;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.schemas.IntakeParser;
 import io.delaybridge.testkit.TestServers;
 import java.nio.charset.StandardCharsets;
@@ -152,7 +152,7 @@ final class ThawRig implements AutoCloseable {
         RecordMetadata sent = send(partition, dueAt, id);
         String storedId = id != null ? id : IntakeParser.defaultId(intake, partition, sent.offset());
         WriteOp.Schedule far = new WriteOp.Schedule(
-                storedId, dueAt, Envelope.origin(intake, partition, sent.offset()), null, sent.timestamp(), true);
+                storedId, dueAt, new IntakeOrigin(intake, partition, sent.offset()), null, sent.timestamp(), true);
         List<WriteResult> written = store.write(List.of(far)).get(10, TimeUnit.SECONDS);
         if (written.get(0) != WriteResult.STORED) {
             throw new AssertionError("far write of " + storedId + ": " + written);

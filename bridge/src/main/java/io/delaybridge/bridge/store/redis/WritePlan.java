@@ -255,11 +255,7 @@ final class WritePlan {
 
     /** The 12-byte far entry of a far record: its intake partition and offset, and its due time. */
     static FarEntry farEntry(WriteOp.Schedule schedule) {
-        IntakeOrigin origin = IntakeOrigin.parse(schedule.origin());
-        if (origin == null) {
-            throw new IllegalArgumentException("message '" + schedule.id() + "': origin '" + schedule.origin()
-                    + "' is not topic/partition/offset");
-        }
+        IntakeOrigin origin = schedule.origin();
         return new FarEntry(origin.partition(), origin.offset(), schedule.dueAt());
     }
 
@@ -314,12 +310,15 @@ final class WritePlan {
 
         void add(int position, WriteOp.Schedule schedule, ShardRouter.Placement placement) {
             boolean natural = router.isNaturalOrigin(placement, schedule.origin());
-            String token = natural ? "" : StoredValue.token(schedule.origin(), schedule.timestamp());
+            String token = natural ? "" : StoredValue.token(schedule.origin().toString(), schedule.timestamp());
             byte[] header = StoredValue.header(token);
             boolean explicit = placement.offset() < 0;
             byte[] value = schedule.far()
                     ? EMPTY
-                    : StoredValue.encode(header, schedule.envelope(), natural ? schedule.origin() : null);
+                    : StoredValue.encode(
+                            header,
+                            schedule.envelope(),
+                            natural ? schedule.origin().toString() : null);
             args.add(placement.member());
             args.add(Decimal.ascii(schedule.dueAt()));
             args.add(header);

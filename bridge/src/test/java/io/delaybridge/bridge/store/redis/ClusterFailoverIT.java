@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RedisCluster;
 import io.delaybridge.testkit.RedisServer;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +85,7 @@ class ClusterFailoverIT {
                         store.write(List.of(new WriteOp.Schedule(
                                         TOPIC + "-0-" + (10_000_000 + n),
                                         store.now() - 60_000 - n,
-                                        TOPIC + "/0/" + (10_000_000 + n),
+                                        new IntakeOrigin(TOPIC, 0, (10_000_000 + n)),
                                         new byte[1])))
                                 .get(10, TimeUnit.SECONDS);
                     } catch (Exception e) {
@@ -114,7 +115,7 @@ class ClusterFailoverIT {
                 batch.add(new WriteOp.Schedule(
                         TOPIC + "-" + shard + "-" + offset,
                         dueAt,
-                        TOPIC + "/" + shard + "/" + offset,
+                        new IntakeOrigin(TOPIC, shard, offset),
                         ("m" + offset).getBytes(StandardCharsets.UTF_8)));
             }
             while (true) {

@@ -15,6 +15,7 @@ import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RedisCluster;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TempDirs;
@@ -69,7 +70,7 @@ class ClusterStoreIT {
         return new WriteOp.Schedule(
                 TOPIC + "-" + partition + "-" + offset,
                 dueAt,
-                TOPIC + "/" + partition + "/" + offset,
+                new IntakeOrigin(TOPIC, partition, offset),
                 ("m" + offset).getBytes(StandardCharsets.UTF_8));
     }
 
@@ -116,7 +117,7 @@ class ClusterStoreIT {
                 ops.add(new WriteOp.Schedule(
                         "explicit-" + shard,
                         now + 7_200_000,
-                        TOPIC + "/" + shard + "/3",
+                        new IntakeOrigin(TOPIC, shard, 3),
                         "e".getBytes(StandardCharsets.UTF_8)));
             }
             ops.add(new WriteOp.Cancel("explicit-3"));

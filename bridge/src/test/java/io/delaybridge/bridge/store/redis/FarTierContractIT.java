@@ -8,6 +8,7 @@ import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ class FarTierContractIT extends DelayStoreContractIT {
 
     private final TestServers servers;
     /** The intake's log as the far tier needs it: origin -> the record's schedule. */
-    private final Map<String, WriteOp.Schedule> log = new HashMap<>();
+    private final Map<IntakeOrigin, WriteOp.Schedule> log = new HashMap<>();
 
     FarTierContractIT(TestServers servers) {
         this.servers = servers;
@@ -106,7 +107,7 @@ class FarTierContractIT extends DelayStoreContractIT {
                 List<List<FarHour.Slot>> slots = new ArrayList<>();
                 for (FarHour.Slot slot : read.slots()) {
                     FarEntry entry = slot.entry();
-                    WriteOp.Schedule s = log.get(TOPIC + "/" + entry.partition() + "/" + entry.offset());
+                    WriteOp.Schedule s = log.get(new IntakeOrigin(TOPIC, entry.partition(), entry.offset()));
                     records.add(new WriteOp.Schedule(s.id(), s.dueAt(), s.origin(), s.envelope(), s.timestamp()));
                     slots.add(List.of(slot));
                 }

@@ -14,6 +14,7 @@ import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,7 @@ class FarTierIT {
     private final TestServers servers;
     private final ShardRouter router = new ShardRouter(TOPIC, SHARDS);
     /** The intake's log as the thaw reads it: origin -> record. */
-    private final Map<String, WriteOp.Schedule> log = new HashMap<>();
+    private final Map<IntakeOrigin, WriteOp.Schedule> log = new HashMap<>();
 
     private RedisDelayStore store;
     private FarStore far;
@@ -264,7 +265,7 @@ class FarTierIT {
 
     private WriteOp.Schedule record(String id, int partition, long offset, long due, long timestamp, String body) {
         WriteOp.Schedule s = new WriteOp.Schedule(
-                id, due, TOPIC + "/" + partition + "/" + offset, body.getBytes(StandardCharsets.UTF_8), timestamp);
+                id, due, new IntakeOrigin(TOPIC, partition, offset), body.getBytes(StandardCharsets.UTF_8), timestamp);
         log.put(s.origin(), s);
         return s;
     }
@@ -315,8 +316,8 @@ class FarTierIT {
     /** Thaws the records of {@code slots} (of {@code hour}) from the log as the owner does, one record per slot. */
     private List<WriteResult> thawSlots(int shard, long epoch, long hour, List<FarHour.Slot> slots) {
         List<WriteOp.Schedule> records = slots.stream()
-                .map(slot -> hot(log.get(TOPIC + "/" + slot.entry().partition() + "/"
-                        + slot.entry().offset())))
+                .map(slot -> hot(log.get(new IntakeOrigin(
+                        TOPIC, slot.entry().partition(), slot.entry().offset()))))
                 .toList();
         List<List<FarHour.Slot>> each = slots.stream().map(List::of).toList();
         return far.thaw(shard, epoch, hour, records, each).join();

@@ -11,6 +11,7 @@ import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -73,10 +74,11 @@ class NaturalOriginIT {
 
     @Test
     void aDefaultIdsRecordIsStoredWithoutItsOriginAndEveryReadPutsItBack() throws Exception {
-        String origin = TOPIC + "/2/1000000123";
+        IntakeOrigin at = new IntakeOrigin(TOPIC, 2, 1000000123L);
+        String origin = at.toString();
         byte[] envelope = envelope(origin);
         long due = store.now() - 1;
-        write(new WriteOp.Schedule(TOPIC + "-2-1000000123", due, origin, envelope));
+        write(new WriteOp.Schedule(TOPIC + "-2-1000000123", due, at, envelope));
 
         byte[] stored = storedValue(2, TOPIC + "-2-1000000123");
         assertEquals(1 + envelope.length - origin.length(), stored.length, "origin header byte + envelope - origin");
@@ -99,9 +101,10 @@ class NaturalOriginIT {
 
     @Test
     void anExplicitIdKeepsItsOriginInTheEnvelope() throws Exception {
-        String origin = TOPIC + "/1/77";
+        IntakeOrigin at = new IntakeOrigin(TOPIC, 1, 77);
+        String origin = at.toString();
         byte[] envelope = envelope(origin);
-        write(new WriteOp.Schedule("order-42", store.now() - 1, origin, envelope));
+        write(new WriteOp.Schedule("order-42", store.now() - 1, at, envelope));
 
         byte[] stored = storedValue(store.router().shardOf("order-42"), "order-42");
         assertTrue(contains(StoredValue.envelope(stored), origin));
@@ -131,7 +134,7 @@ class NaturalOriginIT {
     @Test
     void bytesThatAreNoEnvelopeAreStoredAsGiven() throws Exception {
         byte[] opaque = "not an envelope".getBytes(StandardCharsets.UTF_8);
-        write(new WriteOp.Schedule(TOPIC + "-0-9", store.now() - 1, TOPIC + "/0/9", opaque));
+        write(new WriteOp.Schedule(TOPIC + "-0-9", store.now() - 1, new IntakeOrigin(TOPIC, 0, 9), opaque));
 
         assertArrayEquals(opaque, StoredValue.envelope(storedValue(0, TOPIC + "-0-9")));
         List<ClaimedMessage> claimed =

@@ -10,6 +10,7 @@ import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.RedisCluster;
 import io.delaybridge.testkit.RedisServer;
@@ -67,7 +68,7 @@ class PositionMarkIT {
             ops.add(new WriteOp.Schedule(
                     TOPIC + "-" + partition + "-" + offset,
                     store.now() + 3_600_000,
-                    TOPIC + "/" + partition + "/" + offset,
+                    new IntakeOrigin(TOPIC, partition, offset),
                     ("m" + offset).getBytes(StandardCharsets.UTF_8)));
         }
         return ops;
@@ -162,8 +163,8 @@ class PositionMarkIT {
             clustered
                     .write(
                             List.of(
-                                    new WriteOp.Schedule(TOPIC + "-0-0", due, TOPIC + "/0/0", body),
-                                    new WriteOp.Schedule(explicit, due, TOPIC + "/0/1", body)),
+                                    new WriteOp.Schedule(TOPIC + "-0-0", due, new IntakeOrigin(TOPIC, 0, 0), body),
+                                    new WriteOp.Schedule(explicit, due, new IntakeOrigin(TOPIC, 0, 1), body)),
                             List.of(new PositionMark(0, UNKNOWN, 2)))
                     .get(10, TimeUnit.SECONDS);
             assertEquals(Map.of(0, 2L), clustered.positions(List.of(0)), "every shard holds the mark");
@@ -177,7 +178,8 @@ class PositionMarkIT {
                     ExecutionException.class,
                     () -> clustered
                             .write(
-                                    List.of(new WriteOp.Schedule(TOPIC + "-0-2", due, TOPIC + "/0/2", body)),
+                                    List.of(new WriteOp.Schedule(
+                                            TOPIC + "-0-2", due, new IntakeOrigin(TOPIC, 0, 2), body)),
                                     List.of(new PositionMark(0, 2, 3)))
                             .get(10, TimeUnit.SECONDS));
             assertEquals(

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -45,7 +46,7 @@ class RedisMemoryIT {
             return new WriteOp.Schedule(
                     TOPIC + "-" + partition + "-" + offset,
                     dueAt(i),
-                    TOPIC + "/" + partition + "/" + offset,
+                    new IntakeOrigin(TOPIC, partition, offset),
                     new byte[ENVELOPE_BYTES]);
         });
         f.print("default ids (delay-intake-<p>-<offset>, member 8 bytes, origin implied)");
@@ -60,7 +61,7 @@ class RedisMemoryIT {
                 i -> new WriteOp.Schedule(
                         String.format(Locale.ROOT, "order-%010d", i),
                         dueAt(i),
-                        TOPIC + "/3/" + (1_000_000_000L + i),
+                        new IntakeOrigin(TOPIC, 3, (1_000_000_000L + i)),
                         new byte[ENVELOPE_BYTES]));
         f.print("explicit 16-char ids (member 17 bytes, origin token 23 bytes kept)");
         assertTrue(f.perMessage() < ENVELOPE_BYTES + 300, "bytes per message: " + f.perMessage());

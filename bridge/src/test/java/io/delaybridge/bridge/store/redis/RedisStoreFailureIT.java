@@ -20,6 +20,7 @@ import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -55,7 +56,7 @@ class RedisStoreFailureIT {
 
     private static WriteOp.Schedule record(int partition, long offset, long dueAt, byte[] envelope) {
         return new WriteOp.Schedule(
-                TOPIC + "-" + partition + "-" + offset, dueAt, TOPIC + "/" + partition + "/" + offset, envelope);
+                TOPIC + "-" + partition + "-" + offset, dueAt, new IntakeOrigin(TOPIC, partition, offset), envelope);
     }
 
     private static Throwable writeFailure(RedisDelayStore store, List<WriteOp> ops) {
@@ -204,7 +205,8 @@ class RedisStoreFailureIT {
             assertEquals(2, store.stats(0).inFlight());
             // the fourth is scheduled again while in flight (another intake record with its id): pending again
             String replaced = batch.messages().get(3).ref().id();
-            store.write(List.of(new WriteOp.Schedule(replaced, now - 1, TOPIC + "/0/99", "again".getBytes())))
+            store.write(List.of(new WriteOp.Schedule(
+                            replaced, now - 1, new IntakeOrigin(TOPIC, 0, 99), "again".getBytes())))
                     .get(10, TimeUnit.SECONDS);
             assertEquals(1, store.ack(0, epoch, refs), "only the fifth was still in flight");
             assertEquals(0, store.stats(0).inFlight());
@@ -308,8 +310,10 @@ class RedisStoreFailureIT {
             long now = store.now();
             String id = "order-7";
             redisCli(redis, redis1 -> redis1.scriptFlush());
-            var older = store.write(List.of(new WriteOp.Schedule(id, now + 60_000, TOPIC + "/0/1", "old".getBytes())));
-            var newer = store.write(List.of(new WriteOp.Schedule(id, now + 60_000, TOPIC + "/0/2", "new".getBytes())));
+            var older = store.write(
+                    List.of(new WriteOp.Schedule(id, now + 60_000, new IntakeOrigin(TOPIC, 0, 1), "old".getBytes())));
+            var newer = store.write(
+                    List.of(new WriteOp.Schedule(id, now + 60_000, new IntakeOrigin(TOPIC, 0, 2), "new".getBytes())));
             WriteResult newerResult = newer.get(10, TimeUnit.SECONDS).get(0);
             assertTrue(newerResult == WriteResult.STORED || newerResult == WriteResult.REPLACED, "" + newerResult);
             try {

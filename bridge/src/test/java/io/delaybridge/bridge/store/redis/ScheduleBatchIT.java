@@ -11,6 +11,7 @@ import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.ShardStats;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.nio.charset.StandardCharsets;
@@ -76,11 +77,11 @@ class ScheduleBatchIT {
     }
 
     private static WriteOp.Schedule schedule(String id, long dueAt, String origin, String body) {
-        return new WriteOp.Schedule(id, dueAt, origin, envelope(body));
+        return new WriteOp.Schedule(id, dueAt, IntakeOrigin.parse(origin), envelope(body));
     }
 
     private static WriteOp.Schedule schedule(String id, long dueAt, String origin, String body, long timestamp) {
-        return new WriteOp.Schedule(id, dueAt, origin, envelope(body), timestamp);
+        return new WriteOp.Schedule(id, dueAt, IntakeOrigin.parse(origin), envelope(body), timestamp);
     }
 
     private static String defaultId(int partition, long offset) {
@@ -194,8 +195,8 @@ class ScheduleBatchIT {
         long now = store.now();
         // remembered: a cancel of offset 100 from record time T+1000
         assertEquals(List.of(WriteResult.NOT_FOUND), write(new WriteOp.Cancel(defaultId(0, 100), T + 1_000, 0)));
-        WriteOp.Schedule record =
-                new WriteOp.Schedule(defaultId(0, 100), now - 1, TOPIC + "/0/100", envelope("x"), T + 500);
+        WriteOp.Schedule record = new WriteOp.Schedule(
+                defaultId(0, 100), now - 1, new IntakeOrigin(TOPIC, 0, 100), envelope("x"), T + 500);
 
         // a cancel of ANOTHER id of the shard forgets cancels older than T+4000: the schedule after it in the batch
         // must see that, the one before it must not
@@ -338,8 +339,10 @@ class ScheduleBatchIT {
         long now = store.now();
         int size = WritePlan.MAX_BYTES_PER_CALL / 3 + 1; // three fill a call
         String id = explicitIdIn(3, "big");
-        WriteOp.Schedule first = new WriteOp.Schedule(id, now - 1, TOPIC + "/0/1", bigEnvelope(size, 'a'));
-        WriteOp.Schedule second = new WriteOp.Schedule(id, now - 1, TOPIC + "/0/2", bigEnvelope(size, 'b'));
+        WriteOp.Schedule first =
+                new WriteOp.Schedule(id, now - 1, new IntakeOrigin(TOPIC, 0, 1), bigEnvelope(size, 'a'));
+        WriteOp.Schedule second =
+                new WriteOp.Schedule(id, now - 1, new IntakeOrigin(TOPIC, 0, 2), bigEnvelope(size, 'b'));
         assertEquals(
                 List.of(
                         WriteResult.STORED,
@@ -349,8 +352,10 @@ class ScheduleBatchIT {
                         WriteResult.DUPLICATE),
                 write(
                         first,
-                        new WriteOp.Schedule(defaultId(3, 1), now + 60_000, TOPIC + "/3/1", bigEnvelope(size, 'x')),
-                        new WriteOp.Schedule(defaultId(3, 2), now + 60_000, TOPIC + "/3/2", bigEnvelope(size, 'y')),
+                        new WriteOp.Schedule(
+                                defaultId(3, 1), now + 60_000, new IntakeOrigin(TOPIC, 3, 1), bigEnvelope(size, 'x')),
+                        new WriteOp.Schedule(
+                                defaultId(3, 2), now + 60_000, new IntakeOrigin(TOPIC, 3, 2), bigEnvelope(size, 'y')),
                         second,
                         second));
         assertEquals(new ShardStats(3, 3, 0, now - 1), store.stats(3));

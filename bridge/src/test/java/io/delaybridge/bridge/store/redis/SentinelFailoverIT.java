@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RedisSentinels;
 import io.delaybridge.testkit.RedisServer;
 import java.nio.charset.StandardCharsets;
@@ -107,7 +108,10 @@ class SentinelFailoverIT {
                 store.onWake((shard, dueAt) -> woken.countDown());
                 long now = store.now();
                 store.write(List.of(new WriteOp.Schedule(
-                                "early", now - 60_000, TOPIC + "/0/999999", "x".getBytes(StandardCharsets.UTF_8))))
+                                "early",
+                                now - 60_000,
+                                new IntakeOrigin(TOPIC, 0, 999999),
+                                "x".getBytes(StandardCharsets.UTF_8))))
                         .get(10, TimeUnit.SECONDS);
                 assertTrue(woken.await(10, TimeUnit.SECONDS), "a wake-up from the new master");
                 return lost;
@@ -142,7 +146,7 @@ class SentinelFailoverIT {
                     batch.add(new WriteOp.Schedule(
                             TOPIC + "-" + partition + "-" + offset,
                             dueAt,
-                            TOPIC + "/" + partition + "/" + offset,
+                            new IntakeOrigin(TOPIC, partition, offset),
                             ("m" + offset).getBytes(StandardCharsets.UTF_8)));
                 }
                 while (!stop.get()) {

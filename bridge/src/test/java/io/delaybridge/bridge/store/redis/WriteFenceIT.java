@@ -8,6 +8,7 @@ import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.nio.charset.StandardCharsets;
@@ -108,7 +109,7 @@ class WriteFenceIT {
         return new WriteOp.Schedule(
                 TOPIC + "-" + partition + "-" + offset,
                 store.now() + 60_000,
-                TOPIC + "/" + partition + "/" + offset,
+                new IntakeOrigin(TOPIC, partition, offset),
                 ("v" + offset).getBytes(StandardCharsets.UTF_8),
                 1_000 + offset);
     }

@@ -11,6 +11,7 @@ import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -27,7 +28,8 @@ class WritePlanTest {
 
     private static WriteOp.Schedule record(int partition, long offset) {
         return new WriteOp.Schedule(
-                TOPIC + "-" + partition + "-" + offset, 1_000, TOPIC + "/" + partition + "/" + offset, new byte[] {1});
+                TOPIC + "-" + partition + "-" + offset, 1_000, new IntakeOrigin(TOPIC, partition, offset), new byte[] {1
+                });
     }
 
     private static String text(byte[] b) {
@@ -96,7 +98,10 @@ class WritePlanTest {
         assertEquals("17", text(calls.get(0).args()[5]), "shard 3 is held with epoch 17");
         assertEquals("", text(calls.get(1).args()[5]), "shard 1 is not held here");
         WritePlan.Call thaw = plan.thaw(
-                        3, 18, List.of(new WriteOp.Schedule(TOPIC + "-3-7", 1_000, TOPIC + "/3/7", new byte[] {1})))
+                        3,
+                        18,
+                        List.of(new WriteOp.Schedule(
+                                TOPIC + "-3-7", 1_000, new IntakeOrigin(TOPIC, 3, 7), new byte[] {1})))
                 .get(0);
         assertEquals("18", text(thaw.args()[4]));
         assertEquals("", text(thaw.args()[5]), "a thaw is fenced by its own epoch");
@@ -107,8 +112,8 @@ class WritePlanTest {
         long due = 500 * FarEntry.HOUR_MILLIS + 1_234;
         String id = "order-1";
         int shard = new ShardRouter(TOPIC, 4).shardOf(id);
-        WriteOp.Schedule first = new WriteOp.Schedule(id, due, TOPIC + "/2/70", null, 42L, true);
-        WriteOp.Schedule second = new WriteOp.Schedule(id, due + 1, TOPIC + "/2/71", null, 43L, true);
+        WriteOp.Schedule first = new WriteOp.Schedule(id, due, new IntakeOrigin(TOPIC, 2, 70), null, 42L, true);
+        WriteOp.Schedule second = new WriteOp.Schedule(id, due + 1, new IntakeOrigin(TOPIC, 2, 71), null, 43L, true);
         WritePlan.Call call = plan.plan(List.of(first, second)).get(0);
         assertEquals(9 + 2, call.keys().length, "the hour string and the id hash, each once");
         assertEquals(text(keys.farHour(shard, 500)), text(call.keys()[9]));
@@ -128,7 +133,8 @@ class WritePlanTest {
     void anOwnersThawNamesTheHourItReadAndCarriesEachRecordsSlots() {
         long hour = 500;
         long due = hour * FarEntry.HOUR_MILLIS + 9;
-        WriteOp.Schedule record = new WriteOp.Schedule(TOPIC + "-3-7", due, TOPIC + "/3/7", new byte[] {1}, 5L);
+        WriteOp.Schedule record =
+                new WriteOp.Schedule(TOPIC + "-3-7", due, new IntakeOrigin(TOPIC, 3, 7), new byte[] {1}, 5L);
         FarHour.Slot first = new FarHour.Slot(new FarEntry(3, 7, due), 24);
         FarHour.Slot again = new FarHour.Slot(new FarEntry(3, 7, due), 96);
         WritePlan.Call call = plan.thaw(3, 18, List.of(record), hour, List.of(List.of(first, again)))
