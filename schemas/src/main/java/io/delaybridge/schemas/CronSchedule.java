@@ -1,0 +1,330 @@
+package io.delaybridge.schemas;
+
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.Month;
+import java.util.Locale;
+
+/**
+ * A cron expression matched against wall-clock time ({@link LocalDateTime}), with no time zone: turning a wall time
+ * into an instant, and what to do on daylight-saving gaps and overlaps, is {@link SeriesTimeline}'s job, so that the
+ * choice is ours and explicit rather than a side effect of a library's date arithmetic.
+ *
+ * <h2>Grammar</h2>
+ * Five fields, {@code minute hour day-of-month month day-of-week} (second 0), or six with the second first:
+ * <table>
+ *   <caption>Fields</caption>
+ *   <tr><th>field</th><th>values</th></tr>
+ *   <tr><td>second (six-field form only)</td><td>0-59</td></tr>
+ *   <tr><td>minute</td><td>0-59</td></tr>
+ *   <tr><td>hour</td><td>0-23</td></tr>
+ *   <tr><td>day of month</td><td>1-31</td></tr>
+ *   <tr><td>month</td><td>1-12 or JAN-DEC</td></tr>
+ *   <tr><td>day of week</td><td>0-7 or SUN-SAT (0 and 7 are Sunday)</td></tr>
+ * </table>
+ * Each field is {@code *}, a value, a range {@code a-b}, a step {@code * /n}, {@code a-b/n} or {@code a/n} (from a
+ * to the end), or a comma list of these; {@code ?} means {@code *} in the day fields. Names are case-insensitive.
+ * As in POSIX cron, when both day fields are restricted (neither starts with {@code *} or {@code ?}) a day matches if
+ * either does: {@code 30 4 1,15 * 5} runs on the 1st, the 15th and every Friday. Quartz's {@code L}, {@code W},
+ * {@code #} and {@code @daily}-style macros are not supported and are rejected, not guessed at. An expression that
+ * can never match ({@code 0 9 30 2 *}) is rejected.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class CronSchedule {
+
+    /** Longer expressions are rejected before parsing. */
+    static final int MAX_LENGTH = 200;
+
+    static final String FORMS = "use five fields (minute hour day-of-month month day-of-week, e.g. 30 2 * * *) "
+            + "or six with the second first (0 30 2 * * *)";
+
+    private static final String[] MONTHS = {
+        "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"
+    };
+    private static final String[] DAYS = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
+
+    /** Feb 29 recurs at least every 8 years (2096, 2104); any other valid expression much sooner. */
+    private static final int SEARCH_YEARS = 9;
+
+    private final String expression;
+    private final long seconds;
+    private final long minutes;
+    private final long hours;
+    private final long daysOfMonth;
+    private final long months;
+    private final long daysOfWeek;
+    private final boolean domRestricted;
+    private final boolean dowRestricted;
+
+    private CronSchedule(String expression, long[] masks, boolean domRestricted, boolean dowRestricted) {
+        this.expression = expression;
+        this.seconds = masks[0];
+        this.minutes = masks[1];
+        this.hours = masks[2];
+        this.daysOfMonth = masks[3];
+        this.months = masks[4];
+        this.daysOfWeek = masks[5];
+        this.domRestricted = domRestricted;
+        this.dowRestricted = dowRestricted;
+    }
+
+    /**
+     * Parses a cron expression.
+     *
+     * @param text five or six fields, e.g. {@code 30 2 * * *}
+     * @return the schedule
+     * @throws IllegalArgumentException naming the field, the value and what is accepted, if the text is not a
+     *                                  supported cron expression or never matches
+     */
+    public static CronSchedule parse(String text) {
+        String t = text == null ? "" : text.strip();
+        if (t.isEmpty()) {
+            throw notCron(text, "empty");
+        }
+        if (t.length() > MAX_LENGTH) {
+            throw notCron(text, "longer than " + MAX_LENGTH + " characters");
+        }
+        if (t.charAt(0) == '@') {
+            throw notCron(text, "macros such as @daily are not supported");
+        }
+        String[] fields = t.split("\\s+");
+        if (fields.length != 5 && fields.length != 6) {
+            throw notCron(text, fields.length + " fields");
+        }
+        int shift = fields.length == 6 ? 0 : 1;
+        long[] masks = new long[6];
+        masks[0] = 1L;
+        for (int i = shift; i < 6; i++) {
+            masks[i] = Field.values()[i].parse(text, fields[i - shift]);
+        }
+        String dom = fields[3 - shift];
+        String dow = fields[5 - shift];
+        CronSchedule cron = new CronSchedule(t, masks, restricted(dom), restricted(dow));
+        if (!cron.canMatch()) {
+            throw notCron(text, "never matches: no month of the expression has day " + lowest(masks[3]));
+        }
+        return cron;
+    }
+
+    /** @return the expression as given, surrounding whitespace removed */
+    public String expression() {
+        return expression;
+    }
+
+    /** @return whether the expression has a seconds field that is not just second 0 */
+    public boolean hasSeconds() {
+        return seconds != 1L;
+    }
+
+    /**
+     * The first wall time at or after {@code from} that matches; fractions of a second in {@code from} round up.
+     *
+     * @param from any wall time
+     * @return the next match, or {@code null} if none within 9 years (only past year 9999 for a valid expression)
+     */
+    public LocalDateTime nextOrSame(LocalDateTime from) {
+        LocalDateTime start = from.getNano() == 0 ? from : from.withNano(0).plusSeconds(1);
+        LocalDate date = start.toLocalDate();
+        LocalDate limit = date.plusYears(SEARCH_YEARS);
+        int fromSecond = start.toLocalTime().toSecondOfDay();
+        while (!date.isAfter(limit)) {
+            if (!has(months, date.getMonthValue())) {
+                date = date.withDayOfMonth(1).plusMonths(1);
+                fromSecond = 0;
+                continue;
+            }
+            if (dayMatches(date)) {
+                int s = nextSecondOfDay(fromSecond);
+                if (s >= 0) {
+                    return date.atTime(LocalTime.ofSecondOfDay(s));
+                }
+            }
+            date = date.plusDays(1);
+            fromSecond = 0;
+        }
+        return null;
+    }
+
+    /**
+     * @param from any wall time
+     * @return the first match strictly after {@code from}, or {@code null} as for {@link #nextOrSame}
+     */
+    public LocalDateTime nextAfter(LocalDateTime from) {
+        return nextOrSame(from.withNano(0).plusSeconds(1));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof CronSchedule && ((CronSchedule) o).expression.equals(expression);
+    }
+
+    @Override
+    public int hashCode() {
+        return expression.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return expression;
+    }
+
+    private boolean dayMatches(LocalDate date) {
+        boolean dom = has(daysOfMonth, date.getDayOfMonth());
+        boolean dow = has(daysOfWeek, date.getDayOfWeek().getValue() % 7);
+        if (domRestricted && dowRestricted) {
+            return dom || dow;
+        }
+        return dom && dow;
+    }
+
+    private int nextSecondOfDay(int fromSecond) {
+        int h0 = fromSecond / 3600;
+        int m0 = fromSecond / 60 % 60;
+        int s0 = fromSecond % 60;
+        for (int h = nextBit(hours, h0); h >= 0; h = nextBit(hours, h + 1)) {
+            for (int m = nextBit(minutes, h == h0 ? m0 : 0); m >= 0; m = nextBit(minutes, m + 1)) {
+                int s = nextBit(seconds, h == h0 && m == m0 ? s0 : 0);
+                if (s >= 0) {
+                    return h * 3600 + m * 60 + s;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** Whether some month of the expression has one of its days of month (day of week always finds one). */
+    private boolean canMatch() {
+        if (dowRestricted) {
+            return true;
+        }
+        int lowestDay = lowest(daysOfMonth);
+        for (Month m : Month.values()) {
+            if (has(months, m.getValue()) && lowestDay <= m.maxLength()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean restricted(String field) {
+        return !(field.startsWith("*") || field.startsWith("?"));
+    }
+
+    private static boolean has(long mask, int bit) {
+        return (mask & (1L << bit)) != 0;
+    }
+
+    private static int nextBit(long mask, int from) {
+        if (from >= Long.SIZE) {
+            return -1;
+        }
+        long rest = mask & (-1L << from);
+        return rest == 0 ? -1 : Long.numberOfTrailingZeros(rest);
+    }
+
+    private static int lowest(long mask) {
+        return Long.numberOfTrailingZeros(mask);
+    }
+
+    static IllegalArgumentException notCron(String text, String reason) {
+        return new IllegalArgumentException(
+                ContractViolation.quote(text) + " is not a cron expression: " + reason + "; " + FORMS);
+    }
+
+    /** The six fields in six-field order, each with its range and names. */
+    private enum Field {
+        SECOND("second", 0, 59, null),
+        MINUTE("minute", 0, 59, null),
+        HOUR("hour", 0, 23, null),
+        DAY_OF_MONTH("day of month", 1, 31, null),
+        MONTH("month", 1, 12, MONTHS),
+        DAY_OF_WEEK("day of week", 0, 7, DAYS);
+
+        private final String label;
+        private final int min;
+        private final int max;
+        private final String[] names;
+
+        Field(String label, int min, int max, String[] names) {
+            this.label = label;
+            this.min = min;
+            this.max = max;
+            this.names = names;
+        }
+
+        long parse(String text, String field) {
+            long mask = 0;
+            for (String item : field.split(",", -1)) {
+                mask |= item(text, item);
+            }
+            if (this == DAY_OF_WEEK && has(mask, 7)) {
+                mask = (mask | 1L) & ~(1L << 7);
+            }
+            return mask;
+        }
+
+        private long item(String text, String item) {
+            int slash = item.indexOf('/');
+            String base = slash < 0 ? item : item.substring(0, slash);
+            int step = slash < 0 ? 1 : number(text, item.substring(slash + 1), "step", 1, max);
+            int[] range = range(text, item, base, slash >= 0);
+            long mask = 0;
+            for (int v = range[0]; v <= range[1]; v += step) {
+                mask |= 1L << v;
+            }
+            return mask;
+        }
+
+        /** {@code *}, {@code ?}, {@code a}, {@code a-b}, or {@code a} before a step (a to the end). */
+        private int[] range(String text, String item, String base, boolean stepped) {
+            int last = this == DAY_OF_WEEK ? 6 : max;
+            if (base.equals("*") || (base.equals("?") && (this == DAY_OF_MONTH || this == DAY_OF_WEEK))) {
+                return new int[] {min, last};
+            }
+            int dash = base.indexOf('-', 1);
+            int from = value(text, dash < 0 ? base : base.substring(0, dash));
+            if (dash < 0) {
+                return new int[] {from, stepped ? last : from};
+            }
+            int to = value(text, base.substring(dash + 1));
+            if (to < from) {
+                throw bad(text, item, "the range runs backwards");
+            }
+            return new int[] {from, to};
+        }
+
+        private int value(String text, String token) {
+            if (names != null) {
+                String upper = token.toUpperCase(Locale.ROOT);
+                for (int i = 0; i < names.length; i++) {
+                    if (names[i].equals(upper)) {
+                        return this == MONTH ? i + 1 : i;
+                    }
+                }
+            }
+            return number(text, token, "value", min, max);
+        }
+
+        private int number(String text, String token, String what, int lo, int hi) {
+            boolean digits = !token.isEmpty() && token.length() <= 2 && DelayText.allAsciiDigits(token);
+            int v = digits ? Integer.parseInt(token) : -1;
+            if (v < lo || v > hi) {
+                String accepted = what.equals("step")
+                        ? "a step of " + lo + "-" + hi
+                        : lo + "-" + hi + (names == null ? "" : " or " + names[0] + "-" + names[names.length - 1]);
+                throw bad(
+                        text,
+                        token,
+                        "not a " + label + " " + what + "; use " + accepted
+                                + (digits || token.isEmpty() ? "" : " (L, W and # are not supported)"));
+            }
+            return v;
+        }
+
+        private IllegalArgumentException bad(String text, String token, String reason) {
+            return notCron(text, label + " " + ContractViolation.quote(token) + ": " + reason);
+        }
+    }
+}
