@@ -219,4 +219,59 @@ class SeriesDstTest {
                         .runUntil(ms("2026-06-01T00:01:00Z"))
                         .dueTimes());
     }
+
+    @Test
+    void aGapAtMidnightLosesNoDay() {
+        // Africa/Cairo 2026-04-24 00:00 -> 01:00 (a case that made one library skip a whole day)
+        String from = "2026-04-23T19:00+02:00";
+        String until = "2026-04-24T05:00+03:00";
+        assertEquals(
+                ms(
+                        "2026-04-23T20:00+02:00",
+                        "2026-04-23T22:00+02:00",
+                        "2026-04-24T01:00+03:00",
+                        "2026-04-24T02:00+03:00",
+                        "2026-04-24T04:00+03:00"),
+                run("0 */2 * * *", "Africa/Cairo", "shift", "once", from, until));
+        assertEquals(
+                ms(
+                        "2026-04-23T20:00+02:00",
+                        "2026-04-23T22:00+02:00",
+                        "2026-04-24T02:00+03:00",
+                        "2026-04-24T04:00+03:00"),
+                run("0 */2 * * *", "Africa/Cairo", "skip", "once", from, until));
+        // America/Santiago 2026-09-06 00:00 -> 01:00: a daily midnight job
+        assertEquals(
+                ms("2026-09-05T00:00-04:00", "2026-09-06T01:00-03:00", "2026-09-07T00:00-03:00"),
+                run(
+                        "0 0 * * *",
+                        "America/Santiago",
+                        "shift",
+                        "once",
+                        "2026-09-04T12:00-04:00",
+                        "2026-09-07T12:00-03:00"));
+    }
+
+    @Test
+    void aHalfHourShiftOnLordHowe() {
+        // Australia/Lord_Howe moves by 30 minutes: 02:00 -> 02:30 on 2026-10-04, 02:00 -> 01:30 on 2026-04-05
+        assertEquals(
+                ms("2026-10-04T02:30+11:00", "2026-10-05T02:15+11:00"),
+                run(
+                        "15 2 * * *",
+                        "Australia/Lord_Howe",
+                        "shift",
+                        "once",
+                        "2026-10-04T00:00+10:30",
+                        "2026-10-05T12:00+11:00"));
+        assertEquals(
+                ms("2026-04-05T01:45+11:00", "2026-04-05T01:45+10:30", "2026-04-06T01:45+10:30"),
+                run(
+                        "45 1 * * *",
+                        "Australia/Lord_Howe",
+                        "shift",
+                        "twice",
+                        "2026-04-05T00:00+11:00",
+                        "2026-04-06T12:00+10:30"));
+    }
 }
