@@ -34,8 +34,9 @@ import java.util.Objects;
  *       runs a few milliseconds late still delivers, a bridge back after an hour waits for the next occurrence.</li>
  * </ul>
  *
- * <p>Cost: each occurrence passed since the last one handled is stepped over once (an interval series jumps straight
- * to the ones it keeps). Immutable and thread-safe; time only comes in as {@code now}.
+ * <p>Cost: up to a few hundred passed occurrences are stepped over one by one; beyond that a cron series counts its
+ * occurrences day by day and an interval series by arithmetic, so a long outage costs little more than a short one.
+ * Immutable and thread-safe; time only comes in as {@code now}.
  */
 public final class SeriesPlanner {
 
@@ -45,17 +46,27 @@ public final class SeriesPlanner {
     /** How late the current occurrence may be and still be delivered under {@link Series.Missed#SKIP}. */
     public static final long DEFAULT_SKIP_GRACE_MILLIS = 60_000;
 
+    /** Occurrences of a cron series stepped through one by one before the planner counts instead. */
+    static final int STEPS_BEFORE_COUNTING = 256;
+
     private final long skipGraceMillis;
+    private final int stepsBeforeCounting;
 
     /**
      * @param skipGraceMillis how late an occurrence may be and still count as on time under
      *                        {@link Series.Missed#SKIP}
      */
     public SeriesPlanner(long skipGraceMillis) {
+        this(skipGraceMillis, STEPS_BEFORE_COUNTING);
+    }
+
+    /** Tests compare the counting catch-up against plain stepping ({@link Integer#MAX_VALUE}). */
+    SeriesPlanner(long skipGraceMillis, int stepsBeforeCounting) {
         if (skipGraceMillis < 0) {
             throw new IllegalArgumentException("skipGraceMillis must be >= 0, was " + skipGraceMillis);
         }
         this.skipGraceMillis = skipGraceMillis;
+        this.stepsBeforeCounting = stepsBeforeCounting;
     }
 
     /**
@@ -110,7 +121,16 @@ public final class SeriesPlanner {
             candidate = jumped;
         }
         ArrayDeque<Occurrence> kept = new ArrayDeque<>();
+        long steps = 0;
         while (candidate != null && candidate.dueAtMillis() <= nowMillis) {
+            if (++steps == (long) keep + stepsBeforeCounting && series.recurrence() instanceof Series.Cron cron) {
+                Occurrence counted = count(series, cron, candidate, nowMillis, keep);
+                if (counted != candidate) {
+                    passed += counted.number() - candidate.number();
+                    candidate = counted;
+                    kept.clear();
+                }
+            }
             passed++;
             if (kept.size() == keep) {
                 kept.removeFirst();
@@ -118,14 +138,17 @@ public final class SeriesPlanner {
             kept.addLast(candidate);
             candidate = following(series, candidate);
         }
-        if (kept.isEmpty()) {
-            return new Plan(List.of(), candidate, passed);
+        return settle(series, kept, candidate, passed, nowMillis);
+    }
+
+    /** Applies {@link Series.Missed#SKIP}'s grace to the occurrences kept. */
+    private Plan settle(Series series, ArrayDeque<Occurrence> kept, Occurrence next, long passed, long nowMillis) {
+        if (kept.isEmpty()
+                || (series.missed() == Series.Missed.SKIP
+                        && nowMillis - kept.getLast().dueAtMillis() > skipGraceMillis)) {
+            return new Plan(List.of(), next, passed);
         }
-        Occurrence current = kept.getLast();
-        if (series.missed() == Series.Missed.SKIP && nowMillis - current.dueAtMillis() > skipGraceMillis) {
-            return new Plan(List.of(), candidate, passed);
-        }
-        return new Plan(List.copyOf(kept), candidate, passed - kept.size());
+        return new Plan(List.copyOf(kept), next, passed - kept.size());
     }
 
     /**
@@ -153,6 +176,33 @@ public final class SeriesPlanner {
             return null;
         }
         return new Occurrence(number, dueAt);
+    }
+
+    /**
+     * A cron series far behind {@code now} skips to the first of the {@code keep} latest occurrences due by counting
+     * ({@link SeriesTimeline#count}) and a binary search for that occurrence's instant: O(days of the outage) per
+     * probe instead of one step per missed occurrence.
+     */
+    private static Occurrence count(Series series, Series.Cron cron, Occurrence from, long now, int keep) {
+        long horizon = Math.min(now, series.endMillis());
+        long due = from.dueAtMillis();
+        long last = Math.min(from.number() + SeriesTimeline.count(cron, due, horizon + 1) - 1, series.count());
+        long skip = last - keep + 1 - from.number();
+        if (skip <= 0) {
+            return from;
+        }
+        // the first instant x with `skip` occurrences in [due, x) and one at x: the occurrence numbered from + skip
+        long lo = due;
+        long hi = horizon;
+        while (lo < hi) {
+            long mid = lo + (hi - lo) / 2;
+            if (SeriesTimeline.count(cron, due, mid + 1) > skip) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return new Occurrence(from.number() + skip, lo);
     }
 
     /**

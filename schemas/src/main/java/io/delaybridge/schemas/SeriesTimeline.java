@@ -95,11 +95,77 @@ public final class SeriesTimeline {
         return NONE;
     }
 
+    /**
+     * Counts the instants of a cron series in {@code [fromMillis, toMillis)} piece by piece, the same instants
+     * {@link #after} steps through, without stepping: the planner's catch-up after a long outage.
+     *
+     * @param cron       the recurrence
+     * @param fromMillis first instant counted
+     * @param toMillis   first instant not counted
+     * @return how many instants of the series lie in the range
+     */
+    static long count(Series.Cron cron, long fromMillis, long toMillis) {
+        ZoneRules rules = cron.zone().getRules();
+        CronSchedule schedule = cron.schedule();
+        long total = 0;
+        long t = fromMillis;
+        while (t < toMillis) {
+            Instant at = Instant.ofEpochMilli(t);
+            ZoneOffset offset = rules.getOffset(at);
+            ZoneOffsetTransition next = rules.nextTransition(at);
+            long pieceEnd = next == null ? Long.MAX_VALUE : next.toEpochSecond() * 1000;
+            LocalDateTime from = wallAtOrAfter(t, offset);
+            LocalDateTime to = wallAtOrAfter(Math.min(toMillis, pieceEnd), offset);
+            total += schedule.countBetween(from, to);
+            total -= secondOfTwo(cron, rules.previousTransition(Instant.ofEpochMilli(t + 1)), offset, from, to);
+            if (next == null || pieceEnd >= toMillis) {
+                return total;
+            }
+            total += shiftedInto(cron, next);
+            t = pieceEnd;
+        }
+        return total;
+    }
+
+    /** Matches in [from, to) at {@code offset} that {@link Series.DstOverlap#ONCE} drops as repeats. */
+    private static long secondOfTwo(
+            Series.Cron cron, ZoneOffsetTransition began, ZoneOffset offset, LocalDateTime from, LocalDateTime to) {
+        if (cron.overlap() != Series.DstOverlap.ONCE
+                || began == null
+                || !began.isOverlap()
+                || !began.getOffsetAfter().equals(offset)) {
+            return 0;
+        }
+        return cron.schedule()
+                .countBetween(latest(from, began.getDateTimeAfter()), earliest(to, began.getDateTimeBefore()));
+    }
+
+    /** 1 if {@link Series.DstGap#SHIFT} puts an occurrence of its own on the instant of {@code next}'s jump. */
+    private static long shiftedInto(Series.Cron cron, ZoneOffsetTransition next) {
+        boolean own = next.isGap()
+                && cron.gap() == Series.DstGap.SHIFT
+                && matchesIn(cron.schedule(), next)
+                && !cron.schedule().matches(next.getDateTimeAfter());
+        return own ? 1 : 0;
+    }
+
+    /** The wall time, at {@code offset}, of the first whole second at or after {@code millis}. */
+    private static LocalDateTime wallAtOrAfter(long millis, ZoneOffset offset) {
+        long second = Math.floorDiv(millis, 1000L) + (Math.floorMod(millis, 1000L) == 0 ? 0 : 1);
+        return LocalDateTime.ofEpochSecond(second, 0, offset);
+    }
+
+    private static LocalDateTime latest(LocalDateTime a, LocalDateTime b) {
+        return a.isAfter(b) ? a : b;
+    }
+
+    private static LocalDateTime earliest(LocalDateTime a, LocalDateTime b) {
+        return a.isBefore(b) ? a : b;
+    }
+
     /** The first match at offset {@code offset} in [t, pieceEnd), honouring {@link Series.DstOverlap#ONCE}. */
     private static long inPiece(Series.Cron cron, ZoneRules rules, ZoneOffset offset, long t, long pieceEnd) {
-        long second = Math.floorDiv(t, 1000L) + (Math.floorMod(t, 1000L) == 0 ? 0 : 1);
-        LocalDateTime wall = LocalDateTime.ofEpochSecond(second, 0, offset);
-        LocalDateTime match = cron.schedule().nextOrSame(wall);
+        LocalDateTime match = cron.schedule().nextOrSame(wallAtOrAfter(t, offset));
         while (match != null) {
             long instant = match.toEpochSecond(offset) * 1000;
             if (instant >= pieceEnd) {
