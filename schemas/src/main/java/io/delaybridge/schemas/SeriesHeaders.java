@@ -138,9 +138,10 @@ public final class SeriesHeaders {
         if (SeriesPlanner.first(series) == null) {
             throw new ContractViolation(
                     ErrorCode.EMPTY_SERIES,
-                    END + ": " + quote(v, END)
-                            + " comes before the first occurrence after " + startText(start)
-                            + "; the series would have no occurrence");
+                    (v.containsKey(END)
+                                    ? END + ": " + quote(v, END) + " comes before the first occurrence after "
+                                    : "no occurrence at or after ")
+                            + startText(start) + "; the series would have no occurrence");
         }
         return Optional.of(series);
     }
