@@ -229,4 +229,19 @@ class SeriesPlannerTest {
         Series late = series(ms("2096-03-01T00:00Z"), "delay-id", "s", "delay-cron", "0 9 29 2 *", "delay-zone", "UTC");
         assertEquals(ms("2104-02-29T09:00Z"), SeriesPlanner.first(late).dueAtMillis());
     }
+
+    @Test
+    void nothingIsDueBeforeTheFirstOccurrenceNorWhenCalledEarly() {
+        Series s = series(ms(START), "delay-id", "s", "delay-cron", "0 12 * * *", "delay-zone", "UTC");
+        SeriesPlanner planner = new SeriesPlanner(SeriesPlanner.DEFAULT_SKIP_GRACE_MILLIS);
+        SeriesPlanner.Plan plan = planner.start(s, ms(START));
+        assertEquals(List.of(), plan.due());
+        assertEquals(new SeriesPlanner.Occurrence(1, ms("2026-06-01T12:00Z")), plan.next());
+        assertEquals(0, plan.skipped());
+        SeriesPlanner.Plan early = planner.advance(s, plan.next(), ms("2026-06-01T11:59:59.999Z"));
+        assertEquals(new SeriesPlanner.Plan(List.of(), plan.next(), 0), early);
+        SeriesPlanner.Plan onTime = planner.advance(s, plan.next(), ms("2026-06-01T12:00Z"));
+        assertEquals(List.of(plan.next()), onTime.due());
+        assertEquals(new SeriesPlanner.Occurrence(2, ms("2026-06-02T12:00Z")), onTime.next());
+    }
 }
