@@ -4,7 +4,6 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.Month;
-import java.util.Locale;
 
 /**
  * A cron expression matched against wall-clock time ({@link LocalDateTime}), with no time zone: turning a wall time
@@ -23,7 +22,7 @@ import java.util.Locale;
  *   <tr><td>month</td><td>1-12 or JAN-DEC</td></tr>
  *   <tr><td>day of week</td><td>0-7 or SUN-SAT (0 and 7 are Sunday)</td></tr>
  * </table>
- * Each field is {@code *}, a value, a range {@code a-b}, a step {@code * /n}, {@code a-b/n} or {@code a/n} (from a
+ * Each field is {@code *}, a value, a range {@code a-b}, a step <code>&#42;/n</code>, {@code a-b/n} or {@code a/n} (from a
  * to the end), or a comma list of these; {@code ?} means {@code *} in the day fields. Names are case-insensitive.
  * As in POSIX cron, when both day fields are restricted (neither starts with {@code *} or {@code ?}) a day matches if
  * either does: {@code 30 4 1,15 * 5} runs on the 1st, the 15th and every Friday. Quartz's {@code L}, {@code W},
@@ -39,11 +38,6 @@ public final class CronSchedule {
 
     static final String FORMS = "use five fields (minute hour day-of-month month day-of-week, e.g. 30 2 * * *) "
             + "or six with the second first (0 30 2 * * *)";
-
-    private static final String[] MONTHS = {
-        "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"
-    };
-    private static final String[] DAYS = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
 
     /** Feb 29 recurs at least every 8 years (2096, 2104); any other valid expression much sooner. */
     private static final int SEARCH_YEARS = 9;
@@ -97,7 +91,7 @@ public final class CronSchedule {
         long[] masks = new long[6];
         masks[0] = 1L;
         for (int i = shift; i < 6; i++) {
-            masks[i] = Field.values()[i].parse(text, fields[i - shift]);
+            masks[i] = CronField.values()[i].parse(text, fields[i - shift]);
         }
         String dom = fields[3 - shift];
         String dow = fields[5 - shift];
@@ -275,7 +269,7 @@ public final class CronSchedule {
         return !(field.startsWith("*") || field.startsWith("?"));
     }
 
-    private static boolean has(long mask, int bit) {
+    static boolean has(long mask, int bit) {
         return (mask & (1L << bit)) != 0;
     }
 
@@ -294,100 +288,5 @@ public final class CronSchedule {
     static IllegalArgumentException notCron(String text, String reason) {
         return new IllegalArgumentException(
                 ContractViolation.quote(text) + " is not a cron expression: " + reason + "; " + FORMS);
-    }
-
-    /** The six fields in six-field order, each with its range and names. */
-    private enum Field {
-        SECOND("second", 0, 59, null),
-        MINUTE("minute", 0, 59, null),
-        HOUR("hour", 0, 23, null),
-        DAY_OF_MONTH("day of month", 1, 31, null),
-        MONTH("month", 1, 12, MONTHS),
-        DAY_OF_WEEK("day of week", 0, 7, DAYS);
-
-        private final String label;
-        private final int min;
-        private final int max;
-        private final String[] names;
-
-        Field(String label, int min, int max, String[] names) {
-            this.label = label;
-            this.min = min;
-            this.max = max;
-            this.names = names;
-        }
-
-        long parse(String text, String field) {
-            long mask = 0;
-            for (String item : field.split(",", -1)) {
-                mask |= item(text, item);
-            }
-            if (this == DAY_OF_WEEK && has(mask, 7)) {
-                mask = (mask | 1L) & ~(1L << 7);
-            }
-            return mask;
-        }
-
-        private long item(String text, String item) {
-            int slash = item.indexOf('/');
-            String base = slash < 0 ? item : item.substring(0, slash);
-            int step = slash < 0 ? 1 : number(text, item.substring(slash + 1), "step", 1, max);
-            int[] range = range(text, item, base, slash >= 0);
-            long mask = 0;
-            for (int v = range[0]; v <= range[1]; v += step) {
-                mask |= 1L << v;
-            }
-            return mask;
-        }
-
-        /** {@code *}, {@code ?}, {@code a}, {@code a-b}, or {@code a} before a step (a to the end). */
-        private int[] range(String text, String item, String base, boolean stepped) {
-            int last = this == DAY_OF_WEEK ? 6 : max;
-            if (base.equals("*") || (base.equals("?") && (this == DAY_OF_MONTH || this == DAY_OF_WEEK))) {
-                return new int[] {min, last};
-            }
-            int dash = base.indexOf('-', 1);
-            int from = value(text, dash < 0 ? base : base.substring(0, dash));
-            if (dash < 0) {
-                return new int[] {from, stepped ? last : from};
-            }
-            int to = value(text, base.substring(dash + 1));
-            if (to < from) {
-                throw bad(text, item, "the range runs backwards");
-            }
-            return new int[] {from, to};
-        }
-
-        private int value(String text, String token) {
-            if (names != null) {
-                String upper = token.toUpperCase(Locale.ROOT);
-                for (int i = 0; i < names.length; i++) {
-                    if (names[i].equals(upper)) {
-                        return this == MONTH ? i + 1 : i;
-                    }
-                }
-            }
-            return number(text, token, "value", min, max);
-        }
-
-        private int number(String text, String token, String what, int lo, int hi) {
-            boolean digits = !token.isEmpty() && token.length() <= 2 && DelayText.allAsciiDigits(token);
-            int v = digits ? Integer.parseInt(token) : -1;
-            if (v < lo || v > hi) {
-                String accepted = what.equals("step")
-                        ? "a step of " + lo + "-" + hi
-                        : lo + "-" + hi + (names == null ? "" : " or " + names[0] + "-" + names[names.length - 1]);
-                throw bad(
-                        text,
-                        token,
-                        "not a " + label + " " + what + "; use " + accepted
-                                + (digits || token.isEmpty() ? "" : " (L, W and # are not supported)"));
-            }
-            return v;
-        }
-
-        private IllegalArgumentException bad(String text, String token, String reason) {
-            return notCron(text, label + " " + ContractViolation.quote(token) + ": " + reason);
-        }
     }
 }
