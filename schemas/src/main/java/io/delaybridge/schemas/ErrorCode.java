@@ -44,5 +44,37 @@ public enum ErrorCode {
     /** Delay rules: a header or JSON field that a rule's template needs is not on the source record. */
     MISSING_FIELD,
     /** Delay rules: a rule reads a JSON field and the source record's value is not a JSON object. */
-    INVALID_VALUE
+    INVALID_VALUE,
+    /**
+     * Series ({@link SeriesHeaders}): both {@value SeriesHeaders#CRON} and {@value SeriesHeaders#EVERY}, or either
+     * with {@value DelayHeaders#DELAY_MS}. Series codes are checked by the schemas module; the bridge does not run
+     * series yet.
+     */
+    CONFLICTING_SCHEDULE,
+    /** Series: a series-only header such as {@value SeriesHeaders#ZONE} without a {@value SeriesHeaders#CRON}. */
+    MISSING_SCHEDULE,
+    /** Series: {@value SeriesHeaders#CRON} is not a supported cron expression, or never matches. */
+    INVALID_CRON,
+    /** Series: {@value SeriesHeaders#EVERY} is not a delay, or shorter than one second. */
+    INVALID_INTERVAL,
+    /** Series: {@value SeriesHeaders#CRON} without {@value SeriesHeaders#ZONE}. */
+    MISSING_ZONE,
+    /** Series: {@value SeriesHeaders#ZONE} is not an IANA time zone name. */
+    INVALID_ZONE,
+    /** Series: {@value SeriesHeaders#ZONE} or a daylight-saving choice with {@value SeriesHeaders#EVERY}. */
+    ZONE_WITH_INTERVAL,
+    /** Series: no {@value DelayHeaders#ID}; a series needs one to be replaced and cancelled. */
+    MISSING_SERIES_ID,
+    /** Series: {@value SeriesHeaders#END} is not a due time. */
+    INVALID_END,
+    /** Series: {@value SeriesHeaders#COUNT} is not a positive integer. */
+    INVALID_COUNT,
+    /** Series: no occurrence at all between the start and {@value SeriesHeaders#END}. */
+    EMPTY_SERIES,
+    /** Series: {@value SeriesHeaders#DST_GAP} is neither {@code skip} nor {@code shift}. */
+    INVALID_DST_GAP,
+    /** Series: {@value SeriesHeaders#DST_OVERLAP} is neither {@code once} nor {@code twice}. */
+    INVALID_DST_OVERLAP,
+    /** Series: {@value SeriesHeaders#MISSED} is not {@code one}, {@code all} or {@code skip}. */
+    INVALID_MISSED
 }

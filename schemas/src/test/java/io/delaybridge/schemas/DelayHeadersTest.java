@@ -78,7 +78,21 @@ class DelayHeadersTest {
                         "CORRUPT_ENVELOPE",
                         "MISSING_KEY",
                         "MISSING_FIELD",
-                        "INVALID_VALUE"),
+                        "INVALID_VALUE",
+                        "CONFLICTING_SCHEDULE",
+                        "MISSING_SCHEDULE",
+                        "INVALID_CRON",
+                        "INVALID_INTERVAL",
+                        "MISSING_ZONE",
+                        "INVALID_ZONE",
+                        "ZONE_WITH_INTERVAL",
+                        "MISSING_SERIES_ID",
+                        "INVALID_END",
+                        "INVALID_COUNT",
+                        "EMPTY_SERIES",
+                        "INVALID_DST_GAP",
+                        "INVALID_DST_OVERLAP",
+                        "INVALID_MISSED"),
                 java.util.Arrays.stream(ErrorCode.values()).map(Enum::name).toList());
     }
 }
