@@ -8,7 +8,7 @@ package io.delaybridge.bridge.delivery;
  * <p>Pure: times are {@link System#nanoTime}-style values passed in by the caller, so tests drive the clock. Not
  * thread-safe: its owner ({@code Throttle}) calls it under its lock.
  */
-public final class TokenBucket {
+public final class TokenBucket implements Bucket {
 
     private static final double NANOS_PER_SECOND = 1e9;
 
@@ -35,6 +35,7 @@ public final class TokenBucket {
         return (int) Math.max(1, Math.ceil(perSecond / 10));
     }
 
+    @Override
     public double perSecond() {
         return perSecond;
     }
@@ -43,7 +44,7 @@ public final class TokenBucket {
         return (int) burst;
     }
 
-    /** Takes a token if one is there at {@code nowNanos}. */
+    @Override
     public boolean tryTake(long nowNanos) {
         refill(nowNanos);
         if (tokens >= 1) {
@@ -59,10 +60,7 @@ public final class TokenBucket {
         return tokens;
     }
 
-    /**
-     * Nanoseconds from {@code nowNanos} until {@code count} more tokens than are needed now will have been taken, that
-     * is, until a message queued behind {@code count - 1} others can go: 0 if it can go now.
-     */
+    @Override
     public long nanosUntil(long nowNanos, int count) {
         refill(nowNanos);
         double missing = count - tokens;

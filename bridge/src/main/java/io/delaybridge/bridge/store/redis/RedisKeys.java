@@ -25,6 +25,7 @@ import java.util.Arrays;
  * &lt;prefix&gt;:{delay-intake:7}:fargone   zset  far tier: default id's member -&gt; timestamp its far records drop at
  *                                             (a cancel or replacement named the id from elsewhere)
  * &lt;prefix&gt;:{delay-intake}:meta         hash  shards, incarnation, initialised (one per intake topic)
+ * &lt;prefix&gt;:{delay-intake:rate:&lt;t&gt;}    string  target t's shared delivery cap: when its next token is free (rate.lua)
  * </pre>
  *
  * <p>Immutable; the byte arrays it hands out are shared and must not be modified.
@@ -102,6 +103,14 @@ public final class RedisKeys {
                     "shard " + shard + " does not exist: the store has shards 0.." + (shards.length - 1));
         }
         return shards[shard];
+    }
+
+    /**
+     * The state of {@code target}'s delivery cap that every instance shares (rate.lua): a key of its own, in a slot of
+     * its own in a cluster, so that targets spread over the nodes.
+     */
+    public byte[] rate(String target) {
+        return bytes(prefix + ":{" + intakeTopic + ":rate:" + target + "}");
     }
 
     /** The far tier's string of {@code shard}'s entries due in {@code hour} (epoch ms / 3,600,000). */

@@ -126,6 +126,11 @@ public final class ScriptRunner {
                 ScriptOutputType.INTEGER,
                 ScriptSignature.of(keyList(FARIDX, EPOCH, FARGONE), "epoch", "hour", "length", "forget")
                         .withKeys("hour")),
+        // delivery caps shared by every instance (RedisSharedRates)
+        RATE(
+                "rate.lua",
+                ScriptOutputType.MULTI,
+                ScriptSignature.of(keyList(ScriptSignature.Key.RATE), "interval", "burst", "want")),
         // admin API (RedisMessageAdmin)
         RESCHEDULE(
                 "reschedule.lua",

@@ -31,7 +31,9 @@ record ScriptSignature(List<Key> keys, String repeatedKeys, List<String> args, S
         FARIDX("faridx", ShardKeys::farIndex),
         FARGONE("fargone", ShardKeys::farGone),
         /** The store's meta hash: not a shard key, given by the caller. */
-        META("meta", null);
+        META("meta", null),
+        /** A delivery cap shared by every instance (RedisSharedRates): not a shard key, given by the caller. */
+        RATE("rate", null);
 
         private final String header;
         private final Function<ShardKeys, byte[]> ofShard;
