@@ -2,7 +2,7 @@ package io.delaybridge.bench;
 
 import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.intake.IntakeSettings;
-import io.delaybridge.bridge.intake.RecordTranslator;
+import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
 import io.delaybridge.schemas.DelayHeaders;
@@ -97,7 +97,7 @@ public class HotPathBenchmark {
                 Duration.ofMillis(100),
                 Duration.ofSeconds(10),
                 Duration.ofHours(1).toMillis());
-        translator = new RecordTranslator(settings);
+        translator = settings.translator();
         parser = new IntakeParser(new TargetPolicy(INTAKE, DEADLETTER, List.of()), settings.maxDelayMillis());
         defaultId = IntakeParser.defaultId(INTAKE, PARTITION, OFFSET);
 

@@ -24,8 +24,7 @@ import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.delivery.DeadletterReplay;
 import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
-import io.delaybridge.bridge.intake.OffsetReader;
-import io.delaybridge.bridge.intake.RecordTranslator;
+import io.delaybridge.bridge.log.OffsetReader;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.store.MessageAdmin;
@@ -89,7 +88,7 @@ final class AdminPart {
                 store.router(),
                 intakeReader,
                 INTAKE_READ,
-                new RecordTranslator(parts.intakeSettings()));
+                parts.intakeSettings().translator());
 
         environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
         environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));

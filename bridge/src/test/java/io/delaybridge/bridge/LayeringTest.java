@@ -57,20 +57,22 @@ class LayeringTest {
             // sending at the due time by Redis' clock: knows nothing of the pipeline
             layer("release", ours()),
             layer("delivery", ours("release"), KAFKA),
-            // the intake also reads its own records back by position (OffsetReader), for the thaw and admin's far views
-            layer("intake", ours("store", "delivery", "probe", "release"), MANAGED, KAFKA),
+            // the one way back into the intake log: reads records by position (OffsetReader, FetchPlan), translates
+            // them (RecordTranslator) and deadletters refusals (RefusedRecords), for intake, thaw and admin alike
+            layer("log", ours("store", "delivery"), KAFKA),
+            layer("intake", ours("store", "log", "delivery", "probe", "release"), MANAGED, KAFKA),
             // the pump sends through Delivery; the deadletter records it hands over are kafka-clients ProducerRecords
             layer("pump", ours("store", "delivery", "probe", "release"), MANAGED, "org.apache.kafka.clients.producer"),
-            // the far tier's thaw: reads far records back from the intake (its OffsetReader) under the pump's epochs,
-            // translates them as the intake does, stores them through the store's far tier, deadletters refusals
-            layer("thaw", ours("store", "intake", "delivery"), MANAGED, KAFKA),
+            // the far tier's thaw: reads far records back through log under the pump's epochs, translates and
+            // deadletters them as the intake does, stores them through the store's far tier; intake for its settings
+            layer("thaw", ours("store", "log", "intake", "delivery"), MANAGED, KAFKA),
             layer("rules", ours("delivery"), MANAGED, KAFKA, "com.fasterxml.jackson.."),
             // health checks and the group view read the broker (admin client, group offsets), the rules' report the
             // state of their stream threads; the far tier's views read far records back from the intake by position
-            // (the intake's OffsetReader: its ConsumerRecords and KafkaExceptions) and translate them as the intake did
+            // (log's OffsetReader: its ConsumerRecords and KafkaExceptions) and translate them as the intake did
             layer(
                     "admin",
-                    ours("store", "intake", "pump", "delivery", "rules"),
+                    ours("store", "log", "intake", "pump", "delivery", "rules"),
                     "io.dropwizard.servlets.tasks..",
                     "io.prometheus..",
                     "jakarta.servlet..",

@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.admin;
 
-import io.delaybridge.bridge.intake.OffsetReader;
-import io.delaybridge.bridge.intake.RecordTranslator;
+import io.delaybridge.bridge.log.OffsetReader;
+import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.MessageAdmin;

@@ -2,6 +2,8 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.log.RecordTranslator;
+import io.delaybridge.bridge.log.RefusedRecords;
 import io.delaybridge.bridge.probe.Checkpoint;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.DelayStore;
@@ -140,7 +142,7 @@ public final class IntakeLoop implements Managed {
         this.consumerProperties = clients.consumerProperties();
         this.probe = probe;
         this.store = store;
-        this.translator = new RecordTranslator(settings);
+        this.translator = settings.translator();
         this.settings = settings;
         this.backoff = new RetryBackoff(settings.retryBackoff(), settings.maxRetryBackoff(), stopRequested);
         this.partitionListener = partitionListener;
@@ -308,7 +310,7 @@ public final class IntakeLoop implements Managed {
             IntakePoll poll = written.poll();
             try {
                 List<WriteResult> results = inFlight.awaitOldest(commits, WRITE_TIMEOUT_SECONDS);
-                refused.write(poll);
+                refused.write(poll.rejected(), poll.reasons());
                 inFlight.completeOldest();
                 writer.completed(written);
                 ExpressCommits.Poll settling = commits.stored(poll);

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
 import io.delaybridge.schemas.Envelope;

@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.log.RecordTranslator;
+import io.delaybridge.schemas.TargetPolicy;
 import java.time.Duration;
 import java.util.List;
 
@@ -113,5 +115,14 @@ public record IntakeSettings(
                 FarPolicy.OFF,
                 0,
                 Duration.ofMinutes(5));
+    }
+
+    /** The translator of this intake's records: what a record must be to be taken. */
+    public RecordTranslator translator() {
+        return new RecordTranslator(
+                new TargetPolicy(topic, deadletterTopic, allowedTargets),
+                maxDelayMillis,
+                maxRecordBytes,
+                cancelMemoryMillis);
     }
 }

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.PositionMark;

@@ -2,11 +2,11 @@ package io.delaybridge.bridge.thaw;
 
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.DeliveryRecords;
-import io.delaybridge.bridge.intake.FetchPlan;
 import io.delaybridge.bridge.intake.IntakeSettings;
-import io.delaybridge.bridge.intake.OffsetReader;
-import io.delaybridge.bridge.intake.RecordTranslator;
-import io.delaybridge.bridge.intake.RecordTranslator.Translation;
+import io.delaybridge.bridge.log.FetchPlan;
+import io.delaybridge.bridge.log.OffsetReader;
+import io.delaybridge.bridge.log.RecordTranslator;
+import io.delaybridge.bridge.log.RecordTranslator.Translation;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;

@@ -1,8 +1,8 @@
 package io.delaybridge.bridge.thaw;
 
 import io.delaybridge.bridge.intake.IntakeSettings;
-import io.delaybridge.bridge.intake.OffsetReader;
-import io.delaybridge.bridge.intake.RecordTranslator;
+import io.delaybridge.bridge.log.OffsetReader;
+import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.StoreException;
@@ -105,7 +105,7 @@ public final class ThawLoop implements Managed {
         this.redisNow = source.redisNow();
         this.ownedEpochs = source.ownedEpochs();
         this.readers = readers;
-        this.translator = new RecordTranslator(intake);
+        this.translator = intake.translator();
         this.intake = intake;
         this.output = output;
         this.metrics = output.metrics();

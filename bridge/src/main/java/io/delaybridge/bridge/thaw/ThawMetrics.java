@@ -3,7 +3,7 @@ package io.delaybridge.bridge.thaw;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
-import io.delaybridge.bridge.intake.FetchPlan;
+import io.delaybridge.bridge.log.FetchPlan;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.time.RedisClock;
 import java.time.Instant;

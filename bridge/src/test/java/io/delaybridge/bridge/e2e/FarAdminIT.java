@@ -12,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.delaybridge.bridge.config.IntakeFactory;
 import io.delaybridge.bridge.config.KafkaFactory;
-import io.delaybridge.bridge.intake.OffsetReader;
-import io.delaybridge.bridge.intake.RecordTranslator;
+import io.delaybridge.bridge.log.OffsetReader;
+import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.ShardRouter;
@@ -136,7 +136,8 @@ class FarAdminIT {
         factory.setGroupId(names.group());
         reader = new OffsetReader(
                 factory.offsetReaderProperties("test"), names.intake(), Duration.ofSeconds(15), Time.SYSTEM);
-        translator = new RecordTranslator(new IntakeFactory().build(names.intake(), names.deadletter()));
+        translator =
+                new IntakeFactory().build(names.intake(), names.deadletter()).translator();
         delivered = kafka.collect(target, bulkTarget, bulkOther);
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             for (JsonNode shard : get(app, "/shards").json().get("shards")) {

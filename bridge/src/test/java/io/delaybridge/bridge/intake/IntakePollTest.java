@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.EnvelopeCodec;
@@ -27,17 +28,18 @@ class IntakePollTest {
 
     private static final String INTAKE = "delay-intake";
     private static final long NOW = 1_700_000_000_000L;
-    private static final RecordTranslator TRANSLATOR = new RecordTranslator(new IntakeSettings(
-            INTAKE,
-            "delay-deadletter",
-            Duration.ofDays(365).toMillis(),
-            1_048_576,
-            List.of(),
-            Duration.ofMillis(100),
-            Duration.ofMillis(100),
-            Duration.ofMillis(100),
-            Duration.ofSeconds(10),
-            Duration.ofHours(1).toMillis()));
+    private static final RecordTranslator TRANSLATOR = new IntakeSettings(
+                    INTAKE,
+                    "delay-deadletter",
+                    Duration.ofDays(365).toMillis(),
+                    1_048_576,
+                    List.of(),
+                    Duration.ofMillis(100),
+                    Duration.ofMillis(100),
+                    Duration.ofMillis(100),
+                    Duration.ofSeconds(10),
+                    Duration.ofHours(1).toMillis())
+            .translator();
 
     @Test
     void aPollBecomesItsOperationsRefusalsAndTheOffsetsItCommits() {

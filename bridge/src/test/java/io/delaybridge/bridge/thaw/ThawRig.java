@@ -4,7 +4,7 @@ import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.intake.IntakeSettings;
-import io.delaybridge.bridge.intake.OffsetReader;
+import io.delaybridge.bridge.log.OffsetReader;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;

@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.intake;
+package io.delaybridge.bridge.log;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.intake;
+package io.delaybridge.bridge.log;
 
 import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.schemas.ContractViolation;
@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** Writes the intake records that break the header contract to the deadletter topic, with their reason. */
-final class RefusedRecords {
+public final class RefusedRecords {
 
     private static final Logger LOG = LoggerFactory.getLogger(RefusedRecords.class);
 
@@ -23,21 +23,21 @@ final class RefusedRecords {
     private final String deadletterTopic;
     private final long timeoutSeconds;
 
-    RefusedRecords(Producer<byte[], byte[]> producer, String deadletterTopic, long timeoutSeconds) {
+    public RefusedRecords(Producer<byte[], byte[]> producer, String deadletterTopic, long timeoutSeconds) {
         this.producer = producer;
         this.deadletterTopic = deadletterTopic;
         this.timeoutSeconds = timeoutSeconds;
     }
 
     /** Sends a poll's refused records and waits until the deadletter topic holds them all. */
-    void write(IntakePoll poll) throws InterruptedException, ExecutionException, TimeoutException {
-        List<ConsumerRecord<byte[], byte[]>> rejected = poll.rejected();
+    public void write(List<ConsumerRecord<byte[], byte[]>> rejected, List<ContractViolation> reasons)
+            throws InterruptedException, ExecutionException, TimeoutException {
         if (rejected.isEmpty()) {
             return;
         }
         List<Future<RecordMetadata>> sends = new ArrayList<>(rejected.size());
         for (int i = 0; i < rejected.size(); i++) {
-            ContractViolation reason = poll.reasons().get(i);
+            ContractViolation reason = reasons.get(i);
             ConsumerRecord<byte[], byte[]> record = rejected.get(i);
             LOG.debug(
                     "Refused intake record {}-{}@{}: {} {}",

@@ -1,8 +1,8 @@
-package io.delaybridge.bridge.intake;
+package io.delaybridge.bridge.log;
 
-import static io.delaybridge.bridge.intake.FetchPlan.Step.READ_ON;
-import static io.delaybridge.bridge.intake.FetchPlan.Step.SEEK;
-import static io.delaybridge.bridge.intake.FetchPlan.Step.SKIPPED;
+import static io.delaybridge.bridge.log.FetchPlan.Step.READ_ON;
+import static io.delaybridge.bridge.log.FetchPlan.Step.SEEK;
+import static io.delaybridge.bridge.log.FetchPlan.Step.SKIPPED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

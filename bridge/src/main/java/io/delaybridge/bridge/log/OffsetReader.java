@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.intake;
+package io.delaybridge.bridge.log;
 
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.time.Time;

@@ -1,4 +1,4 @@
-package io.delaybridge.bridge.intake;
+package io.delaybridge.bridge.log;
 
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
@@ -118,12 +118,16 @@ public final class RecordTranslator {
     private final int maxRecordBytes;
     private final long cancelMemoryMillis;
 
-    public RecordTranslator(IntakeSettings settings) {
-        this.parser = new IntakeParser(
-                new TargetPolicy(settings.topic(), settings.deadletterTopic(), settings.allowedTargets()),
-                settings.maxDelayMillis());
-        this.maxRecordBytes = settings.maxRecordBytes();
-        this.cancelMemoryMillis = settings.cancelMemoryMillis();
+    /**
+     * @param targets            the intake and deadletter topics and the targets records may name
+     * @param maxDelayMillis     the longest delay a record may ask for
+     * @param maxRecordBytes     the largest record taken
+     * @param cancelMemoryMillis how long a cancel is remembered
+     */
+    public RecordTranslator(TargetPolicy targets, long maxDelayMillis, int maxRecordBytes, long cancelMemoryMillis) {
+        this.parser = new IntakeParser(targets, maxDelayMillis);
+        this.maxRecordBytes = maxRecordBytes;
+        this.cancelMemoryMillis = cancelMemoryMillis;
     }
 
     public Translation translate(ConsumerRecord<byte[], byte[]> record) {
