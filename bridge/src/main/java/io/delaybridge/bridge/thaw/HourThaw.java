@@ -1,12 +1,12 @@
 package io.delaybridge.bridge.thaw;
 
 import io.delaybridge.bridge.delivery.DeadletterMeters;
-import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.intake.IntakeSettings;
 import io.delaybridge.bridge.log.FetchPlan;
 import io.delaybridge.bridge.log.OffsetReader;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.log.RecordTranslator.Translation;
+import io.delaybridge.bridge.log.RefusedRecords;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
@@ -22,13 +22,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,9 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Thaws one far hour of a shard: reads its entries, fetches their records from the intake in slices
  * ({@link OffsetReader}), translates each as the intake does ({@link RecordTranslator}) and stores the slice hot
- * ({@link FarStore#thaw}), which marks their entries thawed in the same step; once every slice is stored, the hour
+ * ({@link FarStore#thaw}: through the intake's write pipeline), which marks their entries thawed in the same step; once every slice is stored, the hour
  * goes ({@link FarStore#farThawed}), or, if entries were appended meanwhile, they are read and thawed too. A record the settings now refuse goes to the deadletter
- * topic with its reason, as a refused intake record does; a record gone from the log is reported lost
+ * topic with its reason through the intake's writer ({@link RefusedRecords}); a record gone from the log is reported lost
  * ({@link ThawMetrics#lost}). A failure leaves the hour in the index: it is thawed again, and what the failed thaw stored hot (and the
  * pump may have delivered since) is not stored again.
  */
@@ -52,8 +49,7 @@ final class HourThaw {
     private final FarStore far;
     private final OffsetReader reader;
     private final RecordTranslator translator;
-    private final Producer<byte[], byte[]> producer;
-    private final String deadletterTopic;
+    private final RefusedRecords deadletter;
     private final DeadletterMeters deadletters;
     private final ThawMetrics metrics;
     private final int maxRecords;
@@ -83,8 +79,7 @@ final class HourThaw {
         this.far = far;
         this.reader = reader;
         this.translator = translator;
-        this.producer = output.producer();
-        this.deadletterTopic = intake.deadletterTopic();
+        this.deadletter = new RefusedRecords(output.producer(), intake.deadletterTopic(), SEND_TIMEOUT_SECONDS);
         this.deadletters = output.deadletters();
         this.metrics = output.metrics();
         this.maxRecords = pace.maxRecords();
@@ -106,8 +101,9 @@ final class HourThaw {
             List<FarEntry> entries = read.entries();
             List<FarHour.Slot> slots = read.slots();
             // the next slice is fetched from the intake while the ones before it are stored in Redis: the thaw's
-            // rate is its round trips', not its CPU's. The store calls go over one connection in order, so they
-            // apply as one after the other would; all are done before the hour goes.
+            // rate is its round trips', not its CPU's. The store calls go through the intake's write pipeline, which
+            // dispatches them in order (a NOSCRIPT re-run included, else the slice fails) behind its replica wait, so
+            // they apply as one after the other would; all are done before the hour goes.
             Deque<CompletableFuture<Void>> storing = new ArrayDeque<>();
             try {
                 int i = 0;
@@ -220,12 +216,14 @@ final class HourThaw {
         return far.thaw(shard, epoch, hour, ops, opSlots).thenAccept(results -> metrics.thawed.mark(ops.size()));
     }
 
-    /** Writes far records the settings now refuse to the deadletter topic, with their reason, and waits for it. */
+    /**
+     * Writes far records the settings now refuse to the deadletter topic with their reason, through the intake's
+     * {@link RefusedRecords}, and waits for it.
+     */
     private void deadletter(List<ConsumerRecord<byte[], byte[]>> refused, List<ContractViolation> reasons) {
         if (refused.isEmpty()) {
             return;
         }
-        List<Future<RecordMetadata>> sends = new ArrayList<>(refused.size());
         for (int i = 0; i < refused.size(); i++) {
             ConsumerRecord<byte[], byte[]> record = refused.get(i);
             ContractViolation reason = reasons.get(i);
@@ -236,19 +234,15 @@ final class HourThaw {
                     record.offset(),
                     reason.code(),
                     reason.getMessage());
-            sends.add(producer.send(
-                    DeliveryRecords.rejectedIntake(deadletterTopic, record, reason.code(), reason.getMessage())));
         }
         try {
-            for (int i = 0; i < sends.size(); i++) {
-                sends.get(i).get(SEND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-                deadletters.mark(reasons.get(i).code());
-            }
+            deadletter.write(refused, reasons);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaException("interrupted while deadlettering refused far records", e);
         } catch (ExecutionException | TimeoutException e) {
             throw new KafkaException("the deadletter topic did not take refused far records: " + e, e);
         }
+        reasons.forEach(reason -> deadletters.mark(reason.code()));
     }
 }

@@ -7,6 +7,7 @@ import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.StoreException;
+import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The far tier's index in Redis: for a record due far ahead, whose payload stays in the intake topic's log, a 12-byte
@@ -34,7 +36,8 @@ import java.util.concurrent.CompletionException;
  * hour under the shard's fencing epoch ({@code far_thawed.lua}).
  *
  * <p>Far records are written by {@code schedule.lua} (the intake's writes with {@link WriteOp.Schedule#far()} set),
- * and thawed through it too ({@link WritePlan#thaw}).
+ * and thawed through it too ({@link WritePlan#thaw}), on the intake's {@link WritePipeline}: in order with the intake's
+ * writes, run again after a NOSCRIPT, behind the same {@code WAIT} for replicas.
  */
 public final class FarIndex implements FarStore {
 
@@ -50,20 +53,40 @@ public final class FarIndex implements FarStore {
      */
     static final int THAWED = 0xFFFFFFFF;
 
-    private final RedisDelayStore store;
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final ScriptRunner scripts;
     private final RedisKeys keys;
+    private final ShardRouter router;
+    private final WritePlan plan;
+    private final WritePipeline writes;
+    private final long awaitMillis;
 
-    public FarIndex(RedisDelayStore store) {
-        this.store = store;
-        this.commands = store.adminCommands();
-        this.keys = store.keys();
+    /**
+     * @param commands the store's shared command connection, for reads and {@code far_thawed.lua}
+     * @param writes   the intake's write pipeline: thaws store through it ({@code plan}'s {@link WritePlan#thaw}), in
+     *                 order with the intake's writes, behind the same replica wait and NOSCRIPT re-run
+     */
+    FarIndex(
+            RedisClusterAsyncCommands<byte[], byte[]> commands,
+            ScriptRunner scripts,
+            RedisKeys keys,
+            ShardRouter router,
+            WritePlan plan,
+            WritePipeline writes,
+            long awaitMillis) {
+        this.commands = commands;
+        this.scripts = scripts;
+        this.keys = keys;
+        this.router = router;
+        this.plan = plan;
+        this.writes = writes;
+        this.awaitMillis = awaitMillis;
     }
 
     /** The hours of {@code shard} that hold entries and start at or before {@code untilMillis}, earliest first. */
     @Override
     public List<Long> farHours(int shard, long untilMillis) {
-        List<byte[]> members = store.adminAwait(
+        List<byte[]> members = await(
                 commands.zrangebyscore(
                         keys.shard(shard).farIndex(), Range.create(Double.NEGATIVE_INFINITY, (double) untilMillis)),
                 "far hours of shard " + shard);
@@ -78,7 +101,7 @@ public final class FarIndex implements FarStore {
      */
     @Override
     public FarHour readFar(int shard, long hour, int from) {
-        byte[] value = store.adminAwait(
+        byte[] value = await(
                 commands.getrange(keys.farHour(shard, hour), from, -1),
                 "far read of hour " + hour + " on shard " + shard);
         int whole = value.length - value.length % ENTRY_BYTES;
@@ -107,17 +130,13 @@ public final class FarIndex implements FarStore {
     @Override
     public long farThawed(int shard, long epoch, long hour, int length, long forgetBefore) {
         ShardKeys k = keys.shard(shard);
-        Long left = store.adminAwait(
-                store.adminScripts()
-                        .run(
-                                commands,
-                                Script.FAR_THAWED,
-                                Script.FAR_THAWED.signature().keysOf(k, List.of(keys.farHour(shard, hour))),
-                                Script.FAR_THAWED.argv(
-                                        bytes(epoch),
-                                        Decimal.ascii(hour),
-                                        Decimal.ascii(length),
-                                        Decimal.ascii(forgetBefore))),
+        Long left = await(
+                scripts.run(
+                        commands,
+                        Script.FAR_THAWED,
+                        Script.FAR_THAWED.signature().keysOf(k, List.of(keys.farHour(shard, hour))),
+                        Script.FAR_THAWED.argv(
+                                bytes(epoch), Decimal.ascii(hour), Decimal.ascii(length), Decimal.ascii(forgetBefore))),
                 "far thaw of hour " + hour + " on shard " + shard);
         return ScriptCodes.check(left, "far thaw", shard, epoch);
     }
@@ -138,7 +157,7 @@ public final class FarIndex implements FarStore {
         hours.forEach(hour -> lengths.add(commands.strlen(keys.farHour(shard, hour))));
         Map<Long, Long> counts = new LinkedHashMap<>();
         for (int i = 0; i < hours.size(); i++) {
-            long bytes = store.adminAwait(lengths.get(i), "far count of shard " + shard);
+            long bytes = await(lengths.get(i), "far count of shard " + shard);
             if (bytes >= ENTRY_BYTES) {
                 counts.put(hours.get(i), bytes / ENTRY_BYTES);
             }
@@ -148,55 +167,43 @@ public final class FarIndex implements FarStore {
 
     @Override
     public CompletableFuture<List<WriteResult>> thaw(int shard, long epoch, List<WriteOp.Schedule> records) {
-        return run(shard, epoch, records, store.writePlan().thaw(shard, epoch, records));
+        return run(shard, epoch, records, plan.thaw(shard, epoch, records));
     }
 
     @Override
     public CompletableFuture<List<WriteResult>> thaw(
             int shard, long epoch, long hour, List<WriteOp.Schedule> records, List<List<FarHour.Slot>> slots) {
-        return run(shard, epoch, records, store.writePlan().thaw(shard, epoch, records, hour, slots));
+        return run(shard, epoch, records, plan.thaw(shard, epoch, records, hour, slots));
     }
 
     private CompletableFuture<List<WriteResult>> run(
             int shard, long epoch, List<WriteOp.Schedule> records, List<WritePlan.Call> calls) {
-        WriteResult[] results = new WriteResult[records.size()];
-        CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
-        for (WritePlan.Call call : calls) {
-            CompletableFuture<Object> reply =
-                    store.adminScripts().run(commands, call.script(), call.keys(), call.args());
-            all = all.thenCombine(reply, (done, answer) -> {
-                List<?> codes = (List<?>) answer;
-                if (codes.size() == 1 && (Long) codes.get(0) == ScriptCodes.FENCED) {
-                    throw ScriptCodes.failure(
-                            ScriptCodes.FENCED,
-                            "thaw",
-                            shard,
-                            epoch,
-                            call.ops().get(0).id());
-                }
-                WritePipeline.fillResults(call, answer, results);
-                return null;
-            });
-        }
-        return all.handle((done, error) -> {
-            if (error != null) {
-                Throwable cause =
-                        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-                throw cause instanceof StoreException s
-                        ? s
-                        : RedisErrors.translate(cause, "thaw of " + records.size() + " records on shard " + shard);
+        return writes.run(calls, records.size()).handle((results, error) -> {
+            if (error == null) {
+                return results;
             }
-            return List.of(results);
+            Throwable cause =
+                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (cause instanceof StoreFencedException) {
+                throw new StoreFencedException(shard, epoch, "thaw"); // the pipeline does not know the epoch
+            }
+            throw cause instanceof StoreException s
+                    ? s
+                    : RedisErrors.translate(cause, "thaw of " + records.size() + " records on shard " + shard);
         });
+    }
+
+    private <T> T await(CompletionStage<T> future, String operation) {
+        return RedisCalls.await(future, operation, awaitMillis);
     }
 
     @Override
     public Optional<FarVersion> farVersion(String id) {
-        ShardRouter.Placement placement = store.router().place(id);
+        ShardRouter.Placement placement = router.place(id);
         if (placement.offset() >= 0) {
             return Optional.empty(); // a default id has no version: its record waits under its own position
         }
-        byte[] version = store.adminAwait(
+        byte[] version = await(
                 commands.hget(keys.farIds(placement.shard(), placement.member()), placement.member()),
                 "far version of message '" + id + "'");
         if (version == null || version.length != 20) {

@@ -129,7 +129,7 @@ public final class RedisDelayStore implements DelayStore {
         this.writes = new WritePipeline(connections, scripts, plan, keys, time);
         this.awaitMillis = connections.awaitMillis();
         this.shardCalls = new ShardCalls(connections, scripts, keys, router, publish);
-        this.far = new FarIndex(this);
+        this.far = new FarIndex(connections.commands(), scripts, keys, router, plan, writes, awaitMillis);
     }
 
     /**
@@ -407,11 +407,6 @@ public final class RedisDelayStore implements DelayStore {
     /** The script runner, for {@link RedisMessageAdmin}. */
     ScriptRunner adminScripts() {
         return scripts;
-    }
-
-    /** The intake's write plan, for the far tier's thaw ({@link FarIndex}). */
-    WritePlan writePlan() {
-        return plan;
     }
 
     /** The command the scripts publish wake-ups with (PUBLISH or SPUBLISH), for {@link RedisMessageAdmin}. */

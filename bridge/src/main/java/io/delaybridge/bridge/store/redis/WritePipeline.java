@@ -87,6 +87,31 @@ final class WritePipeline {
     }
 
     /**
+     * Runs {@code calls} planned for {@code operations} operations elsewhere (the far tier's thaw, {@link
+     * WritePlan#thaw}) as the intake's writes run: in dispatch order on the pipeline connection, again after a NOSCRIPT,
+     * and behind a WAIT for {@code waitReplicas}. A fenced call fails the whole as {@code StoreFencedException}.
+     */
+    CompletableFuture<List<WriteResult>> run(List<Call> calls, int operations) {
+        if (calls.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
+        try {
+            runBatch(
+                    calls,
+                    new ExpressAnswers(plan.planChecks(List.of()), time),
+                    0,
+                    new WriteResult[operations],
+                    -1,
+                    result,
+                    new MarkAnswers(List.of()));
+        } catch (RuntimeException e) {
+            result.completeExceptionally(RedisErrors.translate(e, "write of " + operations + " operations"));
+        }
+        return result;
+    }
+
+    /**
      * Queues {@code calls[from..]} (and, on one server, a WAIT) on the pipeline connection, flushes once, and completes
      * {@code result} when every reply is in. If Redis forgot the scripts (NOSCRIPT after a restart or a fail-over to a
      * node that never loaded them), loads them on every node and runs the batch again from the first call that failed

@@ -89,7 +89,7 @@ class ClusterStoreIT {
     @Test
     void theFarIndexWorksOnEveryShardOfEveryMaster() {
         try (RedisDelayStore store = RedisDelayStore.connect(options())) {
-            FarIndex far = new FarIndex(store);
+            FarIndex far = (FarIndex) store.far();
             long hour = store.now() / FarIndex.HOUR_MILLIS + 24;
             for (int shard = 0; shard < SHARDS; shard++) {
                 FarEntry first = new FarEntry(shard, 10, hour * FarIndex.HOUR_MILLIS + shard);

@@ -30,7 +30,7 @@ class FarIndexIT {
         try (RedisServer redis = RedisServer.start(dir, 0, List.of());
                 RedisDelayStore store = RedisDelayStore.connect(RedisStoreOptions.of(redis.uri(), "delay-intake", 2)
                         .withCommandTimeout(Duration.ofSeconds(5)))) {
-            FarIndex far = new FarIndex(store);
+            FarIndex far = (FarIndex) store.far();
             long h = store.now() / HOUR + 48;
             FarEntry late = new FarEntry(1, 7, h * HOUR + 5_000);
             FarEntry early = new FarEntry(0, 9, h * HOUR + 10);

@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -234,6 +235,25 @@ class RedisStoreFailureIT {
             assertInstanceOf(StoreUnavailableException.class, failure);
             assertTrue(failure.getMessage().contains("only 0 of 1 replicas"), failure.getMessage());
             assertEquals(1, store.stats(0).pending(), "the primary holds it: a retry is a duplicate");
+        }
+    }
+
+    @Test
+    void aThawWaitsForReplicasAsTheIntakesWritesDo() {
+        try (RedisServer redis = RedisServer.start(dir);
+                RedisDelayStore store =
+                        RedisDelayStore.connect(options(redis, 1).withWait(1, Duration.ofMillis(100)))) {
+            long epoch = store.acquire(0);
+            CompletionException e = assertThrows(
+                    CompletionException.class,
+                    () -> store.far()
+                            .thaw(0, epoch, List.of(record(0, 1, store.now(), new byte[10])))
+                            .join());
+            assertInstanceOf(StoreUnavailableException.class, e.getCause());
+            assertTrue(
+                    e.getCause().getMessage().contains("only 0 of 1 replicas"),
+                    e.getCause().getMessage());
+            assertEquals(1, store.stats(0).pending(), "the primary holds it: the thaw of the hour runs again");
         }
     }
 
