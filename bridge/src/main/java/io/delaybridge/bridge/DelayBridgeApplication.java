@@ -219,7 +219,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
         pipeline.manage(new ThawLoop(
                 new ThawSource(store.far(), store::now, pump::ownedEpochs),
                 kafka.offsetReaderProperties("thaw"),
-                intakeSettings,
+                intakeSettings.log(),
                 new ThawOutput(producer, deadletterMeters, thawMetrics),
                 // with the far tier off, records written far before still thaw by their hours, not at once
                 far.windowOn() ? intakeSettings.hotWindowMillis() : THAW_WINDOW_WHEN_OFF_MILLIS,

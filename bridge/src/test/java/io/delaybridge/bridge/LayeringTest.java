@@ -64,8 +64,8 @@ class LayeringTest {
             // the pump sends through Delivery; the deadletter records it hands over are kafka-clients ProducerRecords
             layer("pump", ours("store", "delivery", "probe", "release"), MANAGED, "org.apache.kafka.clients.producer"),
             // the far tier's thaw: reads far records back through log under the pump's epochs, translates and
-            // deadletters them as the intake does, stores them through the store's far tier; intake for its settings
-            layer("thaw", ours("store", "log", "intake", "delivery"), MANAGED, KAFKA),
+            // deadletters them as the intake does, stores them through the store's far tier (the intake's writes)
+            layer("thaw", ours("store", "log", "delivery"), MANAGED, KAFKA),
             layer("rules", ours("delivery"), MANAGED, KAFKA, "com.fasterxml.jackson.."),
             // health checks and the group view read the broker (admin client, group offsets), the rules' report the
             // state of their stream threads; the far tier's views read far records back from the intake by position

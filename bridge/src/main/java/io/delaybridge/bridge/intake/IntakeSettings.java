@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.log.IntakeLog;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.schemas.TargetPolicy;
 import java.time.Duration;
@@ -115,6 +116,11 @@ public record IntakeSettings(
                 FarPolicy.OFF,
                 0,
                 Duration.ofMinutes(5));
+    }
+
+    /** The intake log as the thaw reads it back: topic, deadletter topic, longest delay, translator. */
+    public IntakeLog log() {
+        return new IntakeLog(topic, deadletterTopic, maxDelayMillis, translator());
     }
 
     /** The translator of this intake's records: what a record must be to be taken. */

@@ -1,8 +1,8 @@
 package io.delaybridge.bridge.thaw;
 
 import io.delaybridge.bridge.delivery.DeadletterMeters;
-import io.delaybridge.bridge.intake.IntakeSettings;
 import io.delaybridge.bridge.log.FetchPlan;
+import io.delaybridge.bridge.log.IntakeLog;
 import io.delaybridge.bridge.log.OffsetReader;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.log.RecordTranslator.Translation;
@@ -72,7 +72,7 @@ final class HourThaw {
             RecordTranslator translator,
             ThawOutput output,
             ThawPace pace,
-            IntakeSettings intake,
+            IntakeLog intake,
             Time time) {
         this.time = time;
         this.paceNanos = time.nanoseconds();

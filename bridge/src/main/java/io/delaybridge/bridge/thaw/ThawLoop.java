@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.thaw;
 
-import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.log.IntakeLog;
 import io.delaybridge.bridge.log.OffsetReader;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.FarEntry;
@@ -48,7 +48,7 @@ public final class ThawLoop implements Managed {
     private final Supplier<Map<Integer, Long>> ownedEpochs;
     private final Supplier<OffsetReader> readers;
     private final RecordTranslator translator;
-    private final IntakeSettings intake;
+    private final IntakeLog intake;
     private final ThawOutput output;
     private final ThawMetrics metrics;
     private final long windowMillis;
@@ -70,7 +70,7 @@ public final class ThawLoop implements Managed {
      * @param source       the store's far tier, Redis' clock and the pump's owned shards
      * @param readerProperties client settings of a consumer without a group that reads the intake by offset
      *                         ({@code KafkaFactory.offsetReaderProperties})
-     * @param intake       the intake's settings: the topic, the deadletter topic, the translation and the longest delay
+     * @param intake       the intake log: its topic, deadletter topic, translator and longest delay
      * @param output       the producer of deadletters, their meters and the thaw's metrics
      * @param windowMillis the hot window: hours beginning within it of Redis' clock are thawed; negative: all of them
      * @param aheadPerSecond records thawed a second at most while their hour has not begun ({@code
@@ -79,7 +79,7 @@ public final class ThawLoop implements Managed {
     public ThawLoop(
             ThawSource source,
             Properties readerProperties,
-            IntakeSettings intake,
+            IntakeLog intake,
             ThawOutput output,
             long windowMillis,
             int aheadPerSecond,
@@ -96,7 +96,7 @@ public final class ThawLoop implements Managed {
     ThawLoop(
             ThawSource source,
             Supplier<OffsetReader> readers,
-            IntakeSettings intake,
+            IntakeLog intake,
             ThawOutput output,
             ThawPace pace,
             Time time) {

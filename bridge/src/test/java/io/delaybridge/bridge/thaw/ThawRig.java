@@ -115,7 +115,7 @@ final class ThawRig implements AutoCloseable {
         return new ThawLoop(
                 new ThawSource(far, store::now, () -> Map.copyOf(epochs)),
                 () -> new OffsetReader(reader, intake, Duration.ofSeconds(10), Time.SYSTEM),
-                settings,
+                settings.log(),
                 new ThawOutput(producer, new DeadletterMeters(metrics), thawMetrics),
                 // no pacing: the tests thaw hours ahead of their start and wait for them
                 new ThawPace(windowMillis, maxRecords, 0),
