@@ -87,7 +87,7 @@ class ClusterStoreIT {
     }
 
     @Test
-    void theFarIndexWorksOnEveryShardOfEveryMaster() {
+    void theFarIndexWorksOnEveryShardOfEveryMaster() throws Exception {
         try (RedisDelayStore store = RedisDelayStore.connect(options())) {
             FarIndex far = (FarIndex) store.far();
             long hour = store.now() / FarIndex.HOUR_MILLIS + 24;
@@ -98,8 +98,16 @@ class ClusterStoreIT {
                 assertEquals(List.of(hour), far.farHours(shard, hour * FarIndex.HOUR_MILLIS));
                 FarHour read = far.readFar(shard, hour, 0);
                 assertEquals(List.of(first), read.entries());
-                assertEquals(0, far.farThawed(shard, store.acquire(shard), hour, read.length(), 0));
+                long epoch = store.acquire(shard);
+                assertEquals(0, far.farThawed(shard, epoch, hour, read.length(), 0));
                 assertEquals(1, far.farCount(shard));
+                // a thaw stores through the write pipeline, on the master of the shard's keys
+                assertEquals(
+                        List.of(WriteResult.STORED),
+                        far.thaw(shard, epoch, List.of(record(shard, 12, store.now() + 60_000)))
+                                .get(10, TimeUnit.SECONDS),
+                        "thawed on shard " + shard);
+                assertEquals(1, store.stats(shard).pending(), "shard " + shard);
             }
         }
     }
