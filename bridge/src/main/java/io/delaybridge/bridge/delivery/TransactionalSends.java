@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.schemas.IntakeOrigin;
 import java.util.Collection;
 import java.util.HashMap;
@@ -106,7 +107,7 @@ public final class TransactionalSends implements Sends, AutoCloseable {
                 LOG.warn(
                         "Reading the intake floor of shard {} from the delivered log failed: {}",
                         shard,
-                        SendFailures.describe(e));
+                        Failures.describe(e));
             }
         }
         return floors;

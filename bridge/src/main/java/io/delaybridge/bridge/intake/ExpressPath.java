@@ -2,8 +2,8 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.ExpressSender;
-import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteResult;
@@ -176,7 +176,7 @@ final class ExpressPath {
                 LOG.info(
                         "First send of express record {} failed; parking it in the store for the pump's retries: {}",
                         record.id(),
-                        SendFailures.describe(error));
+                        Failures.describe(error));
                 metrics.expressFallback.mark();
                 try {
                     parker.execute(() -> park(record, settling, 0));
@@ -212,14 +212,14 @@ final class ExpressPath {
                 LOG.warn(
                         "Could not park express record {} before the stop; the intake reads it again: {}",
                         record.id(),
-                        SendFailures.describe(error));
+                        Failures.describe(error));
             } else {
                 long backoff = Math.min(MAX_PARK_RETRY_MILLIS, PARK_RETRY_MILLIS << Math.min(failures, 5));
                 LOG.warn(
                         "Could not park express record {}; trying again in {} ms: {}",
                         record.id(),
                         backoff,
-                        SendFailures.describe(error));
+                        Failures.describe(error));
                 try {
                     parker.schedule(() -> park(record, settling, failures + 1), backoff, TimeUnit.MILLISECONDS);
                 } catch (RuntimeException e) {

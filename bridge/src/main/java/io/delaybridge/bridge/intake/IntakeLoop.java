@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.Delivery;
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.probe.Checkpoint;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.DelayStore;
@@ -235,7 +235,7 @@ public final class IntakeLoop implements Managed {
                 consumer.close(
                         CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             } catch (RuntimeException e) {
-                LOG.warn("Closing the intake consumer failed: {}", SendFailures.describe(e));
+                LOG.warn("Closing the intake consumer failed: {}", Failures.describe(e));
             }
             try {
                 if (express != null) {
@@ -275,7 +275,7 @@ public final class IntakeLoop implements Managed {
                 throw e;
             } catch (KafkaException e) {
                 // e.g. the broker is gone for a while: nothing was committed past what Redis holds, so go on
-                LOG.warn("Intake poll failed, retrying in {} ms: {}", backoff.nextMillis(), SendFailures.describe(e));
+                LOG.warn("Intake poll failed, retrying in {} ms: {}", backoff.nextMillis(), Failures.describe(e));
                 sleepBackoff();
             }
         }
@@ -357,7 +357,7 @@ public final class IntakeLoop implements Managed {
                         poll.count(),
                         inFlight.records(),
                         backOffOnFailure ? " in " + backoff.nextMillis() + " ms" : "",
-                        SendFailures.describe(cause));
+                        Failures.describe(cause));
                 rewind();
                 if (backOffOnFailure) {
                     sleepBackoff();
@@ -393,7 +393,7 @@ public final class IntakeLoop implements Managed {
         try {
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5))); // no leave: the id is not this consumer's
         } catch (RuntimeException e) {
-            LOG.debug("Closing the fenced consumer: {}", SendFailures.describe(e));
+            LOG.debug("Closing the fenced consumer: {}", Failures.describe(e));
         }
         try {
             stopRequested.await(FencedMember.REJOIN_DELAY.toMillis(), TimeUnit.MILLISECONDS);

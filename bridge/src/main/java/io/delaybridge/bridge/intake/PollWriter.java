@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.PositionMark;
@@ -122,6 +122,6 @@ final class PollWriter {
     /** The latest Redis' clock can show now, read again when the last reading is stale; MAX_VALUE if unknown. */
     private long redisNowAtMost() {
         return redisClock.atMostNow(
-                e -> LOG.debug("Reading Redis' clock failed; the poll parks: {}", SendFailures.describe(e)));
+                e -> LOG.debug("Reading Redis' clock failed; the poll parks: {}", Failures.describe(e)));
     }
 }

@@ -2,8 +2,8 @@ package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.DeliveryRecords;
-import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.schemas.CorruptEnvelopeException;
 import io.delaybridge.schemas.Envelope;
@@ -78,7 +78,7 @@ final class MessageSender {
                     ErrorCode.CORRUPT_ENVELOPE);
             return;
         } catch (RuntimeException e) {
-            LOG.warn("Could not send message {}: {}", message.ref().id(), SendFailures.describe(e));
+            LOG.warn("Could not send message {}: {}", message.ref().id(), Failures.describe(e));
             outcomes.report(Outcome.failed(shard, message, null, e, ErrorCode.DELIVERY_FAILED));
             return;
         }

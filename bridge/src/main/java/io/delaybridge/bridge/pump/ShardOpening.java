@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.delivery.Delivery;
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
@@ -83,7 +83,7 @@ final class ShardOpening {
                     "Could not open the delivery of shard {} yet, retrying every {} ms: {}",
                     shard.shard,
                     retryMillis,
-                    SendFailures.describe(e));
+                    Failures.describe(e));
             return false;
         }
     }
