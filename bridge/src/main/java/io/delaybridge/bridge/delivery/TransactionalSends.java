@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * transactions too, and a transaction commits the intake offsets that {@link TransactionOffsets} offers for them:
  * delivery and offset commit are one atomic step, and the same {@code transactional.id} fences both.
  */
-public final class TransactionalSends implements Sends, AutoCloseable {
+public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TransactionalSends.class);
 
@@ -82,11 +82,6 @@ public final class TransactionalSends implements Sends, AutoCloseable {
         if (!transaction.isOpen()) {
             transaction.open(producers.apply(transactionalId(shard)));
         }
-    }
-
-    @Override
-    public boolean transactional() {
-        return true;
     }
 
     @Override

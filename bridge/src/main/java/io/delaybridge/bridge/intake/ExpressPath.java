@@ -129,12 +129,11 @@ final class ExpressPath {
                     && !rates.capped(envelope.target())
                     && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence()
                     // exactly once: sent in its shard's transaction, so only once this instance opened it
-                    && delivery.isOpen(record.partition());
-            if (passed && delivery.wasDelivered(record.partition(), record.id(), envelope.origin())) {
+                    && delivery.shardOpen(record.partition());
+            if (passed && delivery.settledBefore(record.partition(), record.id(), envelope.origin())) {
                 // exactly once: a committed transaction of the shard delivered it, but the intake's offset did not
                 // commit with it (an earlier record was still on its way): read again after a crash, not sent again
                 metrics.alreadyDelivered.mark();
-                delivery.acked(record.partition(), List.of(record.id()), true);
                 settle(record, settling);
             } else if (passed) {
                 sends.add(new ExpressSender.Express(
@@ -166,8 +165,6 @@ final class ExpressPath {
                 long lateness = Math.max(0, timestamp - record.dueAt());
                 metrics.lateness.update(lateness);
                 rates.target(target).delivered(lateness);
-                // exactly once: its transaction's delivered-log entry is forgotten once the intake committed past it
-                delivery.acked(record.partition(), List.of(record.id()), true);
                 settle(record, settling);
             }
 

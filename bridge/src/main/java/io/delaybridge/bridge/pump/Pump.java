@@ -179,7 +179,7 @@ public final class Pump implements Managed {
     public void revoke(Collection<Integer> shards) {
         owned.revoke(shards, TimeUnit.MILLISECONDS.toNanos(settings.revokeDrainMillis()), () -> running);
         for (int shard : shards) {
-            delivery.close(shard, true); // its next owner opens it again (and fences this instance's producer)
+            delivery.closeShard(shard, true); // its next owner opens it again (and fences this instance's producer)
         }
     }
 
