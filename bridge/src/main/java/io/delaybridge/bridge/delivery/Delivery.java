@@ -4,6 +4,7 @@ import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.IntakeOrigin;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
@@ -13,7 +14,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * {@link Result} how it ended; deadletter records go out the same way.
  *
  * <p>The target check: a topic that is missing (and that the broker does not create on first use) fails with
- * {@link MissingTopicException}, a {@code delay-partition} the topic does not have with
+ * {@link MissingTopicException}, one the broker does not let the bridge describe with
+ * {@link TopicAuthorizationException} (not retriable: deadlettered at once), a {@code delay-partition} the topic does not have with
  * {@link UnknownTopicOrPartitionException}, both without a send. A send that the broker answers with an unknown topic
  * or partition makes the catalog forget its answer for that topic, so the next check asks the broker again.
  *
@@ -186,6 +188,12 @@ public final class Delivery implements AutoCloseable {
     public void deliver(int shard, Envelope envelope, String id, long dueAt, int attempt, Result result) {
         try {
             TargetCatalog.TopicState target = catalog.lookup(envelope.target());
+            if (target.forbidden()) {
+                // refused before the send: in a shard transaction, a send the broker refuses would abort the
+                // transaction and every send in it, again at each retry, and the shard would stall
+                result.failed(new TopicAuthorizationException(java.util.Set.of(envelope.target())));
+                return;
+            }
             if (target.missing() && !catalog.missingTopics().createdBySend()) {
                 result.failed(new MissingTopicException(envelope.target()));
                 return;
