@@ -112,11 +112,11 @@ final class ExpressPath {
      * The oldest batch is stored (its write done, its refused records deadlettered), and its express records passed
      * or failed their checks: those that passed are sent, the others parked; each settles on {@code settling}.
      * {@code latestSequence} is the last poll submitted so far: its checks, and those before it, ran before a park
-     * decided now is written.
+     * decided now is written. {@code batch}: the answers of its express checks, as {@link PollWriter#completed} read
+     * them.
      */
-    void stored(PollWriter.WrittenPoll written, long latestSequence, ExpressCommits.Poll settling) {
+    void stored(PollWriter.WrittenPoll written, WrittenBatch batch, long latestSequence, ExpressCommits.Poll settling) {
         IntakePoll poll = written.poll();
-        WrittenBatch batch = written.checked().join(); // done: the batch completed
         Set<Integer> fallen = new HashSet<>();
         List<ExpressSender.Express> sends = new ArrayList<>();
         List<IntakePoll.ExpressRecord> sent = new ArrayList<>();

@@ -9,6 +9,7 @@ import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
@@ -310,10 +311,10 @@ public final class IntakeLoop implements Managed {
                 List<WriteResult> results = inFlight.awaitOldest(commits, WRITE_TIMEOUT_SECONDS);
                 refused.write(poll);
                 inFlight.completeOldest();
-                writer.completed(written);
+                WrittenBatch checked = writer.completed(written);
                 ExpressCommits.Poll settling = commits.stored(poll);
                 if (!poll.express().isEmpty()) {
-                    express.stored(written, writer.submitted(), settling);
+                    express.stored(written, checked, writer.submitted(), settling);
                 }
                 positions.stored(poll);
                 metrics.stored(poll, results);

@@ -97,15 +97,19 @@ final class PollWriter {
         return submitted;
     }
 
-    /** A written poll completed: its reading of Redis' clock serves the gate's next polls. */
-    void completed(WrittenPoll written) {
+    /**
+     * A written poll completed: its reading of Redis' clock serves the gate's next polls. Returns its express checks'
+     * answers, read once here (null if it had no express records).
+     */
+    WrittenBatch completed(WrittenPoll written) {
         if (written.checked() == null) {
-            return;
+            return null;
         }
         WrittenBatch batch = written.checked().join();
         if (batch.redisNow() != Long.MIN_VALUE) {
             redisClock.observe(batch.redisNow(), written.requested(), batch.readAtNanos());
         }
+        return batch;
     }
 
     /** The polls were dropped (read again): their express records never left; their places in the gate are free. */
