@@ -181,8 +181,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 StartupSteps.await(partitions),
                 intakeSettings.maxRecordBytes(),
                 time);
-        if (delivery.sends() instanceof AutoCloseable sends) {
-            environment.lifecycle().manage(closing(sends)); // stopped after the pump: its last commits go first
+        if (delivery.exactlyOnce()) {
+            environment.lifecycle().manage(closing(delivery)); // stopped after the pump: its last commits go first
         }
         // the running parts start at the end of run, before Dropwizard builds its server; the lifecycle stops them
         PipelineStart pipeline = new PipelineStart(environment.lifecycle());

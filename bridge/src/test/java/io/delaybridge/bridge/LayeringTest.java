@@ -34,11 +34,18 @@ class LayeringTest {
     private static final String BASE = "io.delaybridge.bridge";
 
     /**
-     * What every package may use: the JDK, logging, metrics, the record formats, and the bridge's one clock (every
-     * class that reads time is given a {@code time.Time}; {@link ClockRuleTest} checks that none reads another).
+     * What every package may use: the JDK, logging, metrics, the record formats, the bridge's one clock (every class
+     * that reads time is given a {@code time.Time}; {@link ClockRuleTest} checks that none reads another), and the
+     * one-line form of a failure for logs ({@code errors}).
      */
-    private static final List<String> EVERYWHERE =
-            List.of("java..", "", "org.slf4j..", "com.codahale.metrics..", "io.delaybridge.schemas..", BASE + ".time");
+    private static final List<String> EVERYWHERE = List.of(
+            "java..",
+            "",
+            "org.slf4j..",
+            "com.codahale.metrics..",
+            "io.delaybridge.schemas..",
+            BASE + ".time",
+            BASE + ".errors");
 
     /** Kafka's client library: the intake consumes, delivery produces, config builds the clients, rules stream. */
     private static final String KAFKA = "org.apache.kafka..";
@@ -50,6 +57,8 @@ class LayeringTest {
     private static final List<Layer> LAYERS = List.of(
             // the clock seam: uses nothing of the bridge
             layer("time", ours()),
+            // how a failure reads in a log line: uses nothing of the bridge
+            layer("errors", ours()),
             layer("store", ours()),
             layer("store.redis", ours("store"), "io.lettuce..", "reactor.core..", "javax.net.ssl..", "javax.crypto.."),
             // named places in the record's way (Checkpoint) and who is told of them: the service tells no one

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.delaybridge.bridge.delivery.DeliveredLog;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.IntakeCommits;
-import io.delaybridge.bridge.delivery.PlainSends;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TransactionalSends;
 import io.delaybridge.bridge.time.Time;
@@ -38,7 +37,7 @@ public class DeliveryFactory {
      * The delivery both paths use. Plain: through {@code producer}, the shared idempotent producer. Exactly once: a
      * transactional producer per shard ({@code transactional.id} {@code <groupId>-<intakeTopic>-shard-<n>}) and the
      * delivered log {@code <intakeTopic>-delivered} (created here, compacted, one partition per shard). The caller
-     * closes what {@link Delivery#sends()} returns if it is {@link AutoCloseable}.
+     * closes the delivery if it is {@link Delivery#exactlyOnce}.
      */
     public Delivery build(
             KafkaFactory kafka,
@@ -51,7 +50,7 @@ public class DeliveryFactory {
             Time time)
             throws Exception {
         if (!exactlyOnce) {
-            return new Delivery(new PlainSends(producer), catalog, kafka.getDeadletterTopic());
+            return Delivery.plain(producer, catalog, kafka.getDeadletterTopic());
         }
         String logTopic = kafka.getIntakeTopic() + "-delivered";
         DeliveredLog.prepare(
@@ -81,7 +80,7 @@ public class DeliveryFactory {
                 log,
                 new IntakeCommits(admin, kafka.getGroupId(), 250, time),
                 commitInterval.toMilliseconds());
-        return new Delivery(sends, catalog, kafka.getDeadletterTopic());
+        return Delivery.exactlyOnce(sends, catalog, kafka.getDeadletterTopic());
     }
 
     @JsonProperty

@@ -4,6 +4,7 @@ import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.IntakeOrigin;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
@@ -13,15 +14,18 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * {@link Result} how it ended; deadletter records go out the same way.
  *
  * <p>The target check: a topic that is missing (and that the broker does not create on first use) fails with
- * {@link MissingTopicException}, a {@code delay-partition} the topic does not have with
+ * {@link MissingTopicException}, one the broker does not let the bridge describe with
+ * {@link TopicAuthorizationException} (not retriable: deadlettered at once), a {@code delay-partition} the topic does not have with
  * {@link UnknownTopicOrPartitionException}, both without a send. A send that the broker answers with an unknown topic
  * or partition makes the catalog forget its answer for that topic, so the next check asks the broker again.
  *
  * <p>What carries the records is a {@link Sends}: one shared idempotent producer ({@link PlainSends}), or one
  * transactional producer per shard that commits a shard's deliveries together ({@link TransactionalSends},
- * {@code delivery.exactlyOnce}).
+ * {@code delivery.exactlyOnce}). What exactly once remembers of each message stays inside ({@link ExactlyOnce}):
+ * callers open and close shards, hand over each claimed message ({@link #release}), and report what Redis did with
+ * a claim ({@link #claimed}, {@link #acked}, {@link #retried}); none of them asks or keeps what a transaction holds.
  */
-public final class Delivery {
+public final class Delivery implements AutoCloseable {
 
     /** How one send ended; called on a producer thread, or on the caller's thread if it failed before a send. */
     public interface Result {
@@ -32,19 +36,42 @@ public final class Delivery {
         void failed(Exception error);
     }
 
+    /** What the caller does with a claimed message it hands over ({@link #release}). */
+    public interface Handover {
+        /** Send it (now, or once its target's rate cap lets it): nothing delivered it yet. */
+        void send();
+
+        /** A committed transaction delivered it already (exactly once): ack it, do not send it again. */
+        void alreadyDelivered();
+    }
+
     private final Sends sends;
+    private final ExactlyOnce exactlyOnce;
+    private final AutoCloseable closing;
     private final TargetCatalog catalog;
     private final String deadletterTopic;
 
-    public Delivery(Sends sends, TargetCatalog catalog, String deadletterTopic) {
+    private Delivery(
+            Sends sends,
+            ExactlyOnce exactlyOnce,
+            AutoCloseable closing,
+            TargetCatalog catalog,
+            String deadletterTopic) {
         this.sends = sends;
+        this.exactlyOnce = exactlyOnce;
+        this.closing = closing;
         this.catalog = catalog;
         this.deadletterTopic = deadletterTopic;
     }
 
-    /** Deliveries through one shared producer (at least once). */
+    /** Deliveries through one shared producer (at least once); the producer's owner closes it. */
     public static Delivery plain(Producer<byte[], byte[]> producer, TargetCatalog catalog, String deadletterTopic) {
-        return new Delivery(new PlainSends(producer), catalog, deadletterTopic);
+        return new Delivery(new PlainSends(producer), ExactlyOnce.NONE, () -> {}, catalog, deadletterTopic);
+    }
+
+    /** Deliveries in shard transactions (exactly once); {@link #close} closes {@code sends}. */
+    public static Delivery exactlyOnce(TransactionalSends sends, TargetCatalog catalog, String deadletterTopic) {
+        return new Delivery(sends, sends, sends, catalog, deadletterTopic);
     }
 
     public TargetCatalog catalog() {
@@ -55,69 +82,103 @@ public final class Delivery {
         return deadletterTopic;
     }
 
-    /** What carries the records: plain or transactional (close it at stop if it is {@link AutoCloseable}). */
-    public Sends sends() {
-        return sends;
-    }
-
-    /** See {@link Sends#transactional}. */
+    /** Whether sends go out in shard transactions ({@code delivery.exactlyOnce}). */
     public boolean exactlyOnce() {
-        return sends.transactional();
+        return exactlyOnce != ExactlyOnce.NONE;
     }
 
-    /** See {@link Sends#carryOffsets}. */
+    /**
+     * Each shard's transaction commits the intake offsets {@code offsets} offers for the intake records it delivers
+     * (exactly once; else nothing). One source at a time; the intake sets it for each consumer it makes.
+     */
     public void carryOffsets(TransactionOffsets offsets) {
-        sends.carryOffsets(offsets);
+        exactlyOnce.carryOffsets(offsets);
     }
 
-    /** Per shard, the intake floor of its delivered log (exactly once; else none): {@link Sends#intakeFloors}. */
+    /** Per shard, the intake floor of its delivered log (exactly once; else none): {@link ExactlyOnce#intakeFloors}. */
     public java.util.Map<Integer, Long> intakeFloors(java.util.Collection<Integer> shards) {
-        return sends.intakeFloors(shards);
+        return exactlyOnce.intakeFloors(shards);
     }
 
-    /** See {@link Sends#open}: before a shard's first claim, and again after a failed transaction. */
-    public void open(int shard) {
-        sends.open(shard);
+    /**
+     * Makes {@code shard} ready to send, before its first claim and again after a failed transaction: exactly once,
+     * fences the shard's earlier producers and learns what they delivered. Blocking; throws if Kafka cannot be reached.
+     */
+    public void openShard(int shard) {
+        exactlyOnce.open(shard);
     }
 
-    /** See {@link Sends#isOpen}. */
-    public boolean isOpen(int shard) {
-        return sends.isOpen(shard);
+    /** Whether {@code shard} can send now: false (exactly once) until opened, and after a failed transaction. */
+    public boolean shardOpen(int shard) {
+        return exactlyOnce.isOpen(shard);
     }
 
-    /** See {@link Sends#wasDelivered}: a claimed message to ack, not to send. */
-    public boolean wasDelivered(int shard, String id, String origin) {
-        return sends.wasDelivered(shard, id, origin);
+    /** The shard moved away (or is fenced): commit what is open ({@code commit}) or abort it, then let it go. */
+    public void closeShard(int shard, boolean commit) {
+        exactlyOnce.close(shard, commit);
     }
 
-    /** See {@link Sends#acked}. */
-    public void acked(int shard, Iterable<String> ids, boolean allDeleted) {
-        sends.acked(shard, ids, allDeleted);
+    /**
+     * Hands over the claimed message {@code id} of {@code shard} ({@code origin}: its intake record, "" if its envelope
+     * does not decode, null if it cannot be told): {@code handover} sends it, or acks it if a committed transaction
+     * delivered it already. Either way the claim has let go of it once this returns.
+     */
+    public void release(int shard, String id, String origin, Handover handover) {
+        try {
+            if (origin != null && exactlyOnce.wasDelivered(shard, id, origin)) {
+                // a committed transaction delivered it (exactly once): the crash or failure came before its ack
+                handover.alreadyDelivered();
+            } else {
+                handover.send();
+            }
+        } finally {
+            // a send made is in its transaction now, so the claim need not keep it remembered
+            exactlyOnce.released(shard, id);
+        }
     }
 
-    /** See {@link Sends#released}. */
-    public void released(int shard, String id) {
-        sends.released(shard, id);
+    /**
+     * Whether the intake record {@code id} ({@code origin}) of {@code shard}, read again, was delivered by a committed
+     * transaction already (exactly once): then it is taken as settled, and must not be sent again.
+     */
+    public boolean settledBefore(int shard, String id, String origin) {
+        if (!exactlyOnce.wasDelivered(shard, id, origin)) {
+            return false;
+        }
+        exactlyOnce.acked(shard, java.util.List.of(id), true);
+        return true;
     }
 
-    /** See {@link Sends#retried}. */
-    public void retried(int shard, String id) {
-        sends.retried(shard, id);
-    }
-
-    /** See {@link Sends#claimed}. */
+    /**
+     * A claim of {@code shard} took {@code ids} into flight; {@code allDue}: it came back with fewer messages than it
+     * asked for. Reported before the messages are handed over ({@link #release}).
+     */
     public void claimed(int shard, Iterable<String> ids, boolean allDue) {
-        sends.claimed(shard, ids, allDue);
+        exactlyOnce.claimed(shard, ids, allDue);
     }
 
-    /** See {@link Sends#readAgain}. */
+    /** Redis answered the acks of {@code ids} of {@code shard}; {@code allDeleted}: it deleted every one. */
+    public void acked(int shard, Iterable<String> ids, boolean allDeleted) {
+        exactlyOnce.acked(shard, ids, allDeleted);
+    }
+
+    /** A retry moved the message {@code id} of {@code shard} from flight back to the due set, due after its backoff. */
+    public void retried(int shard, String id) {
+        exactlyOnce.retried(shard, id);
+    }
+
+    /**
+     * The intake reads the records of {@code shard}'s intake partition from {@code from} to {@code last} again (a store
+     * of them failed, or an assignment): what was delivered of them must be remembered until no copy can come back.
+     */
     public void readAgain(int shard, long from, IntakeOrigin last) {
-        sends.readAgain(shard, from, last);
+        exactlyOnce.readAgain(shard, from, last);
     }
 
-    /** See {@link Sends#close}. */
-    public void close(int shard, boolean commit) {
-        sends.close(shard, commit);
+    /** Exactly once: commits what is open and closes every shard's producer. At least once: nothing to close. */
+    @Override
+    public void close() throws Exception {
+        closing.close();
     }
 
     /**
@@ -127,6 +188,12 @@ public final class Delivery {
     public void deliver(int shard, Envelope envelope, String id, long dueAt, int attempt, Result result) {
         try {
             TargetCatalog.TopicState target = catalog.lookup(envelope.target());
+            if (target.forbidden()) {
+                // refused before the send: in a shard transaction, a send the broker refuses would abort the
+                // transaction and every send in it, again at each retry, and the shard would stall
+                result.failed(new TopicAuthorizationException(java.util.Set.of(envelope.target())));
+                return;
+            }
             if (target.missing() && !catalog.missingTopics().createdBySend()) {
                 result.failed(new MissingTopicException(envelope.target()));
                 return;

@@ -58,6 +58,19 @@ public final class ExpressSender {
     }
 
     private void release(Express express) {
-        delivery.deliver(express.shard(), express.envelope(), express.id(), express.dueAt(), 1, express.settlement());
+        Settlement settlement = express.settlement();
+        delivery.deliver(express.shard(), express.envelope(), express.id(), express.dueAt(), 1, new Delivery.Result() {
+            @Override
+            public void delivered(long timestamp) {
+                // exactly once: its transaction's delivered-log entry is forgotten once the intake committed past it
+                delivery.acked(express.shard(), List.of(express.id()), true);
+                settlement.delivered(timestamp);
+            }
+
+            @Override
+            public void failed(Exception error) {
+                settlement.failed(error);
+            }
+        });
     }
 }

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.time.Time;
 import java.util.List;
 import java.util.Map;
@@ -120,7 +121,7 @@ public final class MissingTopics {
                     "Could not read the broker's {} ({}): treating missing target topics as not created by a send. "
                             + "Set pump.missingTopics to create or deadletter to decide without asking the broker",
                     BROKER_SETTING,
-                    SendFailures.describe(cause));
+                    Failures.describe(cause));
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

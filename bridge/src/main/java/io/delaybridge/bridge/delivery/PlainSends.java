@@ -4,11 +4,11 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /** Every shard's records through one shared idempotent producer: delivered at least once. */
-public final class PlainSends implements Sends {
+final class PlainSends implements Sends {
 
     private final Producer<byte[], byte[]> producer;
 
-    public PlainSends(Producer<byte[], byte[]> producer) {
+    PlainSends(Producer<byte[], byte[]> producer) {
         this.producer = producer;
     }
 

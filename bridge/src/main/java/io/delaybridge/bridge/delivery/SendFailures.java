@@ -22,10 +22,4 @@ public final class SendFailures {
                 || error instanceof AuthorizationException
                 || error instanceof SerializationException;
     }
-
-    /** One line for a header or a log: the exception's simple name and message, without a stack trace. */
-    public static String describe(Throwable error) {
-        String message = error.getMessage();
-        return error.getClass().getSimpleName() + (message == null ? "" : ": " + message);
-    }
 }

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ final class ShardTransaction {
     /** A transaction aborted because another of its sends failed: nothing of it reached a read_committed consumer. */
     static final class AbortedException extends org.apache.kafka.common.errors.RetriableException {
         AbortedException(int shard, Throwable cause) {
-            super("the transaction of shard " + shard + " was aborted: " + SendFailures.describe(cause));
+            super("the transaction of shard " + shard + " was aborted: " + Failures.describe(cause));
         }
     }
 
@@ -239,7 +240,7 @@ final class ShardTransaction {
                         shard,
                         batch.size(),
                         failed != null ? "abort" : "commit",
-                        SendFailures.describe(e));
+                        Failures.describe(e));
                 List<Member> doubt = new ArrayList<>(inDoubt);
                 doubt.addAll(batch);
                 inDoubt = doubt;
@@ -292,7 +293,7 @@ final class ShardTransaction {
                     "Shard {}: intake offsets {} refused ({}); aborting the transaction, its sends are retried",
                     shard,
                     carry.offsets(),
-                    SendFailures.describe(e));
+                    Failures.describe(e));
             return e;
         }
     }
@@ -372,7 +373,7 @@ final class ShardTransaction {
             try {
                 producer.close(Duration.ZERO); // aborts an open transaction; a fenced producer cannot do more
             } catch (RuntimeException e) {
-                LOG.debug("Closing the producer of shard {}: {}", shard, SendFailures.describe(e));
+                LOG.debug("Closing the producer of shard {}: {}", shard, Failures.describe(e));
             }
             producer = null;
         }

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,10 +29,17 @@ public final class TargetCatalog {
 
     private static final Logger LOG = LoggerFactory.getLogger(TargetCatalog.class);
 
-    /** What is known of a topic. {@code partitions} is -1 for a missing topic, 0 when the lookup itself failed. */
+    /**
+     * What is known of a topic. {@code partitions} is -1 for a missing topic, -2 for one the broker does not let the
+     * bridge describe (so not write either: WRITE implies DESCRIBE), 0 when the lookup itself failed.
+     */
     public record TopicState(int partitions, long expiresAt) {
         public boolean missing() {
-            return partitions < 0;
+            return partitions == -1;
+        }
+
+        public boolean forbidden() {
+            return partitions == -2;
         }
 
         public boolean known() {
@@ -83,7 +91,7 @@ public final class TargetCatalog {
         if (cached != null && cached.expiresAt() > now) {
             return cached;
         }
-        if (cached != null && !cached.missing()) {
+        if (cached != null && cached.partitions() > 0) {
             refreshInBackground(topic, cached);
             return cached;
         }
@@ -124,6 +132,8 @@ public final class TargetCatalog {
                                 new TopicState(found.get(topic).partitions().size(), now + presentTtlMillis));
                     } else if (unwrap(error) instanceof UnknownTopicOrPartitionException) {
                         topics.replace(topic, expired, new TopicState(-1, now + missingTtlMillis));
+                    } else if (unwrap(error) instanceof TopicAuthorizationException) {
+                        topics.replace(topic, expired, new TopicState(-2, now + missingTtlMillis));
                     } else {
                         // keep the answer we had; the next lookup tries again
                         LOG.warn(
@@ -156,6 +166,9 @@ public final class TargetCatalog {
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return new TopicState(-1, now + missingTtlMillis);
+            }
+            if (e.getCause() instanceof TopicAuthorizationException) {
+                return new TopicState(-2, now + missingTtlMillis);
             }
             LOG.warn(
                     "Could not look up target topic {}: {}", topic, e.getCause().toString());

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.schemas.IntakeOrigin;
 import java.util.Collection;
 import java.util.HashMap;
@@ -30,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * transactions too, and a transaction commits the intake offsets that {@link TransactionOffsets} offers for them:
  * delivery and offset commit are one atomic step, and the same {@code transactional.id} fences both.
  */
-public final class TransactionalSends implements Sends, AutoCloseable {
+public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TransactionalSends.class);
 
@@ -84,11 +85,6 @@ public final class TransactionalSends implements Sends, AutoCloseable {
     }
 
     @Override
-    public boolean transactional() {
-        return true;
-    }
-
-    @Override
     public void carryOffsets(TransactionOffsets offsets) {
         this.offsets = offsets;
     }
@@ -106,7 +102,7 @@ public final class TransactionalSends implements Sends, AutoCloseable {
                 LOG.warn(
                         "Reading the intake floor of shard {} from the delivered log failed: {}",
                         shard,
-                        SendFailures.describe(e));
+                        Failures.describe(e));
             }
         }
         return floors;

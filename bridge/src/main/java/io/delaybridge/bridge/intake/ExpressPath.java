@@ -2,8 +2,8 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.ExpressSender;
-import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteResult;
@@ -112,11 +112,11 @@ final class ExpressPath {
      * The oldest batch is stored (its write done, its refused records deadlettered), and its express records passed
      * or failed their checks: those that passed are sent, the others parked; each settles on {@code settling}.
      * {@code latestSequence} is the last poll submitted so far: its checks, and those before it, ran before a park
-     * decided now is written.
+     * decided now is written. {@code batch}: the answers of its express checks, as {@link PollWriter#completed} read
+     * them.
      */
-    void stored(PollWriter.WrittenPoll written, long latestSequence, ExpressCommits.Poll settling) {
+    void stored(PollWriter.WrittenPoll written, WrittenBatch batch, long latestSequence, ExpressCommits.Poll settling) {
         IntakePoll poll = written.poll();
-        WrittenBatch batch = written.checked().join(); // done: the batch completed
         Set<Integer> fallen = new HashSet<>();
         List<ExpressSender.Express> sends = new ArrayList<>();
         List<IntakePoll.ExpressRecord> sent = new ArrayList<>();
@@ -129,12 +129,11 @@ final class ExpressPath {
                     && !rates.capped(envelope.target())
                     && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence()
                     // exactly once: sent in its shard's transaction, so only once this instance opened it
-                    && delivery.isOpen(record.partition());
-            if (passed && delivery.wasDelivered(record.partition(), record.id(), envelope.origin())) {
+                    && delivery.shardOpen(record.partition());
+            if (passed && delivery.settledBefore(record.partition(), record.id(), envelope.origin())) {
                 // exactly once: a committed transaction of the shard delivered it, but the intake's offset did not
                 // commit with it (an earlier record was still on its way): read again after a crash, not sent again
                 metrics.alreadyDelivered.mark();
-                delivery.acked(record.partition(), List.of(record.id()), true);
                 settle(record, settling);
             } else if (passed) {
                 sends.add(new ExpressSender.Express(
@@ -166,8 +165,6 @@ final class ExpressPath {
                 long lateness = Math.max(0, timestamp - record.dueAt());
                 metrics.lateness.update(lateness);
                 rates.target(target).delivered(lateness);
-                // exactly once: its transaction's delivered-log entry is forgotten once the intake committed past it
-                delivery.acked(record.partition(), List.of(record.id()), true);
                 settle(record, settling);
             }
 
@@ -176,7 +173,7 @@ final class ExpressPath {
                 LOG.info(
                         "First send of express record {} failed; parking it in the store for the pump's retries: {}",
                         record.id(),
-                        SendFailures.describe(error));
+                        Failures.describe(error));
                 metrics.expressFallback.mark();
                 try {
                     parker.execute(() -> park(record, settling, 0));
@@ -212,14 +209,14 @@ final class ExpressPath {
                 LOG.warn(
                         "Could not park express record {} before the stop; the intake reads it again: {}",
                         record.id(),
-                        SendFailures.describe(error));
+                        Failures.describe(error));
             } else {
                 long backoff = Math.min(MAX_PARK_RETRY_MILLIS, PARK_RETRY_MILLIS << Math.min(failures, 5));
                 LOG.warn(
                         "Could not park express record {}; trying again in {} ms: {}",
                         record.id(),
                         backoff,
-                        SendFailures.describe(error));
+                        Failures.describe(error));
                 try {
                     parker.schedule(() -> park(record, settling, failures + 1), backoff, TimeUnit.MILLISECONDS);
                 } catch (RuntimeException e) {

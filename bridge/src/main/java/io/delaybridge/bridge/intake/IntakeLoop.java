@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.Delivery;
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.log.RefusedRecords;
 import io.delaybridge.bridge.probe.Checkpoint;
@@ -11,6 +11,7 @@ import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
@@ -237,7 +238,7 @@ public final class IntakeLoop implements Managed {
                 consumer.close(
                         CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
             } catch (RuntimeException e) {
-                LOG.warn("Closing the intake consumer failed: {}", SendFailures.describe(e));
+                LOG.warn("Closing the intake consumer failed: {}", Failures.describe(e));
             }
             try {
                 if (express != null) {
@@ -277,7 +278,7 @@ public final class IntakeLoop implements Managed {
                 throw e;
             } catch (KafkaException e) {
                 // e.g. the broker is gone for a while: nothing was committed past what Redis holds, so go on
-                LOG.warn("Intake poll failed, retrying in {} ms: {}", backoff.nextMillis(), SendFailures.describe(e));
+                LOG.warn("Intake poll failed, retrying in {} ms: {}", backoff.nextMillis(), Failures.describe(e));
                 sleepBackoff();
             }
         }
@@ -312,10 +313,10 @@ public final class IntakeLoop implements Managed {
                 List<WriteResult> results = inFlight.awaitOldest(commits, WRITE_TIMEOUT_SECONDS);
                 refused.write(poll.rejected(), poll.reasons());
                 inFlight.completeOldest();
-                writer.completed(written);
+                WrittenBatch checked = writer.completed(written);
                 ExpressCommits.Poll settling = commits.stored(poll);
                 if (!poll.express().isEmpty()) {
-                    express.stored(written, writer.submitted(), settling);
+                    express.stored(written, checked, writer.submitted(), settling);
                 }
                 positions.stored(poll);
                 metrics.stored(poll, results);
@@ -359,7 +360,7 @@ public final class IntakeLoop implements Managed {
                         poll.count(),
                         inFlight.records(),
                         backOffOnFailure ? " in " + backoff.nextMillis() + " ms" : "",
-                        SendFailures.describe(cause));
+                        Failures.describe(cause));
                 rewind();
                 if (backOffOnFailure) {
                     sleepBackoff();
@@ -395,7 +396,7 @@ public final class IntakeLoop implements Managed {
         try {
             consumer.close(CloseOptions.timeout(Duration.ofSeconds(5))); // no leave: the id is not this consumer's
         } catch (RuntimeException e) {
-            LOG.debug("Closing the fenced consumer: {}", SendFailures.describe(e));
+            LOG.debug("Closing the fenced consumer: {}", Failures.describe(e));
         }
         try {
             stopRequested.await(FencedMember.REJOIN_DELAY.toMillis(), TimeUnit.MILLISECONDS);

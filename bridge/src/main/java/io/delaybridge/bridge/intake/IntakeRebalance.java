@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.Delivery;
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
@@ -113,7 +113,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
                     "Could not read the end offsets of {}: a record stored before the hand-over, delivered, and"
                             + " stored again by this owner may be delivered twice: {}",
                     partitions,
-                    SendFailures.describe(e));
+                    Failures.describe(e));
             return;
         }
         ends.forEach((partition, end) -> {
@@ -149,7 +149,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
             LOG.warn(
                     "Could not read the committed offsets of {} to check the store's incarnation and positions: {}",
                     partitions,
-                    SendFailures.describe(e));
+                    Failures.describe(e));
             return Map.of();
         }
     }

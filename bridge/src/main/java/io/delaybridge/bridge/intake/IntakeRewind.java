@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.delivery.Delivery;
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
 import java.util.Map;
@@ -68,7 +68,7 @@ final class IntakeRewind {
             throw e;
         } catch (RuntimeException e) {
             // no position now (none was fetched): nothing was read past the batches in flight
-            LOG.debug("No position of {} to mark what is read again: {}", partition, SendFailures.describe(e));
+            LOG.debug("No position of {} to mark what is read again: {}", partition, Failures.describe(e));
         }
     }
 }

@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
@@ -96,7 +96,7 @@ final class OffsetCommitter {
             return pacer.mayWait(poll.earliestDueAt(), poll.refused(), Long.MAX_VALUE);
         }
         long redisNowAtMost = redisClock.atMostNow(
-                e -> LOG.debug("Reading Redis' clock failed; committing at once: {}", SendFailures.describe(e)));
+                e -> LOG.debug("Reading Redis' clock failed; committing at once: {}", Failures.describe(e)));
         return redisNowAtMost != Long.MAX_VALUE && pacer.mayWait(poll.earliestDueAt(), false, redisNowAtMost);
     }
 
@@ -131,7 +131,7 @@ final class OffsetCommitter {
             pacer.failed(time.nanoseconds(), pollTimeout.toNanos());
             // RebalanceInProgressException: the next poll() completes the rebalance; do not back off, or the group
             // cannot settle. Anything else (coordinator away): the offsets stay pending and go with the next commit.
-            LOG.info("Committing offsets of stored intake records is deferred: {}", SendFailures.describe(e));
+            LOG.info("Committing offsets of stored intake records is deferred: {}", Failures.describe(e));
         }
     }
 
@@ -152,7 +152,7 @@ final class OffsetCommitter {
                     "Could not commit stored offsets {} of revoked partitions; their next owner reads those "
                             + "records again: {}",
                     leaving,
-                    SendFailures.describe(e));
+                    Failures.describe(e));
         }
     }
 

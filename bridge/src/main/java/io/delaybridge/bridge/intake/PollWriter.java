@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.ExpressCheck;
@@ -98,15 +98,19 @@ final class PollWriter {
         return submitted;
     }
 
-    /** A written poll completed: its reading of Redis' clock serves the gate's next polls. */
-    void completed(WrittenPoll written) {
+    /**
+     * A written poll completed: its reading of Redis' clock serves the gate's next polls. Returns its express checks'
+     * answers, read once here (null if it had no express records).
+     */
+    WrittenBatch completed(WrittenPoll written) {
         if (written.checked() == null) {
-            return;
+            return null;
         }
         WrittenBatch batch = written.checked().join();
         if (batch.redisNow() != Long.MIN_VALUE) {
             redisClock.observe(batch.redisNow(), written.requested(), batch.readAtNanos());
         }
+        return batch;
     }
 
     /** The polls were dropped (read again): their express records never left; their places in the gate are free. */
@@ -123,6 +127,6 @@ final class PollWriter {
     /** The latest Redis' clock can show now, read again when the last reading is stale; MAX_VALUE if unknown. */
     private long redisNowAtMost() {
         return redisClock.atMostNow(
-                e -> LOG.debug("Reading Redis' clock failed; the poll parks: {}", SendFailures.describe(e)));
+                e -> LOG.debug("Reading Redis' clock failed; the poll parks: {}", Failures.describe(e)));
     }
 }

@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.schemas.DelayText;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
@@ -129,7 +129,7 @@ public final class RetentionWatch implements Managed {
                 topic,
                 last == null ? "off (never read)" : (last.on() ? "on" : "off") + " as last read",
                 DelayText.formatMillis(interval.toMillis()),
-                SendFailures.describe(cause));
+                Failures.describe(cause));
     }
 
     /** Logs what changed: one line when the far tier turns off or on, or its retention shrinks or grows. */

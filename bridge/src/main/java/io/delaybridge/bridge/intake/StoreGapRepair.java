@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreGapException;
 import io.delaybridge.bridge.time.Time;
@@ -93,7 +93,7 @@ final class StoreGapRepair {
             inStore = store.positions(
                     expected.keySet().stream().map(TopicPartition::partition).toList());
         } catch (RuntimeException e) {
-            LOG.debug("Reading the store's positions failed; checking again later: {}", SendFailures.describe(e));
+            LOG.debug("Reading the store's positions failed; checking again later: {}", Failures.describe(e));
             return;
         }
         List<StoreGapException.Gap> gaps = StorePositions.behind(expected, inStore);
@@ -154,7 +154,7 @@ final class StoreGapRepair {
         } catch (WakeupException e) {
             throw e;
         } catch (RuntimeException e) {
-            LOG.warn("Could not read the first offset of {}: {}", partition, SendFailures.describe(e));
+            LOG.warn("Could not read the first offset of {}: {}", partition, Failures.describe(e));
             return -1;
         }
     }

@@ -2,8 +2,8 @@ package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.DeliveryRecords;
-import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.schemas.CorruptEnvelopeException;
 import io.delaybridge.schemas.Envelope;
@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Hands claimed messages to the {@link Delivery} and turns what became of each into an {@link Outcome} for the pump
- * thread. A message that a committed transaction already delivered is not sent again:
- * its outcome says so and it is acked. Decodes each message's envelope once, here; the outcome carries it to the ack, retry or deadletter. A
+ * thread. A message that a committed transaction already delivered is not sent again: its outcome says so and it is
+ * acked. Decodes each message's envelope once, here; the outcome carries it to the ack, retry or deadletter. A
  * capped target's messages pass its {@link Throttle} first ({@link TargetRates}: one lookup per message, nothing more
  * for an uncapped one).
  */
@@ -43,55 +43,66 @@ final class MessageSender {
     }
 
     /**
-     * Sends a message that fell due, on the release thread. Whatever goes wrong comes back as a failed outcome (retried,
-     * and its in-flight place freed), never as an exception that would end the thread.
+     * Sends a message that fell due, on the release thread, unless a committed transaction delivered it already (exactly
+     * once: then it is acked). Whatever goes wrong comes back as a failed outcome (retried, and its in-flight place
+     * freed), never as an exception that would end the thread.
      */
     void release(OwnedShard shard, ClaimedMessage message) {
-        try {
-            releaseNow(shard, message);
-        } finally {
-            // exactly once: a send made is in its transaction now, so the claim need not keep it remembered
-            delivery.released(shard.shard, message.ref().id());
-        }
-    }
-
-    private void releaseNow(OwnedShard shard, ClaimedMessage message) {
+        String id = message.ref().id();
         Envelope envelope;
         try {
             envelope = message.decode();
         } catch (CorruptEnvelopeException e) {
-            if (delivery.wasDelivered(shard.shard, message.ref().id(), "")) {
-                outcomes.report(Outcome.alreadyDelivered(shard, message, null));
-                return;
-            }
-            sendToDeadletter(
-                    shard,
-                    message,
-                    null,
-                    DeliveryRecords.corruptEnvelope(
-                            delivery.deadletterTopic(),
-                            message.ref().id(),
-                            message.dueAt(),
-                            message.attempt(),
-                            message.envelope(),
-                            "stored message " + message.ref().id() + " cannot be decoded: " + e.getMessage()),
-                    ErrorCode.CORRUPT_ENVELOPE);
+            delivery.release(
+                    shard.shard,
+                    id,
+                    "",
+                    handover(
+                            shard,
+                            message,
+                            null,
+                            () -> sendToDeadletter(
+                                    shard,
+                                    message,
+                                    null,
+                                    DeliveryRecords.corruptEnvelope(
+                                            delivery.deadletterTopic(),
+                                            id,
+                                            message.dueAt(),
+                                            message.attempt(),
+                                            message.envelope(),
+                                            "stored message " + id + " cannot be decoded: " + e.getMessage()),
+                                    ErrorCode.CORRUPT_ENVELOPE)));
             return;
         } catch (RuntimeException e) {
-            LOG.warn("Could not send message {}: {}", message.ref().id(), SendFailures.describe(e));
-            outcomes.report(Outcome.failed(shard, message, null, e, ErrorCode.DELIVERY_FAILED));
+            delivery.release(shard.shard, id, null, handover(shard, message, null, () -> {
+                LOG.warn("Could not send message {}: {}", id, Failures.describe(e));
+                outcomes.report(Outcome.failed(shard, message, null, e, ErrorCode.DELIVERY_FAILED));
+            }));
             return;
         }
-        if (delivery.wasDelivered(shard.shard, message.ref().id(), envelope.origin())) {
-            // a committed transaction delivered it (exactly once): the crash or failure came before its ack
-            outcomes.report(Outcome.alreadyDelivered(shard, message, envelope));
-            return;
-        }
-        TargetRates.Target target = rates.target(envelope.target());
-        if (target.capped() && !throttle.admit(shard, message, envelope, target)) {
-            return; // it waits for a token, or went back to the due set
-        }
-        sendNow(shard, message, envelope, target);
+        delivery.release(shard.shard, id, envelope.origin(), handover(shard, message, envelope, () -> {
+            TargetRates.Target target = rates.target(envelope.target());
+            if (target.capped() && !throttle.admit(shard, message, envelope, target)) {
+                return; // it waits for a token, or went back to the due set
+            }
+            sendNow(shard, message, envelope, target);
+        }));
+    }
+
+    /** Sends with {@code send}, or reports the message delivered before (exactly once) to be acked. */
+    private Delivery.Handover handover(OwnedShard shard, ClaimedMessage message, Envelope envelope, Runnable send) {
+        return new Delivery.Handover() {
+            @Override
+            public void send() {
+                send.run();
+            }
+
+            @Override
+            public void alreadyDelivered() {
+                outcomes.report(Outcome.alreadyDelivered(shard, message, envelope));
+            }
+        };
     }
 
     /** Sends now, on the release thread or (after its token came) the throttle's; the outcome is reported. */

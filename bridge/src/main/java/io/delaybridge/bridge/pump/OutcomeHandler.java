@@ -4,6 +4,7 @@ import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.delivery.MissingTopicException;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.delivery.TargetCatalog;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.probe.Checkpoint;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.ClaimedMessage;
@@ -108,7 +109,7 @@ final class OutcomeHandler {
                             "Could not write message {} to the deadletter topic {}: {}",
                             outcome.message().ref().id(),
                             deadletterTopic,
-                            SendFailures.describe(outcome.error()));
+                            Failures.describe(outcome.error()));
                     retryLater(outcome.shard(), outcome.message(), retryPolicy.backoffMillis(1));
                 }
             }
@@ -146,7 +147,7 @@ final class OutcomeHandler {
             Envelope envelope = failure.envelope();
             String reason = "delivery to " + (envelope == null ? "its target" : envelope.target()) + " failed after "
                     + message.attempt() + (message.attempt() == 1 ? " attempt" : " attempts")
-                    + (permanent ? " (not retriable)" : "") + ": " + SendFailures.describe(error);
+                    + (permanent ? " (not retriable)" : "") + ": " + Failures.describe(error);
             LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
             sender.sendToDeadletter(
                     failure.shard(),

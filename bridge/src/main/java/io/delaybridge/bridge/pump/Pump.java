@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.delivery.Delivery;
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.probe.Checkpoint;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.release.DueReleaser;
@@ -179,7 +179,7 @@ public final class Pump implements Managed {
     public void revoke(Collection<Integer> shards) {
         owned.revoke(shards, TimeUnit.MILLISECONDS.toNanos(settings.revokeDrainMillis()), () -> running);
         for (int shard : shards) {
-            delivery.close(shard, true); // its next owner opens it again (and fences this instance's producer)
+            delivery.closeShard(shard, true); // its next owner opens it again (and fences this instance's producer)
         }
     }
 
@@ -236,8 +236,7 @@ public final class Pump implements Managed {
                 outcomes.process();
                 wakeAt = Math.min(pumpOwnedShards(), outcomes.ackFlushAt());
             } catch (RuntimeException e) {
-                warnings.warn(
-                        "Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS, SendFailures.describe(e));
+                warnings.warn("Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS, Failures.describe(e));
                 wakeAt = redisClock.now() + STORE_RETRY_MILLIS;
             }
             awaitUntil(redisClock.nanosUntil(wakeAt));

@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.delivery.Delivery;
-import io.delaybridge.bridge.delivery.SendFailures;
+import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
@@ -65,14 +65,14 @@ final class ShardOpening {
      * must not fence the producer of the shard's new owner in turn.
      */
     private boolean deliveryOpen(OwnedShard shard) {
-        if (delivery.isOpen(shard.shard)) {
+        if (delivery.shardOpen(shard.shard)) {
             return true;
         }
         try {
             if (shard.deliveryOpened) {
                 store.reclaim(shard.shard, shard.epoch, reclaimBatch);
             }
-            delivery.open(shard.shard);
+            delivery.openShard(shard.shard);
             shard.deliveryOpened = true;
             return true;
         } catch (StoreFencedException e) {
@@ -83,7 +83,7 @@ final class ShardOpening {
                     "Could not open the delivery of shard {} yet, retrying every {} ms: {}",
                     shard.shard,
                     retryMillis,
-                    SendFailures.describe(e));
+                    Failures.describe(e));
             return false;
         }
     }
@@ -91,6 +91,6 @@ final class ShardOpening {
     /** A newer owner fenced the shard: stop pumping it, and abort what its delivery has open. */
     void letGo(OwnedShard shard, StoreFencedException e) {
         owned.letGo(shard, e);
-        delivery.close(shard.shard, false);
+        delivery.closeShard(shard.shard, false);
     }
 }
