@@ -47,9 +47,7 @@ public class RateLimitsFactory {
 
     /** Adds a problem, under {@code prefix}, for each cap that is wrong. */
     void check(String prefix, SettingsCheck.Problems problems) {
-        if (scope == null
-                || !(SERVICE.equals(scope.trim().toLowerCase(Locale.ROOT))
-                        || INSTANCE.equals(scope.trim().toLowerCase(Locale.ROOT)))) {
+        if (!SERVICE.equals(scopeName()) && !INSTANCE.equals(scopeName())) {
             problems.add(
                     prefix + ".scope",
                     "is " + (scope == null ? "empty" : "\"" + scope + "\"") + ": use service (a cap holds for all "
@@ -100,8 +98,12 @@ public class RateLimitsFactory {
         return new TargetRates(defaultLimit, targets, buckets(shared), metrics);
     }
 
+    private String scopeName() {
+        return scope == null ? null : scope.trim().toLowerCase(Locale.ROOT);
+    }
+
     private Bucket.Factory buckets(SharedRates shared) {
-        if (INSTANCE.equals(scope.trim().toLowerCase(Locale.ROOT))) {
+        if (INSTANCE.equals(scopeName())) {
             return TokenBucket.PER_INSTANCE;
         }
         return (target, perSecond) -> {
