@@ -30,7 +30,8 @@ final class BenchOptions {
             "far-layouts",
             "far-thaw",
             "rules",
-            "spring-retry");
+            "spring-retry",
+            "caps");
 
     private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
     private static final Map<String, String> OPTION_ALIASES =

@@ -208,7 +208,9 @@ final class BenchRun implements AutoCloseable {
         env.put("DELAY_ADMIN_PORT", Integer.toString(adminPort));
         env.put("DELAY_EXACTLY_ONCE", Boolean.toString(exactlyOnce));
         env.putAll(extraEnv);
-        Path log = workDir.resolve("bridge-" + target.label().replace(' ', '-') + name + ".log");
+        String instance = extraEnv.getOrDefault("DELAY_INSTANCE_ID", "");
+        Path log = workDir.resolve("bridge-" + target.label().replace(' ', '-') + name
+                + (instance.isEmpty() ? "" : "-" + instance) + ".log");
         List<String> jvm = new ArrayList<>(options.bridgeJvm);
         jvm.addAll(extraJvm);
         BridgeProcess bridge = BridgeProcess.start(jar, options.bridgeConfig, log, jvm, env, adminPort);

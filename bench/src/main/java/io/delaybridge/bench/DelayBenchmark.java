@@ -54,6 +54,7 @@ public final class DelayBenchmark {
                 run -> () -> RuleThroughput.measure(run.bootstrap, run.options.ruleRecords, run.runId, run.workDir)
                         .forEach((k, v) -> run.put(k, "%s", v)));
         s.put("spring-retry", SpringRetryScenario::new);
+        s.put("caps", CapsScenario::new);
         if (!s.keySet().equals(new java.util.LinkedHashSet<>(BenchOptions.SCENARIOS))) {
             throw new IllegalStateException("scenarios and BenchOptions.SCENARIOS differ: " + s.keySet());
         }

@@ -28,6 +28,7 @@ import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.pump.PumpMetrics;
 import io.delaybridge.bridge.pump.PumpSends;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisSharedRates;
 import io.delaybridge.bridge.thaw.ThawLoop;
 import io.delaybridge.bridge.thaw.ThawMetrics;
 import io.delaybridge.bridge.thaw.ThawOutput;
@@ -163,7 +164,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
 
         DeadletterMeters deadletterMeters = new DeadletterMeters(metrics);
         PausableStore pumpStore = new PausableStore(store); // single shards can be paused (admin task)
-        TargetRates rates = config.getPump().rates(metrics); // delivery rate caps and per-target meters
+        // delivery rate caps and per-target meters; a cap for the service takes its tokens from Redis
+        TargetRates rates = config.getPump().rates(metrics, new RedisSharedRates(store));
         // one catalog for both paths: the pump's and the intake's express sends check targets alike
         TargetCatalog targets = new TargetCatalog(
                 admin,

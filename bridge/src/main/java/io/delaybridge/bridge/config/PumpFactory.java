@@ -7,6 +7,7 @@ import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.pump.ExponentialBackoff;
 import io.delaybridge.bridge.pump.PumpSettings;
 import io.delaybridge.bridge.pump.RetryPolicy;
+import io.delaybridge.bridge.store.SharedRates;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.NotNull;
@@ -110,9 +111,12 @@ public class PumpFactory implements SettingsCheck.Checked {
         return new MissingTopics(admin, missingTopics, missingTopicWait.toMilliseconds(), lookupTimeoutMillis, time);
     }
 
-    /** The delivery rate caps per target, with their meters in {@code metrics}. */
-    public TargetRates rates(MetricRegistry metrics) {
-        return rateLimits.build(metrics);
+    /**
+     * The delivery rate caps per target, with their meters in {@code metrics}; a cap for the service takes its tokens
+     * from {@code shared}.
+     */
+    public TargetRates rates(MetricRegistry metrics, SharedRates shared) {
+        return rateLimits.build(metrics, shared);
     }
 
     public RetryPolicy retryPolicy() {

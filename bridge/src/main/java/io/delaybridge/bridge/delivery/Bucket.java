@@ -18,4 +18,10 @@ public interface Bucket {
      * now. An estimate for a shared cap: the caller asks again then.
      */
     long nanosUntil(long nowNanos, int count);
+
+    /** Makes the bucket of one capped target: per instance ({@link TokenBucket#PER_INSTANCE}) or shared. */
+    @FunctionalInterface
+    interface Factory {
+        Bucket forTarget(String target, double perSecond);
+    }
 }

@@ -16,8 +16,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The delivery rate caps per target topic ({@code pump.rateLimits}) and what is measured per target: delivered,
  * lateness, held back for the cap.
  *
- * <p>A cap is records per second to one target topic from this bridge instance; a topic without an entry of its own
- * takes the default; 0 is no cap. Instances own disjoint shards, so N instances deliver up to N times the cap.
+ * <p>A cap is records per second to one target topic; a topic without an entry of its own takes the default; 0 is no
+ * cap. Whether it holds for the service or per instance is up to the {@link Bucket.Factory} that makes each capped
+ * target's bucket: a {@link SharedBucket} takes its tokens from one state every instance shares, a
+ * {@link TokenBucket} ({@link TokenBucket#PER_INSTANCE}) keeps its own, so N instances deliver up to N times the cap.
  *
  * <p>One map lookup per message ({@link #target}) gives everything the pump needs of a target: its cap and bucket
  * (none for an uncapped one) and its meters. Meters are kept for at most {@link #MAX_TRACKED} targets, so the
@@ -38,16 +40,16 @@ public final class TargetRates {
         private final String topic;
         private final double cap;
         private final Meters meters;
-        /** Guarded by the throttle's lock; null when uncapped. */
-        private final TokenBucket bucket;
+        /** Null when uncapped. */
+        private final Bucket bucket;
         /** Messages held in memory for a token now. */
         public final AtomicInteger waiting = new AtomicInteger();
 
-        private Target(String topic, double cap, Meters meters) {
+        private Target(String topic, double cap, Meters meters, Bucket.Factory buckets) {
             this.topic = topic;
             this.cap = cap;
             this.meters = meters;
-            this.bucket = cap > 0 ? new TokenBucket(cap, TokenBucket.burstFor(cap)) : null;
+            this.bucket = cap > 0 ? buckets.forTarget(topic, cap) : null;
         }
 
         public String topic() {
@@ -64,7 +66,7 @@ public final class TargetRates {
         }
 
         /** The bucket of a capped target; null for an uncapped one. Use it under one lock (the throttle's). */
-        public TokenBucket bucket() {
+        public Bucket bucket() {
             return bucket;
         }
 
@@ -101,16 +103,19 @@ public final class TargetRates {
     private final double defaultCap;
     private final Map<String, Double> caps;
     private final MetricRegistry registry;
+    private final Bucket.Factory buckets;
     private final Map<String, Target> targets = new ConcurrentHashMap<>();
     private final Map<String, Meters> tracked = new ConcurrentHashMap<>();
 
     /**
      * {@code defaultCap}: records per second for a target without a cap of its own, 0 for none; {@code caps}: per
-     * target topic, 0 exempts a topic from the default.
+     * target topic, 0 exempts a topic from the default; {@code buckets} makes a capped target's bucket when the target
+     * is first seen.
      */
-    public TargetRates(double defaultCap, Map<String, Double> caps, MetricRegistry registry) {
+    public TargetRates(double defaultCap, Map<String, Double> caps, Bucket.Factory buckets, MetricRegistry registry) {
         this.defaultCap = defaultCap;
         this.caps = Map.copyOf(caps);
+        this.buckets = buckets;
         this.registry = registry;
     }
 
@@ -132,7 +137,9 @@ public final class TargetRates {
     /** The target topic's cap, bucket and meters: one map lookup. */
     public Target target(String topic) {
         Target target = targets.get(topic);
-        return target != null ? target : targets.computeIfAbsent(topic, t -> new Target(t, capOf(t), meters(t)));
+        return target != null
+                ? target
+                : targets.computeIfAbsent(topic, t -> new Target(t, capOf(t), meters(t), buckets));
     }
 
     private Meters meters(String topic) {

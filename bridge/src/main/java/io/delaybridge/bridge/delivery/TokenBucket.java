@@ -10,6 +10,10 @@ package io.delaybridge.bridge.delivery;
  */
 public final class TokenBucket implements Bucket {
 
+    /** A bucket of its own per instance and target, with the burst {@link #burstFor} the cap. */
+    public static final Bucket.Factory PER_INSTANCE =
+            (target, perSecond) -> new TokenBucket(perSecond, burstFor(perSecond));
+
     private static final double NANOS_PER_SECOND = 1e9;
 
     private final double perSecond;

@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.pump;
 
+import io.delaybridge.bridge.delivery.Bucket;
 import io.delaybridge.bridge.delivery.TargetRates.Target;
-import io.delaybridge.bridge.delivery.TokenBucket;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.time.Time;
@@ -46,6 +46,12 @@ import org.slf4j.LoggerFactory;
  *       was handed back), across shards by due time among what was claimed.</li>
  * </ul>
  * The delivered {@code delay-due-at} is the original due time; lateness is measured from it.
+ *
+ * <p>A target's {@link Bucket} decides whom its cap holds for: a {@code SharedBucket} takes tokens from Redis, shared
+ * by every instance. When Redis does not answer its request, it has no tokens and asks again every 100 ms: the
+ * target's messages wait here and go back to the due set as above (or, with Redis away, their leases return them), so
+ * a cap is never exceeded for want of Redis. A message held for more than half a lease is handed back even while no
+ * token comes ({@link #STALE_SCAN_NANOS}), so none is left in memory to be sent after its lease.
  */
 final class Throttle {
 
@@ -53,6 +59,8 @@ final class Throttle {
     private static final long MAX_WAIT_MILLIS = 2_000;
     /** A target refuses messages at least this long: its hand-back reaches Redis before the shard is claimed again. */
     private static final long MIN_REFUSAL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** How often waiting messages are looked through for ones held past half a lease. */
+    static final long STALE_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /** The due set's order: due time, then member bytes (as Redis orders equal scores). */
     private static final Comparator<ClaimedMessage> IN_DUE_ORDER = Comparator.comparingLong(ClaimedMessage::dueAt)
@@ -112,6 +120,8 @@ final class Throttle {
     /** The thread is sending what it took from the queues: a message that goes at once would overtake them. */
     private boolean sending;
 
+    private long nextStaleScan;
+
     private boolean stopping;
     private Sender sender;
     private Thread thread;
@@ -139,7 +149,7 @@ final class Throttle {
      * false if it waits here or went back to the due set.
      */
     boolean admit(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target) {
-        TokenBucket bucket = target.bucket();
+        Bucket bucket = target.bucket();
         long now = time.nanoseconds();
         lock.lock();
         try {
@@ -196,7 +206,7 @@ final class Throttle {
      * to starve). Kept until then, so every shard handed back meanwhile opens at the same time and their claims meet
      * in one round, where the oldest win.
      */
-    private long refuseUntil(Target target, TokenBucket bucket, long now, int queued) {
+    private long refuseUntil(Target target, Bucket bucket, long now, int queued) {
         Long until = refusing.get(target);
         if (until == null) {
             until = now
@@ -283,22 +293,29 @@ final class Throttle {
             try {
                 long now = time.nanoseconds();
                 long wait = TimeUnit.SECONDS.toNanos(1);
+                boolean scan = now - nextStaleScan >= 0;
+                if (scan) {
+                    nextStaleScan = now + STALE_SCAN_NANOS;
+                }
                 for (Iterator<Map.Entry<Target, TreeSet<Held>>> it =
                                 waiting.entrySet().iterator();
                         it.hasNext(); ) {
                     Map.Entry<Target, TreeSet<Held>> entry = it.next();
                     TreeSet<Held> queue = entry.getValue();
-                    TokenBucket bucket = entry.getKey().bucket();
+                    Bucket bucket = entry.getKey().bucket();
                     while (!queue.isEmpty() && (stopping || bucket.tryTake(now))) {
                         Held held = queue.pollFirst();
                         (stopping || now - held.since > leaseGuardNanos ? back : send).add(held);
                         waitingInAll--;
                         entry.getKey().waiting.decrementAndGet();
                     }
+                    if (scan) {
+                        takeStale(entry.getKey(), queue, now, back);
+                    }
                     if (queue.isEmpty()) {
                         it.remove();
                     } else {
-                        wait = Math.min(wait, Math.max(1, bucket.nanosUntil(now, 1)));
+                        wait = Math.min(wait, Math.max(1, Math.min(STALE_SCAN_NANOS, bucket.nanosUntil(now, 1))));
                     }
                 }
                 back.addAll(toHandBack);
@@ -337,6 +354,19 @@ final class Throttle {
             back.clear();
             if (last) {
                 return;
+            }
+        }
+    }
+
+    /** Moves what waited past half a lease to {@code back}: no token came for it (Redis away, for a shared cap). */
+    private void takeStale(Target target, TreeSet<Held> queue, long now, List<Held> back) {
+        for (Iterator<Held> it = queue.iterator(); it.hasNext(); ) {
+            Held held = it.next();
+            if (now - held.since > leaseGuardNanos) {
+                it.remove();
+                back.add(held);
+                waitingInAll--;
+                target.waiting.decrementAndGet();
             }
         }
     }

@@ -82,6 +82,10 @@ class ConfigurationValidationTest {
                 Arguments.of("kafka: {replicationFactor: 0}", "kafka.replicationFactor is 0", "use -1"),
                 Arguments.of("pump: {missingTopicWait: 1h}", "pump.missingTopicWait is 1 hour", "use 0s to 10m"),
                 Arguments.of(
+                        "pump: {rateLimits: {scope: cluster}}",
+                        "pump.rateLimits.scope is \"cluster\"",
+                        "use service (a cap holds for all instances together) or instance"),
+                Arguments.of(
                         "kafka: {instanceId: 'two words'}",
                         "kafka.instanceId is \"two words\"",
                         "leave it empty for the host name"),
@@ -245,19 +249,49 @@ class ConfigurationValidationTest {
         Path file = dir.resolve("caps.yml");
         Files.writeString(
                 file,
-                "pump:\n  rateLimits:\n    default: 50\n    targets:\n      orders.timeout: 500\n"
-                        + "      audit: 0\n      slow: 0.5\n");
+                "pump:\n  rateLimits:\n    default: 50\n    scope: instance\n    targets:\n"
+                        + "      orders.timeout: 500\n      audit: 0\n      slow: 0.5\n");
         io.delaybridge.bridge.delivery.TargetRates rates = factory.build(
                         new FileConfigurationSourceProvider(), file.toString())
                 .getPump()
-                .rates(new com.codahale.metrics.MetricRegistry());
+                .rates(new com.codahale.metrics.MetricRegistry(), NOT_SHARED);
         assertEquals(500, rates.capOf("orders.timeout"));
         assertEquals(0.5, rates.capOf("slow"));
         assertFalse(rates.capped("audit"), "0 exempts a topic from the default");
         assertEquals(50, rates.capOf("anything.else"), "the default for the rest");
         assertTrue(rates.target("orders.timeout").capped());
         assertEquals(500, rates.target("orders.timeout").bucket().perSecond());
-        assertEquals(50, rates.target("orders.timeout").bucket().burst());
+        assertEquals(
+                50,
+                ((io.delaybridge.bridge.delivery.TokenBucket)
+                                rates.target("orders.timeout").bucket())
+                        .burst(),
+                "scope: instance, a bucket of its own with a tenth of a second's worth of burst");
+    }
+
+    /** Shared rates a per-instance cap must never call. */
+    private static final io.delaybridge.bridge.store.SharedRates NOT_SHARED = (target, perSecond, burst, want) -> {
+        throw new AssertionError("a per-instance cap asked the store for tokens of " + target);
+    };
+
+    @Test
+    void aCapHoldsForTheServiceByDefaultTakingItsTokensFromTheStore() throws Exception {
+        Path file = dir.resolve("shared.yml");
+        Files.writeString(file, "pump: {rateLimits: {targets: {orders: 200}}}\n");
+        java.util.List<String> asked = new java.util.ArrayList<>();
+        io.delaybridge.bridge.delivery.TargetRates rates = factory.build(
+                        new FileConfigurationSourceProvider(), file.toString())
+                .getPump()
+                .rates(new com.codahale.metrics.MetricRegistry(), (target, perSecond, burst, want) -> {
+                    asked.add(target + " " + perSecond + "/s burst " + burst + " want " + want);
+                    return java.util.concurrent.CompletableFuture.completedFuture(
+                            new io.delaybridge.bridge.store.SharedRates.Grant(want, 0));
+                });
+        io.delaybridge.bridge.delivery.Bucket bucket = rates.target("orders").bucket();
+        assertTrue(bucket instanceof io.delaybridge.bridge.delivery.SharedBucket, "" + bucket);
+        assertFalse(bucket.tryTake(0), "no token before the store granted some");
+        assertEquals(java.util.List.of("orders 200.0/s burst 10 want 10"), asked, "a twentieth of a second's worth");
+        assertTrue(bucket.tryTake(1), "granted by the store");
     }
 
     @Test
@@ -278,7 +312,7 @@ class ConfigurationValidationTest {
         io.delaybridge.bridge.delivery.TargetRates rates = factory.build(
                         new FileConfigurationSourceProvider(), file.toString())
                 .getPump()
-                .rates(new com.codahale.metrics.MetricRegistry());
+                .rates(new com.codahale.metrics.MetricRegistry(), NOT_SHARED);
         assertFalse(rates.anyCap());
         assertFalse(rates.target("orders").capped());
     }

@@ -16,7 +16,8 @@ class TargetRatesTest {
 
     @Test
     void aTargetTakesItsOwnCapOrTheDefaultAndZeroExemptsIt() {
-        TargetRates rates = new TargetRates(50, Map.of("orders", 500.0, "audit", 0.0), new MetricRegistry());
+        TargetRates rates = new TargetRates(
+                50, Map.of("orders", 500.0, "audit", 0.0), TokenBucket.PER_INSTANCE, new MetricRegistry());
         assertTrue(rates.anyCap());
         assertEquals(500, rates.target("orders").bucket().perSecond());
         assertEquals(50, rates.target("other").cap());
@@ -27,7 +28,7 @@ class TargetRatesTest {
 
     @Test
     void noCapsAtAll() {
-        TargetRates rates = new TargetRates(0, Map.of(), new MetricRegistry());
+        TargetRates rates = new TargetRates(0, Map.of(), TokenBucket.PER_INSTANCE, new MetricRegistry());
         assertFalse(rates.anyCap());
         assertFalse(rates.target("orders").capped());
     }
@@ -35,7 +36,7 @@ class TargetRatesTest {
     @Test
     void metersAreKeptForAtMostAHundredTargetsTheRestShareOne() {
         MetricRegistry registry = new MetricRegistry();
-        TargetRates rates = new TargetRates(0, Map.of(), registry);
+        TargetRates rates = new TargetRates(0, Map.of(), TokenBucket.PER_INSTANCE, registry);
         for (int i = 0; i < TargetRates.MAX_TRACKED + 50; i++) {
             rates.target("topic-" + i).delivered(i);
         }
@@ -52,7 +53,8 @@ class TargetRatesTest {
 
     @Test
     void rowsShowCapDeliveredLatenessAndHeldBack() {
-        TargetRates rates = new TargetRates(0, Map.of("orders", 200.0, "idle", 10.0), new MetricRegistry());
+        TargetRates rates = new TargetRates(
+                0, Map.of("orders", 200.0, "idle", 10.0), TokenBucket.PER_INSTANCE, new MetricRegistry());
         TargetRates.Target orders = rates.target("orders");
         orders.delivered(70_000);
         orders.heldBack();

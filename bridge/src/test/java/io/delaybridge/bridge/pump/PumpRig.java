@@ -5,6 +5,7 @@ import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.delivery.TokenBucket;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.DelayStore;
@@ -89,7 +90,10 @@ final class PumpRig implements AutoCloseable {
         Time time = Time.of(clock);
         return new Pump(
                 store,
-                new PumpSends(delivery, new TargetRates(0, Map.of(), metrics), new ExponentialBackoff(3, 100, 1_000)),
+                new PumpSends(
+                        delivery,
+                        new TargetRates(0, Map.of(), TokenBucket.PER_INSTANCE, metrics),
+                        new ExponentialBackoff(3, 100, 1_000)),
                 settings,
                 new PumpMetrics(metrics, new DeadletterMeters(metrics)),
                 new RedisClock(time, store::now),
