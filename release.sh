@@ -90,4 +90,5 @@ else
     step "released $version: tag v$version on $commit, artifacts in $out"
     echo "next: push the commit and the tag; publish $out; set the next version, e.g."
     echo "  ./mvnw versions:set -DnewVersion=<next>-SNAPSHOT -DgenerateBackupPoms=false -DprocessAllModules=true"
+    echo "  sed -i 's/^ARG DELAY_VERSION=.*/ARG DELAY_VERSION=<next>-SNAPSHOT/' docker/Dockerfile"
 fi
