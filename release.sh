@@ -71,7 +71,10 @@ grep -qx "$version (commit $commit)" "$out/VERSION"
 
 step "image delay-bridge:$version"
 if docker info > /dev/null 2>&1; then
-    DOCKER_BUILDKIT=1 docker build -q -f docker/Dockerfile --build-arg DELAY_COMMIT="$commit" \
+    # BuildKit: a client without the buildx plugin cannot use it; Debian's 20.10 client has it built in
+    build_cli=docker
+    if ! docker buildx version > /dev/null 2>&1 && [ -x /usr/bin/docker ]; then build_cli=/usr/bin/docker; fi
+    DOCKER_BUILDKIT=1 $build_cli build -q -f docker/Dockerfile --build-arg DELAY_COMMIT="$commit" \
         --build-arg DELAY_VERSION="$version" -t "delay-bridge:$version" . > "$out/IMAGE"
     docker image inspect "delay-bridge:$version" -f '{{json .Config.Labels}}' | tee -a "$out/IMAGE"
 else
