@@ -1,6 +1,7 @@
 package io.delaybridge.bridge;
 
 import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.admin.BuildInfo;
 import io.delaybridge.bridge.admin.ClockSkewHealthCheck;
 import io.delaybridge.bridge.admin.FarMessages;
 import io.delaybridge.bridge.admin.GroupView;
@@ -90,6 +91,9 @@ final class AdminPart {
                 INTAKE_READ,
                 parts.intakeSettings().translator());
 
+        BuildInfo build = BuildInfo.ofThisBuild(); // the version and commit: a check, a gauge, the status page
+        environment.healthChecks().register("build", build.healthCheck());
+        build.register(metrics);
         environment.healthChecks().register("kafka", new KafkaHealthCheck(admin, ADMIN_CALL_MILLIS));
         environment.healthChecks().register("redis", new RedisHealthCheck(store, messages));
         environment.healthChecks().register("redis-incarnation", new IncarnationHealthCheck(messages));
@@ -103,7 +107,7 @@ final class AdminPart {
         OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
         environment
                 .admin()
-                .addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks(), time))
+                .addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks(), time, build))
                 .addMapping("/prometheus");
         environment.admin().addTask(PumpPauseTask.pause(pump, pumpStore));
         environment.admin().addTask(PumpPauseTask.resume(pump, pumpStore));

@@ -1,6 +1,7 @@
 package io.delaybridge.bridge;
 
 import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.admin.BuildInfo;
 import io.delaybridge.bridge.admin.KafkaHealthCheck;
 import io.delaybridge.bridge.admin.RulesReport;
 import io.delaybridge.bridge.admin.ShardReport;
@@ -267,7 +268,8 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
             environment
                     .jersey()
                     .register(new StatusResource(report, metrics, environment.healthChecks(), rules)
-                            .withTargets(rates::rows));
+                            .withTargets(rates::rows)
+                            .withBuild(BuildInfo.ofThisBuild()));
         }
         pipeline.start(); // everything is wired: the rules still start with the server, after the pipeline
         timeline.pipelineRunning();

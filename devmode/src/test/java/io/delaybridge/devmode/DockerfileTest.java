@@ -120,6 +120,24 @@ class DockerfileTest {
                 "HEALTHCHECK on the admin healthcheck missing");
     }
 
+    /**
+     * The image's labels name the version and the commit: the version's default is the project's (a user's plain
+     * {@code docker build} gets the right one; release.sh sets both), the commit comes from {@code DELAY_COMMIT}.
+     */
+    @Test
+    void theImagesLabelsNameTheProjectsVersionAndTheCommit() throws IOException {
+        Matcher pom = Pattern.compile("<version>([^<]+)</version>")
+                .matcher(Files.readString(repo.resolve("pom.xml")).replaceAll("(?s)<parent>.*?</parent>", ""));
+        assertTrue(pom.find(), "no version in pom.xml");
+        String runtime = instructions.subList(instructions.indexOf(runtimeStage), instructions.size()).stream()
+                .filter(i -> i.startsWith("ARG ") || i.startsWith("LABEL "))
+                .reduce("", (a, b) -> a + b + "\n");
+        assertTrue(runtime.contains("ARG DELAY_VERSION=" + pom.group(1) + "\n"), runtime);
+        assertTrue(runtime.contains("org.opencontainers.image.version=\"${DELAY_VERSION}\""), runtime);
+        assertTrue(runtime.contains("ARG DELAY_COMMIT="), runtime);
+        assertTrue(runtime.contains("org.opencontainers.image.revision=\"${DELAY_COMMIT}\""), runtime);
+    }
+
     @Test
     void theImagesHeapLeavesRoomForTheJvmsOwnMemoryInA512MbContainer() {
         // measured at full speed (docs/operations.md, "JVM"): RSS is about -Xmx plus 240 MB

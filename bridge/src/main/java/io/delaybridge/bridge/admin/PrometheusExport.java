@@ -50,6 +50,7 @@ import java.util.regex.Pattern;
  * delay.target.held-back.orders         -> delay_target_held_back_total{target="orders"}
  * delay.target.handed-back.orders       -> delay_target_handed_back_total{target="orders"}
  * health check redis-incarnation        -> delay_health{check="redis-incarnation"}   1 healthy, 0 not
+ * delay.build.info                      -> delay_build_info{version="0.1.0",commit="0123456789ab"}  1
  * </pre>
  *
  * Per-target metrics exist for at most {@code TargetRates.MAX_TRACKED} target topics (later ones share the target
@@ -73,9 +74,10 @@ public final class PrometheusExport {
     /** How long the first scrape waits for the first run of the health checks. */
     private static final long FIRST_RUN_WAIT_MILLIS = 2_000;
 
-    public static HttpServlet servlet(MetricRegistry metrics, HealthCheckRegistry health, Time time) {
+    public static HttpServlet servlet(MetricRegistry metrics, HealthCheckRegistry health, Time time, BuildInfo build) {
         PrometheusRegistry registry = new PrometheusRegistry();
         healthGauge(registry, health, time);
+        build.register(registry); // delay_build_info{version,commit}; the Dropwizard gauge's value is no number
         DropwizardExports.builder().dropwizardRegistry(mirror(metrics)).register(registry);
         CounterWithCallback.builder()
                 .name("delay_deadlettered")
@@ -206,6 +208,7 @@ public final class PrometheusExport {
         metrics.addListener(new MetricRegistryListener() {
             private void add(String name, Metric metric) {
                 if (!PER_SHARD.matcher(name).matches()
+                        && !name.equals(BuildInfo.GAUGE)
                         && !name.startsWith(DEADLETTERED)
                         && !name.startsWith(TargetRates.PREFIX)) {
                     try {

@@ -8,12 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delaybridge.bridge.DelayBridgeApplication;
+import io.delaybridge.bridge.DelayBridgeConfiguration;
+import io.delaybridge.bridge.rules.RuleRecords;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestCertificates;
 import io.delaybridge.testkit.TestServers;
 import io.dropwizard.testing.ConfigOverride;
+import io.dropwizard.testing.DropwizardTestSupport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The Kafka ACLs of docs/security.md, taken from the document's {@code kafka-acls.sh} lines as written, are enough to
  * run the bridge on a broker that checks every request: a {@code SASL_SSL} listener (SCRAM-SHA-512), the authorizer
- * on, no ACL = denied. A target outside the granted prefix fails alone.
+ * on, no ACL = denied. Every feature they are for is on and works: the far tier, exactly once, delay rules. A target
+ * outside the granted prefix fails alone.
  */
 @ExtendWith(RealServersExtension.class)
 class KafkaAclIT {
@@ -80,14 +85,16 @@ class KafkaAclIT {
         String prefix = names.target("orders") + ".";
         String allowed = prefix + "timeout";
         String forbidden = names.target("elsewhere");
+        String created = names.target("created"); // a rule's source: outside the targets' prefix
+        String paid = names.target("paid");
         TestCertificates certs = TestCertificates.create(dir.resolve("certs"));
         try (KafkaBroker broker = KafkaBroker.startSecured(dir.resolve("broker"), certs);
                 KafkaClient admin = new KafkaClient(broker.bootstrapServers())) {
             broker.addScramUser(user, PASSWORD);
             admin.createTopics(4, names.intake());
-            admin.createTopics(1, names.deadletter(), allowed, forbidden);
-            List<AclBinding> acls = documentedAcls(user, names, prefix);
-            assertEquals(18, acls.size(), "the document's lines, one binding per resource and operation: " + acls);
+            admin.createTopics(1, names.deadletter(), allowed, forbidden, created, paid);
+            List<AclBinding> acls = documentedAcls(user, names, prefix, created, paid);
+            assertEquals(26, acls.size(), "the document's lines, one binding per resource and operation: " + acls);
             try (Admin kafkaAdmin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
                 kafkaAdmin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
@@ -193,6 +200,34 @@ class KafkaAclIT {
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> !transactions.received().isEmpty());
             }
+            // delay rules: the rule reads its source and writes the intake in its Kafka Streams transactions
+            Path rulesConfig = RulesConfig.write(
+                    dir.resolve("rules"), names, broker.saslBootstrapServers(), servers.redisUri(), """
+                            rules:
+                              - name: acl-timeout
+                                source: %s
+                                target: %s
+                                delay: 300ms
+                                id: "acl-timeout:{key}"
+                            """.formatted(
+                                    created, allowed));
+            DropwizardTestSupport<DelayBridgeConfiguration> rules = new DropwizardTestSupport<>(
+                    DelayBridgeApplication.class, rulesConfig.toString(), secured(user, PASSWORD, certs));
+            try {
+                rules.before();
+                admin.send(created, "order-7", "{}", null);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> delivered.received().stream().anyMatch(r -> "order-7".equals(r.key())));
+                KafkaClient.Received timeout =
+                        delivered.matching(r -> "order-7".equals(r.key())).get(0);
+                assertEquals("acl-timeout:order-7", timeout.header(DelayHeaders.ID));
+                assertEquals("acl-timeout", timeout.header(RuleRecords.RULE_HEADER));
+                JsonNode health = get(rules.getAdminPort(), "/healthcheck").json();
+                assertTrue(health.get("rule-acl-timeout").get("healthy").asBoolean(), health.toString());
+                assertEquals(1, deadletters.size(), "nothing more deadlettered");
+            } finally {
+                rules.after();
+            }
 
             TestBridge wrong = new TestBridge(
                     names, broker.saslBootstrapServers(), servers.redisUri(), secured(user, "not-" + PASSWORD, certs));
@@ -254,7 +289,8 @@ class KafkaAclIT {
      * The {@code $ACLS --add ...} lines of docs/security.md as {@code kafka-acls.sh} reads them, with this test's
      * user, topics, group and target prefix in place of the document's.
      */
-    static List<AclBinding> documentedAcls(String user, TestNames names, String prefix) throws IOException {
+    static List<AclBinding> documentedAcls(String user, TestNames names, String prefix, String created, String paid)
+            throws IOException {
         List<AclBinding> bindings = new ArrayList<>();
         for (String line : Files.readAllLines(SECURITY_MD)) {
             if (!line.startsWith("$ACLS --add ")) {
@@ -287,6 +323,10 @@ class KafkaAclIT {
                     case "delay-bridge" -> names.group();
                     case "delay-intake-delivered" -> names.intake() + "-delivered";
                     case "delay-bridge-delay-intake-shard-" -> names.group() + "-" + names.intake() + "-shard-";
+                    case "delay-bridge-rules" -> names.group() + "-rules";
+                    case "delay-bridge-rules-" -> names.group() + "-rules-";
+                    case "orders.created" -> created;
+                    case "orders.paid" -> paid;
                     case "orders." -> prefix;
                     default -> throw new AssertionError("a name this test does not map: " + resource[1]);
                 };

@@ -100,6 +100,10 @@ class ObservabilityIT {
         assertTrue(text.contains("delay_pending_by_shard{shard=\"0\"}"), grep(text, "pending"));
         assertTrue(text.contains("delay_lateness_seconds{quantile=\"0.99\"}"), grep(text, "lateness"));
         assertTrue(text.contains("delay_oldest_overdue_seconds"), grep(text, "overdue"));
+        assertTrue(
+                text.contains("delay_build_info{commit=\"" + VersionIT.headCommit() + "\",version=\""
+                        + System.getProperty("project.version") + "\"} 1"),
+                grep(text, "build_info"));
 
         Path file = Path.of("target", "prometheus-metrics.txt").toAbsolutePath();
         Files.writeString(file, text);
@@ -115,6 +119,25 @@ class ObservabilityIT {
         String out = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         System.out.println("promtool check metrics " + file + ": exit " + check.exitValue() + " " + out);
         assertEquals(0, check.exitValue(), "promtool check metrics rejected " + file + ":\n" + out);
+    }
+
+    /** The version and commit, as {@code --version} names them, on {@code /healthcheck}, a gauge and the status page. */
+    @Test
+    void theBuildIsNamedByItsHealthCheckItsGaugeAndTheStatusPage() throws Exception {
+        String version = System.getProperty("project.version");
+        String commit = VersionIT.headCommit();
+        JsonNode build = get(bridge.adminPort(), "/healthcheck").json().get("build");
+        assertTrue(build.get("healthy").asBoolean(), build.toString());
+        assertEquals(version + " (commit " + commit + ")", build.get("message").asText(), build.toString());
+        assertEquals(version, build.get("version").asText(), build.toString());
+        assertEquals(commit, build.get("commit").asText(), build.toString());
+        JsonNode gauge = get(bridge.adminPort(), "/metrics").json().at("/gauges/delay.build.info/value");
+        assertEquals(version, gauge.path("version").asText(), gauge.toString());
+        assertEquals(commit, gauge.path("commit").asText(), gauge.toString());
+        JsonNode summary =
+                get(bridge.support().getLocalPort(), "/status/summary").json();
+        assertEquals(version, summary.path("version").asText());
+        assertEquals(commit, summary.path("commit").asText());
     }
 
     /**
@@ -226,6 +249,10 @@ class ObservabilityIT {
         assertEquals("5", cell(dom, "pending"), "the 2-hour messages are pending");
         assertTrue(dom.contains("<td>MISSING_TARGET</td><td class=\"num\">1</td>"), "deadletters by reason:\n" + dom);
         assertTrue(dom.contains("class=\"badge ok\">healthy</span>"), "the health badge says healthy:\n" + dom);
+        assertEquals(
+                System.getProperty("project.version") + " (commit " + VersionIT.headCommit() + ")",
+                cell(dom, "build"),
+                "the header names the build");
         Matcher rows =
                 Pattern.compile("<td class=\"num\">\\d+</td><td>consumer-").matcher(dom);
         int shards = 0;

@@ -61,7 +61,12 @@ class RedisAclIT {
             client.shutdown();
         }
         assertTrue(servers.redisUri().startsWith("redis://"), servers.redisUri());
-        runsAs(servers, names, servers.redisUri().replace("redis://", "redis://" + user + ":" + PASSWORD + "@"));
+        // every feature on: the far tier (in every run) and here exactly once too
+        runsAs(
+                servers,
+                names,
+                servers.redisUri().replace("redis://", "redis://" + user + ":" + PASSWORD + "@"),
+                ConfigOverride.config("delivery.exactlyOnce", "true"));
     }
 
     /**
@@ -163,7 +168,8 @@ class RedisAclIT {
 
     /**
      * A bridge on {@code redisUri} stores, delivers, answers the API and is healthy; with a hot window of 0 every
-     * record goes through the far tier (written far, thawed, a far id's version, a default id's far drop).
+     * record goes through the far tier (written far, thawed, a far id's version, a default id's far drop). With
+     * {@code delivery.exactlyOnce} among the overrides, deliveries are in committed shard transactions.
      */
     private static void runsAs(TestServers servers, TestNames names, String redisUri, ConfigOverride... tls) {
         String target = names.target("acl");
@@ -190,6 +196,10 @@ class RedisAclIT {
                             == 1);
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);
+            boolean exactlyOnce =
+                    bridge.support().getConfiguration().getDelivery().isExactlyOnce();
+            KafkaClient.Collector transactions =
+                    exactlyOnce ? kafka.collectCommitted(names.intake() + "-delivered") : null;
             kafka.send(
                     names.intake(),
                     "acl-1",
@@ -225,6 +235,10 @@ class RedisAclIT {
                             .equals("far"));
             kafka.send(names.intake(), "acl-4", null, null, DelayHeaders.CANCEL, acl3);
             await().atMost(Duration.ofSeconds(60)).until(() -> delivered.size() == 1); // far, thawed, delivered
+            if (exactlyOnce) {
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> !transactions.received().isEmpty());
+            }
             assertEquals("far", get(app, "/messages/acl-2").json().get("state").asText());
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> get(app, "/shards").json().get("far").asInt() == 2); // acl-2, and acl-3 until its hour

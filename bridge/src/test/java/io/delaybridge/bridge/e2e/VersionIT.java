@@ -60,7 +60,7 @@ class VersionIT {
     }
 
     /** The checkout's commit as the build reads it, or "unknown" outside a git checkout. */
-    private static String headCommit() throws Exception {
+    static String headCommit() throws Exception {
         try {
             Process git = new ProcessBuilder(List.of("git", "rev-parse", "--short=12", "HEAD"))
                     .redirectErrorStream(true)

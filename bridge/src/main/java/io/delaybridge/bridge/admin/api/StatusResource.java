@@ -6,6 +6,7 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Snapshot;
 import com.codahale.metrics.health.HealthCheck;
 import com.codahale.metrics.health.HealthCheckRegistry;
+import io.delaybridge.bridge.admin.BuildInfo;
 import io.delaybridge.bridge.admin.RulesReport;
 import io.delaybridge.bridge.admin.ShardReport;
 import jakarta.ws.rs.GET;
@@ -46,6 +47,8 @@ public final class StatusResource {
     private final RulesReport rules;
     /** Per target topic: cap, delivered, lateness, held back ({@code TargetRates#rows}). */
     private Supplier<List<Map<String, Object>>> targets = List::of;
+    /** The version and commit the page names in its header. */
+    private BuildInfo build = new BuildInfo("unknown", "unknown");
 
     public StatusResource(ShardReport report, MetricRegistry metrics, HealthCheckRegistry health) {
         this(report, metrics, health, RulesReport.NONE);
@@ -61,6 +64,12 @@ public final class StatusResource {
     /** Shows the per-target table (caps, delivered, lateness, held back) from {@code rows}. */
     public StatusResource withTargets(Supplier<List<Map<String, Object>>> rows) {
         this.targets = rows;
+        return this;
+    }
+
+    /** Names {@code build}'s version and commit in the summary and the page's header. */
+    public StatusResource withBuild(BuildInfo build) {
+        this.build = build;
         return this;
     }
 
@@ -94,6 +103,8 @@ public final class StatusResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Map<String, Object> summary() {
         Map<String, Object> out = new LinkedHashMap<>();
+        out.put("version", build.version());
+        out.put("commit", build.commit());
         Map<String, Object> checks = new LinkedHashMap<>();
         for (Map.Entry<String, HealthCheck.Result> e : health.runHealthChecks().entrySet()) {
             checks.put(

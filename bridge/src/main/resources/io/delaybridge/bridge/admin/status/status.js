@@ -67,6 +67,7 @@ function render(s) {
   const badge = document.getElementById('health');
   badge.textContent = healthy ? 'healthy' : 'unhealthy: ' + checks.filter(([, c]) => !c.healthy).map(([n]) => n).join(', ');
   badge.className = 'badge ' + (healthy ? 'ok' : 'bad');
+  text('build', s.version + ' (commit ' + s.commit + ')');
   text('pending', fmt.format(s.pending));
   text('inFlight', fmt.format(s.inFlight));
   text('far', fmt.format(s.far));

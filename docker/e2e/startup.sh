@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The image as a user gets it, measured: its size and user, a start on a read-only root file system, its health
+# check, and start-up to first delivery in a container beside the same jar started on the host as README says
+# (docs/operations.md, "The image"). Both talk to one Kafka broker and one redis-server on this host (the test kit's
+# broker, Debian's redis-server), the container on the host's network.
+#
+#   docker/e2e/startup.sh [image]        # from the repository root, after ./mvnw install -pl testkit -am; default image
+#                                        # delay-bridge (docker build -f docker/Dockerfile -t delay-bridge .)
+#
+# Each variant starts once unmeasured (it creates its topics), then ROUNDS times (default 5) alternately: one record due
+# now waits in the intake; the clock starts; the bridge starts (`docker run`, or `java ... -jar`); the record's
+# append time on its target (a LogAppendTime topic) ends the measure; the bridge is stopped by SIGTERM.
+set -euo pipefail
+image=${1:-delay-bridge}
+rounds=${ROUNDS:-5}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${E2E_WORK:-$root/target/docker-startup}
+rm -rf "$work" && mkdir -p "$work"
+cd "$root"
+ms() { date +%s%3N; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done' EXIT
+
+# ---- a broker and a redis-server on this host ---------------------------------------------------------------------
+kafka_port=$(free_port) controller_port=$(free_port) redis_port=$(free_port)
+bootstrap=127.0.0.1:$kafka_port
+cat > "$work/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$controller_port
+listeners=PLAINTEXT://127.0.0.1:$kafka_port,CONTROLLER://127.0.0.1:$controller_port
+advertised.listeners=PLAINTEXT://127.0.0.1:$kafka_port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$work/kafka-logs
+auto.create.topics.enable=false
+group.initial.rebalance.delay.ms=0
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=5
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=5
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+EOF
+./mvnw -B -ntp -o -q -pl testkit dependency:build-classpath -Dmdep.outputFile="$work/testkit.classpath"
+java -Xmx512m -cp "testkit/target/classes:$(cat "$work/testkit.classpath")" io.delaybridge.testkit.KafkaBrokerMain \
+    "$work/server.properties" > "$work/kafka.log" 2>&1 &
+pids+=($!)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly yes --appendfsync always \
+    --maxmemory-policy noeviction --dir "$work" > "$work/redis.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 120); do kcat -b "$bootstrap" -L > /dev/null 2>&1 && break; sleep 1; done
+kcat -b "$bootstrap" -L > /dev/null
+
+# ---- the image, and the same jar on the host with an archive made by the host's java -----------------------------
+size=$(docker image inspect "$image" -f '{{.Size}}')
+user=$(docker image inspect "$image" -f '{{.Config.User}}')
+labels=$(docker image inspect "$image" -f '{{json .Config.Labels}}')
+id=$(docker create "$image")
+docker cp "$id:/app/delay-bridge.jar" "$work/delay-bridge.jar" && docker rm "$id" > /dev/null
+java -Xshare:dump -Xlog:cds=error -Xlog:gc+verify=error \
+    -XX:SharedClassListFile=bridge/src/main/cds/delay-bridge.classlist \
+    -XX:SharedArchiveFile="$work/delay-bridge.jsa" -cp "$work/delay-bridge.jar" > /dev/null
+echo "image $image: $size bytes ($((size / 1000000)) MB), user $user, labels $labels"
+echo "java in the image: $(docker run --rm --entrypoint java "$image" -version 2>&1 | grep version | head -1)"
+echo "java on the host:  $(java -version 2>&1 | head -1)"
+
+# ---- one start ----------------------------------------------------------------------------------------------------
+# start <variant> <round>: prints the milliseconds from the start command to the first delivery
+start() {
+    local variant=$1 round=$2 http admin env=() started first
+    local intake=startup-$variant-intake target=startup-$variant-target
+    http=$(free_port) admin=$(free_port)
+    env=(KAFKA_BOOTSTRAP_SERVERS="$bootstrap" REDIS_URI="redis://127.0.0.1:$redis_port"
+        DELAY_INTAKE_TOPIC="$intake" DELAY_DEADLETTER_TOPIC="startup-$variant-deadletter" DELAY_GROUP_ID="startup-$variant"
+        DELAY_INSTANCE_ID="startup-$variant-1" DELAY_KEY_PREFIX="$variant" DELAY_BIND_HOST=127.0.0.1
+        DELAY_HTTP_PORT="$http" DELAY_ADMIN_PORT="$admin")
+    if [ "$round" != warm-up ]; then
+        echo "round-$round" | kcat -P -b "$bootstrap" -t "$intake" -k "round-$round" -H delay-target="$target" -H delay-ms=0
+    fi
+    started=$(ms)
+    if [ "$variant" = container ]; then
+        local flags=()
+        for e in "${env[@]}"; do flags+=(-e "$e"); done
+        docker run -d --name "startup-$round" --network host --read-only --tmpfs /tmp:exec "${flags[@]}" "$image" > /dev/null
+    else
+        (cd bridge && exec env "${env[@]}" java @jvm.options -XX:SharedArchiveFile="$work/delay-bridge.jsa" \
+            -jar "$work/delay-bridge.jar" server config.yml > "$work/host-$round.log" 2>&1) &
+        bridge_pid=$!
+    fi
+    if [ "$round" = warm-up ]; then
+        # the bridge creates its intake and deadletter topics; the target is a LogAppendTime topic of our own
+        java -cp "$(cat "$work/testkit.classpath")" "$work/CreateTopic.java" "$bootstrap" "$target"
+        for _ in $(seq 120); do curl -fs "http://127.0.0.1:$admin/healthcheck" > /dev/null 2>&1 && break; sleep 1; done
+        first=0
+    else
+        first=
+        local deadline=$(( $(date +%s) + 60 ))
+        while [ "$(date +%s)" -lt "$deadline" ]; do
+            first=$(kcat -C -b "$bootstrap" -t "$target" -o beginning -e -q -f '%k %T\n' 2> /dev/null \
+                | awk -v k="round-$round" '$1 == k {print $2}' | head -1)
+            [ -n "$first" ] && break
+            sleep 0.1
+        done
+        [ -n "$first" ] || { echo "round $round of $variant: nothing delivered" >&2; exit 1; }
+        first=$((first - started))
+    fi
+    if [ "$variant" = container ]; then
+        if [ "$round" = 1 ]; then
+            for _ in $(seq 120); do
+                [ "$(docker inspect -f '{{.State.Health.Status}}' "startup-$round")" = healthy ] && break; sleep 1
+            done
+            echo "container health after $(( ($(ms) - started) / 1000 )) s: $(docker inspect -f '{{.State.Health.Status}}' "startup-$round")" >&2
+        fi
+        docker logs "startup-$round" > "$work/container-$round.log" 2>&1
+        docker stop -t 30 "startup-$round" > /dev/null && docker rm "startup-$round" > /dev/null
+    else
+        kill -TERM "$bridge_pid" && wait "$bridge_pid" || true
+    fi
+    echo "$first"
+}
+cat > "$work/CreateTopic.java" <<'EOF'
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/** CreateTopic <bootstrap> <topic>: one partition, stamped with the broker's append time. */
+public class CreateTopic {
+    public static void main(String[] args) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", args[0]))) {
+            admin.createTopics(List.of(new NewTopic(args[1], 1, (short) 1)
+                            .configs(Map.of("message.timestamp.type", "LogAppendTime"))))
+                    .all()
+                    .get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                throw e;
+            }
+        }
+    }
+}
+EOF
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+for variant in container host; do
+    start "$variant" warm-up > /dev/null
+done
+declare -A times
+for round in $(seq "$rounds"); do
+    for variant in container host; do
+        t=$(start "$variant" "$round")
+        times[$variant]="${times[$variant]:-} $t"
+        echo "round $round, $variant: first delivery $t ms after the start command"
+    done
+done
+for variant in container host; do
+    echo "$variant: median $(echo "${times[$variant]}" | median) ms of $rounds starts (${times[$variant]# })"
+done
+warnings=$(cat "$work"/container-*.log | grep -cE '\b(WARN|ERROR)\b' || true)
+echo "container logs (read-only root, /tmp a tmpfs with exec): $warnings lines at WARN or ERROR"
+
+# ---- a read-only root without a writable /tmp ---------------------------------------------------------------------
+# The Kafka client unpacks its compression codec's native library (snappy, config.yml's default) into java.io.tmpdir.
+echo "round bare" | kcat -P -b "$bootstrap" -t startup-container-intake -k bare \
+    -H delay-target=startup-container-target -H delay-ms=0
+docker run -d --name startup-bare --network host --read-only \
+    -e KAFKA_BOOTSTRAP_SERVERS="$bootstrap" -e REDIS_URI="redis://127.0.0.1:$redis_port" \
+    -e DELAY_INTAKE_TOPIC=startup-container-intake -e DELAY_DEADLETTER_TOPIC=startup-container-deadletter \
+    -e DELAY_GROUP_ID=startup-container -e DELAY_INSTANCE_ID=startup-container-1 -e DELAY_KEY_PREFIX=container \
+    -e DELAY_BIND_HOST=127.0.0.1 -e DELAY_HTTP_PORT="$(free_port)" -e DELAY_ADMIN_PORT="$(free_port)" "$image" > /dev/null
+bare=
+deadline=$(( $(date +%s) + 30 ))
+while [ -z "$bare" ] && [ "$(date +%s)" -lt "$deadline" ]; do
+    bare=$(kcat -C -b "$bootstrap" -t startup-container-target -o beginning -e -q -f '%k\n' 2> /dev/null | grep -x bare || true)
+    sleep 0.1
+done
+docker logs startup-bare > "$work/container-bare.log" 2>&1
+docker rm -f startup-bare > /dev/null
+echo "read-only root, no tmpfs: $([ -n "$bare" ] && echo delivered || echo 'NOT delivered within 30 s'); log lines at WARN or ERROR:"
+grep -E '\b(WARN|ERROR)\b' "$work/container-bare.log" | cut -c1-220 | sort -u | head -5
