@@ -70,6 +70,9 @@ class OffsetReaderIT {
                 transactional.send(new ProducerRecord<>(topic, new byte[1])).get();
                 transactional.abortTransaction();
             }
+            // The coordinator writes the abort marker after abortTransaction returns: wait for it at offset 6, or
+            // the plain records below would take 6 and 7 and the marker would come after them.
+            awaitEnd(admin, p0, 7);
             try (KafkaProducer<byte[], byte[]> plain = producer(null)) {
                 for (int i = 0; i < 2; i++) {
                     plain.send(new ProducerRecord<>(topic, new byte[1])).get();
@@ -83,6 +86,22 @@ class OffsetReaderIT {
                             .offset(),
                     "the log as described");
         }
+    }
+
+    private static void awaitEnd(Admin admin, TopicPartition partition, long end) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long seen;
+        do {
+            seen = admin.listOffsets(Map.of(partition, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                    .partitionResult(partition)
+                    .get(30, TimeUnit.SECONDS)
+                    .offset();
+            if (seen == end) {
+                return;
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        assertEquals(end, seen, "the end of " + partition + " after the abort marker, within 30 s");
     }
 
     private static KafkaProducer<byte[], byte[]> producer(String transactionalId) {
