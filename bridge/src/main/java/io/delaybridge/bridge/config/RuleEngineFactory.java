@@ -64,7 +64,9 @@ public class RuleEngineFactory implements SettingsCheck.Checked {
     private String stateDir;
 
     @NotNull
-    @Setting("Extra Kafka Streams properties; those the bridge sets itself are refused, `kafka.common` applies too.")
+    @Setting("Extra Kafka Streams properties; those the bridge sets itself are refused, `kafka.common` applies too."
+            + " `processing.exception.handler.global.enabled` is `true` unless set here (the rules keep no global"
+            + " state; Kafka's default, `false` until 5.0, logs a WARN at every start).")
     private Map<String, String> streams = new LinkedHashMap<>();
 
     @Override
@@ -106,6 +108,9 @@ public class RuleEngineFactory implements SettingsCheck.Checked {
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, Integer.toString(threads));
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitInterval.toMilliseconds()));
         p.put(StreamsConfig.CLIENT_ID_CONFIG, applicationId(kafka.getGroupId()));
+        // The rules keep no global state, so this changes nothing they do; left false (Kafka's default until 5.0)
+        // every start logs a WARN recommending it. A `streams:` setting still overrides it.
+        p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
         p.putAll(streams);
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.getBootstrapServers());
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId(kafka.getGroupId()));

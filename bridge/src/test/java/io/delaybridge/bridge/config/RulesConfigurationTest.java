@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.delaybridge.bridge.DelayBridgeConfiguration;
 import io.delaybridge.bridge.rules.Rule;
 import io.dropwizard.configuration.ConfigurationValidationException;
@@ -15,11 +19,13 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
 import java.util.stream.Stream;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
 
 /** The {@code rules:} and {@code ruleEngine:} settings: read, and refused with the key, the value and the fix. */
 class RulesConfigurationTest {
@@ -61,6 +67,26 @@ class RulesConfigurationTest {
         assertEquals("exactly_once_v2", streams.get("processing.guarantee"));
         assertEquals("delay-bridge-rules", streams.get("application.id"));
         assertTrue(read("kafka: {}").getRules().isEmpty(), "no rules by default");
+    }
+
+    @Test
+    void theRulesStreamsConfigurationLogsNoWarning() throws Exception {
+        DelayBridgeConfiguration config = read(ORDERS);
+        Properties streams = config.getRuleEngine().streamsProperties(config.getKafka());
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        Logger logger = (Logger) LoggerFactory.getLogger(StreamsConfig.class);
+        logger.addAppender(log);
+        try {
+            new StreamsConfig(streams);
+        } finally {
+            logger.detachAppender(log);
+        }
+        List<String> warnings = log.list.stream()
+                .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
+        assertEquals(List.of(), warnings, "Kafka Streams' configuration of the rules, at WARN and above");
     }
 
     static Stream<Arguments> badRules() {
