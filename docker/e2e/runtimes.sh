@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Which runtime starts the bridge sooner: Java 17 with the class-data archive (as shipped) or a newer JDK with its
+# ahead-of-time cache (JDK 24+: -XX:AOTCacheOutput on a training start, then -XX:AOTCache). Start-up to first delivery
+# on this host, as docker/e2e/startup.sh measures it for the image: one record due now waits in the intake; the clock
+# starts; the bridge starts (`java @jvm.options ... -jar delay-bridge.jar server config.yml`, as README says); the
+# record's append time on its target (a LogAppendTime topic) ends the measure; the bridge is stopped by SIGTERM.
+#
+#   docker/e2e/runtimes.sh [newer-java-home]   # from the repository root, after ./mvnw install -DskipTests (the fat
+#                                              # jar and its archive); default /usr/lib/jvm/temurin-25-jdk-amd64
+#
+# Three runtimes: java17 (with the archive), newer (with its cache), newer-bare (without it, to show what the cache
+# does). Each runtime starts once unmeasured (it creates its topics), the newer JDK once more to write its cache (a start
+# that delivers a record, as the archive's class list was trained), then ROUNDS
+# times (default 5) alternately. docs/operations.md ("The runtime") gives the figures.
+set -euo pipefail
+newer=${1:-/usr/lib/jvm/temurin-25-jdk-amd64}
+rounds=${ROUNDS:-5}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${E2E_WORK:-$root/target/runtimes}
+rm -rf "$work" && mkdir -p "$work"
+cd "$root"
+ms() { date +%s%3N; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done' EXIT
+
+# ---- a broker and a redis-server on this host ---------------------------------------------------------------------
+kafka_port=$(free_port) controller_port=$(free_port) redis_port=$(free_port)
+bootstrap=127.0.0.1:$kafka_port
+cat > "$work/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$controller_port
+listeners=PLAINTEXT://127.0.0.1:$kafka_port,CONTROLLER://127.0.0.1:$controller_port
+advertised.listeners=PLAINTEXT://127.0.0.1:$kafka_port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$work/kafka-logs
+auto.create.topics.enable=false
+group.initial.rebalance.delay.ms=0
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=5
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=5
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+EOF
+./mvnw -B -ntp -o -q -pl testkit dependency:build-classpath -Dmdep.outputFile="$work/testkit.classpath"
+java -Xmx512m -cp "testkit/target/classes:$(cat "$work/testkit.classpath")" io.delaybridge.testkit.KafkaBrokerMain \
+    "$work/server.properties" > "$work/kafka.log" 2>&1 &
+pids+=($!)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly yes --appendfsync always \
+    --maxmemory-policy noeviction --dir "$work" > "$work/redis.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 120); do kcat -b "$bootstrap" -L > /dev/null 2>&1 && break; sleep 1; done
+kcat -b "$bootstrap" -L > /dev/null
+
+# ---- the jar, its archive by Java 17, and the newer JDK ------------------------------------------------------------
+cp bridge/target/delay-bridge.jar "$work/delay-bridge.jar"
+java -Xshare:dump -Xlog:cds=error -Xlog:gc+verify=error \
+    -XX:SharedClassListFile=bridge/src/main/cds/delay-bridge.classlist \
+    -XX:SharedArchiveFile="$work/delay-bridge.jsa" -cp "$work/delay-bridge.jar" > /dev/null
+echo "java17: $(java -version 2>&1 | head -1), with the class-data archive"
+echo "newer:  $("$newer/bin/java" -version 2>&1 | head -1), with an AOT cache made by its warm-up start"
+
+# ---- one start ----------------------------------------------------------------------------------------------------
+# start <variant> <round>: prints the milliseconds from the start command to the first delivery
+start() {
+    local variant=$1 round=$2 http admin env=() started first
+    local intake=startup-$variant-intake target=startup-$variant-target
+    http=$(free_port) admin=$(free_port)
+    env=(KAFKA_BOOTSTRAP_SERVERS="$bootstrap" REDIS_URI="redis://127.0.0.1:$redis_port"
+        DELAY_INTAKE_TOPIC="$intake" DELAY_DEADLETTER_TOPIC="startup-$variant-deadletter" DELAY_GROUP_ID="startup-$variant"
+        DELAY_INSTANCE_ID="startup-$variant-1" DELAY_KEY_PREFIX="$variant" DELAY_BIND_HOST=127.0.0.1
+        DELAY_HTTP_PORT="$http" DELAY_ADMIN_PORT="$admin")
+    if [ "$round" != warm-up ]; then
+        echo "round-$round" | kcat -P -b "$bootstrap" -t "$intake" -k "round-$round" -H delay-target="$target" -H delay-ms=0
+    fi
+    started=$(ms)
+    local jvm=(java @jvm.options -XX:SharedArchiveFile="$work/delay-bridge.jsa")
+    if [ "$variant" = newer-bare ]; then
+        jvm=("$newer/bin/java" @jvm.options)
+    elif [ "$variant" = newer ]; then
+        jvm=("$newer/bin/java" @jvm.options)
+        case $round in
+            warm-up) ;;
+            train) jvm+=(-XX:AOTCacheOutput="$work/delay-bridge.aot") ;;
+            *) jvm+=(-XX:AOTCache="$work/delay-bridge.aot") ;;
+        esac
+    fi
+    (cd bridge && exec env "${env[@]}" "${jvm[@]}" -jar "$work/delay-bridge.jar" server config.yml \
+        > "$work/$variant-$round.log" 2>&1) &
+    bridge_pid=$!
+    if [ "$round" = warm-up ]; then
+        # the bridge creates its intake and deadletter topics; the target is a LogAppendTime topic of our own
+        java -cp "$(cat "$work/testkit.classpath")" "$work/CreateTopic.java" "$bootstrap" "$target"
+        for _ in $(seq 120); do curl -fs "http://127.0.0.1:$admin/healthcheck" > /dev/null 2>&1 && break; sleep 1; done
+        first=0
+    else
+        first=
+        local deadline=$(( $(date +%s) + 60 ))
+        while [ "$(date +%s)" -lt "$deadline" ]; do
+            first=$(kcat -C -b "$bootstrap" -t "$target" -o beginning -e -q -f '%k %T\n' 2> /dev/null \
+                | awk -v k="round-$round" '$1 == k {print $2}' | head -1)
+            [ -n "$first" ] && break
+            sleep 0.1
+        done
+        [ -n "$first" ] || { echo "round $round of $variant: nothing delivered" >&2; exit 1; }
+        first=$((first - started))
+    fi
+    kill -TERM "$bridge_pid" && wait "$bridge_pid" || true
+    echo "$first"
+}
+cat > "$work/CreateTopic.java" <<'EOF'
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+
+/** CreateTopic <bootstrap> <topic>: one partition, stamped with the broker's append time. */
+public class CreateTopic {
+    public static void main(String[] args) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", args[0]))) {
+            admin.createTopics(List.of(new NewTopic(args[1], 1, (short) 1)
+                            .configs(Map.of("message.timestamp.type", "LogAppendTime"))))
+                    .all()
+                    .get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                throw e;
+            }
+        }
+    }
+}
+EOF
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+for variant in java17 newer newer-bare; do
+    start "$variant" warm-up > /dev/null
+done
+# the newer JDK's cache is trained on a start that delivers a record, as the class list of the archive was
+start newer train > /dev/null
+declare -A times
+for round in $(seq "$rounds"); do
+    for variant in java17 newer newer-bare; do
+        t=$(start "$variant" "$round")
+        times[$variant]="${times[$variant]:-} $t"
+        echo "round $round, $variant: first delivery $t ms after the start command"
+    done
+done
+for variant in java17 newer newer-bare; do
+    echo "$variant: median $(echo "${times[$variant]}" | median) ms of $rounds starts (${times[$variant]# })"
+done
+for variant in java17 newer newer-bare; do
+    echo "$variant: $(cat "$work"/$variant-[0-9]*.log | grep -cE '\b(WARN|ERROR)\b' || true) log lines at WARN or ERROR"
+done
+[ -s "$work/delay-bridge.aot" ] && echo "AOT cache: $(du -m "$work/delay-bridge.aot" | cut -f1) MB" \
+    || echo "AOT cache: not written (the newer starts ran without one)"
