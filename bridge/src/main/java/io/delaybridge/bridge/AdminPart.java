@@ -13,6 +13,7 @@ import io.delaybridge.bridge.admin.PrometheusExport;
 import io.delaybridge.bridge.admin.PumpLagHealthCheck;
 import io.delaybridge.bridge.admin.PumpPauseTask;
 import io.delaybridge.bridge.admin.RedisHealthCheck;
+import io.delaybridge.bridge.admin.RulesReport;
 import io.delaybridge.bridge.admin.ShardGauges;
 import io.delaybridge.bridge.admin.ShardReport;
 import io.delaybridge.bridge.admin.api.ApiSettings;
@@ -20,9 +21,11 @@ import io.delaybridge.bridge.admin.api.AuthFilter;
 import io.delaybridge.bridge.admin.api.DeadletterResource;
 import io.delaybridge.bridge.admin.api.MessagesResource;
 import io.delaybridge.bridge.admin.api.ShardsResource;
+import io.delaybridge.bridge.admin.api.StatusResource;
 import io.delaybridge.bridge.admin.api.StoreExceptionMapper;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.delivery.DeadletterReplay;
+import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.log.OffsetReader;
@@ -157,5 +160,14 @@ final class AdminPart {
 
     private static io.dropwizard.lifecycle.Managed closing(AutoCloseable resource) {
         return DelayBridgeApplication.closing(resource);
+    }
+
+    /** The status page: the shards, the meters, the health checks, the rules, the capped targets and the build. */
+    static void statusPage(Environment environment, ShardReport report, RulesReport rules, TargetRates rates) {
+        environment
+                .jersey()
+                .register(new StatusResource(report, environment.metrics(), environment.healthChecks(), rules)
+                        .withTargets(rates::rows)
+                        .withBuild(BuildInfo.ofThisBuild()));
     }
 }
