@@ -7,7 +7,6 @@ import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -15,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -62,43 +60,22 @@ final class Throttle {
     /** How often waiting messages are looked through for ones held past half a lease. */
     static final long STALE_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    /** The due set's order: due time, then member bytes (as Redis orders equal scores). */
-    private static final Comparator<ClaimedMessage> IN_DUE_ORDER = Comparator.comparingLong(ClaimedMessage::dueAt)
-            .thenComparing(
-                    (a, b) -> Arrays.compareUnsigned(a.ref().member(), b.ref().member()));
-
     /** Sends a message that waited for its token; reports failures as outcomes, never throws. */
     interface Sender {
         void send(OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target);
     }
 
-    private record Held(
+    /** A message waiting here for its target's token, since {@code since} ({@link Time#nanoseconds}). */
+    record Held(
             OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target, long since, long sequence) {}
 
     /** The waiting messages' order: due order, then arrival. */
     private static final Comparator<Held> HELD_ORDER = Comparator.<Held, ClaimedMessage>comparing(
-                    Held::message, (a, b) -> IN_DUE_ORDER.compare(a, b))
+                    Held::message, (a, b) -> HandBackOrder.IN_DUE_ORDER.compare(a, b))
             .thenComparingLong(Held::sequence);
 
-    /** A target's messages from one shard. */
-    private record Line(OwnedShard shard, Target target) {}
-
-    /**
-     * A line's messages handed back and not yet seen again, oldest and youngest in the due set's order: a younger
-     * message of the line (from a claim issued before the hand-back) must not overtake them. Forgotten at
-     * {@code expires} (one was cancelled meanwhile, so it never comes back).
-     */
-    private record Behind(ClaimedMessage oldest, ClaimedMessage youngest, long expires) {
-        Behind with(Behind other) {
-            return new Behind(
-                    IN_DUE_ORDER.compare(oldest, other.oldest) <= 0 ? oldest : other.oldest,
-                    IN_DUE_ORDER.compare(youngest, other.youngest) >= 0 ? youngest : other.youngest,
-                    Math.max(expires, other.expires));
-        }
-    }
-
-    private final DelayStore store;
-    private final InFlightPlaces places;
+    private final HandBacks handBacks;
+    private final HandBackOrder order;
     private final LongSupplier redisNow;
     private final Time time;
     private final long maxWaitNanos;
@@ -112,9 +89,7 @@ final class Throttle {
     /** Per target refusing messages: until when ({@link Time#nanoseconds}). */
     private final Map<Target, Long> refusing = new HashMap<>();
 
-    private final Map<Line, Behind> behind = new HashMap<>();
     private final List<Held> toHandBack = new ArrayList<>();
-    private final List<CompletableFuture<?>> handBacks = new ArrayList<>();
     private int waitingInAll;
     private long sequence;
     /** The thread is sending what it took from the queues: a message that goes at once would overtake them. */
@@ -127,12 +102,12 @@ final class Throttle {
     private Thread thread;
 
     Throttle(DelayStore store, InFlightPlaces places, PumpSettings settings, LongSupplier redisNow, Time time) {
-        this.store = store;
-        this.places = places;
+        this.handBacks = new HandBacks(store, places);
         this.redisNow = redisNow;
         this.time = time;
         this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(MAX_WAIT_MILLIS, settings.leaseMillis() / 4));
         this.leaseGuardNanos = TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2);
+        this.order = new HandBackOrder(leaseGuardNanos);
         this.maxPerTarget = Math.max(1, settings.maxInFlight() / 4);
         this.maxInAll = Math.max(1, settings.maxInFlight() / 2);
     }
@@ -160,10 +135,9 @@ final class Throttle {
                 refusing.remove(target);
                 refuseUntil = null;
             }
-            Line line = new Line(shard, target);
-            if (overtakes(line, message, now)) {
+            if (order.overtakes(shard, target.topic(), message, now)) {
                 gate(shard, target, Math.max(MIN_REFUSAL_NANOS, refuseUntil == null ? 0 : refuseUntil - now));
-                handBack(line, new Held(shard, message, envelope, target, now, sequence++), now);
+                handBack(new Held(shard, message, envelope, target, now, sequence++), now);
                 return false;
             }
             if (queued == 0 && !sending && !stopping && bucket.tryTake(now)) {
@@ -181,7 +155,7 @@ final class Throttle {
                 target.waiting.decrementAndGet();
                 refuseUntil = refuseUntil(target, bucket, now, queued);
                 gate(youngest.shard, target, refuseUntil - now);
-                handBack(new Line(youngest.shard, target), youngest, now);
+                handBack(youngest, now);
                 fits = true;
             }
             if (fits) {
@@ -192,7 +166,7 @@ final class Throttle {
             } else {
                 refuseUntil = refuseUntil(target, bucket, now, queued);
                 gate(shard, target, refuseUntil - now);
-                handBack(line, held, now);
+                handBack(held, now);
             }
             changed.signal();
             return false;
@@ -218,34 +192,8 @@ final class Throttle {
         return until;
     }
 
-    /**
-     * Whether a message due at {@code dueAt} would overtake messages of its line that wait in Redis; a message that is
-     * one of them coming back moves the line on (claims return them oldest first).
-     */
-    private boolean overtakes(Line line, ClaimedMessage message, long now) {
-        Behind b = behind.get(line);
-        if (b == null) {
-            return false;
-        }
-        if (now - b.expires >= 0) {
-            behind.remove(line);
-            return false;
-        }
-        int vsYoungest = IN_DUE_ORDER.compare(message, b.youngest);
-        if (vsYoungest > 0) {
-            return true;
-        }
-        if (vsYoungest == 0) {
-            behind.remove(line); // the last of them is back
-        } else if (IN_DUE_ORDER.compare(message, b.oldest) >= 0) {
-            behind.put(line, new Behind(message, b.youngest, b.expires));
-        }
-        return false;
-    }
-
-    private void handBack(Line line, Held held, long now) {
-        Behind one = new Behind(held.message, held.message, now + leaseGuardNanos);
-        behind.merge(line, one, Behind::with);
+    private void handBack(Held held, long now) {
+        order.handedBack(held.shard, held.target.topic(), held.message, now);
         toHandBack.add(held);
         changed.signal();
     }
@@ -273,15 +221,7 @@ final class Throttle {
             lock.unlock();
         }
         thread.join(TimeUnit.SECONDS.toMillis(5));
-        List<CompletableFuture<?>> pending;
-        synchronized (handBacks) {
-            pending = new ArrayList<>(handBacks);
-        }
-        try {
-            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            LOG.warn("Not every held-back message was handed back at stop; their leases return them: {}", e.toString());
-        }
+        handBacks.await(TimeUnit.SECONDS.toMillis(5));
     }
 
     private void run() {
@@ -350,7 +290,7 @@ final class Throttle {
                 }
                 send.clear();
             }
-            handBack(back);
+            handBacks.send(back);
             back.clear();
             if (last) {
                 return;
@@ -369,48 +309,5 @@ final class Throttle {
                 target.waiting.decrementAndGet();
             }
         }
-    }
-
-    /** Returns messages to their shards' due sets, one script per shard; frees their places when answered. */
-    private void handBack(List<Held> back) {
-        if (back.isEmpty()) {
-            return;
-        }
-        Map<OwnedShard, List<Held>> byShard = new LinkedHashMap<>();
-        for (Held held : back) {
-            byShard.computeIfAbsent(held.shard, s -> new ArrayList<>()).add(held);
-        }
-        byShard.forEach((shard, held) -> {
-            List<ClaimedMessage> messages = new ArrayList<>(held.size());
-            long earliest = Long.MAX_VALUE;
-            for (Held h : held) {
-                messages.add(h.message);
-                earliest = Math.min(earliest, h.message.dueAt());
-                h.target.handedBack(1);
-            }
-            CompletableFuture<Integer> call;
-            try {
-                call = store.handBackAsync(shard.shard, shard.epoch, messages);
-            } catch (RuntimeException e) {
-                call = CompletableFuture.failedFuture(e);
-            }
-            long dueAt = earliest;
-            CompletableFuture<?> done = call.whenComplete((moved, error) -> {
-                if (error != null) {
-                    LOG.warn(
-                            "Could not hand {} held-back messages back to shard {}; their leases return them: {}",
-                            messages.size(),
-                            shard.shard,
-                            error.toString());
-                } else {
-                    shard.woken(dueAt); // due again: claimed when the gate opens
-                }
-                places.finish(shard, messages.size());
-            });
-            synchronized (handBacks) {
-                handBacks.removeIf(CompletableFuture::isDone);
-                handBacks.add(done);
-            }
-        });
     }
 }
