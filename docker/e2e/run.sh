@@ -4,11 +4,14 @@
 # (docker/e2e/standins.sh); docker/README.md, "Tested end to end", says what such a run proves and what it cannot.
 #
 #   docker/e2e/run.sh                 # from the repository root, as root (installs what it lacks with apt-get)
-#   E2E_PROFILES="default cluster" docker/e2e/run.sh
+#   E2E_PROFILES="default cluster monitoring" docker/e2e/run.sh
 #
 # Checks, per profile: every service healthy (one-shots exited 0); a delayed record sent with kcat from the host as
 # docker/README.md shows is delivered on time; the bridge's JVM killed with SIGKILL comes back by the restart policy
 # with nothing lost; after `down` and `up` the pending records are still pending (the volumes); `down -v` at the end.
+# The profile monitoring also: Prometheus ready with the shipped rule file's groups loaded and every rule evaluated
+# without an error, both scrape targets (the bridge, redis_exporter) up, a bridge metric and redis_memory_used_bytes
+# queryable, every query of the shipped dashboard valid PromQL, and Grafana healthy with the dashboard provisioned.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -153,6 +156,60 @@ delivered_keys() { sed -n 's/^[0-9.]* key=\([^ ]*\) .*/\1/p' "$work/delivered.tx
 
 message_state() { curl -s "http://127.0.0.1:8080/messages/$1" | jq -r '.state // "absent"'; }
 
+prom() { curl -fsS "http://127.0.0.1:9090/api/v1/$1" "${@:2}"; } # <path> [curl args]: Prometheus's HTTP API
+
+check_monitoring() { # Prometheus with the rule file and both targets up, the metrics queryable, Grafana's stand-in
+    step "[monitoring] Prometheus, redis_exporter, Grafana"
+    curl -fsS http://127.0.0.1:9090/-/ready > /dev/null || fail "prometheus not ready"
+    echo "prometheus ready: $(prom status/buildinfo | jq -r '.data.version')"
+    # the rule file's groups loaded, and every rule evaluated without an error (rules are evaluated every 15 s)
+    local groups expected deadline=$(( $(date +%s) + 120 ))
+    expected=$(python3 -c 'import sys, yaml; print(" ".join(g["name"] for g in yaml.safe_load(open(sys.argv[1]))["groups"]))' \
+        monitoring/prometheus/delay-bridge-rules.yml)
+    until groups=$(prom rules | jq -r '.data.groups[].name' | tr '\n' ' ') \
+        && [ "${groups% }" = "$expected" ] \
+        && [ "$(prom rules | jq '[.data.groups[].rules[] | select(.health != "ok")] | length')" = 0 ]; do
+        [ "$(date +%s)" -lt "$deadline" ] || fail "rule groups [${groups% }] of [$expected], not ok: $(prom rules \
+            | jq -c '[.data.groups[].rules[] | select(.health != "ok") | {name, health, lastError}]')"
+        sleep 2
+    done
+    echo "rule groups loaded: $(prom rules | jq -r '.data.groups[] | "\(.name) (\(.rules | length) rules)"' \
+        | tr '\n' ' ')from $(prom rules | jq -r '[.data.groups[].file] | unique | join(" ")'), every rule evaluated" \
+        "ok, firing: $(prom rules | jq -r '[.data.groups[].rules[] | select(.state == "firing") | .name] | join(" ") | if . == "" then "none" else . end')"
+    # both scrape targets up (every 15 s)
+    deadline=$(( $(date +%s) + 120 ))
+    until [ "$(prom targets | jq -r '[.data.activeTargets[] | select(.health == "up") | .labels.job] | sort | join(" ")')" \
+        = "delay-bridge redis" ]; do
+        [ "$(date +%s)" -lt "$deadline" ] || fail "targets not up within 120 s: $(prom targets \
+            | jq -c '[.data.activeTargets[] | {job: .labels.job, scrapeUrl, health, lastError}]')"
+        sleep 2
+    done
+    echo "targets: $(prom targets | jq -r '[.data.activeTargets[] | "\(.labels.job) \(.scrapeUrl) \(.health)"] | join(", ")')"
+    local query value
+    for query in delay_pending redis_memory_used_bytes; do
+        value=$(prom query --data-urlencode "query=$query" | jq -r '.data.result[0] | "\(.metric) \(.value[1])"')
+        [ -n "$value" ] && [ "$value" != "null null" ] || fail "no result for $query"
+        echo "query $query: $value"
+    done
+    # Grafana: a stand-in where the image is not present (docker/README.md says what it proves)
+    echo "grafana /api/health: $(curl -fsS http://127.0.0.1:3000/api/health | jq -c .)"
+    [ "$(curl -fsS -u admin:admin http://127.0.0.1:3000/api/search | jq -r '.[].uid')" = delay-bridge ] \
+        || fail "grafana does not list the dashboard delay-bridge"
+    echo "grafana /api/search: $(curl -fsS -u admin:admin http://127.0.0.1:3000/api/search | jq -c '[.[] | {uid, title}]')"
+    docker logs "$(container grafana)" 2>&1 | grep '^provisioned' | sed 's/^/grafana: /'
+}
+
+check_dashboard_queries() { # every query of the shipped dashboard valid PromQL here; which ones have data
+    local query value ok=0 empty=()
+    while IFS= read -r query; do
+        value=$(prom query --data-urlencode "query=${query//\$__rate_interval/1m}" 2>&1) \
+            || fail "the dashboard's query $query: $value"
+        if [ "$(echo "$value" | jq '.data.result | length')" -gt 0 ]; then ok=$((ok + 1)); else empty+=("$query"); fi
+    done < <(jq -r '.. | objects | select(has("expr")) | .expr' monitoring/grafana/delay-bridge-dashboard.json)
+    echo "the dashboard's $((ok + ${#empty[@]})) queries: all valid PromQL, $ok with data; without (nothing of the kind" \
+        "happened yet): ${empty[*]:-none}"
+}
+
 run_profile() {
     profile=$1
     local args=()
@@ -176,9 +233,7 @@ run_profile() {
     warnings=$(docker logs "$(container bridge)" 2>&1 | grep -E '^(WARN|ERROR) |[|]-(WARN|ERROR) ' || true)
     [ -z "$warnings" ] || fail "the bridge's start-up logged:\n$warnings"
     echo "the bridge's start-up log: $(docker logs "$(container bridge)" 2>&1 | wc -l) lines, none at WARN or ERROR"
-    if [ "$profile" = monitoring ]; then
-        curl -fsS http://127.0.0.1:9090/-/ready > /dev/null || fail "prometheus not ready"
-    fi
+    [ "$profile" != monitoring ] || check_monitoring
 
     step "[$profile] a record due in 10 s, sent with kcat from the host"
     watch_target
@@ -217,6 +272,8 @@ run_profile() {
     await_delivered 20 120
     echo "all 20 delivered ($(grep -c ' key=kill-' "$work/delivered.txt") records for 20 keys):" \
         "$(delivered_keys | tr '\n' ' ')"
+    # with records scheduled and delivered, the dashboard's rates have data (a meter appears on first use)
+    [ "$profile" != monitoring ] || check_dashboard_queries
     kill "$watcher" 2> /dev/null || true
 
     step "[$profile] 5 records due in 1 h, then down and up"

@@ -50,3 +50,8 @@ standin maven maven:3.9-eclipse-temurin-17
 standin jre eclipse-temurin:17-jre
 standin kafka apache/kafka:4.3.1
 standin redis redis:7.2 redis:7
+# the profile "monitoring": Prometheus and redis_exporter from Debian's packages; Grafana, which Debian does not
+# package, by a stand-in that checks the provisioning files and serves /api/health (standins/grafana/Dockerfile)
+standin prometheus prom/prometheus:v2.53.0
+standin redis-exporter oliver006/redis_exporter:v1.62.0
+standin grafana grafana/grafana:11.1.0
