@@ -14,7 +14,7 @@ import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
-import io.delaybridge.bridge.intake.ExpressSends;
+import io.delaybridge.bridge.express.ExpressSends;
 import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeClients;
 import io.delaybridge.bridge.intake.IntakeLoop;
@@ -27,6 +27,7 @@ import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.pump.PumpMetrics;
+import io.delaybridge.bridge.pump.PumpPauses;
 import io.delaybridge.bridge.pump.PumpSends;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisSharedRates;
@@ -249,7 +250,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 new ExpressSends(
                         delivery, // exactly once: express records commit their offsets in their shard's transaction
                         rates,
-                        shard -> pump.paused() || pumpStore.isPaused(shard)), // a paused pump delivers nothing
+                        new PumpPauses(pump, pumpStore)), // a paused pump delivers nothing
                 probe);
         pipeline.manage(intake); // stopped first: its partitions are revoked while the pump runs
 
