@@ -1,11 +1,12 @@
 package io.delaybridge.bridge;
 
-import io.delaybridge.bridge.intake.ExpressSends;
+import io.delaybridge.bridge.express.ExpressSends;
 import io.delaybridge.bridge.intake.IntakeClients;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeStore;
 import io.delaybridge.bridge.intake.PartitionListener;
+import io.delaybridge.bridge.pump.PumpPauses;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import java.util.Collection;
 
@@ -42,7 +43,7 @@ final class IntakePart {
                         delivery.delivery(), // exactly once: express records commit their offsets in their shard's
                         // transaction
                         delivery.rates(),
-                        pump::paused), // a paused pump delivers nothing
+                        new PumpPauses(pump.pump(), pump.pumpStore())), // a paused pump delivers nothing
                 wiring.probe());
         wiring.running(intake);
         return intake;

@@ -36,9 +36,4 @@ record PumpPart(PausableStore pumpStore, Pump pump, RedisClock redisClock) {
         store.fenceWrites(pump::writeFence);
         return new PumpPart(pumpStore, pump, redisClock);
     }
-
-    /** Whether {@code shard} delivers nothing now: the whole pump or that shard is paused. */
-    boolean paused(int shard) {
-        return pump.paused() || pumpStore.isPaused(shard);
-    }
 }

@@ -66,10 +66,16 @@ class LayeringTest {
             // sending at the due time by Redis' clock: knows nothing of the pipeline
             layer("release", ours()),
             layer("delivery", ours("release"), KAFKA),
+            // the intake's way into the sending layer: the express path sends through Delivery at the due time
+            // (release), parks in the store what cannot go now, and relays what exactly once must hear of the intake
+            layer("express", ours("store", "delivery", "release")),
             // the one way back into the intake log: reads records by position (OffsetReader, FetchPlan), translates
             // them (RecordTranslator) and deadletters refusals (RefusedRecords), for intake, thaw and admin alike
             layer("log", ours("store", "delivery"), KAFKA),
-            layer("intake", ours("store", "log", "delivery", "probe", "release"), MANAGED, KAFKA),
+            // express: the intake hands express records over (ExpressLane) and reaches delivery only through it
+            // (IntakeDelivery); delivery itself for two things: ExpressOffsets implements its TransactionOffsets (the
+            // intake's commit rule, carried in shard transactions) and IntakeMetrics marks its shared DeadletterMeters
+            layer("intake", ours("store", "log", "express", "delivery", "probe"), MANAGED, KAFKA),
             // the pump sends through Delivery; the deadletter records it hands over are kafka-clients ProducerRecords
             layer("pump", ours("store", "delivery", "probe", "release"), MANAGED, "org.apache.kafka.clients.producer"),
             // the far tier's thaw: reads far records back through log under the pump's epochs, translates and

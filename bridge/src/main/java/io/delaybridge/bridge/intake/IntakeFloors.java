@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.Delivery;
+import io.delaybridge.bridge.express.IntakeDelivery;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -31,7 +31,7 @@ final class IntakeFloors {
      */
     static Map<TopicPartition, OffsetAndMetadata> apply(
             Consumer<byte[], byte[]> consumer,
-            Delivery delivery,
+            IntakeDelivery delivery,
             Collection<TopicPartition> partitions,
             Map<TopicPartition, OffsetAndMetadata> committed,
             String marker) {

@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.errors.Failures;
+import io.delaybridge.bridge.express.IntakeDelivery;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.log.RefusedRecords;
 import io.delaybridge.bridge.probe.Checkpoint;
@@ -58,11 +58,11 @@ import org.slf4j.LoggerFactory;
  * <p>A fence of the static member id rejoins, and stops the intake if fences keep coming ({@link FencedMember}).
  *
  * <p>Records already due (or due within {@code intake.expressWindow}) are delivered from here, never written to
- * Redis ({@link ExpressPath}); records due beyond {@code intake.hotWindow} may wait in the far tier ({@link
+ * Redis ({@link IntakeExpress}); records due beyond {@code intake.hotWindow} may wait in the far tier ({@link
  * FarPolicy}). The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
  * IntakeRewind} reads again what a failed write did not store, {@link BatchesInFlight} keeps the polls on their way
  * to Redis, {@link RefusedRecords} deadletters refused records, {@link
- * ExpressPath} delivers express records, {@link PollCommits} holds the commit rule (a poll commits once its records
+ * IntakeExpress} hands express records to the sending layer, {@link PollCommits} holds the commit rule (a poll commits once its records
  * are stored, refused ones deadlettered, express ones settled, in poll order) over the {@link OffsetCommitter}, {@link
  * IntakeRebalance} hands partitions over; this class runs the loop.
  *
@@ -91,10 +91,10 @@ public final class IntakeLoop implements Managed {
     private final PartitionListener partitionListener;
     private final IntakeMetrics metrics;
     private final RefusedRecords refused;
-    /** Null: the express path is off. */
-    private final ExpressPath express;
-    /** Both paths' sender; with exactly once, its shard transactions commit the express records' offsets. */
-    private final Delivery delivery;
+    /** The express path: the gate, and the lane the sending layer keeps. */
+    private final IntakeExpress express;
+    /** The sending layer; with exactly once, its shard transactions commit the express records' offsets. */
+    private final IntakeDelivery sends;
 
     private final PollWriter writer;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
@@ -129,11 +129,10 @@ public final class IntakeLoop implements Managed {
             IntakeSettings settings,
             PartitionListener partitionListener,
             IntakeMetrics metrics,
-            ExpressSends sends,
+            IntakeDelivery sends,
             PipelineProbe probe) {
         Producer<byte[], byte[]> producer = clients.producer();
         DelayStore store = target.store();
-        Delivery delivery = sends.delivery();
         FarPolicy far = target.far();
         RedisClock redisClock = target.redisClock();
         Time time = redisClock.time();
@@ -148,24 +147,19 @@ public final class IntakeLoop implements Managed {
         this.backoff = new RetryBackoff(settings.retryBackoff(), settings.maxRetryBackoff(), stopRequested);
         this.partitionListener = partitionListener;
         this.metrics = metrics;
-        this.delivery = delivery;
+        this.sends = sends;
         this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
-        ExpressGate gate = ExpressPath.gate(settings, delivery);
-        this.express = gate == null
-                ? null
-                : new ExpressPath(gate, settings.expressWindowMillis(), store, sends, metrics, redisClock);
-        this.writer = new PollWriter(store, translator, positions, gate, far, redisClock, time);
-        this.rewinds = new IntakeRewind(inFlight, writer, positions, delivery);
-        metrics.expressBuffer(() -> gate == null ? 0 : gate.heldRecords());
+        this.express = IntakeExpress.of(settings, sends, store, metrics, redisClock);
+        this.writer = new PollWriter(store, translator, positions, express.gate(), far, redisClock, time);
+        this.rewinds = new IntakeRewind(inFlight, writer, positions, sends);
+        metrics.expressBuffer(express::heldRecords);
     }
 
     @Override
     public void start() {
         running = true;
         connect();
-        if (express != null) {
-            express.start();
-        }
+        express.start();
         thread = new Thread(this::run, "delay-intake");
         thread.start();
     }
@@ -184,11 +178,7 @@ public final class IntakeLoop implements Managed {
     /** A new consumer, and what works on it: the commits and the gap repair. */
     private void connect() {
         consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        ExpressOffsets transactions = null;
-        if (express != null && delivery.exactlyOnce()) {
-            transactions = new ExpressOffsets(settings.topic()); // this consumer's offsets, in shard transactions
-            delivery.carryOffsets(transactions);
-        }
+        ExpressOffsets transactions = express.offsets(settings.topic()); // this consumer's, in shard transactions
         commits = new PollCommits(
                 new OffsetCommitter(
                         consumer, metrics, settings.commitInterval(), settings.pollTimeout(), redisClock, time),
@@ -241,9 +231,7 @@ public final class IntakeLoop implements Managed {
                 LOG.warn("Closing the intake consumer failed: {}", Failures.describe(e));
             }
             try {
-                if (express != null) {
-                    express.stop();
-                }
+                express.stop();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -256,7 +244,7 @@ public final class IntakeLoop implements Managed {
     private void read() {
         consumer.subscribe(
                 List.of(settings.topic()),
-                new IntakeRebalance(this, consumer, commits, partitionListener, store, gaps, delivery));
+                new IntakeRebalance(this, consumer, commits, partitionListener, store, gaps, sends));
         backoff.succeeded();
         while (running) {
             try {
@@ -315,9 +303,7 @@ public final class IntakeLoop implements Managed {
                 inFlight.completeOldest();
                 WrittenBatch checked = writer.completed(written);
                 ExpressCommits.Poll settling = commits.stored(poll);
-                if (!poll.express().isEmpty()) {
-                    express.stored(written, checked, writer.submitted(), settling);
-                }
+                express.stored(written, checked, writer.submitted(), settling);
                 positions.stored(poll);
                 metrics.stored(poll, results);
                 backoff.succeeded();

@@ -5,6 +5,7 @@ import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.express.ExpressLane;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import java.util.EnumMap;
@@ -21,7 +22,7 @@ import java.util.function.IntSupplier;
  * may go far: {@link FarPolicy#enabled}). Express deliveries
  * also count in the pump's {@code delay.delivered} and {@code delay.lateness-ms}: those cover both paths.
  */
-public final class IntakeMetrics {
+public final class IntakeMetrics implements ExpressLane.Meters {
 
     final Meter read;
     final Meter writeBatch;
@@ -95,5 +96,28 @@ public final class IntakeMetrics {
 
     void result(WriteResult result) {
         results.get(result).mark();
+    }
+
+    @Override
+    public void delivered(long latenessMillis) {
+        express.mark();
+        delivered.mark();
+        lateness.update(latenessMillis);
+    }
+
+    @Override
+    public void fellBack() {
+        expressFallback.mark();
+    }
+
+    @Override
+    public void alreadyDelivered() {
+        alreadyDelivered.mark();
+    }
+
+    @Override
+    public void parked(List<WriteResult> written) {
+        parked.mark();
+        written.forEach(this::result);
     }
 }

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.intake;
 
+import io.delaybridge.bridge.express.ExpressLane;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
@@ -46,21 +47,26 @@ record IntakePoll(
      * A schedule on the express path: its translation (the envelope, not encoded), intake partition and offset, and
      * the bytes it holds of the express buffer.
      */
-    record ExpressRecord(RecordTranslator.Translation translation, int partition, long offset, long bytes) {
-        String id() {
+    record ExpressRecord(RecordTranslator.Translation translation, int partition, long offset, long bytes)
+            implements ExpressLane.Record {
+        @Override
+        public String id() {
             return translation.id();
         }
 
-        long dueAt() {
+        @Override
+        public long dueAt() {
             return translation.dueAt();
         }
 
-        Envelope envelope() {
+        @Override
+        public Envelope envelope() {
             return translation.envelope();
         }
 
         /** The store operation that parks it (its envelope encoded now): after a failed check or first send. */
-        WriteOp.Schedule op() {
+        @Override
+        public WriteOp.Schedule op() {
             return (WriteOp.Schedule) translation.op();
         }
     }

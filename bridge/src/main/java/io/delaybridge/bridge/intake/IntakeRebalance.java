@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.errors.Failures;
+import io.delaybridge.bridge.express.IntakeDelivery;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
@@ -35,7 +35,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
     private final PartitionListener partitionListener;
     private final DelayStore store;
     private final StoreGapRepair gaps;
-    private final Delivery delivery;
+    private final IntakeDelivery delivery;
 
     IntakeRebalance(
             IntakeLoop loop,
@@ -44,7 +44,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
             PartitionListener partitionListener,
             DelayStore store,
             StoreGapRepair gaps,
-            Delivery delivery) {
+            IntakeDelivery delivery) {
         this.loop = loop;
         this.consumer = consumer;
         this.commits = commits;
@@ -99,8 +99,8 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
     /**
      * Tells the delivery which records this owner reads that an earlier reader may have stored already: from where
      * reading starts up to the partition's end now. The pump may deliver and ack such a message before the intake
-     * stores its record again as a new message with the same id; its id must outlive that copy ({@code
-     * Delivery#readAgain}).
+     * stores its record again as a new message with the same id; its id must outlive that copy ({@link
+     * IntakeDelivery#readAgain}).
      */
     private void readingAgain(Collection<TopicPartition> partitions, Map<TopicPartition, OffsetAndMetadata> from) {
         Map<TopicPartition, Long> ends;

@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.errors.Failures;
+import io.delaybridge.bridge.express.IntakeDelivery;
 import io.delaybridge.schemas.IntakeOrigin;
 import java.time.Duration;
 import java.util.Map;
@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * The intake's way back after a write that failed: drops every batch in flight (their express records never left) and
  * seeks the consumer back to the earliest record among them, telling the delivery which records are read again, since
  * part of them may be stored, delivered and acked already (a write that failed halfway). With exactly once their ids
- * must outlive the copies stored again ({@link Delivery#readAgain}).
+ * must outlive the copies stored again ({@link IntakeDelivery#readAgain}).
  */
 final class IntakeRewind {
 
@@ -25,9 +25,9 @@ final class IntakeRewind {
     private final BatchesInFlight inFlight;
     private final PollWriter writer;
     private final StorePositions positions;
-    private final Delivery delivery;
+    private final IntakeDelivery delivery;
 
-    IntakeRewind(BatchesInFlight inFlight, PollWriter writer, StorePositions positions, Delivery delivery) {
+    IntakeRewind(BatchesInFlight inFlight, PollWriter writer, StorePositions positions, IntakeDelivery delivery) {
         this.inFlight = inFlight;
         this.writer = writer;
         this.positions = positions;

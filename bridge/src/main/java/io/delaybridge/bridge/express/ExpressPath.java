@@ -1,7 +1,7 @@
-package io.delaybridge.bridge.intake;
+package io.delaybridge.bridge.express;
 
 import io.delaybridge.bridge.delivery.Delivery;
-import io.delaybridge.bridge.delivery.ExpressSender;
+import io.delaybridge.bridge.delivery.DeliveryPauses;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.DelayStore;
@@ -21,21 +21,21 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The express path: intake records already due (or due within {@code intake.expressWindow}) are delivered straight
  * from the intake to their target and never written to Redis; Kafka holds them in the intake until their offset is
- * committed, and that happens only once they settled ({@link PollCommits}).
+ * committed, and that happens only once they settled (the intake's commit rule, told through {@link
+ * ExpressLane.Settling}).
  *
- * <p>The steps of a poll: {@link ExpressGate} admits records at translation and {@link PollWriter} writes the poll's
- * parked records and, in the same pipeline after them, checks the express records against the store
- * ({@code express.lua}: the record's claim moment); once the batch is the oldest complete one, {@link #stored} hands
- * the records that passed to the {@link ExpressSender} and parks the others in the store. A record whose first send
- * fails (or whose target check fails) is parked too, due as it was, where the pump's retry and deadletter rules take
- * it over. A record settles when its send is acknowledged or its park is.
+ * <p>The steps of a poll: the intake's gate admits records at translation and its writer writes the poll's parked
+ * records and, in the same pipeline after them, checks the express records against the store ({@code express.lua}:
+ * the record's claim moment); once the batch is the oldest complete one, {@link #stored} hands the records that passed
+ * to the {@link ExpressSender} and parks the others in the store. A record whose first send fails (or whose target
+ * check fails) is parked too, due as it was, where the pump's retry and deadletter rules take it over. A record
+ * settles when its send is acknowledged or its park is.
  *
  * <p>Sends start only when a batch completes on the intake thread, never for a batch still in flight: a failure that
  * rewinds the consumer drops only batches whose records were not sent, so a rewind never sends a record twice.
@@ -44,19 +44,18 @@ import org.slf4j.LoggerFactory;
  * <p>Order: a record that parks after its check makes the rest of its partition's express records park, in its poll
  * and in every poll submitted before its park was written (their checks could not see it).
  */
-final class ExpressPath {
+final class ExpressPath implements ExpressLane {
 
     private static final Logger LOG = LoggerFactory.getLogger(ExpressPath.class);
     private static final long PARK_RETRY_MILLIS = 500;
     private static final long MAX_PARK_RETRY_MILLIS = 10_000;
 
-    private final ExpressGate gate;
     private final DelayStore store;
-    private final IntPredicate deliveryPaused;
+    private final DeliveryPauses pauses;
     /** Delivery rate caps: a capped target's records park (the pump's throttle keeps the cap, oldest first). */
     private final TargetRates rates;
 
-    private final IntakeMetrics metrics;
+    private final Meters metrics;
     private final Delivery delivery;
     private final ExpressSender sender;
     /** Per partition: the last poll whose checks ran before a fallback park of the partition was written. */
@@ -66,75 +65,54 @@ final class ExpressPath {
     private volatile boolean stopped;
 
     /**
-     * @param gate           the gate that admitted the records (its places are freed as they settle)
-     * @param sends          the delivery, its rate caps and whether a shard's deliveries are paused
-     * @param redisClock     Redis' clock, whose {@link RedisClock#time} the sender reads too
+     * @param windowMillis the express window: how long a record may wait for its due time, less a second
+     * @param sends        the delivery, its rate caps and whether a shard's deliveries are paused
+     * @param redisClock   Redis' clock, whose {@link RedisClock#time} the sender reads too
      */
-    ExpressPath(
-            ExpressGate gate,
-            long windowMillis,
-            DelayStore store,
-            ExpressSends sends,
-            IntakeMetrics metrics,
-            RedisClock redisClock) {
-        this.gate = gate;
+    ExpressPath(long windowMillis, DelayStore store, ExpressSends sends, Meters metrics, RedisClock redisClock) {
         this.store = store;
         this.rates = sends.rates();
-        this.deliveryPaused = sends.deliveryPaused();
+        this.pauses = sends.pauses();
         this.metrics = metrics;
         this.delivery = sends.delivery();
         this.sender = new ExpressSender(delivery, windowMillis + 1_000, redisClock, redisClock.time());
         this.parker = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "delay-express-park"));
     }
 
-    /** The gate of an express path with window {@code windowMillis}, or null if the path is off. */
-    static ExpressGate gate(IntakeSettings settings, Delivery delivery) {
-        boolean on = settings.expressWindowMillis() != ExpressGate.OFF && delivery != null;
-        return on
-                ? new ExpressGate(
-                        settings.expressWindowMillis(), settings.expressBufferRecords(), settings.expressBufferBytes())
-                : null;
-    }
-
-    void start() {
+    @Override
+    public void start() {
         sender.start();
     }
 
-    /** After the consumer closed (its revocation waited for the express records): ends the threads. */
-    void stop() throws InterruptedException {
+    @Override
+    public void stop() throws InterruptedException {
         stopped = true;
         sender.stop();
         parker.shutdown();
         parker.awaitTermination(5, TimeUnit.SECONDS);
     }
 
-    /**
-     * The oldest batch is stored (its write done, its refused records deadlettered), and its express records passed
-     * or failed their checks: those that passed are sent, the others parked; each settles on {@code settling}.
-     * {@code latestSequence} is the last poll submitted so far: its checks, and those before it, ran before a park
-     * decided now is written. {@code batch}: the answers of its express checks, as {@link PollWriter#completed} read
-     * them.
-     */
-    void stored(PollWriter.WrittenPoll written, WrittenBatch batch, long latestSequence, ExpressCommits.Poll settling) {
-        IntakePoll poll = written.poll();
+    @Override
+    public <R extends Record> void stored(
+            List<R> records, WrittenBatch checks, long sequence, long latestSequence, Settling<? super R> settling) {
         Set<Integer> fallen = new HashSet<>();
         List<ExpressSender.Express> sends = new ArrayList<>();
-        List<IntakePoll.ExpressRecord> sent = new ArrayList<>();
-        for (int i = 0; i < poll.express().size(); i++) {
-            IntakePoll.ExpressRecord record = poll.express().get(i);
+        List<R> sent = new ArrayList<>();
+        for (int i = 0; i < records.size(); i++) {
+            R record = records.get(i);
             Envelope envelope = record.envelope();
-            boolean passed = batch.passed().get(i)
+            boolean passed = checks.passed().get(i)
                     && !fallen.contains(record.partition())
-                    && !deliveryPaused.test(record.partition()) // a default id lives in its partition's shard
+                    && !pauses.paused(record.partition()) // a default id lives in its partition's shard
                     && !rates.capped(envelope.target())
-                    && fallbackUpTo.getOrDefault(record.partition(), 0L) < written.sequence()
+                    && fallbackUpTo.getOrDefault(record.partition(), 0L) < sequence
                     // exactly once: sent in its shard's transaction, so only once this instance opened it
                     && delivery.shardOpen(record.partition());
             if (passed && delivery.settledBefore(record.partition(), record.id(), envelope.origin())) {
                 // exactly once: a committed transaction of the shard delivered it, but the intake's offset did not
                 // commit with it (an earlier record was still on its way): read again after a crash, not sent again
-                metrics.alreadyDelivered.mark();
-                settle(record, settling);
+                metrics.alreadyDelivered();
+                settling.settled(record);
             } else if (passed) {
                 sends.add(new ExpressSender.Express(
                         envelope,
@@ -146,7 +124,7 @@ final class ExpressPath {
             } else {
                 fallen.add(record.partition());
                 fallbackUpTo.put(record.partition(), latestSequence);
-                metrics.expressFallback.mark();
+                metrics.fellBack();
                 park(record, settling, 0);
             }
         }
@@ -155,17 +133,15 @@ final class ExpressPath {
         }
     }
 
-    private ExpressSender.Settlement settlement(
-            IntakePoll.ExpressRecord record, String target, ExpressCommits.Poll settling) {
+    private <R extends Record> ExpressSender.Settlement settlement(
+            R record, String target, Settling<? super R> settling) {
         return new ExpressSender.Settlement() {
             @Override
             public void delivered(long timestamp) {
-                metrics.express.mark();
-                metrics.delivered.mark();
                 long lateness = Math.max(0, timestamp - record.dueAt());
-                metrics.lateness.update(lateness);
+                metrics.delivered(lateness);
                 rates.target(target).delivered(lateness);
-                settle(record, settling);
+                settling.settled(record);
             }
 
             @Override
@@ -174,7 +150,7 @@ final class ExpressPath {
                         "First send of express record {} failed; parking it in the store for the pump's retries: {}",
                         record.id(),
                         Failures.describe(error));
-                metrics.expressFallback.mark();
+                metrics.fellBack();
                 try {
                     parker.execute(() -> park(record, settling, 0));
                 } catch (RuntimeException e) {
@@ -185,7 +161,7 @@ final class ExpressPath {
     }
 
     /** Writes an express record to the store, due as it was; settles once Redis holds it, retrying until it does. */
-    private void park(IntakePoll.ExpressRecord record, ExpressCommits.Poll settling, int failures) {
+    private <R extends Record> void park(R record, Settling<? super R> settling, int failures) {
         CompletableFuture<List<WriteResult>> write;
         try {
             write = store.write(List.of(record.op()));
@@ -194,13 +170,12 @@ final class ExpressPath {
         }
         write.whenComplete((results, error) -> {
             if (error == null) {
-                metrics.parked.mark();
-                results.forEach(metrics::result);
-                settle(record, settling);
+                metrics.parked(results);
+                settling.settled(record);
             } else if (unwrapped(error) instanceof StoreFencedException fenced) {
                 // another instance took the shard (this one is a zombie): it reads the record again, and may have
                 // delivered it already; parked here it would go twice. Unsettled, its offset is never committed here.
-                gate.released(record.bytes());
+                settling.abandoned(record);
                 LOG.warn(
                         "Express record {} not parked: {}; the partition's new owner reads it again",
                         record.id(),
@@ -228,10 +203,5 @@ final class ExpressPath {
 
     private static Throwable unwrapped(Throwable error) {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    }
-
-    private void settle(IntakePoll.ExpressRecord record, ExpressCommits.Poll settling) {
-        gate.released(record.bytes());
-        settling.settle(record.partition(), record.offset());
     }
 }

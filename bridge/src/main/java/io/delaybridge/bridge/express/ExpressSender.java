@@ -1,5 +1,6 @@
-package io.delaybridge.bridge.delivery;
+package io.delaybridge.bridge.express;
 
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.release.DueReleaser;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
@@ -12,12 +13,12 @@ import java.util.List;
  * waits until that bound reaches its due time, exactly as the pump's claimed messages do, so it is never early.
  *
  * <p>The record sent is the one the pump would send for the same message on its first attempt
- * ({@link DeliveryRecords#toTarget}: key, value, user headers, {@code delay-id} = the default id,
+ * ({@code DeliveryRecords.toTarget}: key, value, user headers, {@code delay-id} = the default id,
  * {@code delay-due-at}, {@code delay-origin}, {@code delay-attempt: 1}), sent by the same {@link Delivery}, with the
  * same target checks. Every outcome goes to the record's {@link Settlement}: the caller parks a failed record in the
  * store, where the pump's retry and deadletter rules take it over.
  */
-public final class ExpressSender {
+final class ExpressSender {
 
     /** What became of an express record; called on the release thread or a producer thread, never both. */
     public interface Settlement extends Delivery.Result {}

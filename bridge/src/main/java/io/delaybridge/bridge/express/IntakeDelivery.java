@@ -1,0 +1,35 @@
+package io.delaybridge.bridge.express;
+
+import io.delaybridge.bridge.delivery.TransactionOffsets;
+import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.time.RedisClock;
+import io.delaybridge.schemas.IntakeOrigin;
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * The sending layer as the intake sees it: the {@link ExpressLane} it hands express records to and, with
+ * {@code delivery.exactlyOnce}, what the shard transactions must hear of the intake's reads (records read again,
+ * offsets carried in transactions, the floors below which a partition is never read). Partition n of the intake is
+ * shard n.
+ */
+public interface IntakeDelivery {
+
+    /** Whether sends go out in shard transactions ({@code delivery.exactlyOnce}). */
+    boolean exactlyOnce();
+
+    /** Each shard's transaction commits the intake offsets that {@code offsets} offers (exactly once; else nothing). */
+    void carryOffsets(TransactionOffsets offsets);
+
+    /** Per partition, the offset it must not be read from below (exactly once; else none). */
+    Map<Integer, Long> intakeFloors(Collection<Integer> partitions);
+
+    /** The records of {@code partition} from {@code from} to {@code last} are read again (exactly once). */
+    void readAgain(int partition, long from, IntakeOrigin last);
+
+    /**
+     * A new express lane, holding a record at most {@code windowMillis} (plus a second) for its due time; it parks in
+     * {@code store} and sends by {@code redisClock}'s lower bound.
+     */
+    ExpressLane express(long windowMillis, DelayStore store, ExpressLane.Meters meters, RedisClock redisClock);
+}
