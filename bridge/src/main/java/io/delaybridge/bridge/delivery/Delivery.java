@@ -108,6 +108,15 @@ public final class Delivery implements AutoCloseable {
         exactlyOnce.open(shard);
     }
 
+    /**
+     * {@link #openShard} for each of {@code shards}, together (exactly once: their producers are initialized at once,
+     * so every shard taken fences its earlier producers without waiting for the others). Blocking. Returns the shards
+     * that could not be opened, with why; the others are open.
+     */
+    public java.util.Map<Integer, RuntimeException> openShards(java.util.Collection<Integer> shards) {
+        return exactlyOnce.open(shards);
+    }
+
     /** Whether {@code shard} can send now: false (exactly once) until opened, and after a failed transaction. */
     public boolean shardOpen(int shard) {
         return exactlyOnce.isOpen(shard);

@@ -21,6 +21,22 @@ interface ExactlyOnce {
      */
     default void open(int shard) {}
 
+    /**
+     * {@link #open} for each of {@code shards}; the shards that failed, with why. Blocking. Kept apart so that an
+     * implementation can open them together.
+     */
+    default Map<Integer, RuntimeException> open(Collection<Integer> shards) {
+        Map<Integer, RuntimeException> failed = new java.util.HashMap<>();
+        for (int shard : shards) {
+            try {
+                open(shard);
+            } catch (RuntimeException e) {
+                failed.put(shard, e);
+            }
+        }
+        return failed;
+    }
+
     /** Whether {@code shard} can send now; false after a transaction failed until {@link #open} again. */
     default boolean isOpen(int shard) {
         return true;

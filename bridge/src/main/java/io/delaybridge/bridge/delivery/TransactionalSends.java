@@ -5,7 +5,11 @@ import io.delaybridge.schemas.IntakeOrigin;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
@@ -43,6 +47,13 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     private final IntakeCommits intakeCommits;
     private final String intakeTopic;
     private final Thread committer;
+    /** Opens shards in parallel; its threads end when idle. */
+    private final ExecutorService openers = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "delay-shard-open");
+        thread.setDaemon(true);
+        return thread;
+    });
+
     private volatile boolean running = true;
     /** The intake's offsets that transactions commit with its express records; null until the intake sets it. */
     private volatile TransactionOffsets offsets;
@@ -82,6 +93,24 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         if (!transaction.isOpen()) {
             transaction.open(producers.apply(transactionalId(shard)));
         }
+    }
+
+    /** Opens {@code shards} in parallel: each {@code initTransactions} fences at once, none waits for another's. */
+    @Override
+    public Map<Integer, RuntimeException> open(Collection<Integer> shards) {
+        Map<Integer, CompletableFuture<Void>> opening = new HashMap<>();
+        for (int shard : shards) {
+            opening.put(shard, CompletableFuture.runAsync(() -> open(shard), openers));
+        }
+        Map<Integer, RuntimeException> failed = new HashMap<>();
+        opening.forEach((shard, done) -> {
+            try {
+                done.join();
+            } catch (CompletionException e) {
+                failed.put(shard, e.getCause() instanceof RuntimeException cause ? cause : e);
+            }
+        });
+        return failed;
     }
 
     @Override
@@ -230,6 +259,7 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         for (Integer shard : shards.keySet()) {
             close(shard, true);
         }
+        openers.shutdownNow();
         log.close();
     }
 }

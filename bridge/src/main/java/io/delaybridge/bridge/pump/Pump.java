@@ -253,11 +253,12 @@ public final class Pump implements Managed {
             checkClock();
         }
         List<OwnedShard> live = new ArrayList<>();
-        for (OwnedShard shard : owned.live()) {
-            if (!opening.ready(shard)) {
-                next = Math.min(next, redisClock.now() + STORE_RETRY_MILLIS);
-                continue;
-            }
+        List<OwnedShard> held = owned.live();
+        List<OwnedShard> ready = opening.ready(held);
+        if (ready.size() < held.size()) {
+            next = Math.min(next, redisClock.now() + STORE_RETRY_MILLIS);
+        }
+        for (OwnedShard shard : ready) {
             try {
                 owned.reclaimIfDue(shard);
                 if (!owned.returnLostClaims(shard)) {

@@ -5,6 +5,12 @@ import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,47 +46,83 @@ final class ShardOpening {
         this.warnings = warnings;
     }
 
-    /** Whether the shard may be claimed now: its epoch taken and its delivery open; false to try again later. */
-    boolean ready(OwnedShard shard) {
-        if (shard.epoch == OwnedShard.NOT_ACQUIRED) {
-            try {
-                owned.took(shard, store.acquire(shard.shard));
-                LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
-            } catch (StoreException e) {
-                warnings.warn(
-                        "Could not take shard {} yet, retrying every {} ms: {}",
-                        shard.shard,
-                        retryMillis,
-                        e.getMessage());
-                return false;
+    /**
+     * The shards of {@code shards} that may be claimed now, in their order: epochs taken, deliveries open. The
+     * deliveries of every shard not yet open are opened together: with exactly once each opening fences the shard's
+     * earlier producers (aborting what a dead owner left open), and no shard taken waits for another's opening.
+     */
+    List<OwnedShard> ready(List<OwnedShard> shards) {
+        Map<Integer, OwnedShard> opening = new LinkedHashMap<>();
+        Set<OwnedShard> ready = new HashSet<>();
+        for (OwnedShard shard : shards) {
+            if (!acquired(shard)) {
+                continue;
+            }
+            if (delivery.shardOpen(shard.shard)) {
+                ready.add(shard);
+            } else if (provedToReopen(shard)) {
+                opening.put(shard.shard, shard);
             }
         }
-        return deliveryOpen(shard);
+        if (!opening.isEmpty()) {
+            Map<Integer, RuntimeException> failed = delivery.openShards(opening.keySet());
+            for (OwnedShard shard : opening.values()) {
+                RuntimeException e = failed.get(shard.shard);
+                if (e == null) {
+                    shard.deliveryOpened = true;
+                    ready.add(shard);
+                } else {
+                    warnings.warn(
+                            "Could not open the delivery of shard {} yet, retrying every {} ms: {}",
+                            shard.shard,
+                            retryMillis,
+                            Failures.describe(e));
+                }
+            }
+        }
+        List<OwnedShard> inOrder = new ArrayList<>(ready.size());
+        for (OwnedShard shard : shards) {
+            if (ready.contains(shard)) {
+                inOrder.add(shard);
+            }
+        }
+        return inOrder;
     }
 
-    /**
-     * Opens the shard's delivery before its first claim, and again after a transaction failed (exactly once: fences
-     * the shard's earlier producers and learns what their committed transactions delivered). Before opening again, the
-     * epoch is proved in Redis (a reclaim, which any stale epoch makes fail): a zombie whose transaction was fenced
-     * must not fence the producer of the shard's new owner in turn.
-     */
-    private boolean deliveryOpen(OwnedShard shard) {
-        if (delivery.shardOpen(shard.shard)) {
+    /** Whether the shard's fencing epoch is taken (taking it now if not); false to try again later. */
+    private boolean acquired(OwnedShard shard) {
+        if (shard.epoch != OwnedShard.NOT_ACQUIRED) {
             return true;
         }
         try {
-            if (shard.deliveryOpened) {
-                store.reclaim(shard.shard, shard.epoch, reclaimBatch);
-            }
-            delivery.openShard(shard.shard);
-            shard.deliveryOpened = true;
+            owned.took(shard, store.acquire(shard.shard));
+            LOG.info("Pumping shard {} with epoch {}", shard.shard, shard.epoch);
+            return true;
+        } catch (StoreException e) {
+            warnings.warn(
+                    "Could not take shard {} yet, retrying every {} ms: {}", shard.shard, retryMillis, e.getMessage());
+            return false;
+        }
+    }
+
+    /**
+     * Whether the shard's delivery may be opened: always before its first claim; again after a transaction failed
+     * (exactly once) only once the epoch is proved in Redis (a reclaim, which any stale epoch makes fail), so a zombie
+     * whose transaction was fenced does not fence the producer of the shard's new owner in turn.
+     */
+    private boolean provedToReopen(OwnedShard shard) {
+        if (!shard.deliveryOpened) {
+            return true;
+        }
+        try {
+            store.reclaim(shard.shard, shard.epoch, reclaimBatch);
             return true;
         } catch (StoreFencedException e) {
             letGo(shard, e);
             return false;
         } catch (RuntimeException e) {
             warnings.warn(
-                    "Could not open the delivery of shard {} yet, retrying every {} ms: {}",
+                    "Could not prove shard {}'s epoch to open its delivery again, retrying every {} ms: {}",
                     shard.shard,
                     retryMillis,
                     Failures.describe(e));
