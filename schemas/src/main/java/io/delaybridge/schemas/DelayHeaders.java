@@ -99,6 +99,18 @@ public final class DelayHeaders {
     /** Provenance, added on delivery and deadlettering: the delivery attempt, 1 on the first try. */
     public static final String ATTEMPT = "delay-attempt";
 
+    /**
+     * Provenance, added on the delivery of a series' occurrence: its place in the schedule, 1 for the first. With
+     * {@value #ID} (the series id) it names the occurrence: consumers drop repeats by the pair.
+     */
+    public static final String OCCURRENCE = "delay-occurrence";
+
+    /**
+     * The bridge's own, in a stored series message: its definition and the pending occurrence ({@link SeriesRecord}).
+     * Never delivered to a target; ignored on the intake.
+     */
+    public static final String SERIES = "delay-series";
+
     /** Deadletter only: the {@link ErrorCode} name saying why the record could not be delivered. */
     public static final String ERROR = "delay-error";
 
@@ -131,7 +143,8 @@ public final class DelayHeaders {
 
     /**
      * Whether a header is one the bridge adds itself on delivery or deadlettering ({@value #DUE_AT},
-     * {@value #ORIGIN}, {@value #ATTEMPT}, {@value #ERROR}, {@value #ERROR_MESSAGE}). The intake ignores these,
+     * {@value #ORIGIN}, {@value #ATTEMPT}, {@value #ERROR}, {@value #ERROR_MESSAGE}, {@value #OCCURRENCE},
+     * {@value #SERIES}). The intake ignores these,
      * so a deadletter or delivered record can be produced to the intake again without editing its headers.
      * {@value #ID} is not among them: on the intake it is a contract header and is honoured.
      *
@@ -148,6 +161,8 @@ public final class DelayHeaders {
             case ATTEMPT:
             case ERROR:
             case ERROR_MESSAGE:
+            case OCCURRENCE:
+            case SERIES:
                 return true;
             default:
                 return false;

@@ -38,8 +38,14 @@ class DelayHeadersTest {
 
     @Test
     void provenanceIsWhatTheBridgeAdds() {
-        for (String name :
-                List.of("delay-due-at", "delay-origin", "delay-attempt", "delay-error", "delay-error-message")) {
+        for (String name : List.of(
+                "delay-due-at",
+                "delay-origin",
+                "delay-attempt",
+                "delay-error",
+                "delay-error-message",
+                "delay-occurrence",
+                "delay-series")) {
             assertTrue(DelayHeaders.isProvenance(name), name);
         }
         for (String name : List.of(

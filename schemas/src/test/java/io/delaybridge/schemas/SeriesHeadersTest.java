@@ -317,8 +317,9 @@ class SeriesHeadersTest {
     }
 
     @Test
-    void theIntakeStillRefusesASeriesRecordAsAnUnknownHeader() {
-        // until the store runs series, a recurring record must not be delivered once and its recurrence dropped
+    void theParserAloneRefusesASeriesRecordAsAnUnknownHeader() {
+        // a caller that reads series (SeriesRecord.read) does so before the parser; one that does not must never
+        // deliver a recurring record once with its recurrence dropped
         IntakeParser intake = new IntakeParser(
                 new TargetPolicy("delay-intake", "delay-deadletter", List.of()),
                 Duration.ofDays(365).toMillis());

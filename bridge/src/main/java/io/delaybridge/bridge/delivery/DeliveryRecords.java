@@ -30,7 +30,9 @@ public final class DeliveryRecords {
     public static ProducerRecord<byte[], byte[]> toTarget(Envelope envelope, String id, long dueAt, int attempt) {
         Headers headers = new RecordHeaders();
         for (Header header : envelope.headers()) {
-            headers.add(header);
+            if (!DelayHeaders.SERIES.equals(header.key())) { // a series' stored state stays with the bridge
+                headers.add(header);
+            }
         }
         headers.add(DelayHeaders.ID, utf8(id));
         headers.add(DelayHeaders.DUE_AT, utf8(Long.toString(dueAt)));

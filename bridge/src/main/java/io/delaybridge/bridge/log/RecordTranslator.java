@@ -9,6 +9,8 @@ import io.delaybridge.schemas.ErrorCode;
 import io.delaybridge.schemas.IntakeCommand;
 import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.schemas.IntakeParser;
+import io.delaybridge.schemas.SeriesHeaders;
+import io.delaybridge.schemas.SeriesRecord;
 import io.delaybridge.schemas.TargetPolicy;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,7 +136,9 @@ public final class RecordTranslator {
         IntakeOrigin origin = new IntakeOrigin(record.topic(), record.partition(), record.offset());
         String defaultId = IntakeParser.defaultId(record.topic(), record.partition(), record.offset());
         try {
-            IntakeCommand command = parser.parse(record.headers(), record.timestamp(), defaultId);
+            SeriesRecord.First series = series(record);
+            IntakeCommand command =
+                    series != null ? series.schedule() : parser.parse(record.headers(), record.timestamp(), defaultId);
             if (command instanceof IntakeCommand.Cancel cancel) {
                 return new Translation(
                         defaultId,
@@ -156,6 +160,9 @@ public final class RecordTranslator {
                     userHeaders.add(header);
                 }
             }
+            if (series != null) {
+                userHeaders.add(series.state()); // the series' definition and pending occurrence, stored with it
+            }
             return new Translation(
                     defaultId,
                     schedule.id(),
@@ -172,6 +179,17 @@ public final class RecordTranslator {
         } catch (ContractViolation violation) {
             return new Translation(defaultId, null, violation);
         }
+    }
+
+    /** A series record read by {@link SeriesRecord}, or null for any other record (checked by name first: cheap). */
+    private SeriesRecord.First series(ConsumerRecord<byte[], byte[]> record) throws ContractViolation {
+        for (Header header : record.headers()) {
+            if (SeriesHeaders.NAMES.contains(header.key())) {
+                return SeriesRecord.read(parser, record.headers(), record.timestamp())
+                        .orElse(null);
+            }
+        }
+        return null;
     }
 
     /** A record's size as the intake counts it: key + value + headers (keys and values). */

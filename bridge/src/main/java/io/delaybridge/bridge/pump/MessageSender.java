@@ -8,6 +8,7 @@ import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.schemas.CorruptEnvelopeException;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.ErrorCode;
+import io.delaybridge.schemas.SeriesRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,12 +28,14 @@ final class MessageSender {
     private final OutcomeQueue outcomes;
     private final TargetRates rates;
     private final Throttle throttle;
+    private final SeriesTurns series;
 
-    MessageSender(Delivery delivery, OutcomeQueue outcomes, TargetRates rates, Throttle throttle) {
+    MessageSender(Delivery delivery, OutcomeQueue outcomes, TargetRates rates, Throttle throttle, SeriesTurns series) {
         this.delivery = delivery;
         this.outcomes = outcomes;
         this.rates = rates;
         this.throttle = throttle;
+        this.series = series;
     }
 
     /** Starts the throttle's thread, if any target can be capped. */
@@ -50,8 +53,10 @@ final class MessageSender {
     void release(OwnedShard shard, ClaimedMessage message) {
         String id = message.ref().id();
         Envelope envelope;
+        SeriesRecord.Turn turn;
         try {
             envelope = message.decode();
+            turn = series.turn(envelope, message.dueAt());
         } catch (CorruptEnvelopeException e) {
             delivery.release(
                     shard.shard,
@@ -81,12 +86,27 @@ final class MessageSender {
             }));
             return;
         }
-        delivery.release(shard.shard, id, envelope.origin(), handover(shard, message, envelope, () -> {
-            TargetRates.Target target = rates.target(envelope.target());
-            if (target.capped() && !throttle.admit(shard, message, envelope, target)) {
+        if (turn != null && turn.delivered() == null) {
+            // missed and skipped (delay-missed: skip): nothing goes out; the settle stores the next occurrence
+            Envelope skipped = turn.envelope();
+            delivery.release(
+                    shard.shard,
+                    id,
+                    skipped.origin(),
+                    handover(
+                            shard,
+                            message,
+                            skipped,
+                            () -> outcomes.report(Outcome.alreadyDelivered(shard, message, skipped))));
+            return;
+        }
+        Envelope toSend = turn == null ? envelope : turn.envelope();
+        delivery.release(shard.shard, id, toSend.origin(), handover(shard, message, toSend, () -> {
+            TargetRates.Target target = rates.target(toSend.target());
+            if (target.capped() && !throttle.admit(shard, message, toSend, target)) {
                 return; // it waits for a token, or went back to the due set
             }
-            sendNow(shard, message, envelope, target);
+            sendNow(shard, message, toSend, target);
         }));
     }
 
@@ -107,18 +127,19 @@ final class MessageSender {
 
     /** Sends now, on the release thread or (after its token came) the throttle's; the outcome is reported. */
     private void sendNow(OwnedShard shard, ClaimedMessage message, Envelope envelope, TargetRates.Target rated) {
-        delivery.deliver(
-                shard.shard, envelope, message.ref().id(), message.dueAt(), message.attempt(), new Delivery.Result() {
-                    @Override
-                    public void delivered(long timestamp) {
-                        outcomes.report(Outcome.delivered(shard, message, envelope, rated, timestamp));
-                    }
+        // a series' occurrence carries its own due time: the message's may be a retry's, or an older missed one's
+        long dueAt = SeriesRecord.dueAt(envelope, message.dueAt());
+        delivery.deliver(shard.shard, envelope, message.ref().id(), dueAt, message.attempt(), new Delivery.Result() {
+            @Override
+            public void delivered(long timestamp) {
+                outcomes.report(Outcome.delivered(shard, message, envelope, rated, timestamp));
+            }
 
-                    @Override
-                    public void failed(Exception error) {
-                        outcomes.report(Outcome.failed(shard, message, envelope, error, ErrorCode.DELIVERY_FAILED));
-                    }
-                });
+            @Override
+            public void failed(Exception error) {
+                outcomes.report(Outcome.failed(shard, message, envelope, error, ErrorCode.DELIVERY_FAILED));
+            }
+        });
     }
 
     /**
@@ -140,7 +161,7 @@ final class MessageSender {
                 new Delivery.Result() {
                     @Override
                     public void delivered(long timestamp) {
-                        outcomes.report(Outcome.deadlettered(shard, message, code));
+                        outcomes.report(Outcome.deadlettered(shard, message, envelope, code));
                     }
 
                     @Override

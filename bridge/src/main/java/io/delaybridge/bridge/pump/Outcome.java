@@ -52,8 +52,8 @@ record Outcome(
         return new Outcome(shard, message, envelope, Kind.FAILED, -1, error, code, null);
     }
 
-    static Outcome deadlettered(OwnedShard shard, ClaimedMessage message, ErrorCode code) {
-        return new Outcome(shard, message, null, Kind.DEADLETTERED, -1, null, code, null);
+    static Outcome deadlettered(OwnedShard shard, ClaimedMessage message, Envelope envelope, ErrorCode code) {
+        return new Outcome(shard, message, envelope, Kind.DEADLETTERED, -1, null, code, null);
     }
 
     static Outcome deadletterFailed(OwnedShard shard, ClaimedMessage message, Envelope envelope, Exception error) {

@@ -10,6 +10,7 @@ import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.store.SeriesStep;
 import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.time.RedisClock;
@@ -24,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -232,43 +234,63 @@ final class OutcomeHandler {
      * comes.
      */
     private void ack(OwnedShard shard, List<Outcome> done) {
-        for (int from = 0; from < done.size(); from += MAX_ACKS_PER_CALL) {
-            List<Outcome> part = done.subList(from, Math.min(done.size(), from + MAX_ACKS_PER_CALL));
+        List<Outcome> plain = new ArrayList<>(done.size());
+        List<SeriesStep> steps = new ArrayList<>();
+        for (Outcome outcome : done) {
+            SeriesStep step = SeriesTurns.step(outcome.message(), outcome.envelope());
+            if (step == null) {
+                plain.add(outcome);
+            } else {
+                steps.add(step);
+            }
+        }
+        for (int from = 0; from < plain.size(); from += MAX_ACKS_PER_CALL) {
+            List<Outcome> part = plain.subList(from, Math.min(plain.size(), from + MAX_ACKS_PER_CALL));
             List<MessageRef> refs = new ArrayList<>(part.size());
             for (Outcome outcome : part) {
                 refs.add(outcome.message().ref());
             }
-            places.ackSent();
-            CompletableFuture<Integer> ack;
-            try {
-                ack = store.ackAsync(shard.shard, shard.epoch, refs);
-            } catch (RuntimeException e) {
-                ack = CompletableFuture.failedFuture(e);
-            }
-            ack.whenComplete((deleted, error) -> {
-                if (error != null) {
-                    Throwable cause =
-                            error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-                    if (cause instanceof StoreFencedException) {
-                        metrics.acksFenced.mark(refs.size());
-                        LOG.warn(
-                                "{}; its new owner delivers the {} messages acked here again",
-                                cause.getMessage(),
-                                refs.size());
-                    } else {
-                        LOG.warn(
-                                "Could not acknowledge {} delivered messages in shard {}: {}",
-                                refs.size(),
-                                shard.shard,
-                                cause.getMessage());
-                    }
-                } else {
-                    // fewer deleted than acked: some went back to the due set by their lease while being delivered
-                    sender.acked(shard, refs.stream().map(MessageRef::id).toList(), deleted == refs.size());
-                }
-                places.ackAnswered();
-                places.finish(shard, refs.size());
-            });
+            settle(shard, refs, () -> store.ackAsync(shard.shard, shard.epoch, refs));
         }
+        for (int from = 0; from < steps.size(); from += MAX_ACKS_PER_CALL) {
+            List<SeriesStep> part = steps.subList(from, Math.min(steps.size(), from + MAX_ACKS_PER_CALL));
+            List<MessageRef> refs = part.stream().map(SeriesStep::ref).toList();
+            // the next occurrence is stored by the call that settles this one: a crash stops no series
+            settle(shard, refs, () -> store.settleSeriesAsync(shard.shard, shard.epoch, List.copyOf(part)));
+        }
+    }
+
+    private void settle(OwnedShard shard, List<MessageRef> refs, Supplier<CompletableFuture<Integer>> call) {
+        places.ackSent();
+        CompletableFuture<Integer> ack;
+        try {
+            ack = call.get();
+        } catch (RuntimeException e) {
+            ack = CompletableFuture.failedFuture(e);
+        }
+        ack.whenComplete((deleted, error) -> {
+            if (error != null) {
+                Throwable cause =
+                        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                if (cause instanceof StoreFencedException) {
+                    metrics.acksFenced.mark(refs.size());
+                    LOG.warn(
+                            "{}; its new owner delivers the {} messages acked here again",
+                            cause.getMessage(),
+                            refs.size());
+                } else {
+                    LOG.warn(
+                            "Could not acknowledge {} delivered messages in shard {}: {}",
+                            refs.size(),
+                            shard.shard,
+                            cause.getMessage());
+                }
+            } else {
+                // fewer deleted than acked: some went back to the due set by their lease while being delivered
+                sender.acked(shard, refs.stream().map(MessageRef::id).toList(), deleted == refs.size());
+            }
+            places.ackAnswered();
+            places.finish(shard, refs.size());
+        });
     }
 }

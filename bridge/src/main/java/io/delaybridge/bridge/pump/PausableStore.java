@@ -5,6 +5,7 @@ import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.PositionMark;
+import io.delaybridge.bridge.store.SeriesStep;
 import io.delaybridge.bridge.store.ShardStats;
 import io.delaybridge.bridge.store.WakeListener;
 import io.delaybridge.bridge.store.WriteOp;
@@ -123,6 +124,11 @@ public final class PausableStore implements DelayStore {
     @Override
     public CompletableFuture<Integer> ackAsync(int shard, long epoch, List<MessageRef> delivered) {
         return delegate.ackAsync(shard, epoch, delivered);
+    }
+
+    @Override
+    public CompletableFuture<Integer> settleSeriesAsync(int shard, long epoch, List<SeriesStep> steps) {
+        return delegate.settleSeriesAsync(shard, epoch, steps);
     }
 
     @Override

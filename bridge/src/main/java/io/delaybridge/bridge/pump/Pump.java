@@ -109,7 +109,11 @@ public final class Pump implements Managed {
         this.probe = probe;
         this.delivery = delivery;
         this.sender = new MessageSender(
-                delivery, queue, sends.rates(), new Throttle(store, places, settings, redisClock::now, time));
+                delivery,
+                queue,
+                sends.rates(),
+                new Throttle(store, places, settings, redisClock::now, time),
+                new SeriesTurns(redisClock::now));
         this.outcomes = new OutcomeHandler(
                 store,
                 sends,

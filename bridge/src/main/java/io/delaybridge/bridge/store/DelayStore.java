@@ -93,6 +93,14 @@ public interface DelayStore extends AutoCloseable {
     /** As {@link #ack}, without blocking; the future fails with a {@link StoreException}. */
     CompletableFuture<Integer> ackAsync(int shard, long epoch, List<MessageRef> delivered);
 
+    /**
+     * Settles delivered (or skipped) occurrences of series and, in the same step, stores each one's next occurrence
+     * ({@link SeriesStep}), or deletes a series that is over. A message no longer in flight (replaced, cancelled or
+     * reclaimed meanwhile) is left as it is. Returns, without blocking, how many were in flight; the future fails with
+     * a {@link StoreException}.
+     */
+    CompletableFuture<Integer> settleSeriesAsync(int shard, long epoch, List<SeriesStep> steps);
+
     /** Moves an in-flight message back to the due set, due at {@code retryAtMillis}, its attempt count plus one. */
     boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis);
 

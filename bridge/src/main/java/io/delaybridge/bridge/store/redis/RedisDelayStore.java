@@ -10,6 +10,7 @@ import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.PositionMark;
+import io.delaybridge.bridge.store.SeriesStep;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.ShardStats;
 import io.delaybridge.bridge.store.StoreConfigurationException;
@@ -319,6 +320,11 @@ public final class RedisDelayStore implements DelayStore {
     @Override
     public CompletableFuture<Integer> ackAsync(int shard, long epoch, List<MessageRef> delivered) {
         return shardCalls.ackAsync(shard, epoch, delivered);
+    }
+
+    @Override
+    public CompletableFuture<Integer> settleSeriesAsync(int shard, long epoch, List<SeriesStep> steps) {
+        return shardCalls.settleSeriesAsync(shard, epoch, steps);
     }
 
     @Override

@@ -96,6 +96,11 @@ public final class ScriptRunner {
                 ScriptOutputType.INTEGER,
                 ScriptSignature.of(keyList(INFLIGHT, MSG, ATTEMPTS, EPOCH, DUE), "epoch")
                         .repeating("members", "member")),
+        SERIES_NEXT(
+                "series_next.lua",
+                ScriptOutputType.INTEGER,
+                ScriptSignature.of(keyList(INFLIGHT, MSG, ATTEMPTS, EPOCH, DUE), "epoch", "channel", "publish")
+                        .repeating("steps", "member", "next", "value")),
         RETRY(
                 "retry.lua",
                 ScriptOutputType.INTEGER,

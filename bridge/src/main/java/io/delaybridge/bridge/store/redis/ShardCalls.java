@@ -5,6 +5,7 @@ import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.store.SeriesStep;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
 import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
@@ -166,6 +167,28 @@ final class ShardCalls {
                         scripts.<Long>run(commands(), Script.ACK, Script.ACK.keys(k), Script.ACK.argvRepeated(args)),
                         "ack on shard " + shard + where(k))
                 .thenApply(deleted -> (int) ScriptCodes.check(deleted, "ack", shard, epoch));
+    }
+
+    CompletableFuture<Integer> settleSeriesAsync(int shard, long epoch, List<SeriesStep> steps) {
+        ShardKeys k = keys.shard(shard);
+        byte[][] args = new byte[3 + steps.size() * 3][];
+        args[0] = bytes(Long.toString(epoch));
+        args[1] = bytes(k.wakeChannel());
+        args[2] = publish;
+        for (int i = 0; i < steps.size(); i++) {
+            SeriesStep step = steps.get(i);
+            args[3 + 3 * i] = step.ref().member();
+            args[4 + 3 * i] = step.goesOn() ? bytes(Long.toString(step.nextDue())) : new byte[0];
+            args[5 + 3 * i] = step.goesOn() ? step.value() : new byte[0];
+        }
+        return RedisCalls.translated(
+                        scripts.<Long>run(
+                                commands(),
+                                Script.SERIES_NEXT,
+                                Script.SERIES_NEXT.keys(k),
+                                Script.SERIES_NEXT.argvRepeated(args)),
+                        "series step on shard " + shard + where(k))
+                .thenApply(settled -> (int) ScriptCodes.check(settled, "series step", shard, epoch));
     }
 
     boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis) {
