@@ -24,8 +24,9 @@ import org.junit.jupiter.api.TestFactory;
  * The pipeline's layering as an allow-list, checked by the build (after apache/kafka's
  * {@code checkstyle/import-control.xml}): for each package of the service, what it may use. Anything not listed is
  * refused, so a new dependency is a decision made here, in review, not a drift found later. The record's way is
- * {@code intake -> store -> pump -> delivery}, with {@code admin}, {@code config} and {@code rules} beside; the root
- * package is the one place where objects are wired and may use everything.
+ * {@code intake -> store -> pump -> delivery} (an express record's {@code intake -> express -> delivery}), with
+ * {@code admin}, {@code config} and {@code rules} beside; the root package is the one place where objects are wired
+ * and may use everything.
  *
  * <p>THINK HARD ABOUT THE LAYERING BEFORE WIDENING A LIST: each entry keeps a layer replaceable and testable.
  */

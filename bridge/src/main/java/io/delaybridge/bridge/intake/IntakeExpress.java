@@ -79,14 +79,11 @@ final class IntakeExpress {
     }
 
     /**
-     * The oldest batch is stored and its express checks answered ({@code checked}): its express records go to the
-     * lane, each settling on {@code settling}. {@code latestSequence}: the last poll submitted so far.
+     * The oldest batch is stored and its express checks answered ({@code checked}): its express records (some) go to
+     * the lane, each settling on {@code settling}. {@code latestSequence}: the last poll submitted so far.
      */
     void stored(
             PollWriter.WrittenPoll written, WrittenBatch checked, long latestSequence, ExpressCommits.Poll settling) {
-        if (written.poll().express().isEmpty()) {
-            return;
-        }
         lane.stored(
                 written.poll().express(),
                 checked,

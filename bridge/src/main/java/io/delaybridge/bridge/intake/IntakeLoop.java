@@ -4,14 +4,9 @@ import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.express.IntakeDelivery;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.log.RefusedRecords;
-import io.delaybridge.bridge.probe.Checkpoint;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreDataLostException;
-import io.delaybridge.bridge.store.StoreFencedException;
-import io.delaybridge.bridge.store.StoreGapException;
-import io.delaybridge.bridge.store.WriteResult;
-import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
@@ -20,9 +15,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -61,10 +54,10 @@ import org.slf4j.LoggerFactory;
  * Redis ({@link IntakeExpress}); records due beyond {@code intake.hotWindow} may wait in the far tier ({@link
  * FarPolicy}). The parts: {@link PollWriter} writes a poll (translation, position marks, the store call), {@link
  * IntakeRewind} reads again what a failed write did not store, {@link BatchesInFlight} keeps the polls on their way
- * to Redis, {@link RefusedRecords} deadletters refused records, {@link
- * IntakeExpress} hands express records to the sending layer, {@link PollCommits} holds the commit rule (a poll commits once its records
- * are stored, refused ones deadlettered, express ones settled, in poll order) over the {@link OffsetCommitter}, {@link
- * IntakeRebalance} hands partitions over; this class runs the loop.
+ * to Redis, {@link BatchCompletion} completes them in poll order, {@link RefusedRecords} deadletters refused records,
+ * {@link IntakeExpress} hands express records to the sending layer, {@link PollCommits} holds the commit rule (a poll
+ * commits once its records are stored, refused ones deadlettered, express ones settled, in poll order) over the
+ * {@link OffsetCommitter}, {@link IntakeRebalance} hands partitions over; this class runs the loop.
  *
  * <p>Each commit carries the store's incarnation in the offsets' metadata. On assignment the loop compares it with the
  * store's: a different one means Redis came back without the data those offsets promise. Then, and when a write
@@ -78,7 +71,7 @@ import org.slf4j.LoggerFactory;
 public final class IntakeLoop implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(IntakeLoop.class);
-    private static final long WRITE_TIMEOUT_SECONDS = 60;
+    static final long WRITE_TIMEOUT_SECONDS = 60;
     /** How long a hand-over or a stop waits for express records to settle. */
     private static final long SETTLE_TIMEOUT_MILLIS = 30_000;
     /** Polls written to Redis and not yet completed, at most: bounds memory and what a failure reads again. */
@@ -90,7 +83,6 @@ public final class IntakeLoop implements Managed {
     private final IntakeSettings settings;
     private final PartitionListener partitionListener;
     private final IntakeMetrics metrics;
-    private final RefusedRecords refused;
     /** The express path: the gate, and the lane the sending layer keeps. */
     private final IntakeExpress express;
     /** The sending layer; with exactly once, its shard transactions commit the express records' offsets. */
@@ -117,11 +109,12 @@ public final class IntakeLoop implements Managed {
     private final FencedMember fences = new FencedMember();
 
     private final IntakeRewind rewinds;
+    /** Completes the batches Redis answered, in poll order. Intake thread only. */
+    private final BatchCompletion completion;
+
     private final Time time;
     /** Redis' clock, as the pump and the release threads know it too: the gate's and the commit pacing's bound. */
     private final RedisClock redisClock;
-    /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
-    private final PipelineProbe probe;
 
     public IntakeLoop(
             IntakeClients clients,
@@ -140,7 +133,6 @@ public final class IntakeLoop implements Managed {
         this.inFlight = new BatchesInFlight(time);
         this.redisClock = redisClock;
         this.consumerProperties = clients.consumerProperties();
-        this.probe = probe;
         this.store = store;
         this.translator = settings.translator();
         this.settings = settings;
@@ -148,10 +140,12 @@ public final class IntakeLoop implements Managed {
         this.partitionListener = partitionListener;
         this.metrics = metrics;
         this.sends = sends;
-        this.refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
         this.express = IntakeExpress.of(settings, sends, store, metrics, redisClock);
         this.writer = new PollWriter(store, translator, positions, express.gate(), far, redisClock, time);
         this.rewinds = new IntakeRewind(inFlight, writer, positions, sends);
+        RefusedRecords refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
+        this.completion = new BatchCompletion(
+                this, inFlight, writer, positions, rewinds, backoff, new BatchOutput(refused, express, metrics, probe));
         metrics.expressBuffer(express::heldRecords);
     }
 
@@ -286,78 +280,9 @@ public final class IntakeLoop implements Managed {
         commits.settleAll(SETTLE_TIMEOUT_MILLIS);
     }
 
-    /**
-     * Completes batches in poll order: those whose write is done, and, with {@code block}, at least the oldest (all of
-     * them with {@code all}: before a rebalance hands partitions over). Writes the rejections of each stored batch to
-     * the deadletter topic, then commits (or lets the offsets wait: {@link CommitPacer}). On a failure, every batch in
-     * flight is dropped and the consumer seeks back to the earliest record among them.
-     */
+    /** Completes batches in poll order ({@link BatchCompletion}). */
     private void completeBatches(boolean block, boolean all, boolean backOffOnFailure) {
-        int completed = 0;
-        while (!inFlight.isEmpty() && (all || inFlight.oldestDone() || (block && completed == 0))) {
-            PollWriter.WrittenPoll written = inFlight.oldest();
-            IntakePoll poll = written.poll();
-            try {
-                List<WriteResult> results = inFlight.awaitOldest(commits, WRITE_TIMEOUT_SECONDS);
-                refused.write(poll.rejected(), poll.reasons());
-                inFlight.completeOldest();
-                WrittenBatch checked = writer.completed(written);
-                ExpressCommits.Poll settling = commits.stored(poll);
-                express.stored(written, checked, writer.submitted(), settling);
-                positions.stored(poll);
-                metrics.stored(poll, results);
-                backoff.succeeded();
-                completed++;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                running = false;
-                return;
-            } catch (ExecutionException | TimeoutException | RuntimeException e) {
-                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-                if (cause instanceof WakeupException wakeup) {
-                    throw wakeup;
-                }
-                if (cause instanceof FencedInstanceIdException fenced) {
-                    throw fenced;
-                }
-                if (cause instanceof StoreGapException gap) {
-                    rewind();
-                    gaps.repair(gap.gaps(), "by a write");
-                    break;
-                }
-                if (cause instanceof StoreFencedException fenced) {
-                    // another instance took the shard: this one was stopped past its session and the group moved its
-                    // partition on; the next poll says so (partitions lost), and the new owner reads the records again
-                    LOG.warn(
-                            "Storing a batch of {} intake records was refused: {}; dropping it, the partition's new "
-                                    + "owner reads it again",
-                            poll.count(),
-                            fenced.getMessage());
-                    rewind();
-                    break;
-                }
-                if (cause instanceof StoreDataLostException) {
-                    rewinds.drop();
-                    stopForDataLoss(cause.getMessage());
-                    return;
-                }
-                LOG.warn(
-                        "Storing a batch of {} intake records failed; reading {} records again{}: {}",
-                        poll.count(),
-                        inFlight.records(),
-                        backOffOnFailure ? " in " + backoff.nextMillis() + " ms" : "",
-                        Failures.describe(cause));
-                rewind();
-                if (backOffOnFailure) {
-                    sleepBackoff();
-                }
-                break;
-            }
-        }
-        if (completed > 0) {
-            probe.reached(Checkpoint.STORED_BEFORE_COMMIT);
-            commits.commitIfDue();
-        }
+        completion.complete(commits, gaps, block, all, backOffOnFailure);
     }
 
     /**
@@ -429,7 +354,12 @@ public final class IntakeLoop implements Managed {
         running = false;
     }
 
-    private void sleepBackoff() {
+    /** Interrupted: the loop ends. */
+    void halt() {
+        running = false;
+    }
+
+    void sleepBackoff() {
         if (!backoff.sleep()) {
             running = false;
         }
