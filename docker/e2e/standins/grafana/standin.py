@@ -29,18 +29,18 @@ BUILT_IN = {"grafana", "-- Grafana --", "-- Mixed --", "-- Dashboard --", "dashb
 VARIABLE = re.compile(r"^\$\{?(\w+)(?::\w+)?\}?$|^\[\[(\w+)\]\]$")
 
 
-def config_files(folder):
-    return sorted(glob.glob(os.path.join(folder, "*.yaml")) + glob.glob(os.path.join(folder, "*.yml")))
+def config_files(folder, problems):
+    """(path, parsed) for every *.yaml and *.yml in the folder; a file that does not parse is a problem."""
+    for path in sorted(glob.glob(os.path.join(folder, "*.yaml")) + glob.glob(os.path.join(folder, "*.yml"))):
+        try:
+            yield path, yaml.safe_load(open(path)) or {}
+        except (OSError, yaml.YAMLError) as e:
+            problems.append(f"{path}: {e}")
 
 
 def load_datasources(folder, problems):
     sources = []
-    for path in config_files(folder):
-        try:
-            spec = yaml.safe_load(open(path)) or {}
-        except (OSError, yaml.YAMLError) as e:
-            problems.append(f"{path}: {e}")
-            continue
+    for path, spec in config_files(folder, problems):
         for i, source in enumerate(spec.get("datasources") or []):
             where = f"{path}: datasources[{i}]"
             if not isinstance(source, dict) or not source.get("name") or not source.get("type"):
@@ -60,12 +60,7 @@ def load_datasources(folder, problems):
 
 def load_dashboards(folder, problems):
     dashboards = []
-    for path in config_files(folder):
-        try:
-            spec = yaml.safe_load(open(path)) or {}
-        except (OSError, yaml.YAMLError) as e:
-            problems.append(f"{path}: {e}")
-            continue
+    for path, spec in config_files(folder, problems):
         for i, provider in enumerate(spec.get("providers") or []):
             where = f"{path}: providers[{i}]"
             if provider.get("type", "file") != "file":

@@ -81,6 +81,35 @@ class DockerComposeProfilesTest extends ComposeFileChecks {
         assertTrue(services.has("bridge"));
     }
 
+    /**
+     * Prometheus and Grafana report healthy only when they serve (a rule file that does not load stops Prometheus), and
+     * Grafana, whose data source is that Prometheus, starts after it; docker/e2e/run.sh waits on these checks.
+     */
+    @Test
+    void prometheusAndGrafanaHaveHealthChecksAndGrafanaWaitsForPrometheus() {
+        assertTrue(
+                services.path("prometheus")
+                        .path("healthcheck")
+                        .path("test")
+                        .toString()
+                        .contains("/-/ready"),
+                "prometheus needs a healthcheck on /-/ready");
+        assertTrue(
+                services.path("grafana")
+                        .path("healthcheck")
+                        .path("test")
+                        .toString()
+                        .contains("/api/health"),
+                "grafana needs a healthcheck on /api/health");
+        assertEquals(
+                "service_healthy",
+                services.path("grafana")
+                        .path("depends_on")
+                        .path("prometheus")
+                        .path("condition")
+                        .asText());
+    }
+
     @Test
     void everyClusterNodeIsADurableNonEvictingClusterNodeOnItsOwnVolume() {
         Set<String> volumes = new LinkedHashSet<>();
