@@ -116,6 +116,20 @@ class SeriesNextIT {
     }
 
     @Test
+    void anOccurrenceWhoseSettleNeverCameIsDeliveredAgainThenTheSeriesGoesOn() throws Exception {
+        long now = store.now();
+        write(new WriteOp.Schedule(id, now - 10, IntakeOrigin.parse(TOPIC + "/0/1"), utf8("third"), 1L));
+        long epoch = store.acquire(SHARD);
+        store.claim(SHARD, epoch, 10, LEASE); // sent, then the bridge died before the settle
+        assertEquals(1, store.reclaimAll(SHARD, epoch, 10), "its lease returns it (here at once)");
+
+        ClaimedMessage again = store.claim(SHARD, epoch, 10, LEASE).messages().get(0);
+        assertEquals("third", body(again), "the same occurrence again (at least once), not its next one");
+        assertEquals(1, settle(epoch, new SeriesStep(again.ref(), now + 60_000, next(again, "fourth"))));
+        assertEquals(new ShardStats(SHARD, 1, 0, now + 60_000), store.stats(SHARD), "and the series goes on");
+    }
+
+    @Test
     void aStaleEpochSettlesNothing() throws Exception {
         long now = store.now();
         write(new WriteOp.Schedule(id, now - 10, IntakeOrigin.parse(TOPIC + "/0/1"), utf8("x"), 1L));
