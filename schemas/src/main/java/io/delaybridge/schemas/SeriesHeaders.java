@@ -9,8 +9,8 @@ import org.apache.kafka.common.header.Headers;
 
 /**
  * The headers of a recurring record, a series, read into a {@link Series}, or a {@link ContractViolation} with a code
- * of its own. Parsed and checked here; the bridge does not run series yet ({@link IntakeParser} still rejects these
- * headers as {@link ErrorCode#UNKNOWN_HEADER}).
+ * of its own. The bridge reads a record with {@link SeriesRecord#read} before {@link IntakeParser}, which alone
+ * rejects these headers as {@link ErrorCode#UNKNOWN_HEADER}.
  *
  * <pre>
  * delay-target: reports.nightly

@@ -75,6 +75,19 @@ class SeriesIT {
     }
 
     @Test
+    void aCronSeriesFollowsTheWallClockOfItsZone() {
+        String id = "cron-" + System.nanoTime();
+        long ts =
+                series(id, "c", SeriesHeaders.CRON, "* * * * * *", SeriesHeaders.ZONE, "UTC", SeriesHeaders.COUNT, "2");
+        List<KafkaClient.Received> got = awaitOccurrences(id, 2);
+        long first = (ts / 1000 + (ts % 1000 == 0 ? 0 : 1)) * 1000; // the first whole second at or after the record
+        for (int n = 1; n <= 2; n++) {
+            assertEquals(Integer.toString(n), got.get(n - 1).header(DelayHeaders.OCCURRENCE));
+            assertEquals(Long.toString(first + (n - 1) * 1000L), got.get(n - 1).header(DelayHeaders.DUE_AT));
+        }
+    }
+
+    @Test
     void aCancelByIdEndsASeries() {
         String id = "cancelled-" + System.nanoTime();
         series(id, "c", SeriesHeaders.EVERY, "1s");
