@@ -3,6 +3,7 @@ package io.delaybridge.bridge;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.admin.BuildInfo;
 import io.delaybridge.bridge.admin.ClockSkewHealthCheck;
+import io.delaybridge.bridge.admin.DeliveryHealthCheck;
 import io.delaybridge.bridge.admin.FarMessages;
 import io.delaybridge.bridge.admin.GroupView;
 import io.delaybridge.bridge.admin.IncarnationHealthCheck;
@@ -57,6 +58,11 @@ final class AdminPart {
     /** How long the group's view (members, committed offsets) is reused by the status page and gauges. */
     private static final long GROUP_VIEW_MILLIS = 2_000;
 
+    /** The {@code delivery} check: unhealthy when this many sends were retried and none delivered in the window. */
+    private static final long DELIVERY_WINDOW_MILLIS = 60_000;
+
+    private static final long DELIVERY_MIN_FAILURES = 10;
+
     private static final long ADMIN_CALL_MILLIS = DelayBridgeApplication.ADMIN_CALL_MILLIS;
 
     private AdminPart() {}
@@ -104,6 +110,16 @@ final class AdminPart {
                 .healthChecks()
                 .register("clock-skew", new ClockSkewHealthCheck(store, clock, api.maxClockSkewMillis()));
         environment.healthChecks().register("pump-lag", new PumpLagHealthCheck(report, api.maxPumpLagMillis()));
+        environment
+                .healthChecks()
+                .register(
+                        "delivery",
+                        new DeliveryHealthCheck(
+                                metrics.meter("delay.delivered"),
+                                metrics.meter("delay.retried"),
+                                time,
+                                DELIVERY_WINDOW_MILLIS,
+                                DELIVERY_MIN_FAILURES));
         environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
         environment.healthChecks().register("far-tier", new FarTierHealthCheck(far::state, parts.thawMetrics()));
         ShardGauges.register(metrics, store, store.far());

@@ -178,6 +178,10 @@ final class ChildBridge implements AutoCloseable {
         }
     }
 
+    int adminPort() {
+        return adminPort;
+    }
+
     String instanceId() {
         return instanceId;
     }

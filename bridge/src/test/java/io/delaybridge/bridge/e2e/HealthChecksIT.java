@@ -16,11 +16,17 @@ import io.dropwizard.testing.ConfigOverride;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The health checks turn unhealthy for the reasons they name: a pump that lags (here: paused), lost Redis data. */
+/**
+ * The health checks turn unhealthy for the reasons they name: a pump that lags (here: paused), lost Redis data, every
+ * send failing.
+ */
 @ExtendWith(RealServersExtension.class)
 class HealthChecksIT {
 
@@ -66,6 +72,38 @@ class HealthChecksIT {
                     !lost.get("healthy").asBoolean()
                             && lost.get("message").asText().contains("lost"),
                     lost.toString());
+        }
+    }
+
+    /**
+     * A bridge whose producer cannot load its compression codec (as in a container whose /tmp is mounted noexec) fails
+     * every send and retries it: nothing is ever overdue, so {@code pump-lag} stays healthy, and {@code delivery}
+     * turns unhealthy.
+     */
+    @Test
+    void everySendFailingMakesDeliveryUnhealthy(TestServers servers, @TempDir Path dir) {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("nocodec");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                ChildBridge bridge = ChildBridge.start(
+                        dir,
+                        names,
+                        servers.kafkaBootstrap(),
+                        servers.redisUri(),
+                        "nocodec",
+                        // snappy unpacks its native library into this directory, which cannot be made
+                        Map.of("JAVA_TOOL_OPTIONS", "-Dorg.xerial.snappy.tempdir=/dev/null/snappy"))) {
+            kafka.createTopics(1, target);
+            int admin = bridge.adminPort();
+            assertTrue(check(admin, "delivery").get("healthy").asBoolean(), "nothing sent yet");
+            for (int i = 0; i < 20; i++) {
+                kafka.send(names.intake(), "k" + i, "v", null, DelayHeaders.TARGET, target, DelayHeaders.DELAY_MS, "0");
+            }
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> !check(admin, "delivery").get("healthy").asBoolean());
+            JsonNode delivery = check(admin, "delivery");
+            assertTrue(delivery.get("message").asText().contains("every send failed"), delivery.toString());
+            assertEquals(0, bridge.meter("delay.delivered"), "the codec never loaded: nothing was delivered");
         }
     }
 
