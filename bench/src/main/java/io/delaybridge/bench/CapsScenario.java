@@ -14,7 +14,7 @@ final class CapsScenario implements Scenario {
     private static final int CAP = 100;
     private static final int RECORDS = 3_000;
     private static final int INSTANCES = 2;
-    /** Two phases, one per scope; a phase is one byte of the record (below 128). */
+    /** Two phases, one per scope; a phase is one byte of the record (0-255). */
     private static final int PHASE = 126;
 
     private final BenchRun run;

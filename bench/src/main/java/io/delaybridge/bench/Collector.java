@@ -75,7 +75,7 @@ final class Collector implements AutoCloseable {
                     ByteBuffer value = ByteBuffer.wrap(record.value());
                     long dueAt = value.getLong(0);
                     long seq = value.getLong(8);
-                    int phase = value.get(16);
+                    int phase = Load.phaseOf(value);
                     synchronized (phases) {
                         Stats stats = phases.get(phase);
                         if (stats == null) {

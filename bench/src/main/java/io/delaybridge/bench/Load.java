@@ -75,10 +75,22 @@ final class Load implements AutoCloseable {
         return props;
     }
 
+    /** A record's first 17 bytes: its due time, its sequence number and its phase (one byte, 0-255). */
+    static void writeHead(ByteBuffer value, long dueAt, long seq, int phase) {
+        if (phase < 0 || phase > 255) {
+            throw new IllegalArgumentException("a phase is one byte of the record, 0-255: " + phase);
+        }
+        value.putLong(dueAt).putLong(seq).put((byte) phase);
+    }
+
+    /** The phase {@link #writeHead} wrote. */
+    static int phaseOf(ByteBuffer value) {
+        return Byte.toUnsignedInt(value.get(16));
+    }
+
     byte[] value(long dueAt, long seq, int phase) {
         byte[] value = new byte[VALUE_BYTES];
-        ByteBuffer buffer = ByteBuffer.wrap(value);
-        buffer.putLong(dueAt).putLong(seq).put((byte) phase);
+        writeHead(ByteBuffer.wrap(value), dueAt, seq, phase);
         int from = (int) ((seq * 7919) & (filler.length - 1 - VALUE_BYTES));
         System.arraycopy(filler, from, value, 17, VALUE_BYTES - 17);
         return value;
