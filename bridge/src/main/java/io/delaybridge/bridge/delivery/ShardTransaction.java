@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One shard's two transactional producers ({@link ShardProducer}) and the transactions they gather, taking turns: sends
  * (release and throttle threads) go into the current producer's transaction; a commit (the commit thread, or a flush)
- * takes that transaction under the shard's lock, turns the sends to the other producer, and commits without the lock,
- * so no send waits for a commit. Commits of a shard run one at a time, in the order their transactions were taken: the
+ * takes that transaction under the shard's lock once its sends are acknowledged (so a key's records keep their order
+ * in a partition across the turn), turns the sends to the other producer, and commits without the lock: no send waits
+ * for the commit's own round trips (offsets, the delivered log, the end of the transaction). Commits of a shard run one at a time, in the order their transactions were taken: the
  * other producer's previous transaction has ended before sends turn to it, and each transaction's record of the
  * delivered log lists what every earlier one delivered. A transaction holds exactly the sends made into it while it
  * gathered. What it did is told to each send's result only once it committed (delivered) or aborted (failed); a commit
@@ -191,6 +192,9 @@ final class ShardTransaction {
                     return;
                 }
                 producer = producers[current];
+                // its sends reach their partitions before any of the other producer's: a key's records keep their
+                // order across the turn. One round trip under the lock; the commit's own round trips are not
+                producer.producer.flush();
                 batch = producer.take();
                 current = 1 - current; // the other producer's last transaction ended: commits run one at a time
             } finally {

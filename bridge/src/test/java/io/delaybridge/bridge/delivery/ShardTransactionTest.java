@@ -40,6 +40,27 @@ class ShardTransactionTest {
             super(true, null, new ByteArraySerializer(), new ByteArraySerializer());
         }
 
+        final CountDownLatch flushing = new CountDownLatch(1);
+        final CountDownLatch releaseFlush = new CountDownLatch(1);
+        volatile boolean holdFlush;
+
+        @Override
+        public void flush() {
+            if (holdFlush) {
+                holdFlush = false;
+                flushing.countDown();
+                try {
+                    if (!releaseFlush.await(30, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the test never released the flush");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+            super.flush();
+        }
+
         @Override
         public void commitTransaction() {
             if (hold) {
@@ -135,6 +156,32 @@ class ShardTransactionTest {
         // and the turns go on: the next send goes to the first producer again
         transaction.send(message("c"), target("c"), outcomes.of("c"));
         assertEquals(List.of("a", "c"), keysTo(first, "target"));
+    }
+
+    @Test
+    void theOtherProducerTakesSendsOnlyOnceTheEarlierSendsAreAcknowledged() throws Exception {
+        HeldProducer first = new HeldProducer();
+        HeldProducer second = new HeldProducer();
+        transaction.open(List.of(first, second));
+        transaction.send(message("a"), target("a"), outcomes.of("a"));
+        first.holdFlush = true;
+        CompletableFuture<Void> commit = CompletableFuture.runAsync(transaction::commit, threads);
+        assertTrue(first.flushing.await(30, TimeUnit.SECONDS), "the commit waits for a's acknowledgement");
+
+        Thread sender = new Thread(() -> transaction.send(message("b"), target("b"), outcomes.of("b")), "sender");
+        sender.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (sender.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(Thread.State.WAITING, sender.getState(), "b waits for the turn");
+        assertEquals(List.of(), keysTo(second, "target"), "b is not sent before a is acknowledged");
+
+        first.releaseFlush.countDown();
+        sender.join(TimeUnit.SECONDS.toMillis(30));
+        commit.get(30, TimeUnit.SECONDS);
+        assertEquals(List.of("b"), keysTo(second, "target"));
+        assertEquals("delivered", outcomes.heard.get("a"));
     }
 
     @Test
