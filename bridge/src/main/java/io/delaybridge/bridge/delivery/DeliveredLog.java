@@ -28,7 +28,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * one record per transaction and compaction keeping one per key, that is a read of the partition's last few offsets
  * ({@code read_committed}, so an aborted transaction's record is never seen), however long the bridge has run.
  */
-public final class DeliveredLog implements AutoCloseable {
+public final class DeliveredLog implements ShardLog, AutoCloseable {
 
     /** How far back from the end the first read starts: a record and a commit marker per transaction. */
     private static final int TAIL = 32;
@@ -110,6 +110,7 @@ public final class DeliveredLog implements AutoCloseable {
     }
 
     /** The record a transaction of {@code shard} writes, listing {@code value}. */
+    @Override
     public ProducerRecord<byte[], byte[]> record(int shard, byte[] value) {
         return new ProducerRecord<>(topic, shard, key(shard), value);
     }
@@ -119,6 +120,7 @@ public final class DeliveredLog implements AutoCloseable {
      * last stable offset: a transaction of an earlier owner still open is not waited for (called after the shard's
      * producer was initialized, none is).
      */
+    @Override
     public synchronized DeliveredRecord.Contents latest(int shard) {
         TopicPartition partition = new TopicPartition(topic, shard);
         consumer.assign(List.of(partition));

@@ -1,8 +1,8 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.bridge.delivery.ShardProducer.Member;
 import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.schemas.IntakeOrigin;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,28 +19,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One shard's transactional producer and the transaction it has open. Sends (release and throttle threads) and
- * commits (the commit thread, or a flush) take turns under one lock: a transaction holds exactly the sends made while
- * it was open. What it did is told to each send's result only once it committed (delivered) or aborted (failed); a
- * commit whose outcome is unknown (the producer failed, was fenced, timed out) leaves its sends in doubt until the
- * producer is opened again and the delivered log says which of them committed.
+ * One shard's two transactional producers ({@link ShardProducer}) and the transactions they gather, taking turns: sends
+ * (release and throttle threads) go into the current producer's transaction; a commit (the commit thread, or a flush)
+ * takes that transaction under the shard's lock once its sends are acknowledged (so a key's records keep their order
+ * in a partition across the turn), turns the sends to the other producer, and commits without the lock: no send waits
+ * for the commit's own round trips (offsets, the delivered log, the end of the transaction). Commits of a shard run one at a time, in the order their transactions were taken: the
+ * other producer's previous transaction has ended before sends turn to it, and each transaction's record of the
+ * delivered log lists what every earlier one delivered. A transaction holds exactly the sends made into it while it
+ * gathered. What it did is told to each send's result only once it committed (delivered) or aborted (failed); a commit
+ * whose outcome is unknown (the producer failed, was fenced, timed out) leaves its sends, and those the other producer
+ * gathers, in doubt until the shard is opened again and the delivered log says which of them committed.
  */
 final class ShardTransaction {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardTransaction.class);
-
-    /** One send of the open transaction: its timestamp or error arrives in the producer's callback. */
-    static final class Member {
-        final Sends.Message message;
-        final Delivery.Result result;
-        volatile long timestamp = -1;
-        volatile Exception error;
-
-        Member(Sends.Message message, Delivery.Result result) {
-            this.message = message;
-            this.result = result;
-        }
-    }
 
     /** A send made while the shard's producer is not open (after a failed commit): retried later. */
     static final class NotOpenException extends org.apache.kafka.common.errors.RetriableException {
@@ -67,26 +59,30 @@ final class ShardTransaction {
     }
 
     final int shard;
+    /** Guards the producers, which one gathers, and what is pending or in doubt; never held across a broker call. */
     private final ReentrantLock lock = new ReentrantLock();
-    private final DeliveredLog log;
+    /** Held through a commit (and an open): a shard's commits run one at a time. Taken before {@link #lock}. */
+    private final ReentrantLock committing = new ReentrantLock();
+
+    private final ShardLog log;
     /** The intake's offsets that commit with the express records of a transaction; supplies null if none. */
     private final Supplier<TransactionOffsets> offsets;
     /** The intake floor the shard's delivered log records. */
     private final IntakeFloor intakeFloor;
 
-    private Producer<byte[], byte[]> producer;
-    private boolean begun;
-    private List<Member> members = new ArrayList<>();
-    /** Id -> origin of the sends of the open transaction and of those in doubt: none is sent twice meanwhile. */
+    /** The shard's two producers, null while not open; sends go to {@code producers[current]}. */
+    private ShardProducer[] producers;
+
+    private int current;
+    /** Id -> origin of the sends of open transactions and of those in doubt: none is sent twice meanwhile. */
     private final Map<String, String> pending = new HashMap<>();
     /** Sends of a commit whose outcome is unknown; settled by the next {@link #open}. */
     private List<Member> inDoubt = List.of();
 
-    private volatile Exception failure;
     /** What committed transactions delivered and must be remembered: acked, not sent again, if claimed. */
     private final DeliveredIds delivered = new DeliveredIds();
 
-    ShardTransaction(int shard, DeliveredLog log, Supplier<TransactionOffsets> offsets, LongSupplier intakeCommitted) {
+    ShardTransaction(int shard, ShardLog log, Supplier<TransactionOffsets> offsets, LongSupplier intakeCommitted) {
         this.shard = shard;
         this.log = log;
         this.offsets = offsets;
@@ -94,30 +90,37 @@ final class ShardTransaction {
     }
 
     boolean isOpen() {
-        return producer != null;
+        lock.lock();
+        try {
+            return producers != null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
-     * Takes {@code fresh}, just created: {@code initTransactions} fences every earlier producer of the shard's
-     * transactional id (aborting its open transaction or completing its commit), then the delivered log's last record
-     * says what committed transactions delivered. Settles the sends left in doubt by a failed commit.
+     * Takes {@code fresh}, the shard's two producers, just created: {@code initTransactions} on each fences every
+     * earlier producer of its transactional id (aborting its open transaction or completing its commit), then the
+     * delivered log's last record says what committed transactions delivered. Settles the sends left in doubt by a
+     * failed commit.
      */
-    void open(Producer<byte[], byte[]> fresh) {
+    void open(List<Producer<byte[], byte[]>> fresh) {
         List<Runnable> settle = new ArrayList<>();
+        committing.lock();
         lock.lock();
         try {
-            if (producer != null) {
-                fresh.close(Duration.ZERO);
+            if (producers != null) {
+                fresh.forEach(p -> new ShardProducer(p).close(shard));
                 return;
             }
             List<Sends.Message> committed;
             try {
-                fresh.initTransactions();
+                fresh.forEach(Producer::initTransactions); // both fenced before the log is read
                 DeliveredRecord.Contents latest = log.latest(shard);
                 committed = latest.messages();
                 intakeFloor.recorded(latest.intakeFloor());
             } catch (RuntimeException e) {
-                fresh.close(Duration.ZERO);
+                fresh.forEach(p -> new ShardProducer(p).close(shard));
                 throw e;
             }
             Map<String, Sends.Message> byId = new LinkedHashMap<>();
@@ -137,23 +140,25 @@ final class ShardTransaction {
                 }
             }
             inDoubt = List.of();
-            producer = fresh;
+            producers = fresh.stream().map(ShardProducer::new).toArray(ShardProducer[]::new);
+            current = 0;
             LOG.info(
-                    "Shard {}: transactional producer ready; {} messages delivered by committed transactions are "
+                    "Shard {}: transactional producers ready; {} messages delivered by committed transactions are "
                             + "acked, not sent again",
                     shard,
                     committed.size());
         } finally {
             lock.unlock();
+            committing.unlock();
         }
         settle.forEach(Runnable::run);
     }
 
-    /** Sends {@code record} in the shard's open transaction (beginning one if none is open). */
+    /** Sends {@code record} in the shard's gathering transaction (beginning one if none is open). */
     void send(Sends.Message message, ProducerRecord<byte[], byte[]> record, Delivery.Result result) {
         lock.lock();
         try {
-            if (producer == null) {
+            if (producers == null) {
                 result.failed(new NotOpenException(shard));
                 return;
             }
@@ -162,106 +167,128 @@ final class ShardTransaction {
                 result.failed(new InTransactionException(shard, message.id()));
                 return;
             }
-            if (!begun) {
-                producer.beginTransaction();
-                begun = true;
-            }
-            Member member = new Member(message, result);
-            members.add(member);
+            producers[current].send(new Member(message, result), record);
             pending.put(message.id(), message.origin());
-            try {
-                producer.send(record, (metadata, error) -> {
-                    if (error == null) {
-                        member.timestamp = metadata.timestamp();
-                    } else {
-                        member.error = error;
-                        failure = error;
-                    }
-                });
-            } catch (RuntimeException e) {
-                member.error = e;
-                failure = e;
-            }
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Commits the open transaction with the shard's delivered-log record and the intake offsets that the intake offers
-     * for the express records of it ({@link TransactionOffsets}); aborts it if a send of it failed, or the offsets
-     * were refused (the intake's member lost its place in the group). Then tells each send's result; Redis acks
-     * follow. A commit that fails leaves its sends in doubt and closes the producer.
+     * Commits the gathering transaction with the shard's delivered-log record and the intake offsets that the intake
+     * offers for the express records of it ({@link TransactionOffsets}); aborts it if a send of it failed, or the
+     * offsets were refused (the intake's member lost its place in the group). Sends made meanwhile go into the other
+     * producer's transaction. Then tells each send's result; Redis acks follow. A commit that fails leaves its sends
+     * and the other producer's in doubt and closes both producers.
      */
     void commit() {
+        committing.lock();
+        try {
+            ShardProducer producer;
+            ShardProducer.Gathered batch;
+            lock.lock();
+            try {
+                if (producers == null || !producers[current].gathering()) {
+                    return;
+                }
+                producer = producers[current];
+                // its sends reach their partitions before any of the other producer's: a key's records keep their
+                // order across the turn. One round trip under the lock; the commit's own round trips are not
+                producer.producer.flush();
+                batch = producer.take();
+                current = 1 - current; // the other producer's last transaction ended: commits run one at a time
+            } finally {
+                lock.unlock();
+            }
+            finish(producer, batch);
+        } finally {
+            committing.unlock();
+        }
+    }
+
+    /** Commits or aborts the transaction {@code batch} of {@code producer}, without the shard's lock. */
+    private void finish(ShardProducer producer, ShardProducer.Gathered batch) {
         List<Runnable> settle = new ArrayList<>();
         TransactionOffsets.Carry carry = null;
         boolean committed = false;
-        long floor = -1;
-        lock.lock();
+        Exception failed = batch.failure;
         try {
-            if (!begun || producer == null) {
-                return;
+            long floor = -1;
+            if (failed == null) {
+                Map<String, Sends.Message> listed = delivered.listed();
+                for (Member member : batch.members) {
+                    listed.put(member.message.id(), member.message);
+                }
+                carry = offer(batch.members);
+                floor = intakeFloor.forRecord(carry);
+                producer.producer.send(log.record(shard, DeliveredRecord.encode(listed.values(), floor)));
+                if (carry != null) {
+                    failed = sendOffsets(producer.producer, carry);
+                }
             }
-            List<Member> batch = members;
-            members = new ArrayList<>();
-            begun = false;
-            Exception failed = failure;
-            failure = null;
-            try {
-                if (failed == null) {
-                    Map<String, Sends.Message> listed = delivered.listed();
-                    for (Member member : batch) {
-                        listed.put(member.message.id(), member.message);
-                    }
-                    carry = offer(batch);
-                    floor = intakeFloor.forRecord(carry);
-                    producer.send(log.record(shard, DeliveredRecord.encode(listed.values(), floor)));
-                    if (carry != null) {
-                        failed = sendOffsets(carry);
-                    }
-                }
-                if (failed != null) {
-                    producer.abortTransaction();
-                    for (Member member : batch) {
-                        pending.remove(member.message.id());
-                        Exception error = member.error != null ? member.error : new AbortedException(shard, failed);
-                        settle.add(() -> member.result.failed(error));
-                    }
-                    return;
-                }
-                producer.commitTransaction();
+            if (failed != null) {
+                producer.producer.abortTransaction();
+            } else {
+                producer.producer.commitTransaction();
                 committed = true;
                 intakeFloor.recorded(floor);
-            } catch (RuntimeException e) {
-                LOG.warn(
-                        "Shard {}: a transaction of {} sends failed to {} ({}); opening the producer again to learn "
-                                + "what committed",
-                        shard,
-                        batch.size(),
-                        failed != null ? "abort" : "commit",
-                        Failures.describe(e));
-                List<Member> doubt = new ArrayList<>(inDoubt);
-                doubt.addAll(batch);
-                inDoubt = doubt;
-                settle.clear();
-                closeProducer();
-                return;
             }
-            for (Member member : batch) {
-                delivered.committed(member.message);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Shard {}: a transaction of {} sends failed to {} ({}); opening the producers again to learn "
+                            + "what committed",
+                    shard,
+                    batch.members.size(),
+                    failed != null ? "abort" : "commit",
+                    Failures.describe(e));
+            inDoubt(batch.members);
+            return;
+        } finally {
+            if (carry != null) {
+                carry.ended(committed);
+            }
+        }
+        lock.lock();
+        try {
+            for (Member member : batch.members) {
                 pending.remove(member.message.id());
-                settle.add(() -> member.result.delivered(member.timestamp));
+                if (committed) {
+                    delivered.committed(member.message);
+                    settle.add(() -> member.result.delivered(member.timestamp));
+                } else {
+                    Exception error = member.error != null ? member.error : new AbortedException(shard, failed);
+                    settle.add(() -> member.result.failed(error));
+                }
             }
         } finally {
-            try {
-                if (carry != null) {
-                    carry.ended(committed);
+            lock.unlock();
+        }
+        settle.forEach(Runnable::run);
+    }
+
+    /**
+     * A commit's outcome is unknown: its sends ({@code members}) and those the other producer gathers stay pending,
+     * in doubt, until the shard is opened again; both producers are closed (the next open's fence aborts what they
+     * hold open).
+     */
+    private void inDoubt(List<Member> members) {
+        lock.lock();
+        try {
+            List<Member> doubt = new ArrayList<>(inDoubt);
+            doubt.addAll(members);
+            if (producers != null) {
+                for (ShardProducer producer : producers) {
+                    ShardProducer.Gathered open = producer.take();
+                    if (open != null) {
+                        doubt.addAll(open.members);
+                    }
+                    producer.close(shard);
                 }
-            } finally {
-                lock.unlock(); // whatever ended() does: a shard lock left held would park every send for good
+                producers = null;
             }
-            settle.forEach(Runnable::run);
+            inDoubt = doubt;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -283,8 +310,8 @@ final class ShardTransaction {
         }
     }
 
-    /** Adds the carried offsets to the open transaction; returns why they were refused (abort), or null. */
-    private Exception sendOffsets(TransactionOffsets.Carry carry) {
+    /** Adds the carried offsets to {@code producer}'s open transaction; returns why they were refused (abort), or null. */
+    private Exception sendOffsets(Producer<byte[], byte[]> producer, TransactionOffsets.Carry carry) {
         try {
             producer.sendOffsetsToTransaction(carry.offsets(), carry.group());
             return null;
@@ -343,48 +370,34 @@ final class ShardTransaction {
         delivered.retried(id);
     }
 
-    /** Commits ({@code commit}) or aborts what is open, closes the producer, and fails what stays in doubt. */
+    /** Commits ({@code commit}) or aborts what is open, closes the producers, and fails what stays in doubt. */
     void close(boolean commit) {
         if (commit) {
             commit();
         }
         List<Member> failed = new ArrayList<>();
+        committing.lock();
         lock.lock();
         try {
-            if (producer != null && begun) {
-                failed.addAll(members);
-                members = new ArrayList<>();
-                begun = false;
+            if (producers != null) {
+                for (ShardProducer producer : producers) {
+                    ShardProducer.Gathered open = producer.take();
+                    if (open != null) {
+                        failed.addAll(open.members);
+                    }
+                    producer.close(shard);
+                }
+                producers = null;
             }
             failed.addAll(inDoubt);
             inDoubt = List.of();
             pending.clear();
-            closeProducer();
         } finally {
             lock.unlock();
+            committing.unlock();
         }
         for (Member member : failed) {
             member.result.failed(new NotOpenException(shard));
-        }
-    }
-
-    private void closeProducer() {
-        if (producer != null) {
-            try {
-                producer.close(Duration.ZERO); // aborts an open transaction; a fenced producer cannot do more
-            } catch (RuntimeException e) {
-                LOG.debug("Closing the producer of shard {}: {}", shard, Failures.describe(e));
-            }
-            producer = null;
-        }
-    }
-
-    int openSends() {
-        lock.lock();
-        try {
-            return members.size();
-        } finally {
-            lock.unlock();
         }
     }
 }

@@ -2,8 +2,10 @@ package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.schemas.IntakeOrigin;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -23,12 +25,14 @@ import org.slf4j.LoggerFactory;
  * the instance, so the shard's next owner's {@code initTransactions} fences the previous owner's producer wherever it
  * still runs (a zombie: paused past its lease, then resumed), on top of the Redis epochs.
  *
- * <p>A transaction holds the shard's sends of one commit interval, plus one record in the delivered log
- * ({@link DeliveredLog}) listing what it delivered and what earlier transactions delivered whose acks Redis has not
- * confirmed. It commits every {@code commitIntervalMillis} on a thread of its own; only then are the sends reported
- * delivered, and the pump acks them in Redis. A shard's new owner (after a crash, a kill, a fence) opens the shard
- * before its first claim: fences, reads the last committed record, and acks what it lists when it claims it instead
- * of sending it again ({@link #wasDelivered}). What an aborted or unfinished transaction held is sent again; a
+ * <p>Each shard has two producers that take turns ({@code <prefix>-shard-<n>} and {@code <prefix>-shard-<n>-b}, both
+ * fenced by the next owner): one gathers the shard's sends while the other's transaction commits, so a send never
+ * waits for a commit. A transaction holds the shard's sends of one commit interval, plus one record in the delivered
+ * log ({@link DeliveredLog}) listing what it delivered and what earlier transactions delivered whose acks Redis has not
+ * confirmed. Every {@code commitIntervalMillis} the commit thread commits every shard's gathered transaction; only
+ * then are the sends reported delivered, and the pump acks them in Redis. A shard's new owner (after a crash, a kill,
+ * a fence) opens the shard before its first claim: fences, reads the last committed record, and acks what it lists
+ * when it claims it instead of sending it again ({@link #wasDelivered}). What an aborted or unfinished transaction held is sent again; a
  * {@code read_committed} consumer never saw it.
  *
  * <p>The intake's express records of partition n (their default ids live in shard n) go out in shard n's
@@ -47,9 +51,9 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     private final IntakeCommits intakeCommits;
     private final String intakeTopic;
     private final Thread committer;
-    /** Opens shards in parallel; its threads end when idle. */
-    private final ExecutorService openers = Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "delay-shard-open");
+    /** Opens shards in parallel: their broker calls are waits. Its threads end when idle. */
+    private final ExecutorService workers = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "delay-shard-worker");
         thread.setDaemon(true);
         return thread;
     });
@@ -82,16 +86,26 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         this.committer.start();
     }
 
-    /** The transactional id of shard {@code shard}'s producer. */
-    public String transactionalId(int shard) {
-        return transactionalIdPrefix + "-shard-" + shard;
+    /** The transactional ids of shard {@code shard}'s two producers, which take turns ({@link ShardTransaction}). */
+    public List<String> transactionalIds(int shard) {
+        String id = transactionalIdPrefix + "-shard-" + shard;
+        return List.of(id, id + "-b");
     }
 
     @Override
     public void open(int shard) {
         ShardTransaction transaction = shards.computeIfAbsent(shard, this::transaction);
         if (!transaction.isOpen()) {
-            transaction.open(producers.apply(transactionalId(shard)));
+            List<Producer<byte[], byte[]>> fresh = new ArrayList<>();
+            try {
+                for (String id : transactionalIds(shard)) {
+                    fresh.add(producers.apply(id));
+                }
+            } catch (RuntimeException e) {
+                fresh.forEach(producer -> producer.close(java.time.Duration.ZERO));
+                throw e;
+            }
+            transaction.open(fresh);
         }
     }
 
@@ -100,7 +114,7 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     public Map<Integer, RuntimeException> open(Collection<Integer> shards) {
         Map<Integer, CompletableFuture<Void>> opening = new HashMap<>();
         for (int shard : shards) {
-            opening.put(shard, CompletableFuture.runAsync(() -> open(shard), openers));
+            opening.put(shard, CompletableFuture.runAsync(() -> open(shard), workers));
         }
         Map<Integer, RuntimeException> failed = new HashMap<>();
         opening.forEach((shard, done) -> {
@@ -225,14 +239,22 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
                 }
             }
             intakeCommits.refresh();
+            // one shard after the other: a transaction carrying intake offsets holds its partition's lane of the
+            // intake's offsets until it ends, and the intake's plain commit needs every lane; committed all at once,
+            // every lane would be held at the same time (measured no faster)
             for (ShardTransaction transaction : shards.values()) {
-                try {
-                    transaction.prune(intakeCommits, this::belowFloor);
-                    transaction.commit();
-                } catch (RuntimeException e) {
-                    LOG.error("Committing shard {} failed", transaction.shard, e);
-                }
+                commit(transaction);
             }
+        }
+    }
+
+    /** One shard's turn in a commit round: forget what may be forgotten, then commit what it gathered. */
+    private void commit(ShardTransaction transaction) {
+        try {
+            transaction.prune(intakeCommits, this::belowFloor);
+            transaction.commit();
+        } catch (RuntimeException e) {
+            LOG.error("Committing shard {} failed", transaction.shard, e);
         }
     }
 
@@ -259,7 +281,7 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         for (Integer shard : shards.keySet()) {
             close(shard, true);
         }
-        openers.shutdownNow();
+        workers.shutdownNow();
         log.close();
     }
 }

@@ -105,7 +105,9 @@ class ExactlyOnceFenceIT {
     private static List<String> transactionalIds(TestNames names, int shards) {
         List<String> ids = new ArrayList<>();
         for (int shard = 0; shard < shards; shard++) {
-            ids.add(names.group() + "-" + names.intake() + "-shard-" + shard);
+            String id = names.group() + "-" + names.intake() + "-shard-" + shard;
+            ids.add(id);
+            ids.add(id + "-b"); // each shard's producers take turns: both ids are fenced
         }
         return ids;
     }

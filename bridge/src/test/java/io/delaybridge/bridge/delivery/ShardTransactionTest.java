@@ -1,0 +1,244 @@
+package io.delaybridge.bridge.delivery;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A shard's two producers take turns: a send made while a commit runs is not held by it, goes into the other
+ * producer's transaction, and is settled by that transaction alone. Kafka's {@link MockProducer} stands in for the
+ * producers (pure bookkeeping: which send a commit settles); a latch holds a commit open in mid-flight.
+ */
+class ShardTransactionTest {
+
+    private static final String LOG_TOPIC = "log";
+
+    /** A producer whose commits wait for {@link #release} once {@link #hold} is set. */
+    static final class HeldProducer extends MockProducer<byte[], byte[]> {
+        final CountDownLatch committing = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        volatile boolean hold;
+
+        HeldProducer() {
+            super(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+
+        final CountDownLatch flushing = new CountDownLatch(1);
+        final CountDownLatch releaseFlush = new CountDownLatch(1);
+        volatile boolean holdFlush;
+
+        @Override
+        public void flush() {
+            if (holdFlush) {
+                holdFlush = false;
+                flushing.countDown();
+                try {
+                    if (!releaseFlush.await(30, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the test never released the flush");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+            super.flush();
+        }
+
+        @Override
+        public void commitTransaction() {
+            if (hold) {
+                committing.countDown();
+                try {
+                    if (!release.await(30, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the test never released the commit");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+            super.commitTransaction();
+        }
+    }
+
+    /** The delivered log in memory: the last record written by a committed transaction. */
+    static final class MemoryLog implements ShardLog {
+        volatile DeliveredRecord.Contents last = DeliveredRecord.Contents.EMPTY;
+
+        @Override
+        public DeliveredRecord.Contents latest(int shard) {
+            return last;
+        }
+
+        @Override
+        public ProducerRecord<byte[], byte[]> record(int shard, byte[] value) {
+            return new ProducerRecord<>(LOG_TOPIC, shard, null, value);
+        }
+    }
+
+    /** What each send's result heard. */
+    static final class Outcomes {
+        final Map<String, Object> heard = new ConcurrentHashMap<>();
+
+        Delivery.Result of(String id) {
+            return new Delivery.Result() {
+                @Override
+                public void delivered(long timestamp) {
+                    heard.put(id, "delivered");
+                }
+
+                @Override
+                public void failed(Exception error) {
+                    heard.put(id, error);
+                }
+            };
+        }
+    }
+
+    private final MemoryLog log = new MemoryLog();
+    private final Outcomes outcomes = new Outcomes();
+    private final ShardTransaction transaction = new ShardTransaction(3, log, () -> null, () -> -1);
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    @Test
+    void aSendDuringACommitGoesIntoTheOtherProducersTransactionAndOnlyThatOneSettlesIt() throws Exception {
+        HeldProducer first = new HeldProducer();
+        HeldProducer second = new HeldProducer();
+        transaction.open(List.of(first, second));
+        transaction.send(message("a"), target("a"), outcomes.of("a"));
+        first.hold = true;
+        CompletableFuture<Void> commit = CompletableFuture.runAsync(transaction::commit, threads);
+        assertTrue(first.committing.await(30, TimeUnit.SECONDS), "the commit reached the broker call");
+
+        // the commit is in mid-flight: a send goes on without waiting for it (the test would hang here otherwise)
+        CompletableFuture<Void> send = CompletableFuture.runAsync(
+                () -> transaction.send(message("b"), target("b"), outcomes.of("b")), threads);
+        send.get(30, TimeUnit.SECONDS);
+        assertTrue(second.transactionInFlight(), "b went into the other producer's transaction");
+        assertEquals(List.of("a"), keysTo(first, "target"));
+        assertEquals(List.of("b"), keysTo(second, "target"));
+        assertFalse(outcomes.heard.containsKey("a"), "a is settled only once its commit ends");
+
+        first.release.countDown();
+        commit.get(30, TimeUnit.SECONDS);
+        assertEquals("delivered", outcomes.heard.get("a"));
+        assertFalse(outcomes.heard.containsKey("b"), "b's transaction has not committed");
+        assertEquals(List.of("a"), listed(first));
+
+        transaction.commit();
+        assertEquals("delivered", outcomes.heard.get("b"));
+        assertTrue(second.transactionCommitted());
+        // a is not acked yet: the next record still lists it beside b
+        assertEquals(List.of("a", "b"), listed(second));
+
+        // and the turns go on: the next send goes to the first producer again
+        transaction.send(message("c"), target("c"), outcomes.of("c"));
+        assertEquals(List.of("a", "c"), keysTo(first, "target"));
+    }
+
+    @Test
+    void theOtherProducerTakesSendsOnlyOnceTheEarlierSendsAreAcknowledged() throws Exception {
+        HeldProducer first = new HeldProducer();
+        HeldProducer second = new HeldProducer();
+        transaction.open(List.of(first, second));
+        transaction.send(message("a"), target("a"), outcomes.of("a"));
+        first.holdFlush = true;
+        CompletableFuture<Void> commit = CompletableFuture.runAsync(transaction::commit, threads);
+        assertTrue(first.flushing.await(30, TimeUnit.SECONDS), "the commit waits for a's acknowledgement");
+
+        Thread sender = new Thread(() -> transaction.send(message("b"), target("b"), outcomes.of("b")), "sender");
+        sender.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (sender.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(Thread.State.WAITING, sender.getState(), "b waits for the turn");
+        assertEquals(List.of(), keysTo(second, "target"), "b is not sent before a is acknowledged");
+
+        first.releaseFlush.countDown();
+        sender.join(TimeUnit.SECONDS.toMillis(30));
+        commit.get(30, TimeUnit.SECONDS);
+        assertEquals(List.of("b"), keysTo(second, "target"));
+        assertEquals("delivered", outcomes.heard.get("a"));
+    }
+
+    @Test
+    void aFailedCommitLeavesItsSendsAndTheOtherProducersInDoubtUntilTheLogSaysWhatCommitted() throws Exception {
+        HeldProducer first = new HeldProducer();
+        HeldProducer second = new HeldProducer();
+        transaction.open(List.of(first, second));
+        transaction.send(message("a"), target("a"), outcomes.of("a"));
+        first.hold = true;
+        first.commitTransactionException = new KafkaException("the broker did not answer");
+        CompletableFuture<Void> commit = CompletableFuture.runAsync(transaction::commit, threads);
+        assertTrue(first.committing.await(30, TimeUnit.SECONDS));
+        transaction.send(message("b"), target("b"), outcomes.of("b"));
+        first.release.countDown();
+        commit.get(30, TimeUnit.SECONDS);
+
+        assertFalse(transaction.isOpen(), "both producers closed");
+        assertTrue(outcomes.heard.isEmpty(), "neither a nor b is decided before the shard is opened again");
+        transaction.send(message("a"), target("a"), outcomes.of("again"));
+        assertInstanceOf(ShardTransaction.NotOpenException.class, outcomes.heard.get("again"));
+
+        // the commit went through after all; b's transaction was aborted by the fence
+        log.last = new DeliveredRecord.Contents(List.of(message("a")), -1);
+        transaction.open(List.of(new HeldProducer(), new HeldProducer()));
+        assertEquals("delivered", outcomes.heard.get("a"));
+        assertInstanceOf(ShardTransaction.AbortedException.class, outcomes.heard.get("b"));
+        assertTrue(transaction.wasDelivered("a", "intake/3/a"));
+        assertFalse(transaction.wasDelivered("b", "intake/3/b"));
+    }
+
+    private static Sends.Message message(String id) {
+        return new Sends.Message(id, "intake/3/" + id, 0);
+    }
+
+    private static ProducerRecord<byte[], byte[]> target(String key) {
+        return new ProducerRecord<>("target", 0, key.getBytes(), key.getBytes());
+    }
+
+    private static List<String> keysTo(MockProducer<byte[], byte[]> producer, String topic) {
+        List<ProducerRecord<byte[], byte[]>> all = new ArrayList<>(producer.history());
+        all.addAll(producer.uncommittedRecords());
+        return all.stream()
+                .filter(r -> r.topic().equals(topic))
+                .map(r -> new String(r.key()))
+                .distinct()
+                .sorted()
+                .toList();
+    }
+
+    /** The ids the last delivered-log record that {@code producer} committed lists. */
+    private static List<String> listed(MockProducer<byte[], byte[]> producer) {
+        List<ProducerRecord<byte[], byte[]>> records = producer.history().stream()
+                .filter(r -> r.topic().equals(LOG_TOPIC))
+                .toList();
+        return DeliveredRecord.decode(records.get(records.size() - 1).value()).messages().stream()
+                .map(Sends.Message::id)
+                .sorted()
+                .toList();
+    }
+}
