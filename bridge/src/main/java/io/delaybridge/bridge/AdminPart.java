@@ -34,7 +34,6 @@ import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
-import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.delaybridge.bridge.thaw.FarTierHealthCheck;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.core.setup.Environment;
@@ -84,7 +83,7 @@ final class AdminPart {
         IntakeLoop intake = parts.intake();
         FarPolicy far = parts.far();
         Producer<byte[], byte[]> producer = parts.producer();
-        MessageAdmin messages = new RedisMessageAdmin(store);
+        MessageAdmin messages = store.messageAdmin();
         GroupView group = new GroupView(
                 admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, GROUP_VIEW_MILLIS, ADMIN_CALL_MILLIS);
         ShardReport report = new ShardReport(store, messages, store.far(), pump, pumpStore, group);

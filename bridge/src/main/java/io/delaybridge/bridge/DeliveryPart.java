@@ -4,7 +4,6 @@ import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
-import io.delaybridge.bridge.store.redis.RedisSharedRates;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -34,7 +33,7 @@ record DeliveryPart(Producer<byte[], byte[]> producer, TargetRates rates, Delive
                 new ByteArraySerializer(),
                 new ByteArraySerializer());
         wiring.closing(producer::close);
-        TargetRates rates = config.getPump().rates(wiring.metrics(), new RedisSharedRates(store));
+        TargetRates rates = config.getPump().rates(wiring.metrics(), store.sharedRates());
         // one catalog for both paths: the pump's and the intake's express sends check targets alike
         TargetCatalog targets = new TargetCatalog(
                 wiring.admin(),

@@ -21,7 +21,6 @@ import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.redis.FarAppend;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
-import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.DelayHeaders;
@@ -228,7 +227,7 @@ class FarAdminIT {
     /** Stores one far record hot as its hour's thaw would (read back from the intake, under the owner's epoch). */
     private static WriteResult thawAsItsHourWould(Far f) throws Exception {
         int shard = router.shardOf(f.id());
-        long epoch = new RedisMessageAdmin(store).epoch(shard).orElseThrow();
+        long epoch = store.messageAdmin().epoch(shard).orElseThrow();
         OffsetReader.Position position = new OffsetReader.Position(f.partition(), f.offset());
         ConsumerRecord<byte[], byte[]> record =
                 reader.read(List.of(position), Duration.ofSeconds(15)).get(position);

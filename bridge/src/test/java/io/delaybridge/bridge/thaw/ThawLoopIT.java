@@ -13,9 +13,9 @@ import ch.qos.logback.core.read.ListAppender;
 import com.codahale.metrics.health.HealthCheck;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.FarEntry;
+import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.MessageAdmin.StoredMessage;
 import io.delaybridge.bridge.store.ShardRouter;
-import io.delaybridge.bridge.store.redis.RedisMessageAdmin;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
@@ -86,7 +86,7 @@ class ThawLoopIT {
 
             assertEquals(List.of(onShard0), rig.far.storedAtRemoval.get(0), "all records hot before the hour went");
             assertTrue(rig.far.slices.get(0).stream().allMatch(n -> n <= 5), "at most 5 a thaw call");
-            RedisMessageAdmin messages = new RedisMessageAdmin(rig.store);
+            MessageAdmin messages = rig.store.messageAdmin();
             for (int i = 0; i < 23; i++) {
                 String id = i == 5 ? "order-5" : rig.intake + "-0-" + offsets.get(i);
                 StoredMessage stored = messages.inspect(id).orElseThrow(() -> new AssertionError(id + " is not hot"));
@@ -153,7 +153,7 @@ class ThawLoopIT {
             HealthCheck.Result health = new FarTierHealthCheck(() -> "on", rig.thawMetrics).execute();
             assertFalse(health.isHealthy());
             assertTrue(health.getMessage().contains("intake partition 1 offsets 0-3"), health.getMessage());
-            RedisMessageAdmin messages = new RedisMessageAdmin(rig.store);
+            MessageAdmin messages = rig.store.messageAdmin();
             for (int offset = 0; offset < 10; offset++) {
                 assertEquals(
                         offset >= 4,
@@ -198,7 +198,8 @@ class ThawLoopIT {
                                     .getCount()
                             == 1);
             assertEquals(0, rig.far.stored(0));
-            assertTrue(new RedisMessageAdmin(rig.store)
+            assertTrue(rig.store
+                    .messageAdmin()
                     .inspect(rig.intake + "-0-" + offset)
                     .isEmpty());
         }
@@ -309,7 +310,8 @@ class ThawLoopIT {
             } finally {
                 off.stop();
             }
-            assertTrue(new RedisMessageAdmin(rig.store)
+            assertTrue(rig.store
+                    .messageAdmin()
                     .inspect(rig.intake + "-0-" + offset)
                     .isPresent());
         }

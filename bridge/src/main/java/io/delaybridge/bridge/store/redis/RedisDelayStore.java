@@ -1,18 +1,17 @@
 package io.delaybridge.bridge.store.redis;
 
-import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
-import static io.delaybridge.bridge.store.redis.RedisCalls.string;
-
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.FarStore;
+import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.PositionMark;
 import io.delaybridge.bridge.store.SeriesStep;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.ShardStats;
+import io.delaybridge.bridge.store.SharedRates;
 import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
@@ -20,26 +19,17 @@ import io.delaybridge.bridge.store.WakeListener;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import io.delaybridge.bridge.store.WrittenBatch;
-import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
 import io.delaybridge.bridge.time.Time;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScoredValue;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
 import java.util.function.IntToLongFunction;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@link DelayStore} on Redis: per shard a due zset, a payload hash, an in-flight zset, an attempts hash and a
@@ -58,10 +48,12 @@ import org.slf4j.LoggerFactory;
  * <h2>Topologies</h2>
  *
  * One server, a master behind Sentinel, or a Redis Cluster ({@link RedisConnections}, {@link RedisMode}): every shard's
- * keys share one hash tag, so each script runs on the one node that owns the shard. The parts: {@link
- * RedisConnections} (client, connections, topology), {@link ServerChecks} (start-up checks of every master), {@link
- * StoreMeta} (incarnation markers), {@link WritePlan} and {@link WritePipeline} (the intake's writes), {@link
- * ShardCalls} (the pump's shard operations), {@link WakeSubscription} (wake-ups); this class ties the parts together.
+ * keys share one hash tag, so each script runs on the one node that owns the shard. The parts: {@link StoreOpening}
+ * (connect, check, load, initialise), {@link RedisConnections} (client, connections, topology), {@link ServerChecks}
+ * (start-up checks of every master), {@link StoreMeta} (incarnation markers), {@link WritePlan} and {@link
+ * WritePipeline} (the intake's writes), {@link ShardCalls} (the pump's shard operations), {@link ShardReads}
+ * (positions, stats, {@code TIME}), {@link WakeSubscription} (wake-ups), and over {@link StoreAccess} {@link
+ * RedisMessageAdmin} and {@link RedisSharedRates}; this class ties the parts together.
  *
  * <h2>Connections and threads</h2>
  *
@@ -95,42 +87,31 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisDelayStore implements DelayStore {
 
-    private static final Logger LOG = LoggerFactory.getLogger(RedisDelayStore.class);
-
+    private final StoreAccess access;
     private final RedisConnections connections;
-    private final ScriptRunner scripts;
     private final RedisKeys keys;
-    private final ShardRouter router;
-    private final String incarnation;
-    private final byte[] publish;
     private final WritePlan plan;
     private final WritePipeline writes;
     private final ShardCalls shardCalls;
-    private final List<WakeListener> wakeListeners = new CopyOnWriteArrayList<>();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final long awaitMillis;
-    private volatile WakeSubscription wakeSubscription;
+    private final ShardReads reads;
     private final FarIndex far;
+    private final List<WakeListener> wakeListeners = new CopyOnWriteArrayList<>();
+    private final WakeSubscription wakeSubscription;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedisDelayStore(
-            RedisConnections connections,
-            ScriptRunner scripts,
-            RedisKeys keys,
-            String incarnation,
-            ServerChecks.Facts facts,
-            Time time) {
-        RedisStoreOptions options = connections.options();
-        this.connections = connections;
-        this.scripts = scripts;
-        this.keys = keys;
-        this.router = new ShardRouter(options.intakeTopic(), keys.shardCount());
-        this.incarnation = incarnation;
-        this.publish = bytes(facts.publishCommand());
-        this.plan = new WritePlan(keys, router, incarnation, facts.publishCommand());
+    /** Ties the parts together and subscribes to the wake channels; {@link StoreOpening} prepared Redis. */
+    RedisDelayStore(StoreAccess access, ServerChecks.Facts facts, Time time) {
+        this.access = access;
+        this.connections = access.connections();
+        this.keys = access.keys();
+        ScriptRunner scripts = access.scripts();
+        ShardRouter router = access.router();
+        this.plan = new WritePlan(keys, router, access.incarnation(), facts.publishCommand());
         this.writes = new WritePipeline(connections, scripts, plan, keys, time);
-        this.awaitMillis = connections.awaitMillis();
-        this.shardCalls = new ShardCalls(connections, scripts, keys, router, publish);
-        this.far = new FarIndex(connections.commands(), scripts, keys, router, plan, writes, awaitMillis);
+        this.shardCalls = new ShardCalls(connections, scripts, keys, router, access.publish());
+        this.reads = new ShardReads(access);
+        this.far = new FarIndex(connections.commands(), scripts, keys, router, plan, writes, connections.awaitMillis());
+        this.wakeSubscription = WakeSubscription.open(connections, keys, facts.shardedPubSub(), wakeListeners);
     }
 
     /**
@@ -156,39 +137,13 @@ public final class RedisDelayStore implements DelayStore {
      * exception of {@code shardCount} closes the connection and is thrown as it is.
      */
     public static RedisDelayStore connect(RedisStoreOptions options, Time time, IntSupplier shardCount) {
-        RedisConnections c = RedisConnections.open(options);
-        try {
-            ScriptRunner scripts = new ScriptRunner();
-            // the scripts travel ahead of the checks' questions; a failed check is still what stops the start
-            CompletableFuture<Void> loaded = scripts.loadAll(c.commands());
-            ServerChecks.Facts facts = ServerChecks.check(c);
-            RedisCalls.await(loaded, "SCRIPT LOAD at " + options.redactedUri(), c.awaitMillis());
-            StoreMeta.Meta meta = StoreMeta.initialise(c, scripts, time.clock(), shardCount.getAsInt());
-            RedisKeys keys = new RedisKeys(options.keyPrefix(), options.intakeTopic(), meta.shards());
-            StoreMeta.prepareShards(c, keys, meta);
-            RedisDelayStore store = new RedisDelayStore(c, scripts, keys, meta.incarnation(), facts, time);
-            store.subscribeWakeChannels(facts.shardedPubSub());
-            LOG.info(
-                    "Redis store at {} ({}) ready: intake topic {}, {} shards, key prefix {}, incarnation {},"
-                            + " wake-ups by {}",
-                    options.redactedUri(),
-                    c.mode().setting(),
-                    options.intakeTopic(),
-                    meta.shards(),
-                    options.keyPrefix(),
-                    meta.incarnation(),
-                    facts.publishCommand());
-            return store;
-        } catch (RuntimeException e) {
-            c.close();
-            throw e;
-        }
+        return StoreOpening.open(options, time, shardCount);
     }
 
     /** The store's incarnation: a random id created with the store. A different value means Redis lost the data. */
     @Override
     public String incarnation() {
-        return incarnation;
+        return access.incarnation();
     }
 
     /**
@@ -201,7 +156,7 @@ public final class RedisDelayStore implements DelayStore {
 
     /** The router of this store: which shard and member an id has. */
     public ShardRouter router() {
-        return router;
+        return access.router();
     }
 
     /**
@@ -219,6 +174,16 @@ public final class RedisDelayStore implements DelayStore {
         return far;
     }
 
+    /** The operator's reads and changes of single messages on this store ({@link RedisMessageAdmin}). */
+    public MessageAdmin messageAdmin() {
+        return new RedisMessageAdmin(access, reads);
+    }
+
+    /** The service's delivery caps, kept in this store's Redis ({@link RedisSharedRates}). */
+    public SharedRates sharedRates() {
+        return new RedisSharedRates(access);
+    }
+
     /** The key names of this store. */
     public RedisKeys keys() {
         return keys;
@@ -231,7 +196,7 @@ public final class RedisDelayStore implements DelayStore {
 
     /** The Redis node that holds {@code shard} now ({@code host:port} on a cluster), for health and admin messages. */
     public String nodeOf(int shard) {
-        return connections.nodeOf(keys.shard(shard).due());
+        return access.nodeOf(shard);
     }
 
     @Override
@@ -251,37 +216,7 @@ public final class RedisDelayStore implements DelayStore {
 
     @Override
     public Map<Integer, Long> positions(Collection<Integer> partitions) {
-        // on a cluster the marks go into every shard (WritePlan.marks): the lowest one tells
-        List<int[]> asked = new ArrayList<>();
-        List<RedisFuture<byte[]>> reads = new ArrayList<>();
-        for (int partition : partitions) {
-            int from = connections.isCluster() ? 0 : keys.homeShard(partition);
-            int to = connections.isCluster() ? keys.shardCount() : from + 1;
-            for (int shard = from; shard < to; shard++) {
-                asked.add(new int[] {partition, shard});
-                reads.add(commands().hget(keys.shard(shard).positions(), Decimal.ascii(partition)));
-            }
-        }
-        Map<Integer, Long> positions = new TreeMap<>();
-        for (int i = 0; i < reads.size(); i++) {
-            int partition = asked.get(i)[0];
-            byte[] key = keys.shard(asked.get(i)[1]).positions();
-            byte[] value =
-                    await(reads.get(i), "read the position of intake partition " + partition + " in " + string(key));
-            if (value != null) {
-                try {
-                    positions.merge(partition, Long.parseLong(string(value)), Math::min);
-                } catch (NumberFormatException e) {
-                    throw new StoreConfigurationException(
-                            "The position of intake partition " + partition + " in "
-                                    + string(key) + " is '" + string(value)
-                                    + "', not a number: was it written outside the"
-                                    + " bridge? Delete the field.",
-                            e);
-                }
-            }
-        }
-        return positions;
+        return reads.positions(partitions);
     }
 
     @Override
@@ -290,12 +225,7 @@ public final class RedisDelayStore implements DelayStore {
         return writes.write(ops, marks, checks);
     }
 
-    private RedisClusterAsyncCommands<byte[], byte[]> commands() {
-        return connections.commands();
-    }
-
     // ----------------------------------------------------------------------------------------------- pump calls
-
     @Override
     public long acquire(int shard) {
         return shardCalls.acquire(shard);
@@ -351,32 +281,17 @@ public final class RedisDelayStore implements DelayStore {
 
     @Override
     public OptionalLong nextDueAt(int shard) {
-        List<ScoredValue<byte[]>> first =
-                await(commands().zrangeWithScores(keys.shard(shard).due(), 0, 0), "nextDueAt of shard " + shard);
-        return first.isEmpty()
-                ? OptionalLong.empty()
-                : OptionalLong.of((long) first.get(0).getScore());
+        return reads.nextDueAt(shard);
     }
 
     @Override
     public ShardStats stats(int shard) {
-        ShardKeys k = keys.shard(shard);
-        String operation = "stats of shard " + shard;
-        RedisFuture<Long> pending = commands().zcard(k.due());
-        RedisFuture<Long> inFlight = commands().zcard(k.inflight());
-        RedisFuture<List<ScoredValue<byte[]>>> first = commands().zrangeWithScores(k.due(), 0, 0);
-        List<ScoredValue<byte[]>> head = await(first, operation);
-        return new ShardStats(
-                shard,
-                await(pending, operation),
-                await(inFlight, operation),
-                head.isEmpty() ? -1 : (long) head.get(0).getScore());
+        return reads.stats(shard);
     }
 
     @Override
     public long now() {
-        List<byte[]> time = await(commands().time(), "TIME");
-        return Long.parseLong(string(time.get(0))) * 1000 + Long.parseLong(string(time.get(1))) / 1000;
+        return reads.now();
     }
 
     // ----------------------------------------------------------------------------------------------- wake-ups
@@ -386,56 +301,18 @@ public final class RedisDelayStore implements DelayStore {
         wakeListeners.add(listener);
     }
 
-    private void subscribeWakeChannels(boolean sharded) {
-        wakeSubscription = WakeSubscription.open(connections, keys, sharded, wakeListeners);
-    }
-
     // ----------------------------------------------------------------------------------------------- lifecycle
 
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            WakeSubscription subscription = wakeSubscription;
-            if (subscription != null) {
-                subscription.close();
-            }
+            wakeSubscription.close();
             connections.close();
         }
     }
 
-    // ----------------------------------------------------------------------------------------------- admin access
-
-    /** The shared command connection, for {@link RedisMessageAdmin}'s reads and scripts. */
-    RedisClusterAsyncCommands<byte[], byte[]> adminCommands() {
-        return commands();
-    }
-
-    /** The script runner, for {@link RedisMessageAdmin}. */
-    ScriptRunner adminScripts() {
-        return scripts;
-    }
-
-    /** The command the scripts publish wake-ups with (PUBLISH or SPUBLISH), for {@link RedisMessageAdmin}. */
-    byte[] publishCommand() {
-        return publish;
-    }
-
-    /** The connections, for {@link RedisMessageAdmin}'s incarnation check. */
-    RedisConnections connections() {
-        return connections;
-    }
-
-    /** Waits for a command of {@link RedisMessageAdmin} as the store's own calls wait. */
-    <T> T adminAwait(CompletionStage<T> future, String operation) {
-        return await(future, operation);
-    }
-
-    private <T> T await(CompletionStage<T> future, String operation) {
-        return RedisCalls.await(future, operation, awaitMillis);
-    }
-
-    /** Fields of an INFO reply. */
-    static Map<String, String> parseInfo(String info) {
-        return RedisCalls.parseInfo(info);
+    /** What the store's parts share, for tests in this package that look at its keys. */
+    StoreAccess access() {
+        return access;
     }
 }

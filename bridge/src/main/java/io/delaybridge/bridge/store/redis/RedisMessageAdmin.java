@@ -27,18 +27,21 @@ public final class RedisMessageAdmin implements MessageAdmin {
 
     static final long IN_FLIGHT = 8;
 
-    private final RedisDelayStore store;
+    private final StoreAccess access;
+    private final ShardReads reads;
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
     private final RedisKeys keys;
     private final ShardRouter router;
     private final byte[] incarnation;
 
-    public RedisMessageAdmin(RedisDelayStore store) {
-        this.store = store;
-        this.commands = store.adminCommands();
-        this.keys = store.keys();
-        this.router = store.router();
-        this.incarnation = store.incarnation().getBytes(StandardCharsets.UTF_8);
+    /** On the store's command connection ({@link RedisDelayStore#messageAdmin()}). */
+    RedisMessageAdmin(StoreAccess access, ShardReads reads) {
+        this.access = access;
+        this.reads = reads;
+        this.commands = access.commands();
+        this.keys = access.keys();
+        this.router = access.router();
+        this.incarnation = access.incarnation().getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
@@ -52,10 +55,10 @@ public final class RedisMessageAdmin implements MessageAdmin {
         RedisFuture<Double> lease = commands.zscore(k.inflight(), member);
         RedisFuture<byte[]> value = commands.hget(k.msg(), member);
         RedisFuture<byte[]> attempts = commands.hget(k.attempts(), member);
-        Double dueAt = store.adminAwait(due, operation);
-        Double leaseUntil = store.adminAwait(lease, operation);
-        byte[] stored = store.adminAwait(value, operation);
-        byte[] earlier = store.adminAwait(attempts, operation);
+        Double dueAt = access.await(due, operation);
+        Double leaseUntil = access.await(lease, operation);
+        byte[] stored = access.await(value, operation);
+        byte[] earlier = access.await(attempts, operation);
         if (dueAt == null && leaseUntil == null) {
             return Optional.empty();
         }
@@ -76,8 +79,8 @@ public final class RedisMessageAdmin implements MessageAdmin {
         int shard = placement.shard();
         ShardKeys k = keys.shard(shard);
         String operation = "reschedule of message '" + id + "' on shard " + shard;
-        Long code = store.adminAwait(
-                store.adminScripts()
+        Long code = access.await(
+                access.scripts()
                         .run(
                                 commands,
                                 Script.RESCHEDULE,
@@ -87,7 +90,7 @@ public final class RedisMessageAdmin implements MessageAdmin {
                                         bytes(Long.toString(dueAt)),
                                         bytes(k.wakeChannel()),
                                         incarnation,
-                                        store.publishCommand())),
+                                        access.publish())),
                 operation);
         if (code == RESCHEDULED) {
             return RescheduleResult.RESCHEDULED;
@@ -104,7 +107,7 @@ public final class RedisMessageAdmin implements MessageAdmin {
         if (toExclusive <= fromInclusive) {
             return 0;
         }
-        return store.adminAwait(
+        return access.await(
                 commands.zcount(
                         keys.shard(shard).due(),
                         Range.from(Range.Boundary.including(fromInclusive), Range.Boundary.excluding(toExclusive))),
@@ -115,7 +118,7 @@ public final class RedisMessageAdmin implements MessageAdmin {
     public List<StoredMessage> scanDue(int shard, long fromInclusive, long toInclusive, long skip, int max) {
         ShardKeys k = keys.shard(shard);
         String operation = "scan of due messages on shard " + shard;
-        List<ScoredValue<byte[]>> members = store.adminAwait(
+        List<ScoredValue<byte[]>> members = access.await(
                 commands.zrangebyscoreWithScores(
                         k.due(), Range.create(fromInclusive, toInclusive), Limit.create(skip, max)),
                 operation);
@@ -123,7 +126,7 @@ public final class RedisMessageAdmin implements MessageAdmin {
             return List.of();
         }
         byte[][] fields = members.stream().map(ScoredValue::getValue).toArray(byte[][]::new);
-        List<KeyValue<byte[], byte[]>> values = store.adminAwait(commands.hmget(k.msg(), fields), operation);
+        List<KeyValue<byte[], byte[]>> values = access.await(commands.hmget(k.msg(), fields), operation);
         List<StoredMessage> found = new ArrayList<>(members.size());
         for (int i = 0; i < members.size(); i++) {
             KeyValue<byte[], byte[]> value = values.get(i);
@@ -148,14 +151,14 @@ public final class RedisMessageAdmin implements MessageAdmin {
         if (place.offset() < 0) {
             return OptionalLong.empty();
         }
-        Double score = store.adminAwait(
+        Double score = access.await(
                 commands.zscore(keys.shard(place.shard()).farGone(), place.member()), "far drop of '" + id + "'");
         return score == null ? OptionalLong.empty() : OptionalLong.of(score.longValue());
     }
 
     @Override
     public OptionalLong epoch(int shard) {
-        byte[] epoch = store.adminAwait(commands.get(keys.shard(shard).epoch()), "epoch of shard " + shard);
+        byte[] epoch = access.await(commands.get(keys.shard(shard).epoch()), "epoch of shard " + shard);
         return epoch == null
                 ? OptionalLong.empty()
                 : OptionalLong.of(Long.parseLong(new String(epoch, StandardCharsets.UTF_8)));
@@ -163,7 +166,7 @@ public final class RedisMessageAdmin implements MessageAdmin {
 
     @Override
     public OptionalLong earliestLease(int shard) {
-        List<ScoredValue<byte[]>> first = store.adminAwait(
+        List<ScoredValue<byte[]>> first = access.await(
                 commands.zrangeWithScores(keys.shard(shard).inflight(), 0, 0), "earliest lease of shard " + shard);
         return first.isEmpty()
                 ? OptionalLong.empty()
@@ -177,26 +180,26 @@ public final class RedisMessageAdmin implements MessageAdmin {
      */
     @Override
     public void probeWrite() {
-        store.adminAwait(
-                commands.hset(keys.meta(), bytes("health-probe"), bytes(Long.toString(store.now()))),
+        access.await(
+                commands.hset(keys.meta(), bytes("health-probe"), bytes(Long.toString(reads.now()))),
                 "health probe write to " + new String(keys.meta(), StandardCharsets.UTF_8) + " on Redis "
-                        + store.connections().nodeOf(keys.meta()));
-        if (store.mode() != RedisMode.CLUSTER) {
+                        + access.connections().nodeOf(keys.meta()));
+        if (access.connections().mode() != RedisMode.CLUSTER) {
             return;
         }
         java.util.Map<String, List<Integer>> shardsByNode = new java.util.TreeMap<>();
         for (int shard = 0; shard < keys.shardCount(); shard++) {
             shardsByNode
-                    .computeIfAbsent(store.nodeOf(shard), n -> new ArrayList<>())
+                    .computeIfAbsent(access.nodeOf(shard), n -> new ArrayList<>())
                     .add(shard);
         }
         List<RedisFuture<String>> probes = new ArrayList<>();
         for (List<Integer> shards : shardsByNode.values()) {
-            probes.add(commands.set(keys.probe(shards.get(0)), bytes(Long.toString(store.now()))));
+            probes.add(commands.set(keys.probe(shards.get(0)), bytes(Long.toString(reads.now()))));
         }
         int i = 0;
         for (java.util.Map.Entry<String, List<Integer>> node : shardsByNode.entrySet()) {
-            store.adminAwait(
+            access.await(
                     probes.get(i++),
                     "health probe write on Redis " + node.getKey() + " (shards " + node.getValue() + ")");
         }
@@ -204,18 +207,18 @@ public final class RedisMessageAdmin implements MessageAdmin {
 
     @Override
     public String incarnationProblem() {
-        Optional<String> current = store.currentIncarnation();
+        Optional<String> current = StoreMeta.current(access.connections(), keys);
         if (current.isEmpty()) {
             return "the meta hash " + new String(keys.meta(), StandardCharsets.UTF_8) + " is gone: Redis lost the"
                     + " store's data (flushed, or restarted without its AOF)";
         }
-        if (!current.get().equals(store.incarnation())) {
-            return "Redis holds incarnation " + current.get() + " but this bridge connected to " + store.incarnation()
+        if (!current.get().equals(access.incarnation())) {
+            return "Redis holds incarnation " + current.get() + " but this bridge connected to " + access.incarnation()
                     + ": Redis lost the data and was initialised again";
         }
-        String problem = StoreMeta.shardProblem(store.connections(), keys, incarnation);
+        String problem = StoreMeta.shardProblem(access.connections(), keys, incarnation);
         if (problem != null) {
-            return problem + ", not " + store.incarnation() + ": that Redis node lost its data";
+            return problem + ", not " + access.incarnation() + ": that Redis node lost its data";
         }
         return null;
     }

@@ -16,10 +16,11 @@ public final class RedisSharedRates implements SharedRates {
 
     private static final double MICROS_PER_SECOND = 1e6;
 
-    private final RedisDelayStore store;
+    private final StoreAccess access;
 
-    public RedisSharedRates(RedisDelayStore store) {
-        this.store = store;
+    /** On the store's command connection ({@link RedisDelayStore#sharedRates()}). */
+    RedisSharedRates(StoreAccess access) {
+        this.access = access;
     }
 
     @Override
@@ -28,13 +29,13 @@ public final class RedisSharedRates implements SharedRates {
             throw new IllegalArgumentException(
                     "cap " + perSecond + "/s, burst " + burst + ", want " + want + ": each must be above 0");
         }
-        byte[][] keys = Script.RATE.signature().keysGiven(store.keys().rate(target));
+        byte[][] keys = Script.RATE.signature().keysGiven(access.keys().rate(target));
         byte[][] args = Script.RATE.argv(
                 ascii(String.format(Locale.ROOT, "%.6f", MICROS_PER_SECOND / perSecond)),
                 ascii(Integer.toString(burst)),
                 ascii(Integer.toString(want)));
         return RedisCalls.translated(
-                        store.adminScripts().<List<Object>>run(store.adminCommands(), Script.RATE, keys, args),
+                        access.scripts().<List<Object>>run(access.commands(), Script.RATE, keys, args),
                         "shared cap of " + target)
                 .thenApply(reply -> {
                     long granted = (Long) reply.get(0);

@@ -56,7 +56,7 @@ class ClusterFailoverIT {
                 long firstAckMillis = (firstAck - killedAt) / 1_000_000 + lastWriteMillis;
                 writeUntil(store, acked, offset, 200, Duration.ofSeconds(60));
 
-                MessageAdmin admin = new RedisMessageAdmin(store);
+                MessageAdmin admin = store.messageAdmin();
                 List<String> lost = new ArrayList<>();
                 for (String id : acked) {
                     if (admin.inspect(id).isEmpty()) {

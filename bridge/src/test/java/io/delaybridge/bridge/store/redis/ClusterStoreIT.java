@@ -116,7 +116,7 @@ class ClusterStoreIT {
     void everyOperationAndAdminCallWorksAcrossAllShardsAndMasters() throws Exception {
         try (RedisDelayStore store = RedisDelayStore.connect(options())) {
             assertEquals(RedisMode.CLUSTER, store.mode());
-            MessageAdmin admin = new RedisMessageAdmin(store);
+            MessageAdmin admin = store.messageAdmin();
             long now = store.now();
             List<WriteOp> ops = new ArrayList<>();
             for (int shard = 0; shard < SHARDS; shard++) {
@@ -221,16 +221,16 @@ class ClusterStoreIT {
         RedisServer owner;
         try (RedisDelayStore store = RedisDelayStore.connect(options)) {
             // a shard whose node is not the meta hash's node: the meta hash survives, the shard copy is gone
-            String metaNode = store.connections().nodeOf(store.keys().meta());
+            String metaNode = store.access().connections().nodeOf(store.keys().meta());
             int shard = 0;
             while (store.nodeOf(shard).equals(metaNode)) {
                 shard++;
             }
             lostKey = new String(store.keys().shard(shard).incarnation(), StandardCharsets.UTF_8);
             owner = cluster.masterOfKey(lostKey);
-            assertNull(new RedisMessageAdmin(store).incarnationProblem());
+            assertNull(store.messageAdmin().incarnationProblem());
             onNode(owner, r -> r.del(lostKey));
-            String problem = new RedisMessageAdmin(store).incarnationProblem();
+            String problem = store.messageAdmin().incarnationProblem();
             assertTrue(problem.contains("127.0.0.1:" + owner.port()), problem);
         }
         StoreDataLostException e = assertThrows(StoreDataLostException.class, () -> RedisDelayStore.connect(options));
@@ -243,7 +243,7 @@ class ClusterStoreIT {
     @Test
     void theHealthProbeNamesAMasterThatRefusesWrites() {
         try (RedisDelayStore store = RedisDelayStore.connect(options())) {
-            MessageAdmin admin = new RedisMessageAdmin(store);
+            MessageAdmin admin = store.messageAdmin();
             admin.probeWrite();
             RedisServer refusing = cluster.masters().get(2);
             onNode(refusing, r -> r.configSet("min-replicas-to-write", "1")); // NOREPLICAS for every write

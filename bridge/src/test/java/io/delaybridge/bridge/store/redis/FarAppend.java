@@ -51,14 +51,16 @@ public final class FarAppend {
             args[a++] = Decimal.ascii(hour);
             args[a++] = FarIndex.encode(entry);
         }
-        Long appended = store.adminAwait(
-                store.adminCommands()
-                        .eval(
-                                SOURCE,
-                                ScriptOutputType.INTEGER,
-                                SIGNATURE.keysOf(keys.shard(shard), hourKeys),
-                                SIGNATURE.argvRepeated(args)),
-                "far append of " + entries.size() + " entries on shard " + shard);
+        Long appended = store.access()
+                .await(
+                        store.access()
+                                .commands()
+                                .eval(
+                                        SOURCE,
+                                        ScriptOutputType.INTEGER,
+                                        SIGNATURE.keysOf(keys.shard(shard), hourKeys),
+                                        SIGNATURE.argvRepeated(args)),
+                        "far append of " + entries.size() + " entries on shard " + shard);
         return ScriptCodes.check(appended, "far append", shard, -1);
     }
 

@@ -120,8 +120,8 @@ class FarTierContractIT extends DelayStoreContractIT {
 
     /** The shard's current owner's epoch (the thaw runs as the owner), taking the shard if nobody owns it yet. */
     private static long epochOf(RedisDelayStore redis, int shard) {
-        byte[] epoch = redis.adminAwait(
-                redis.adminCommands().get(redis.keys().shard(shard).epoch()), "epoch");
+        byte[] epoch = redis.access()
+                .await(redis.access().commands().get(redis.keys().shard(shard).epoch()), "epoch");
         return epoch == null ? redis.acquire(shard) : Long.parseLong(new String(epoch));
     }
 }

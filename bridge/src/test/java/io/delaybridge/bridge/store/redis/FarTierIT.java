@@ -152,8 +152,10 @@ class FarTierIT {
         int shard = router.shardOf(id);
         writeFar(record(id, 0, 10, dueAt, 1_000, "x"));
         // a cancel remembered beside a far version that is still the id's (not reached through the scripts today)
-        store.adminAwait(
-                store.adminCommands().zadd(store.keys().shard(shard).cancelled(), 5_000, router.member(id)), "ZADD");
+        store.access()
+                .await(
+                        store.access().commands().zadd(store.keys().shard(shard).cancelled(), 5_000, router.member(id)),
+                        "ZADD");
         assertEquals(List.of(WriteResult.ALREADY_CANCELLED), thawAll(shard, store.acquire(shard)));
         assertTrue(far.farVersion(id).isEmpty(), "no far version is left behind");
     }
@@ -344,10 +346,10 @@ class FarTierIT {
     }
 
     private long hashLength(byte[] key) {
-        return store.adminAwait(store.adminCommands().hlen(key), "HLEN");
+        return store.access().await(store.access().commands().hlen(key), "HLEN");
     }
 
     private long zsetSize(byte[] key) {
-        return store.adminAwait(store.adminCommands().zcard(key), "ZCARD");
+        return store.access().await(store.access().commands().zcard(key), "ZCARD");
     }
 }

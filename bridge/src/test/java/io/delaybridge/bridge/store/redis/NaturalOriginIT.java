@@ -85,9 +85,9 @@ class NaturalOriginIT {
         assertFalse(contains(stored, origin));
 
         StoredMessage inspected =
-                new RedisMessageAdmin(store).inspect(TOPIC + "-2-1000000123").orElseThrow();
+                store.messageAdmin().inspect(TOPIC + "-2-1000000123").orElseThrow();
         assertArrayEquals(envelope, inspected.envelope());
-        List<StoredMessage> scanned = new RedisMessageAdmin(store).scanDue(2, due, due, 0, 10);
+        List<StoredMessage> scanned = store.messageAdmin().scanDue(2, due, due, 0, 10);
         assertEquals(1, scanned.size());
         assertArrayEquals(envelope, scanned.get(0).envelope());
 

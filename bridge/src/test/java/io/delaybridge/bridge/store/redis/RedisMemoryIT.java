@@ -124,7 +124,7 @@ class RedisMemoryIT {
                         elapsedNanos / 1_000_000,
                         MESSAGES / (elapsedNanos / 1e9));
                 String evalsha =
-                        RedisDelayStore.parseInfo(redisCli.info("commandstats")).get("cmdstat_evalsha");
+                        RedisCalls.parseInfo(redisCli.info("commandstats")).get("cmdstat_evalsha");
                 System.out.println("  server side: " + evalsha);
                 long after = usedMemory(redisCli);
                 long total = 0;
@@ -157,6 +157,6 @@ class RedisMemoryIT {
 
     private static long usedMemory(RedisCommands<String, String> redis) {
         String info = redis.info("memory");
-        return Long.parseLong(RedisDelayStore.parseInfo(info).get("used_memory"));
+        return Long.parseLong(RedisCalls.parseInfo(info).get("used_memory"));
     }
 }

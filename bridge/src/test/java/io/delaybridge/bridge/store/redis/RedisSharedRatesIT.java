@@ -27,7 +27,7 @@ class RedisSharedRatesIT {
     void aBurstIsGrantedAtOnceThenTokensComeAtTheCap(TestServers servers) throws Exception {
         String topic = servers.unique("rate");
         try (RedisDelayStore store = store(servers, topic)) {
-            SharedRates rates = new RedisSharedRates(store);
+            SharedRates rates = store.sharedRates();
 
             SharedRates.Grant first = rates.take("t", 10, 5, 100).get(10, TimeUnit.SECONDS);
             assertEquals(5, first.granted(), "the burst, not more");
@@ -57,7 +57,7 @@ class RedisSharedRatesIT {
             long end = start + TimeUnit.SECONDS.toNanos(seconds);
             int i = 0;
             for (RedisDelayStore instance : List.of(one, two)) {
-                SharedRates rates = new RedisSharedRates(instance);
+                SharedRates rates = instance.sharedRates();
                 SharedBucket bucket = new SharedBucket(
                         "t",
                         cap,

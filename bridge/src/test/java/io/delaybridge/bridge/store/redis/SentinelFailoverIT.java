@@ -81,7 +81,7 @@ class SentinelFailoverIT {
                 thread.join(10_000);
 
                 Set<String> acked = writer.acked;
-                MessageAdmin admin = new RedisMessageAdmin(store);
+                MessageAdmin admin = store.messageAdmin();
                 List<String> lost = new ArrayList<>();
                 for (String id : acked) {
                     if (admin.inspect(id).isEmpty()) {

@@ -1,0 +1,98 @@
+package io.delaybridge.bridge.store.redis;
+
+import static io.delaybridge.bridge.store.redis.RedisCalls.string;
+
+import io.delaybridge.bridge.store.ShardStats;
+import io.delaybridge.bridge.store.StoreConfigurationException;
+import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/**
+ * The store's plain reads on the shared command connection: the intake's stored positions, a shard's earliest due
+ * time and counts, and Redis' clock. {@link RedisDelayStore} delegates to it.
+ */
+final class ShardReads {
+
+    private final StoreAccess access;
+    private final RedisKeys keys;
+
+    ShardReads(StoreAccess access) {
+        this.access = access;
+        this.keys = access.keys();
+    }
+
+    private RedisClusterAsyncCommands<byte[], byte[]> commands() {
+        return access.commands();
+    }
+
+    Map<Integer, Long> positions(Collection<Integer> partitions) {
+        // on a cluster the marks go into every shard (WritePlan.marks): the lowest one tells
+        boolean cluster = access.connections().isCluster();
+        List<int[]> asked = new ArrayList<>();
+        List<RedisFuture<byte[]>> reads = new ArrayList<>();
+        for (int partition : partitions) {
+            int from = cluster ? 0 : keys.homeShard(partition);
+            int to = cluster ? keys.shardCount() : from + 1;
+            for (int shard = from; shard < to; shard++) {
+                asked.add(new int[] {partition, shard});
+                reads.add(commands().hget(keys.shard(shard).positions(), Decimal.ascii(partition)));
+            }
+        }
+        Map<Integer, Long> positions = new TreeMap<>();
+        for (int i = 0; i < reads.size(); i++) {
+            int partition = asked.get(i)[0];
+            byte[] key = keys.shard(asked.get(i)[1]).positions();
+            byte[] value = access.await(
+                    reads.get(i), "read the position of intake partition " + partition + " in " + string(key));
+            if (value != null) {
+                try {
+                    positions.merge(partition, Long.parseLong(string(value)), Math::min);
+                } catch (NumberFormatException e) {
+                    throw new StoreConfigurationException(
+                            "The position of intake partition " + partition + " in "
+                                    + string(key) + " is '" + string(value)
+                                    + "', not a number: was it written outside the"
+                                    + " bridge? Delete the field.",
+                            e);
+                }
+            }
+        }
+        return positions;
+    }
+
+    OptionalLong nextDueAt(int shard) {
+        List<ScoredValue<byte[]>> first =
+                access.await(commands().zrangeWithScores(keys.shard(shard).due(), 0, 0), "nextDueAt of shard " + shard);
+        return first.isEmpty()
+                ? OptionalLong.empty()
+                : OptionalLong.of((long) first.get(0).getScore());
+    }
+
+    ShardStats stats(int shard) {
+        ShardKeys k = keys.shard(shard);
+        String operation = "stats of shard " + shard;
+        RedisFuture<Long> pending = commands().zcard(k.due());
+        RedisFuture<Long> inFlight = commands().zcard(k.inflight());
+        RedisFuture<List<ScoredValue<byte[]>>> first = commands().zrangeWithScores(k.due(), 0, 0);
+        List<ScoredValue<byte[]>> head = access.await(first, operation);
+        return new ShardStats(
+                shard,
+                access.await(pending, operation),
+                access.await(inFlight, operation),
+                head.isEmpty() ? -1 : (long) head.get(0).getScore());
+    }
+
+    /** Redis' clock ({@code TIME}) in epoch milliseconds. */
+    long now() {
+        List<byte[]> time = access.await(commands().time(), "TIME");
+        return Long.parseLong(string(time.get(0))) * 1000 + Long.parseLong(string(time.get(1))) / 1000;
+    }
+}
