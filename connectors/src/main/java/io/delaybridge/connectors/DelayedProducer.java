@@ -47,7 +47,7 @@ import org.apache.kafka.common.metrics.KafkaMetric;
  * producer.cancel("order-42-timeout", "order-42");   // the key keeps the cancel on the schedule's intake partition
  * }</pre>
  * For other options (target partition, user headers) build the record with {@link DelayedRecords} and
- * {@link #send} it.
+ * {@link #send} it. A recurring record is one call too: {@link #sendSeries} with a {@link Repeat}.
  *
  * <p>In tests, wrap a {@link org.apache.kafka.clients.producer.MockProducer} and inspect its {@code history()}.
  *
@@ -141,6 +141,30 @@ public final class DelayedProducer<K, V> implements Producer<K, V> {
     public Future<RecordMetadata> sendDelayed(String target, K key, V value, Delay delay, String id) {
         return delegate.send(DelayedRecords.to(target, key, value, delay)
                 .withId(id)
+                .intake(intake)
+                .toRecord());
+    }
+
+    /**
+     * Sends {@code key} and {@code value} as a series: delivered to {@code target} at every occurrence of
+     * {@code repeat}, until its count or end, or {@link #cancel(String)} of {@code id}. Another series under the same
+     * id replaces it.
+     *
+     * <pre>{@code
+     * producer.sendSeries("reports.nightly", "report", "{}", "nightly-report",
+     *         Repeat.cron("30 2 * * *", ZoneId.of("Europe/Berlin")));
+     * }</pre>
+     *
+     * @param target topic to deliver to
+     * @param key    record key, may be null
+     * @param value  record value, may be null
+     * @param id     the series id, not blank
+     * @param repeat when it is delivered
+     * @return the future of the intake record's send
+     * @throws IllegalArgumentException if the target, id or schedule is refused (see {@link DelayedRecords#series})
+     */
+    public Future<RecordMetadata> sendSeries(String target, K key, V value, String id, Repeat repeat) {
+        return delegate.send(DelayedRecords.series(target, key, value, id, repeat)
                 .intake(intake)
                 .toRecord());
     }

@@ -87,7 +87,40 @@ public final class DelayedRecords {
                     + " Delay.ofMillis(0) to deliver at once");
         }
         checkTarget(target, DEFAULT_INTAKE);
-        return new Schedule<>(DEFAULT_INTAKE, target, key, value, delay, null, null, List.of());
+        return new Schedule<>(
+                DEFAULT_INTAKE, target, key, value, List.of(delay.toHeader()), delay, null, null, List.of());
+    }
+
+    /**
+     * Starts a recurring record (a series): delivered to {@code target} at every occurrence of {@code repeat}, key,
+     * value and user headers each time, until its count or end, or a cancel of {@code id}, ends it.
+     *
+     * <pre>{@code
+     * producer.send(DelayedRecords.series("reports.nightly", "report", "{}", "nightly-report",
+     *                 Repeat.cron("30 2 * * *", ZoneId.of("Europe/Berlin")))
+     *         .toRecord());
+     * }</pre>
+     *
+     * @param target topic to deliver to
+     * @param key    record key, delivered unchanged; may be null
+     * @param value  record value, delivered unchanged; may be null
+     * @param id     the series id ({@value DelayHeaders#ID}), required: a cancel of it ends the series, and a new
+     *               series under it replaces this one
+     * @param repeat when it is delivered
+     * @param <K>    key type
+     * @param <V>    value type
+     * @return the record to send, via {@link Schedule#toRecord()}; {@link Schedule#withPartition},
+     *     {@link Schedule#withHeaders} and {@code intake} apply as for a one-shot record
+     * @throws IllegalArgumentException if the target or id is refused, or {@code repeat} is null
+     */
+    public static <K, V> Schedule<K, V> series(String target, K key, V value, String id, Repeat repeat) {
+        if (repeat == null) {
+            throw new IllegalArgumentException(
+                    "repeat is null; give Repeat.cron(expression, zone) or Repeat.every(interval)");
+        }
+        checkTarget(target, DEFAULT_INTAKE);
+        checkId(id, DelayHeaders.ID);
+        return new Schedule<>(DEFAULT_INTAKE, target, key, value, repeat.headers(), repeat, id, null, List.of());
     }
 
     /**
@@ -117,7 +150,11 @@ public final class DelayedRecords {
         private final String target;
         private final K key;
         private final V value;
-        private final Delay delay;
+        /** When: the delay's header, or a series' headers. */
+        private final List<Header> when;
+        /** The delay or the series, for {@link #toString}. */
+        private final Object whenText;
+
         private final String id;
         private final Integer partition;
         private final List<Header> headers;
@@ -127,7 +164,8 @@ public final class DelayedRecords {
                 String target,
                 K key,
                 V value,
-                Delay delay,
+                List<Header> when,
+                Object whenText,
                 String id,
                 Integer partition,
                 List<Header> headers) {
@@ -135,7 +173,8 @@ public final class DelayedRecords {
             this.target = target;
             this.key = key;
             this.value = value;
-            this.delay = delay;
+            this.when = when;
+            this.whenText = whenText;
             this.id = id;
             this.partition = partition;
             this.headers = headers;
@@ -152,7 +191,7 @@ public final class DelayedRecords {
          */
         public Schedule<K, V> withId(String id) {
             checkId(id, DelayHeaders.ID);
-            return new Schedule<>(intake, target, key, value, delay, id, partition, headers);
+            return new Schedule<>(intake, target, key, value, when, whenText, id, partition, headers);
         }
 
         /**
@@ -169,7 +208,7 @@ public final class DelayedRecords {
                 throw new IllegalArgumentException(DelayHeaders.PARTITION + ": " + partition
                         + " is not a partition; use 0 or more, or leave it out to partition on the key");
             }
-            return new Schedule<>(intake, target, key, value, delay, id, partition, headers);
+            return new Schedule<>(intake, target, key, value, when, whenText, id, partition, headers);
         }
 
         /**
@@ -194,7 +233,7 @@ public final class DelayedRecords {
                 byte[] v = h.value();
                 copy.add(new RecordHeader(h.key(), v == null ? null : v.clone()));
             }
-            return new Schedule<>(intake, target, key, value, delay, id, partition, List.copyOf(copy));
+            return new Schedule<>(intake, target, key, value, when, whenText, id, partition, List.copyOf(copy));
         }
 
         /**
@@ -207,11 +246,11 @@ public final class DelayedRecords {
         public Schedule<K, V> intake(String topic) {
             checkIntake(topic);
             checkTarget(target, topic);
-            return new Schedule<>(topic, target, key, value, delay, id, partition, headers);
+            return new Schedule<>(topic, target, key, value, when, whenText, id, partition, headers);
         }
 
         /**
-         * Builds the intake record: control headers first ({@value DelayHeaders#TARGET}, the delay, then
+         * Builds the intake record: control headers first ({@value DelayHeaders#TARGET}, the delay or the series, then
          * {@value DelayHeaders#ID} and {@value DelayHeaders#PARTITION} if set), then the user headers. No partition
          * and no timestamp are set on the record itself: the producer's partitioner picks the intake partition from
          * the key, and the delay counts from the timestamp the producer or broker gives it.
@@ -221,7 +260,7 @@ public final class DelayedRecords {
         public ProducerRecord<K, V> toRecord() {
             List<Header> all = new ArrayList<>(headers.size() + 4);
             all.add(header(DelayHeaders.TARGET, target));
-            all.add(delay.toHeader());
+            all.addAll(when);
             if (id != null) {
                 all.add(header(DelayHeaders.ID, id));
             }
@@ -238,7 +277,7 @@ public final class DelayedRecords {
 
         @Override
         public String toString() {
-            return "DelayedRecords.Schedule[intake=" + intake + ", target=" + target + ", " + delay
+            return "DelayedRecords.Schedule[intake=" + intake + ", target=" + target + ", " + whenText
                     + (id == null ? "" : ", id=" + ContractViolation.quote(id))
                     + (partition == null ? "" : ", partition=" + partition)
                     + ", headers=" + headers.size() + "]";

@@ -114,13 +114,79 @@ public final class Delays {
             if (options.id() != null) {
                 schedule = schedule.withId(options.id().apply(record));
             }
-            Integer partition =
-                    options.partition() == null ? null : options.partition().apply(record);
-            if (partition != null) {
-                schedule = schedule.withPartition(partition);
-            }
-            return schedule.toRecord();
+            return withPartition(schedule, record, options);
         });
+    }
+
+    private static <K, V> ProducerRecord<K, V> withPartition(
+            DelayedRecords.Schedule<K, V> schedule, FixedKeyRecord<K, V> record, DelayOptions<K, V> options) {
+        Integer partition =
+                options.partition() == null ? null : options.partition().apply(record);
+        return (partition == null ? schedule : schedule.withPartition(partition)).toRecord();
+    }
+
+    /**
+     * Writes every record of {@code stream} to the intake topic as a series (docs/recurring-schedules.md): delivered
+     * to {@code target} at every occurrence of its {@link Repeat}, until its count or end, or a cancel of its id.
+     *
+     * <pre>{@code
+     * Delays.series(builder.<String, String>stream("reports.requested"), "reports.due",
+     *         record -> Repeat.cron(record.value(), ZoneId.of("Europe/Berlin")),
+     *         DelayOptions.<String, String>defaults().withId(record -> "report:" + record.key()));
+     * }</pre>
+     *
+     * @param stream  the records to repeat
+     * @param target  the topic to deliver to
+     * @param repeat  the schedule of a record
+     * @param options with an id ({@link DelayOptions#withId}): a series needs one
+     * @param <K>     key type
+     * @param <V>     value type
+     * @throws IllegalArgumentException if {@code options} has no id, or the target is refused
+     */
+    public static <K, V> void series(
+            KStream<K, V> stream,
+            String target,
+            Function<FixedKeyRecord<K, V>, Repeat> repeat,
+            DelayOptions<K, V> options) {
+        KStream<K, V> repeated = stream.processValues(scheduleSeries(target, repeat, options));
+        if (options.produced() == null) {
+            repeated.to(options.intakeTopic());
+        } else {
+            repeated.to(options.intakeTopic(), options.produced());
+        }
+    }
+
+    /**
+     * A processor that adds the control headers of a series to every record (key and value unchanged): send its
+     * output to the intake topic.
+     *
+     * @param target  the topic to deliver to
+     * @param repeat  the schedule of a record
+     * @param options with an id ({@link DelayOptions#withId}); partition as for {@link #schedule}
+     * @param <K>     key type
+     * @param <V>     value type
+     * @return for {@link KStream#processValues}
+     * @throws IllegalArgumentException if {@code options} has no id or {@code repeat} is null, or the target is
+     *                                  refused
+     */
+    public static <K, V> FixedKeyProcessorSupplier<K, V, V> scheduleSeries(
+            String target, Function<FixedKeyRecord<K, V>, Repeat> repeat, DelayOptions<K, V> options) {
+        if (repeat == null || options.id() == null) {
+            throw new IllegalArgumentException("a series needs a schedule and an id: give a function such as "
+                    + "record -> Repeat.every(Duration.ofHours(1)), and DelayOptions.withId(record -> ...)");
+        }
+        DelayedRecords.to(target, null, null, Delay.ofMillis(0)).intake(options.intakeTopic()); // checks the target now
+        return () -> new HeaderProcessor<>(record -> withPartition(
+                DelayedRecords.series(
+                                target,
+                                record.key(),
+                                record.value(),
+                                options.id().apply(record),
+                                repeat.apply(record))
+                        .intake(options.intakeTopic())
+                        .withHeaders(userHeaders(record.headers())),
+                record,
+                options));
     }
 
     /**

@@ -5,10 +5,13 @@
  * <ul>
  *   <li>{@link io.delaybridge.connectors.Delay}: when a record is due, a duration after its timestamp or an
  *       instant.</li>
+ *   <li>{@link io.delaybridge.connectors.Repeat}: when a recurring record (a series) is delivered, a cron expression
+ *       in a zone or an interval, with its count, end and choices.</li>
  *   <li>{@link io.delaybridge.connectors.DelayedRecords}: builds the intake records that schedule and cancel, for
  *       any {@code Producer}.</li>
  *   <li>{@link io.delaybridge.connectors.DelayedProducer}: wraps a {@code Producer} and adds
- *       {@code sendDelayed(target, key, value, delay)} and {@code cancel(id)}.</li>
+ *       {@code sendDelayed(target, key, value, delay)}, {@code sendSeries(target, key, value, id, repeat)} and
+ *       {@code cancel(id)}.</li>
  *   <li>{@link io.delaybridge.connectors.Delays} with {@link io.delaybridge.connectors.DelayOptions}: the same from a
  *       Kafka Streams application, one call per stream (needs {@code kafka-streams} on the class path, an optional
  *       dependency of this module).</li>

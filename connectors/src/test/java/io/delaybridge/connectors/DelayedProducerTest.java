@@ -46,6 +46,29 @@ class DelayedProducerTest {
     private final DelayedProducer<String, String> producer = new DelayedProducer<>(mock);
 
     @Test
+    void sendSeriesSendsOneIntakeRecordWithTheSeriesHeaders() throws Exception {
+        producer.sendSeries(
+                        "reports.nightly",
+                        "report",
+                        "{}",
+                        "nightly-report",
+                        Repeat.cron("30 2 * * *", java.time.ZoneId.of("Europe/Berlin"))
+                                .times(3))
+                .get();
+        ProducerRecord<String, String> r = mock.history().get(0);
+        assertEquals("delay-intake", r.topic());
+        assertEquals("report", r.key());
+        assertEquals(
+                List.of(
+                        "delay-target=reports.nightly",
+                        "delay-cron=30 2 * * *",
+                        "delay-zone=Europe/Berlin",
+                        "delay-count=3",
+                        "delay-id=nightly-report"),
+                rendered(r.headers()));
+    }
+
+    @Test
     void sendDelayedSendsOneIntakeRecord() throws Exception {
         RecordMetadata meta = producer.sendDelayed(
                         "orders.timeout", "order-42", "{\"order\":42}", Delay.of(Duration.ofMinutes(30)))

@@ -81,6 +81,40 @@ class DelaysTest {
     }
 
     @Test
+    void aSeriesPerRecordUnderItsId() throws Exception {
+        Run r = run(
+                "delay-intake",
+                s -> Delays.series(
+                        s,
+                        "reports.due",
+                        record -> Repeat.every(Duration.ofHours(1)).times(2),
+                        DelayOptions.<String, String>defaults().withId(record -> "report:" + record.key())));
+        try (TopologyTestDriver ignored = r.driver()) {
+            RecordHeaders headers = new RecordHeaders();
+            headers.add("trace", bytes("t1"));
+            r.in().pipeInput(new TestRecord<>("r1", "v", headers, T0));
+            TestRecord<String, String> out = r.out().readRecord();
+            assertEquals("r1", out.key());
+            assertEquals("t1", header(out, "trace"));
+            io.delaybridge.schemas.SeriesRecord.First first = io.delaybridge.schemas.SeriesRecord.read(
+                            PARSER, out.headers(), out.timestamp())
+                    .orElseThrow();
+            assertEquals("report:r1", first.schedule().id());
+            assertEquals("reports.due", first.schedule().target());
+            assertEquals(
+                    T0.plus(Duration.ofHours(1)).toEpochMilli(),
+                    first.schedule().dueAt());
+        }
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> Delays.scheduleSeries(
+                        "reports.due",
+                        record -> Repeat.every(Duration.ofHours(1)),
+                        DelayOptions.<String, String>defaults()),
+                "a series needs an id");
+    }
+
+    @Test
     void theIdPartitionIntakeAndSerdesOptions() throws Exception {
         Run r = run(
                 "my-intake",

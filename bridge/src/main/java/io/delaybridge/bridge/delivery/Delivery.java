@@ -128,8 +128,8 @@ public final class Delivery implements AutoCloseable {
     }
 
     /**
-     * Hands over the claimed message {@code id} of {@code shard} ({@code origin}: its intake record, "" if its envelope
-     * does not decode, null if it cannot be told): {@code handover} sends it, or acks it if a committed transaction
+     * Hands over the claimed message {@code id} of {@code shard} (the key it is remembered by: a series' occurrence has
+     * its own; {@code origin}: its intake record, "" if its envelope does not decode, null if it cannot be told): {@code handover} sends it, or acks it if a committed transaction
      * delivered it already. Either way the claim has let go of it once this returns.
      */
     public void release(int shard, String id, String origin, Handover handover) {
@@ -195,6 +195,14 @@ public final class Delivery implements AutoCloseable {
      * Never throws: every failure goes to {@code result}.
      */
     public void deliver(int shard, Envelope envelope, String id, long dueAt, int attempt, Result result) {
+        deliver(shard, envelope, id, id, dueAt, attempt, result);
+    }
+
+    /**
+     * {@link #deliver(int, Envelope, String, long, int, Result)}, remembered as delivered (exactly once) under
+     * {@code key} rather than the id the record carries: an occurrence of a series, stored under the series id.
+     */
+    public void deliver(int shard, Envelope envelope, String id, String key, long dueAt, int attempt, Result result) {
         try {
             TargetCatalog.TopicState target = catalog.lookup(envelope.target());
             if (target.forbidden()) {
@@ -218,13 +226,16 @@ public final class Delivery implements AutoCloseable {
                 return;
             }
             ProducerRecord<byte[], byte[]> record = DeliveryRecords.toTarget(envelope, id, dueAt, attempt);
-            sends.send(shard, new Sends.Message(id, envelope.origin(), dueAt), record, forgetting(envelope, result));
+            sends.send(shard, new Sends.Message(key, envelope.origin(), dueAt), record, forgetting(envelope, result));
         } catch (RuntimeException e) {
             result.failed(e);
         }
     }
 
-    /** Writes {@code record}, the deadletter copy of the message {@code id} of {@code shard}. Never throws. */
+    /**
+     * Writes {@code record}, the deadletter copy of the message {@code id} of {@code shard} (exactly once: the key it is
+     * remembered by, as for {@link #release}). Never throws.
+     */
     public void deadletter(
             int shard, String id, String origin, long dueAt, ProducerRecord<byte[], byte[]> record, Result result) {
         try {

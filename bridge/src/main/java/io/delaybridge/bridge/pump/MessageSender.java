@@ -86,12 +86,13 @@ final class MessageSender {
             }));
             return;
         }
+        String key = series.deliveryKey(id, envelope);
         if (turn != null && turn.delivered() == null) {
             // missed and skipped (delay-missed: skip): nothing goes out; the settle stores the next occurrence
             Envelope skipped = turn.envelope();
             delivery.release(
                     shard.shard,
-                    id,
+                    key,
                     skipped.origin(),
                     handover(
                             shard,
@@ -101,7 +102,7 @@ final class MessageSender {
             return;
         }
         Envelope toSend = turn == null ? envelope : turn.envelope();
-        delivery.release(shard.shard, id, toSend.origin(), handover(shard, message, toSend, () -> {
+        delivery.release(shard.shard, key, toSend.origin(), handover(shard, message, toSend, () -> {
             TargetRates.Target target = rates.target(toSend.target());
             if (target.capped() && !throttle.admit(shard, message, toSend, target)) {
                 return; // it waits for a token, or went back to the due set
@@ -129,7 +130,7 @@ final class MessageSender {
     private void sendNow(OwnedShard shard, ClaimedMessage message, Envelope envelope, TargetRates.Target rated) {
         // a series' occurrence carries its own due time: the message's may be a retry's, or an older missed one's
         long dueAt = SeriesRecord.dueAt(envelope, message.dueAt());
-        delivery.deliver(shard.shard, envelope, message.ref().id(), dueAt, message.attempt(), new Delivery.Result() {
+        Delivery.Result result = new Delivery.Result() {
             @Override
             public void delivered(long timestamp) {
                 outcomes.report(Outcome.delivered(shard, message, envelope, rated, timestamp));
@@ -139,7 +140,8 @@ final class MessageSender {
             public void failed(Exception error) {
                 outcomes.report(Outcome.failed(shard, message, envelope, error, ErrorCode.DELIVERY_FAILED));
             }
-        });
+        };
+        delivery.deliver(shard.shard, envelope, message.ref().id(), key(message), dueAt, message.attempt(), result);
     }
 
     /**
@@ -154,7 +156,7 @@ final class MessageSender {
             ErrorCode code) {
         delivery.deadletter(
                 shard.shard,
-                message.ref().id(),
+                key(message),
                 envelope == null ? "" : envelope.origin(),
                 message.dueAt(),
                 record,
@@ -180,12 +182,17 @@ final class MessageSender {
         delivery.flush();
     }
 
-    /** A retry moved the message {@code id} of {@code shard} back to the due set, due after its backoff. */
+    /** The name exactly once remembers {@code message} by: {@link SeriesTurns#deliveryKey(ClaimedMessage)}. */
+    String key(ClaimedMessage message) {
+        return series.deliveryKey(message);
+    }
+
+    /** A retry moved the message {@code id} (its {@link #key}) of {@code shard} back to the due set, due later. */
     void retried(OwnedShard shard, String id) {
         delivery.retried(shard.shard, id);
     }
 
-    /** Redis answered the acks of {@code ids} of {@code shard}; {@code allDeleted}: it deleted every one. */
+    /** Redis answered the acks of {@code ids} (their {@link #key}s) of {@code shard}; {@code allDeleted}: all deleted. */
     void acked(OwnedShard shard, Iterable<String> ids, boolean allDeleted) {
         delivery.acked(shard.shard, ids, allDeleted);
     }

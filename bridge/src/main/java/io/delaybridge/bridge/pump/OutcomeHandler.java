@@ -210,7 +210,7 @@ final class OutcomeHandler {
         try {
             if (store.retry(shard.shard, shard.epoch, message.ref(), redisNow.getAsLong() + backoffMillis)) {
                 // exactly once: a later claim's send of it may be in a transaction that commits; it is due only later
-                sender.retried(shard, message.ref().id());
+                sender.retried(shard, sender.key(message));
             }
         } catch (StoreFencedException e) {
             LOG.warn(
@@ -236,31 +236,39 @@ final class OutcomeHandler {
     private void ack(OwnedShard shard, List<Outcome> done) {
         List<Outcome> plain = new ArrayList<>(done.size());
         List<SeriesStep> steps = new ArrayList<>();
+        List<String> stepKeys = new ArrayList<>();
         for (Outcome outcome : done) {
             SeriesStep step = SeriesTurns.step(outcome.message(), outcome.envelope());
             if (step == null) {
                 plain.add(outcome);
             } else {
                 steps.add(step);
+                stepKeys.add(sender.key(outcome.message()));
             }
         }
         for (int from = 0; from < plain.size(); from += MAX_ACKS_PER_CALL) {
             List<Outcome> part = plain.subList(from, Math.min(plain.size(), from + MAX_ACKS_PER_CALL));
             List<MessageRef> refs = new ArrayList<>(part.size());
+            List<String> keys = new ArrayList<>(part.size());
             for (Outcome outcome : part) {
                 refs.add(outcome.message().ref());
+                keys.add(sender.key(outcome.message()));
             }
-            settle(shard, refs, () -> store.ackAsync(shard.shard, shard.epoch, refs));
+            settle(shard, keys, () -> store.ackAsync(shard.shard, shard.epoch, refs));
         }
         for (int from = 0; from < steps.size(); from += MAX_ACKS_PER_CALL) {
-            List<SeriesStep> part = steps.subList(from, Math.min(steps.size(), from + MAX_ACKS_PER_CALL));
-            List<MessageRef> refs = part.stream().map(SeriesStep::ref).toList();
+            int to = Math.min(steps.size(), from + MAX_ACKS_PER_CALL);
+            List<SeriesStep> part = List.copyOf(steps.subList(from, to));
             // the next occurrence is stored by the call that settles this one: a crash stops no series
-            settle(shard, refs, () -> store.settleSeriesAsync(shard.shard, shard.epoch, List.copyOf(part)));
+            settle(
+                    shard,
+                    List.copyOf(stepKeys.subList(from, to)),
+                    () -> store.settleSeriesAsync(shard.shard, shard.epoch, part));
         }
     }
 
-    private void settle(OwnedShard shard, List<MessageRef> refs, Supplier<CompletableFuture<Integer>> call) {
+    /** @param keys what exactly once remembers the settled messages by ({@link MessageSender#key}) */
+    private void settle(OwnedShard shard, List<String> keys, Supplier<CompletableFuture<Integer>> call) {
         places.ackSent();
         CompletableFuture<Integer> ack;
         try {
@@ -273,24 +281,24 @@ final class OutcomeHandler {
                 Throwable cause =
                         error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
                 if (cause instanceof StoreFencedException) {
-                    metrics.acksFenced.mark(refs.size());
+                    metrics.acksFenced.mark(keys.size());
                     LOG.warn(
                             "{}; its new owner delivers the {} messages acked here again",
                             cause.getMessage(),
-                            refs.size());
+                            keys.size());
                 } else {
                     LOG.warn(
                             "Could not acknowledge {} delivered messages in shard {}: {}",
-                            refs.size(),
+                            keys.size(),
                             shard.shard,
                             cause.getMessage());
                 }
             } else {
                 // fewer deleted than acked: some went back to the due set by their lease while being delivered
-                sender.acked(shard, refs.stream().map(MessageRef::id).toList(), deleted == refs.size());
+                sender.acked(shard, keys, deleted == keys.size());
             }
             places.ackAnswered();
-            places.finish(shard, refs.size());
+            places.finish(shard, keys.size());
         });
     }
 }

@@ -113,7 +113,7 @@ public final class Pump implements Managed {
                 queue,
                 sends.rates(),
                 new Throttle(store, places, settings, redisClock::now, time),
-                new SeriesTurns(redisClock::now));
+                new SeriesTurns(redisClock::now, delivery.exactlyOnce()));
         this.outcomes = new OutcomeHandler(
                 store,
                 sends,
@@ -379,8 +379,7 @@ public final class Pump implements Managed {
         if (messages.size() < want) {
             places.unreserve(shard, want - messages.size());
         }
-        delivery.claimed(
-                shard.shard, () -> messages.stream().map(m -> m.ref().id()).iterator(), messages.size() < want);
+        delivery.claimed(shard.shard, () -> messages.stream().map(sender::key).iterator(), messages.size() < want);
         if (!messages.isEmpty()) {
             metrics.claimBatch.update(messages.size());
             places.claimed(messages.size());

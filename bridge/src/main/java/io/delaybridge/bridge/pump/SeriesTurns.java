@@ -2,26 +2,85 @@ package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.SeriesStep;
+import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.schemas.SeriesPlanner;
 import io.delaybridge.schemas.SeriesRecord;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.LongSupplier;
 
 /**
  * The pump's share of a series ({@link SeriesRecord}): when a series' message is released, which occurrence goes out
  * (the missed-run policy, by Redis' clock), and once it is settled, the {@link SeriesStep} that stores the next one in
- * the same script call.
+ * the same script call; and under exactly once, the name each occurrence is remembered by ({@link #deliveryKey}).
  */
 final class SeriesTurns {
 
+    /** Between a series' id and its pending occurrence's number in a delivery key: no id written by hand holds it. */
+    static final char KEY_SEPARATOR = '\u0000';
+
+    private static final byte[] SERIES_HEADER = DelayHeaders.SERIES.getBytes(StandardCharsets.UTF_8);
+
     private final SeriesPlanner planner = new SeriesPlanner(SeriesPlanner.DEFAULT_SKIP_GRACE_MILLIS);
     private final LongSupplier redisNow;
+    private final boolean exactlyOnce;
 
-    /** @param redisNow Redis' time now, epoch ms */
-    SeriesTurns(LongSupplier redisNow) {
+    /**
+     * @param redisNow    Redis' time now, epoch ms
+     * @param exactlyOnce whether deliveries are remembered by key ({@code delivery.exactlyOnce}): else every key is
+     *                    the id, and nothing is decoded for it
+     */
+    SeriesTurns(LongSupplier redisNow, boolean exactlyOnce) {
         this.redisNow = redisNow;
+        this.exactlyOnce = exactlyOnce;
+    }
+
+    /**
+     * The name under which exactly once remembers a claimed message as delivered (claim, release, send, retry, ack
+     * all report it by this name): a one-shot message's id; for a series, its id and the number of the occurrence it
+     * holds pending. Every occurrence of a series is stored under the series id, so by id alone the delivered log
+     * would take occurrence 2 for occurrence 1 delivered before, and ack it unsent. The pending number changes only in
+     * the call that settles a delivered occurrence, so a message claimed again after a crash, before that call, has
+     * the key its committed delivery was remembered by, and is acked, not sent again.
+     */
+    String deliveryKey(ClaimedMessage message) {
+        String id = message.ref().id();
+        if (!exactlyOnce || !mentionsSeries(message.value(), message.envelopeFrom())) {
+            return id;
+        }
+        try {
+            return deliveryKey(id, message.decode());
+        } catch (RuntimeException e) {
+            return id; // it does not decode: its release deadletters it under its id
+        }
+    }
+
+    /** {@link #deliveryKey(ClaimedMessage)} of the message {@code id} whose stored envelope is {@code stored}. */
+    String deliveryKey(String id, Envelope stored) {
+        if (!exactlyOnce) {
+            return id;
+        }
+        SeriesRecord.State state;
+        try {
+            state = SeriesRecord.state(stored);
+        } catch (RuntimeException e) {
+            return id;
+        }
+        return state == null || state.pending() == null
+                ? id
+                : id + KEY_SEPARATOR + state.pending().number();
+    }
+
+    /** Whether the stored bytes hold the series header's name: one-shot messages are told apart without a decode. */
+    private static boolean mentionsSeries(byte[] value, int from) {
+        for (int i = from; i <= value.length - SERIES_HEADER.length; i++) {
+            if (Arrays.equals(value, i, i + SERIES_HEADER.length, SERIES_HEADER, 0, SERIES_HEADER.length)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -1,0 +1,105 @@
+package io.delaybridge.bridge.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.schemas.SeriesHeaders;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestServers;
+import io.dropwizard.testing.ConfigOverride;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Series with {@code delivery.exactlyOnce} (docs/recurring-schedules.md): every occurrence is stored under the series
+ * id, and the delivered log remembers each one by the id and its occurrence number, so a {@code read_committed}
+ * consumer sees occurrences 1..N once each, none early, none taken for the one before it: while the bridge runs, and
+ * across a restart after which the missed ones ({@code delay-missed: all}) come due together, in one claim.
+ */
+@ExtendWith(RealServersExtension.class)
+class SeriesExactlyOnceIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
+    @Test
+    void eachOccurrenceIsDeliveredOnceAcrossARestart(TestServers servers) {
+        TestNames names = TestNames.unique(servers);
+        String out = names.target("out");
+        String id = "eo-" + System.nanoTime();
+        int count = 8;
+        try (KafkaClient client = new KafkaClient(servers.kafkaBootstrap())) {
+            client.createTopics(1, out);
+            KafkaClient.Collector committed = client.collectCommitted(out);
+            TestBridge first = bridge(names, servers).start();
+            long ts = client.send(
+                            names.intake(),
+                            id,
+                            "e",
+                            null,
+                            DelayHeaders.TARGET,
+                            out,
+                            DelayHeaders.ID,
+                            id,
+                            SeriesHeaders.EVERY,
+                            "1s",
+                            SeriesHeaders.COUNT,
+                            Integer.toString(count),
+                            SeriesHeaders.MISSED,
+                            "all")
+                    .timestamp();
+            await().atMost(WAIT).until(() -> committed.size() >= 2);
+            first.stop();
+            int beforeRestart = committed.size();
+            assertTrue(beforeRestart < count, "stopped mid-series: " + beforeRestart);
+            // down until at least three more occurrences passed: after the restart they are due at once
+            long downUntil = ts + (beforeRestart + 3) * 1000L;
+            await().atMost(WAIT).until(() -> System.currentTimeMillis() > downUntil);
+            TestBridge second = bridge(names, servers).start();
+            try {
+                await().atMost(WAIT).until(() -> committed.size() >= count);
+                // a ninth, if any, would be due by ts + 9 s: the marker is delivered after that
+                String marker = "marker-" + System.nanoTime();
+                client.send(
+                        names.intake(),
+                        marker,
+                        "m",
+                        null,
+                        DelayHeaders.TARGET,
+                        out,
+                        DelayHeaders.UNTIL,
+                        Long.toString(ts + (count + 1) * 1000L));
+                await().atMost(WAIT)
+                        .until(() ->
+                                !committed.matching(r -> marker.equals(r.key())).isEmpty());
+                assertEquals(0, second.meter("delay.already-delivered"), "no occurrence taken as delivered");
+            } finally {
+                second.stop();
+            }
+            List<Long> numbers = new ArrayList<>();
+            for (KafkaClient.Received r : committed.matching(r -> id.equals(r.header(DelayHeaders.ID)))) {
+                long n = Long.parseLong(r.header(DelayHeaders.OCCURRENCE));
+                assertEquals(Long.toString(ts + n * 1000), r.header(DelayHeaders.DUE_AT), "due time of " + n);
+                assertTrue(r.record().timestamp() >= ts + n * 1000, "occurrence " + n + " early");
+                numbers.add(n);
+            }
+            assertEquals(
+                    LongStream.rangeClosed(1, count).boxed().toList(),
+                    numbers,
+                    "occurrences 1.." + count + " once each, in order");
+        }
+    }
+
+    private static TestBridge bridge(TestNames names, TestServers servers) {
+        return new TestBridge(
+                names,
+                servers.kafkaBootstrap(),
+                servers.redisUri(),
+                ConfigOverride.config("delivery.exactlyOnce", "true"));
+    }
+}
