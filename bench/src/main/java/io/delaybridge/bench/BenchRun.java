@@ -1,30 +1,17 @@
 package io.delaybridge.bench;
 
 import io.delaybridge.testkit.FreePorts;
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.ToLongBiFunction;
-import java.util.function.ToLongFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -40,8 +27,6 @@ final class BenchRun implements AutoCloseable {
     static final int INTAKE_PARTITIONS = 16;
     static final int TARGET_PARTITIONS = 8;
 
-    private static final Pattern COMMAND_STAT = Pattern.compile("cmdstat_(\\w+):calls=(\\d+),usec=(\\d+)");
-
     final BenchOptions options;
     final String bootstrap;
     final BenchRedis target;
@@ -49,11 +34,9 @@ final class BenchRun implements AutoCloseable {
     final String runId = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
     private final long brokerPid;
     private final Admin admin;
-    private final RedisClient redisClient;
-    /** One connection to each server that holds data (the masters of a cluster). */
-    private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+    /** The readings of the servers that hold data (the masters of a cluster). */
+    private final BenchServers servers;
 
-    private final List<RedisCommands<String, String>> servers = new ArrayList<>();
     private final Map<String, String> summary = new LinkedHashMap<>();
     /** The next record's sequence number: unique over the run, so the collector tells phases' records apart. */
     private long seq;
@@ -65,12 +48,7 @@ final class BenchRun implements AutoCloseable {
         this.workDir = workDir;
         this.brokerPid = brokerPid;
         this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
-        this.redisClient = RedisClient.create();
-        for (String server : target.servers()) {
-            StatefulRedisConnection<String, String> connection = redisClient.connect(RedisURI.create(server));
-            connections.add(connection);
-            servers.add(connection.sync());
-        }
+        this.servers = new BenchServers(target.servers());
     }
 
     /** The result lines so far, in order. */
@@ -80,7 +58,7 @@ final class BenchRun implements AutoCloseable {
 
     /** The first server that holds data (the single server). */
     RedisCommands<String, String> redis() {
-        return servers.get(0);
+        return servers.first();
     }
 
     String redisUri() {
@@ -274,71 +252,30 @@ final class BenchRun implements AutoCloseable {
                 .counter("intake commits", () -> bridge.meterCount("delay.intake.commits"));
     }
 
-    /**
-     * Microseconds Redis spent in each command so far ({@code INFO commandstats}; commands a script runs count too),
-     * summed over the servers that hold data.
-     */
+    /** Microseconds Redis spent in each command so far, summed over the servers ({@link BenchServers}). */
     Map<String, Long> commandMicros() {
-        Map<String, Long> micros = new TreeMap<>();
-        for (RedisCommands<String, String> server : servers) {
-            Matcher m = COMMAND_STAT.matcher(server.info("commandstats"));
-            while (m.find()) {
-                micros.merge(m.group(1), Long.parseLong(m.group(3)), Long::sum);
-                micros.merge(m.group(1) + " calls", Long.parseLong(m.group(2)), Long::sum);
-            }
-        }
-        return micros;
+        return servers.commandMicros();
     }
 
-    /** "evalsha 14.2 (of it hmget 1.1, ...)": us per record of the costliest commands between two readings. */
+    /** {@link BenchServers#commandCost}. */
     static String commandCost(Map<String, Long> before, Map<String, Long> after, long records) {
-        ToLongFunction<String> delta = key -> after.getOrDefault(key, 0L) - before.getOrDefault(key, 0L);
-        return after.keySet().stream()
-                .filter(key -> !key.endsWith(" calls") && delta.applyAsLong(key) > 0)
-                .sorted(Comparator.comparingLong(delta).reversed())
-                .limit(10)
-                .map(key -> String.format(
-                        "%s %.2f (%.1f records a call)",
-                        key,
-                        delta.applyAsLong(key) / (double) Math.max(1, records),
-                        records / (double) Math.max(1, delta.applyAsLong(key + " calls"))))
-                .collect(Collectors.joining(", ", "us per record, scripts include the commands they call: ", ""));
+        return BenchServers.commandCost(before, after, records);
     }
 
     long usedMemory() {
-        return servers.stream().mapToLong(RedisInfo::usedMemory).sum();
+        return servers.usedMemory();
     }
 
-    /** The due sets' sizes, found on whichever server holds each shard. */
     long pending(String prefix, String topic) {
-        return sumOverKeys(prefix + ":{" + topic + ":*}:due", RedisCommands::zcard);
+        return servers.pending(prefix, topic);
     }
 
-    /** Records in the far tier: the 12-byte entries of every shard's far hours (docs/redis-store.md). */
     long farCount(String prefix, String topic) {
-        return sumOverKeys(prefix + ":{" + topic + ":*}:far:*", RedisCommands::strlen) / 12;
+        return servers.farCount(prefix, topic);
     }
 
-    /** Deletes every key under {@code prefix} (a scenario's store, once measured): frees Redis for the next. */
     long deleteKeys(String prefix) {
-        return sumOverKeys(prefix + ":*", (server, key) -> server.unlink(key));
-    }
-
-    /** {@code size} of every key matching {@code pattern}, summed over the servers that hold data. */
-    private long sumOverKeys(String pattern, ToLongBiFunction<RedisCommands<String, String>, String> size) {
-        long total = 0;
-        for (RedisCommands<String, String> server : servers) {
-            ScanCursor cursor = ScanCursor.INITIAL;
-            do {
-                KeyScanCursor<String> page =
-                        server.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
-                for (String key : page.getKeys()) {
-                    total += size.applyAsLong(server, key);
-                }
-                cursor = page;
-            } while (!cursor.isFinished());
-        }
-        return total;
+        return servers.deleteKeys(prefix);
     }
 
     /** Waits until every record of the phase arrived, or nothing arrived for {@code idleSeconds}. */
@@ -405,8 +342,7 @@ final class BenchRun implements AutoCloseable {
 
     @Override
     public void close() {
-        connections.forEach(StatefulRedisConnection::close);
-        redisClient.shutdown();
+        servers.close();
         admin.close();
     }
 }

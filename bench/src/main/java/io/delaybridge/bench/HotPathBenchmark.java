@@ -1,7 +1,6 @@
 package io.delaybridge.bench;
 
 import io.delaybridge.bridge.delivery.DeliveryRecords;
-import io.delaybridge.bridge.intake.IntakeSettings;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
@@ -86,19 +85,14 @@ public class HotPathBenchmark {
 
     @Setup
     public void setUp() throws ContractViolation {
-        IntakeSettings settings = new IntakeSettings(
-                INTAKE,
-                DEADLETTER,
-                Duration.ofDays(365).toMillis(),
+        long maxDelayMillis = Duration.ofDays(365).toMillis();
+        // as the intake's settings build it (IntakeSettings.translator)
+        translator = new RecordTranslator(
+                new TargetPolicy(INTAKE, DEADLETTER, List.of()),
+                maxDelayMillis,
                 1_048_576,
-                List.of(),
-                Duration.ofMillis(100),
-                Duration.ofMillis(100),
-                Duration.ofMillis(100),
-                Duration.ofSeconds(10),
                 Duration.ofHours(1).toMillis());
-        translator = settings.translator();
-        parser = new IntakeParser(new TargetPolicy(INTAKE, DEADLETTER, List.of()), settings.maxDelayMillis());
+        parser = new IntakeParser(new TargetPolicy(INTAKE, DEADLETTER, List.of()), maxDelayMillis);
         defaultId = IntakeParser.defaultId(INTAKE, PARTITION, OFFSET);
 
         Random random = new Random(42);

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge;
 
+import io.delaybridge.bridge.config.DeliveryLimits;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TargetRates;
@@ -60,9 +61,10 @@ record DeliveryPart(Producer<byte[], byte[]> producer, TargetRates rates, Delive
                             wiring.admin(),
                             producer,
                             targets,
-                            partitions,
-                            wiring.intakeSettings().maxRecordBytes(),
-                            config.getPump().getLease().toMilliseconds(),
+                            new DeliveryLimits(
+                                    partitions,
+                                    wiring.intakeSettings().maxRecordBytes(),
+                                    config.getPump().getLease().toMilliseconds()),
                             wiring.time());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -44,9 +44,7 @@ public class DeliveryFactory {
             Admin admin,
             Producer<byte[], byte[]> producer,
             TargetCatalog catalog,
-            int shards,
-            int maxRecordBytes,
-            long leaseMillis,
+            DeliveryLimits limits,
             Time time)
             throws Exception {
         if (!exactlyOnce) {
@@ -56,7 +54,7 @@ public class DeliveryFactory {
         DeliveredLog.prepare(
                 admin,
                 logTopic,
-                shards,
+                limits.shards(),
                 kafka.getReplicationFactor() < 0
                         ? java.util.Optional.empty()
                         : java.util.Optional.of((short) kafka.getReplicationFactor()),
@@ -64,8 +62,8 @@ public class DeliveryFactory {
         DeliveredLog log = new DeliveredLog(logTopic, kafka.consumerProperties(), 30_000, time);
         // a killed owner's open transaction holds back read_committed consumers of its targets until the next owner
         // fences it or the broker aborts it: keep its timeout short, and under the lease
-        long transactionTimeout = Math.max(5_000, Math.min(leaseMillis / 2, 15_000));
-        Properties base = kafka.producerProperties(maxRecordBytes);
+        long transactionTimeout = Math.max(5_000, Math.min(limits.leaseMillis() / 2, 15_000));
+        Properties base = kafka.producerProperties(limits.maxRecordBytes());
         TransactionalSends sends = new TransactionalSends(
                 id -> {
                     Properties properties = new Properties();

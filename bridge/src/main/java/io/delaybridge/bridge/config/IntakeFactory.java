@@ -1,8 +1,12 @@
 package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.delaybridge.bridge.intake.ExpressLimits;
+import io.delaybridge.bridge.intake.FarLimits;
 import io.delaybridge.bridge.intake.FarPolicy;
+import io.delaybridge.bridge.intake.IntakePacing;
 import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.intake.RecordRules;
 import io.dropwizard.util.DataSize;
 import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.NotNull;
@@ -183,22 +187,23 @@ public class IntakeFactory implements SettingsCheck.Checked {
 
     public IntakeSettings build(String topic, String deadletterTopic) {
         return new IntakeSettings(
-                topic,
-                deadletterTopic,
-                maxDelay.toMilliseconds(),
-                (int) maxRecordSize.toBytes(),
-                List.copyOf(allowedTargets),
-                pollTimeout.toJavaDuration(),
-                commitInterval.toJavaDuration(),
-                retryBackoff.toJavaDuration(),
-                maxRetryBackoff.toJavaDuration(),
-                cancelMemory.toMilliseconds(),
-                expressWindowMillis(),
-                expressBufferRecords,
-                expressBufferBytes.toBytes(),
-                hotWindowMillis(),
-                farRetentionMargin.toMilliseconds(),
-                retentionCheckInterval.toJavaDuration());
+                new RecordRules(
+                        topic,
+                        deadletterTopic,
+                        maxDelay.toMilliseconds(),
+                        (int) maxRecordSize.toBytes(),
+                        List.copyOf(allowedTargets),
+                        cancelMemory.toMilliseconds()),
+                new IntakePacing(
+                        pollTimeout.toJavaDuration(),
+                        commitInterval.toJavaDuration(),
+                        retryBackoff.toJavaDuration(),
+                        maxRetryBackoff.toJavaDuration()),
+                new ExpressLimits(expressWindowMillis(), expressBufferRecords, expressBufferBytes.toBytes()),
+                new FarLimits(
+                        hotWindowMillis(),
+                        farRetentionMargin.toMilliseconds(),
+                        retentionCheckInterval.toJavaDuration()));
     }
 
     @JsonProperty

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisEndpoint;
 import io.delaybridge.bridge.store.redis.RedisMode;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.bridge.time.Time;
@@ -111,15 +112,12 @@ public class RedisFactory implements SettingsCheck.Checked {
     public RedisDelayStore build(String intakeTopic, IntSupplier shardCount, Time time) {
         return RedisDelayStore.connect(
                 new RedisStoreOptions(
-                        uri,
+                        new RedisEndpoint(uri, mode, tls.build(), commandTimeout.toJavaDuration()),
                         keyPrefix,
                         intakeTopic,
                         1, // a placeholder: the store takes its count from shardCount
                         waitReplicas,
-                        waitTimeout.toJavaDuration(),
-                        commandTimeout.toJavaDuration(),
-                        mode,
-                        tls.build()),
+                        waitTimeout.toJavaDuration()),
                 time,
                 shardCount);
     }

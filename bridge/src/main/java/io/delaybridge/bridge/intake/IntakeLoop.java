@@ -12,20 +12,13 @@ import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * {@code intake.commitInterval} later ({@link CommitPacer}); a batch that Redis holds is never read again because its
  * commit failed: its offsets stay pending ({@link OffsetCommitter}).
  *
- * <p>A fence of the static member id rejoins, and stops the intake if fences keep coming ({@link FencedMember}).
+ * <p>A fence of the static member id rejoins, and stops the intake if fences keep coming ({@link IntakeMember}, {@link
+ * FencedMember}).
  *
  * <p>Records already due (or due within {@code intake.expressWindow}) are delivered from here, never written to
  * Redis ({@link IntakeExpress}); records due beyond {@code intake.hotWindow} may wait in the far tier ({@link
@@ -57,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * to Redis, {@link BatchCompletion} completes them in poll order, {@link RefusedRecords} deadletters refused records,
  * {@link IntakeExpress} hands express records to the sending layer, {@link PollCommits} holds the commit rule (a poll
  * commits once its records are stored, refused ones deadlettered, express ones settled, in poll order) over the
- * {@link OffsetCommitter}, {@link IntakeRebalance} hands partitions over; this class runs the loop.
+ * {@link OffsetCommitter}, {@link IntakeRebalance} hands partitions over, {@link IntakeMember} keeps the consumer in
+ * the group (connect, close, rejoin after a fence); this class runs the loop.
  *
  * <p>Each commit carries the store's incarnation in the offsets' metadata. On assignment the loop compares it with the
  * store's: a different one means Redis came back without the data those offsets promise. Then, and when a write
@@ -77,7 +72,6 @@ public final class IntakeLoop implements Managed {
     /** Polls written to Redis and not yet completed, at most: bounds memory and what a failure reads again. */
     public static final int MAX_BATCHES_IN_FLIGHT = 2;
 
-    private final Properties consumerProperties;
     private final DelayStore store;
     private final RecordTranslator translator;
     private final IntakeSettings settings;
@@ -94,27 +88,18 @@ public final class IntakeLoop implements Managed {
 
     private volatile boolean running;
     private volatile String stopReason;
-    private volatile Consumer<byte[], byte[]> consumer;
     private Thread thread;
     private final RetryBackoff backoff;
-    /** The commit rule and the committer, one per consumer. Intake thread only, once started. */
-    private PollCommits commits;
+    /** The consumer in the group, its commits and gap repair; what a fence does. */
+    private final IntakeMember member;
     /** Batches written to the store and not yet completed, in poll order. Intake thread only. */
     private final BatchesInFlight inFlight;
     /** What the store is expected to hold per partition (position marks). Intake thread only. */
     private final StorePositions positions = new StorePositions();
-    /** Finds and repairs what a Redis fail-over lost. Intake thread only, once started. */
-    private StoreGapRepair gaps;
-    /** Whether a fence of the static member id rejoins or stops. Intake thread only. */
-    private final FencedMember fences = new FencedMember();
 
     private final IntakeRewind rewinds;
     /** Completes the batches Redis answered, in poll order. Intake thread only. */
     private final BatchCompletion completion;
-
-    private final Time time;
-    /** Redis' clock, as the pump and the release threads know it too: the gate's and the commit pacing's bound. */
-    private final RedisClock redisClock;
 
     public IntakeLoop(
             IntakeClients clients,
@@ -129,10 +114,7 @@ public final class IntakeLoop implements Managed {
         FarPolicy far = target.far();
         RedisClock redisClock = target.redisClock();
         Time time = redisClock.time();
-        this.time = time;
         this.inFlight = new BatchesInFlight(time);
-        this.redisClock = redisClock;
-        this.consumerProperties = clients.consumerProperties();
         this.store = store;
         this.translator = settings.translator();
         this.settings = settings;
@@ -141,6 +123,8 @@ public final class IntakeLoop implements Managed {
         this.metrics = metrics;
         this.sends = sends;
         this.express = IntakeExpress.of(settings, sends, store, metrics, redisClock);
+        this.member = new IntakeMember(
+                clients.consumerProperties(), settings, target, metrics, express, positions, partitionListener);
         this.writer = new PollWriter(store, translator, positions, express.gate(), far, redisClock, time);
         this.rewinds = new IntakeRewind(inFlight, writer, positions, sends);
         RefusedRecords refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
@@ -152,7 +136,7 @@ public final class IntakeLoop implements Managed {
     @Override
     public void start() {
         running = true;
-        connect();
+        member.connect();
         express.start();
         thread = new Thread(this::run, "delay-intake");
         thread.start();
@@ -162,23 +146,8 @@ public final class IntakeLoop implements Managed {
     public void stop() throws InterruptedException {
         running = false;
         stopRequested.countDown();
-        Consumer<byte[], byte[]> current = consumer;
-        if (current != null) {
-            current.wakeup();
-        }
+        member.wakeup();
         stopped.await(60, TimeUnit.SECONDS);
-    }
-
-    /** A new consumer, and what works on it: the commits and the gap repair. */
-    private void connect() {
-        consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        ExpressOffsets transactions = express.offsets(settings.topic()); // this consumer's, in shard transactions
-        commits = new PollCommits(
-                new OffsetCommitter(
-                        consumer, metrics, settings.commitInterval(), settings.pollTimeout(), redisClock, time),
-                transactions,
-                time);
-        gaps = new StoreGapRepair(consumer, store, positions, commits, metrics, time);
     }
 
     /** Why the loop stopped by itself (Redis lost its data), or null. */
@@ -188,8 +157,7 @@ public final class IntakeLoop implements Managed {
 
     /** The last loss of acknowledged records that could not be repaired (Kafka no longer had them), or null. */
     public String storeLoss() {
-        StoreGapRepair repair = gaps;
-        return repair == null ? null : repair.loss();
+        return member.storeLoss();
     }
 
     /** True while the loop runs and holds a consumer. */
@@ -203,7 +171,7 @@ public final class IntakeLoop implements Managed {
                 try {
                     read();
                 } catch (FencedInstanceIdException e) {
-                    if (!rejoinAfterFence()) {
+                    if (!member.rejoinAfterFence(rewinds, stopRequested, this::halt)) {
                         stopAsFenced();
                     }
                 }
@@ -216,14 +184,7 @@ public final class IntakeLoop implements Managed {
             LOG.error(
                     "Intake stopped by an unexpected error; offsets after the last stored batch are not committed", e);
         } finally {
-            try {
-                // revokes the partitions (their shards finish in-flight sends first) and leaves the group at once: a
-                // static member would otherwise keep its partitions, unowned, until its session timed out
-                consumer.close(
-                        CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
-            } catch (RuntimeException e) {
-                LOG.warn("Closing the intake consumer failed: {}", Failures.describe(e));
-            }
+            member.closeLeaving();
             try {
                 express.stop();
             } catch (InterruptedException e) {
@@ -236,26 +197,36 @@ public final class IntakeLoop implements Managed {
 
     /** Subscribes the current consumer and reads until the loop stops or the group fences this member. */
     private void read() {
-        consumer.subscribe(
-                List.of(settings.topic()),
-                new IntakeRebalance(this, consumer, commits, partitionListener, store, gaps, sends));
+        member.consumer()
+                .subscribe(
+                        List.of(settings.topic()),
+                        new IntakeRebalance(
+                                this,
+                                member.consumer(),
+                                member.commits(),
+                                partitionListener,
+                                store,
+                                member.gaps(),
+                                sends));
         backoff.succeeded();
         while (running) {
             try {
                 // with batches in flight, take only what is already fetched: the oldest batch is waiting
-                ConsumerRecords<byte[], byte[]> records =
-                        consumer.poll(inFlight.isEmpty() ? commits.pollTimeout() : Duration.ZERO);
+                ConsumerRecords<byte[], byte[]> records = member.consumer()
+                        .poll(inFlight.isEmpty() ? member.commits().pollTimeout() : Duration.ZERO);
                 if (!records.isEmpty()) {
                     submit(records);
                 }
                 if (!inFlight.isEmpty()) {
                     completeBatches(
-                            records.isEmpty() || inFlight.size() >= MAX_BATCHES_IN_FLIGHT || commits.settledWaiting(),
+                            records.isEmpty()
+                                    || inFlight.size() >= MAX_BATCHES_IN_FLIGHT
+                                    || member.commits().settledWaiting(),
                             false,
                             true);
                 }
-                commits.commitIfDue();
-                gaps.checkIdle(inFlight.partitions());
+                member.commits().commitIfDue();
+                member.gaps().checkIdle(inFlight.partitions());
             } catch (WakeupException | FencedInstanceIdException e) {
                 throw e;
             } catch (KafkaException e) {
@@ -277,12 +248,12 @@ public final class IntakeLoop implements Managed {
     /** Completes every batch in flight and waits for its express records: before partitions are handed over. */
     void completeAllBatches() {
         completeBatches(true, true, false);
-        commits.settleAll(SETTLE_TIMEOUT_MILLIS);
+        member.commits().settleAll(SETTLE_TIMEOUT_MILLIS);
     }
 
     /** Completes batches in poll order ({@link BatchCompletion}). */
     private void completeBatches(boolean block, boolean all, boolean backOffOnFailure) {
-        completion.complete(commits, gaps, block, all, backOffOnFailure);
+        completion.complete(member.commits(), member.gaps(), block, all, backOffOnFailure);
     }
 
     /**
@@ -290,33 +261,7 @@ public final class IntakeLoop implements Managed {
      * may have taken partitions away meanwhile: their new owner reads them from the last commit.
      */
     void rewind() {
-        rewinds.rewind(consumer);
-    }
-
-    /**
-     * The group fenced this instance's {@code group.instance.id} ({@link FencedMember}): unless fences keep coming, lets its
-     * partitions and shards go, and after {@link FencedMember#REJOIN_DELAY} joins again with a new consumer; returns
-     * false (nothing released) when fences keep coming and the intake must stop.
-     */
-    private boolean rejoinAfterFence() {
-        if (!fences.rejoin(time.nanoseconds())) {
-            return false;
-        }
-        LOG.warn(FencedMember.rejoining(consumerProperties));
-        release();
-        try {
-            consumer.close(CloseOptions.timeout(Duration.ofSeconds(5))); // no leave: the id is not this consumer's
-        } catch (RuntimeException e) {
-            LOG.debug("Closing the fenced consumer: {}", Failures.describe(e));
-        }
-        try {
-            stopRequested.await(FencedMember.REJOIN_DELAY.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            running = false;
-        }
-        connect();
-        return true;
+        rewinds.rewind(member.consumer());
     }
 
     /**
@@ -325,24 +270,10 @@ public final class IntakeLoop implements Managed {
      * it in Redis anyway).
      */
     private void stopAsFenced() {
-        stopReason = FencedMember.stopping(consumerProperties);
+        stopReason = member.fencedStopReason();
         LOG.error(stopReason);
         running = false;
-        release();
-    }
-
-    /**
-     * Lets everything of the partitions go without committing: the batches in flight and the offsets waiting (read
-     * again by whoever owns the partitions next), and the shards, which the pump releases.
-     */
-    private void release() {
-        Set<TopicPartition> owned = consumer.assignment();
-        commits.clear();
-        rewinds.drop();
-        if (!owned.isEmpty()) {
-            partitionListener.revoked(
-                    owned.stream().map(TopicPartition::partition).sorted().toList());
-        }
+        member.release(rewinds);
     }
 
     /** Stops reading for good: carrying on would commit offsets over records that Redis no longer holds. */

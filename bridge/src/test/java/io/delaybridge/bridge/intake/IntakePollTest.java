@@ -29,16 +29,18 @@ class IntakePollTest {
     private static final String INTAKE = "delay-intake";
     private static final long NOW = 1_700_000_000_000L;
     private static final RecordTranslator TRANSLATOR = new IntakeSettings(
-                    INTAKE,
-                    "delay-deadletter",
-                    Duration.ofDays(365).toMillis(),
-                    1_048_576,
-                    List.of(),
-                    Duration.ofMillis(100),
-                    Duration.ofMillis(100),
-                    Duration.ofMillis(100),
-                    Duration.ofSeconds(10),
-                    Duration.ofHours(1).toMillis())
+                    new RecordRules(
+                            INTAKE,
+                            "delay-deadletter",
+                            Duration.ofDays(365).toMillis(),
+                            1_048_576,
+                            List.of(),
+                            Duration.ofHours(1).toMillis()),
+                    new IntakePacing(
+                            Duration.ofMillis(100),
+                            Duration.ofMillis(100),
+                            Duration.ofMillis(100),
+                            Duration.ofSeconds(10)))
             .translator();
 
     @Test

@@ -3,7 +3,9 @@ package io.delaybridge.bridge.thaw;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
+import io.delaybridge.bridge.intake.IntakePacing;
 import io.delaybridge.bridge.intake.IntakeSettings;
+import io.delaybridge.bridge.intake.RecordRules;
 import io.delaybridge.bridge.log.OffsetReader;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
@@ -94,16 +96,15 @@ final class ThawRig implements AutoCloseable {
     /** Intake settings as the bridge's: a year's longest delay; targets matching {@code allowed} (empty: any). */
     IntakeSettings settings(List<String> allowed) {
         return new IntakeSettings(
-                intake,
-                deadletter,
-                Duration.ofDays(365).toMillis(),
-                1 << 20,
-                allowed,
-                Duration.ofMillis(100),
-                Duration.ofMillis(100),
-                Duration.ofMillis(100),
-                Duration.ofSeconds(1),
-                Duration.ofHours(1).toMillis());
+                new RecordRules(
+                        intake,
+                        deadletter,
+                        Duration.ofDays(365).toMillis(),
+                        1 << 20,
+                        allowed,
+                        Duration.ofHours(1).toMillis()),
+                new IntakePacing(
+                        Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofSeconds(1)));
     }
 
     /** A loop over {@link #far} with {@code maxRecords} a thaw call, reading with the bridge's offset reader. */

@@ -7,8 +7,7 @@ import java.util.Objects;
  * Settings of the Redis store. Plain values: the configuration layer validates and documents them for users and builds
  * this record.
  *
- * @param redisUri Lettuce URI: {@code redis://[:password@]host:port[/db]}, {@code rediss://} for TLS,
- *     {@code redis-sentinel://host:26379,host2:26379#mymaster} for Sentinel
+ * @param endpoint which Redis and how to talk to it: URI, mode, TLS, command timeout
  * @param keyPrefix the first part of every key, e.g. {@code dq}; must not contain braces
  * @param intakeTopic the intake topic: part of every key's hash tag, and of default message ids
  * @param shardCount the shard count to use if the store is new (normally the intake topic's partition count); an
@@ -16,27 +15,21 @@ import java.util.Objects;
  * @param waitReplicas if above 0, every write batch ends with {@code WAIT waitReplicas waitTimeout} and fails unless
  *     that many replicas acknowledged it
  * @param waitTimeout how long {@code WAIT} waits for the replicas
- * @param commandTimeout how long any other Redis command may take before it fails as unavailable
- * @param mode standalone, Sentinel or Cluster; {@link RedisMode#AUTO} finds out at start-up
- * @param tls trust material, client certificate and peer verification for a {@code rediss://} URI
  */
 public record RedisStoreOptions(
-        String redisUri,
+        RedisEndpoint endpoint,
         String keyPrefix,
         String intakeTopic,
         int shardCount,
         int waitReplicas,
-        Duration waitTimeout,
-        Duration commandTimeout,
-        RedisMode mode,
-        RedisTls tls) {
+        Duration waitTimeout) {
 
     public static final String DEFAULT_KEY_PREFIX = "dq";
     public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(1);
     public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
     public RedisStoreOptions {
-        Objects.requireNonNull(redisUri, "redisUri");
+        Objects.requireNonNull(endpoint, "endpoint");
         RedisKeys.validatePrefix(keyPrefix);
         if (intakeTopic == null || intakeTopic.isEmpty()) {
             throw new IllegalArgumentException("intakeTopic must be set");
@@ -48,110 +41,78 @@ public record RedisStoreOptions(
             throw new IllegalArgumentException("waitReplicas is " + waitReplicas + ": it must be 0 (no WAIT) or more");
         }
         Objects.requireNonNull(waitTimeout, "waitTimeout");
-        Objects.requireNonNull(commandTimeout, "commandTimeout");
         if (waitReplicas > 0 && (waitTimeout.isNegative() || waitTimeout.isZero())) {
             throw new IllegalArgumentException("waitTimeout is " + waitTimeout + " with waitReplicas " + waitReplicas
                     + ": it must be positive (WAIT 0 would wait forever)");
         }
-        if (commandTimeout.isNegative() || commandTimeout.isZero()) {
-            throw new IllegalArgumentException("commandTimeout is " + commandTimeout + ": it must be positive");
-        }
-        Objects.requireNonNull(mode, "mode");
-        Objects.requireNonNull(tls, "tls");
-    }
-
-    /** As the canonical constructor, with no TLS settings ({@link RedisTls#DEFAULTS}). */
-    public RedisStoreOptions(
-            String redisUri,
-            String keyPrefix,
-            String intakeTopic,
-            int shardCount,
-            int waitReplicas,
-            Duration waitTimeout,
-            Duration commandTimeout,
-            RedisMode mode) {
-        this(
-                redisUri,
-                keyPrefix,
-                intakeTopic,
-                shardCount,
-                waitReplicas,
-                waitTimeout,
-                commandTimeout,
-                mode,
-                RedisTls.DEFAULTS);
-    }
-
-    /** As the canonical constructor, with {@link RedisMode#AUTO}. */
-    public RedisStoreOptions(
-            String redisUri,
-            String keyPrefix,
-            String intakeTopic,
-            int shardCount,
-            int waitReplicas,
-            Duration waitTimeout,
-            Duration commandTimeout) {
-        this(redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, RedisMode.AUTO);
     }
 
     /** Defaults for everything but the URI, topic and shard count: prefix {@code dq}, no WAIT, 5 s command timeout. */
     public static RedisStoreOptions of(String redisUri, String intakeTopic, int shardCount) {
         return new RedisStoreOptions(
-                redisUri,
-                DEFAULT_KEY_PREFIX,
-                intakeTopic,
-                shardCount,
-                0,
-                DEFAULT_WAIT_TIMEOUT,
-                DEFAULT_COMMAND_TIMEOUT,
-                RedisMode.AUTO);
+                RedisEndpoint.of(redisUri), DEFAULT_KEY_PREFIX, intakeTopic, shardCount, 0, DEFAULT_WAIT_TIMEOUT);
+    }
+
+    public String redisUri() {
+        return endpoint.uri();
+    }
+
+    public Duration commandTimeout() {
+        return endpoint.commandTimeout();
+    }
+
+    public RedisMode mode() {
+        return endpoint.mode();
+    }
+
+    public RedisTls tls() {
+        return endpoint.tls();
     }
 
     public RedisStoreOptions withKeyPrefix(String prefix) {
-        return new RedisStoreOptions(
-                redisUri, prefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, mode, tls);
+        return new RedisStoreOptions(endpoint, prefix, intakeTopic, shardCount, waitReplicas, waitTimeout);
     }
 
     public RedisStoreOptions withWait(int replicas, Duration timeout) {
-        return new RedisStoreOptions(
-                redisUri, keyPrefix, intakeTopic, shardCount, replicas, timeout, commandTimeout, mode, tls);
+        return new RedisStoreOptions(endpoint, keyPrefix, intakeTopic, shardCount, replicas, timeout);
     }
 
     public RedisStoreOptions withCommandTimeout(Duration timeout) {
-        return new RedisStoreOptions(
-                redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, timeout, mode, tls);
+        return withEndpoint(new RedisEndpoint(endpoint.uri(), endpoint.mode(), endpoint.tls(), timeout));
     }
 
     public RedisStoreOptions withMode(RedisMode newMode) {
-        return new RedisStoreOptions(
-                redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, newMode, tls);
+        return withEndpoint(new RedisEndpoint(endpoint.uri(), newMode, endpoint.tls(), endpoint.commandTimeout()));
     }
 
     public RedisStoreOptions withTls(RedisTls newTls) {
-        return new RedisStoreOptions(
-                redisUri, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, commandTimeout, mode, newTls);
+        return withEndpoint(new RedisEndpoint(endpoint.uri(), endpoint.mode(), newTls, endpoint.commandTimeout()));
+    }
+
+    private RedisStoreOptions withEndpoint(RedisEndpoint newEndpoint) {
+        return new RedisStoreOptions(newEndpoint, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout);
     }
 
     /** Whether the URI names sentinels: {@code redis-sentinel://} or {@code rediss-sentinel://} (TLS). */
     public boolean namesSentinels() {
-        return redisUri.startsWith("redis-sentinel:") || redisUri.startsWith("rediss-sentinel:");
+        return redisUri().startsWith("redis-sentinel:") || redisUri().startsWith("rediss-sentinel:");
     }
 
     /** Whether the URI asks for TLS: {@code rediss://} or {@code rediss-sentinel://}. */
     public boolean usesTls() {
-        return redisUri.startsWith("rediss:") || redisUri.startsWith("rediss-sentinel:");
+        return redisUri().startsWith("rediss:") || redisUri().startsWith("rediss-sentinel:");
     }
 
     /** The URI without its password, for messages and logs. */
     public String redactedUri() {
-        return redact(redisUri);
+        return redact(redisUri());
     }
 
     @Override
     public String toString() {
         return "RedisStoreOptions[redisUri=" + redactedUri() + ", keyPrefix=" + keyPrefix + ", intakeTopic="
                 + intakeTopic + ", shardCount=" + shardCount + ", waitReplicas=" + waitReplicas + ", waitTimeout="
-                + waitTimeout + ", commandTimeout=" + commandTimeout + ", mode=" + mode.setting() + ", tls=" + tls
+                + waitTimeout + ", commandTimeout=" + commandTimeout() + ", mode=" + mode().setting() + ", tls=" + tls()
                 + "]";
     }
 

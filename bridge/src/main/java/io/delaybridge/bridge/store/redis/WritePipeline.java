@@ -78,7 +78,7 @@ final class WritePipeline {
         ExpressAnswers checked = new ExpressAnswers(plan.planChecks(checks), time);
         CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
         try {
-            runBatch(calls, checked, 0, new WriteResult[ops.size()], -1, result, answers);
+            runBatch(new WriteBatch(calls, checked, new WriteResult[ops.size()], result, answers), 0, -1);
         } catch (RuntimeException e) {
             result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
         }
@@ -98,13 +98,14 @@ final class WritePipeline {
         CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
         try {
             runBatch(
-                    calls,
-                    new ExpressAnswers(plan.planChecks(List.of()), time),
+                    new WriteBatch(
+                            calls,
+                            new ExpressAnswers(plan.planChecks(List.of()), time),
+                            new WriteResult[operations],
+                            result,
+                            new MarkAnswers(List.of())),
                     0,
-                    new WriteResult[operations],
-                    -1,
-                    result,
-                    new MarkAnswers(List.of()));
+                    -1);
         } catch (RuntimeException e) {
             result.completeExceptionally(RedisErrors.translate(e, "write of " + operations + " operations"));
         }
@@ -121,14 +122,11 @@ final class WritePipeline {
      * rest must not overtake it. Then the write fails as unavailable, and the caller writes this batch and those after
      * it again, in order.
      */
-    private void runBatch(
-            List<Call> calls,
-            ExpressAnswers checked,
-            int from,
-            WriteResult[] results,
-            long rerunOf,
-            CompletableFuture<List<WriteResult>> result,
-            MarkAnswers answers) {
+    private void runBatch(WriteBatch batch, int from, long rerunOf) {
+        List<Call> calls = batch.calls();
+        ExpressAnswers checked = batch.checked();
+        WriteResult[] results = batch.results();
+        CompletableFuture<List<WriteResult>> result = batch.result();
         List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size() - from);
         List<CompletableFuture<Object>> checkReplies = new ArrayList<>(checked.checks.size());
         CompletableFuture<Long> wait = null;
@@ -171,18 +169,7 @@ final class WritePipeline {
         CompletableFuture.allOf(all.stream().map(f -> f.handle((v, e) -> null)).toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, never) -> {
                     try {
-                        completeBatch(
-                                calls,
-                                checked,
-                                from,
-                                results,
-                                number,
-                                rerunOf < 0,
-                                result,
-                                replies,
-                                checkReplies,
-                                waits,
-                                answers);
+                        completeBatch(batch, from, number, rerunOf < 0, replies, checkReplies, waits);
                     } catch (RuntimeException e) {
                         result.completeExceptionally(e);
                     }
@@ -190,17 +177,18 @@ final class WritePipeline {
     }
 
     private void completeBatch(
-            List<Call> calls,
-            ExpressAnswers checked,
+            WriteBatch batch,
             int from,
-            WriteResult[] results,
             long number,
             boolean mayReload,
-            CompletableFuture<List<WriteResult>> result,
             List<CompletableFuture<Object>> replies,
             List<CompletableFuture<Object>> checkReplies,
-            Map<String, CompletableFuture<Long>> waits,
-            MarkAnswers answers) {
+            Map<String, CompletableFuture<Long>> waits) {
+        List<Call> calls = batch.calls();
+        ExpressAnswers checked = batch.checked();
+        WriteResult[] results = batch.results();
+        CompletableFuture<List<WriteResult>> result = batch.result();
+        MarkAnswers answers = batch.answers();
         int firstNoScript = -1;
         for (int i = 0; i < replies.size(); i++) {
             Call c = calls.get(from + i);
@@ -259,28 +247,21 @@ final class WritePipeline {
             }
         }
         if (firstNoScript >= 0) {
-            reloadAndRerun(calls, checked, firstNoScript, results, number, mayReload, result, answers);
+            reloadAndRerun(batch, firstNoScript, number, mayReload);
             return;
         }
         if (options.waitReplicas() > 0 && !connections.waitsInPipeline()) {
-            waitOnNodes(calls, results, result, answers);
+            waitOnNodes(batch);
             return;
         }
-        finish(results, waits, result, answers);
+        finish(batch, waits);
     }
 
-    private void reloadAndRerun(
-            List<Call> calls,
-            ExpressAnswers checked,
-            int restart,
-            WriteResult[] results,
-            long number,
-            boolean mayReload,
-            CompletableFuture<List<WriteResult>> result,
-            MarkAnswers answers) {
+    private void reloadAndRerun(WriteBatch batch, int restart, long number, boolean mayReload) {
+        CompletableFuture<List<WriteResult>> result = batch.result();
         if (!mayReload) {
             result.completeExceptionally(new StoreUnavailableException(
-                    "write of " + results.length
+                    "write of " + batch.results().length
                             + " operations: Redis forgot the store's Lua scripts again right after they were loaded"
                             + " (SCRIPT FLUSH or restarts in a loop?). Retry with backoff.",
                     null));
@@ -292,7 +273,7 @@ final class WritePipeline {
                 result.completeExceptionally(RedisErrors.translate(e, "SCRIPT LOAD after NOSCRIPT"));
             } else {
                 try {
-                    runBatch(calls, checked, restart, results, number, result, answers);
+                    runBatch(batch, restart, number);
                 } catch (RuntimeException ex) {
                     result.completeExceptionally(RedisErrors.translate(ex, "write after SCRIPT LOAD"));
                 }
@@ -301,10 +282,9 @@ final class WritePipeline {
     }
 
     /** Cluster: one WAIT per master that took a write of this batch, on the pipeline's connection to it. */
-    private void waitOnNodes(
-            List<Call> calls, WriteResult[] results, CompletableFuture<List<WriteResult>> result, MarkAnswers answers) {
+    private void waitOnNodes(WriteBatch batch) {
         Map<String, CompletableFuture<Long>> waits = new LinkedHashMap<>();
-        for (Call c : calls) {
+        for (Call c : batch.calls()) {
             byte[] key = keys.shard(c.shard()).due();
             String node = connections.nodeOf(key);
             if (!waits.containsKey(node)) {
@@ -321,18 +301,16 @@ final class WritePipeline {
                         .toArray(CompletableFuture[]::new))
                 .whenComplete((ignored, never) -> {
                     try {
-                        finish(results, waits, result, answers);
+                        finish(batch, waits);
                     } catch (RuntimeException e) {
-                        result.completeExceptionally(e);
+                        batch.result().completeExceptionally(e);
                     }
                 });
     }
 
-    private void finish(
-            WriteResult[] results,
-            Map<String, CompletableFuture<Long>> waits,
-            CompletableFuture<List<WriteResult>> result,
-            MarkAnswers answers) {
+    private void finish(WriteBatch batch, Map<String, CompletableFuture<Long>> waits) {
+        WriteResult[] results = batch.results();
+        CompletableFuture<List<WriteResult>> result = batch.result();
         for (Map.Entry<String, CompletableFuture<Long>> wait : waits.entrySet()) {
             String on = wait.getKey().isEmpty() ? "" : " on " + wait.getKey();
             Throwable error = RedisCalls.failureOf(wait.getValue());
@@ -361,7 +339,7 @@ final class WritePipeline {
                 return;
             }
         }
-        List<StoreGapException.Gap> gaps = answers.gaps();
+        List<StoreGapException.Gap> gaps = batch.answers().gaps();
         if (!gaps.isEmpty()) {
             result.completeExceptionally(new StoreGapException(gaps));
             return;
