@@ -21,6 +21,7 @@ import io.delaybridge.bridge.admin.api.ApiSettings;
 import io.delaybridge.bridge.admin.api.AuthFilter;
 import io.delaybridge.bridge.admin.api.DeadletterResource;
 import io.delaybridge.bridge.admin.api.MessagesResource;
+import io.delaybridge.bridge.admin.api.SeriesResource;
 import io.delaybridge.bridge.admin.api.ShardsResource;
 import io.delaybridge.bridge.admin.api.StatusResource;
 import io.delaybridge.bridge.admin.api.StoreExceptionMapper;
@@ -168,6 +169,7 @@ final class AdminPart {
                         api,
                         config.getIntake().getMaxDelay().toMilliseconds(),
                         metrics));
+        environment.jersey().register(new SeriesResource(store, messages));
         environment.jersey().register(new ShardsResource(report));
         environment.jersey().register(deadletter);
         return report;

@@ -9,9 +9,13 @@ import io.delaybridge.schemas.SeriesHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import io.dropwizard.testing.ConfigOverride;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -20,7 +24,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Series with {@code delivery.exactlyOnce} (docs/recurring-schedules.md): every occurrence is stored under the series
  * id, and the delivered log remembers each one by the id and its occurrence number, so a {@code read_committed}
  * consumer sees occurrences 1..N once each, none early, none taken for the one before it: while the bridge runs, and
- * across a restart after which the missed ones ({@code delay-missed: all}) come due together, in one claim.
+ * across a restart after which the missed ones ({@code delay-missed: all}) come due together, in one claim; and 100
+ * every-second series through a SIGKILL mid-delivery: none stops, none repeats, none is early.
  */
 @ExtendWith(RealServersExtension.class)
 class SeriesExactlyOnceIT {
@@ -92,6 +97,85 @@ class SeriesExactlyOnceIT {
                     LongStream.rangeClosed(1, count).boxed().toList(),
                     numbers,
                     "occurrences 1.." + count + " once each, in order");
+        }
+    }
+
+    @Test
+    void aHundredEverySecondSeriesSurviveASigkillWithoutARepeat(TestServers servers) throws Exception {
+        int seriesCount = 100;
+        int count = 12;
+        TestNames names = TestNames.unique(servers);
+        String out = names.target("out");
+        Path dir = Path.of("target", "series-exactly-once-it", Long.toString(System.nanoTime()));
+        Map<String, String> exactlyOnce = Map.of("DELAY_EXACTLY_ONCE", "true");
+        try (KafkaClient client = new KafkaClient(servers.kafkaBootstrap())) {
+            client.createTopics(2, out);
+            KafkaClient.Collector committed = client.collectCommitted(out);
+            ChildBridge victim =
+                    ChildBridge.start(dir, names, servers.kafkaBootstrap(), servers.redisUri(), "victim", exactlyOnce);
+            Map<String, Long> timestamps = new HashMap<>();
+            for (int i = 0; i < seriesCount; i++) {
+                String id = "s" + i + "-" + System.nanoTime();
+                timestamps.put(
+                        id,
+                        client.send(
+                                        names.intake(),
+                                        id,
+                                        "v",
+                                        null,
+                                        DelayHeaders.TARGET,
+                                        out,
+                                        DelayHeaders.ID,
+                                        id,
+                                        SeriesHeaders.EVERY,
+                                        "1s",
+                                        SeriesHeaders.COUNT,
+                                        Integer.toString(count),
+                                        SeriesHeaders.MISSED,
+                                        "all")
+                                .timestamp());
+            }
+            // mid-series: some occurrences of every round delivered, most still to come
+            await().atMost(WAIT).until(() -> committed.size() >= seriesCount * 3);
+            victim.kill();
+            assertTrue(committed.size() < seriesCount * count, "killed mid-series");
+            try (ChildBridge ignored = ChildBridge.start(
+                    dir, names, servers.kafkaBootstrap(), servers.redisUri(), "victim", exactlyOnce)) {
+                await().atMost(Duration.ofSeconds(120)).until(() -> committed.size() >= seriesCount * count);
+                // a 13th of any series would be due by its ts + 13 s: a marker after that comes after it
+                long last = timestamps.values().stream()
+                        .mapToLong(Long::longValue)
+                        .max()
+                        .orElseThrow();
+                String marker = "marker-" + System.nanoTime();
+                client.send(
+                        names.intake(),
+                        marker,
+                        "m",
+                        null,
+                        DelayHeaders.TARGET,
+                        out,
+                        DelayHeaders.UNTIL,
+                        Long.toString(last + (count + 1) * 1000L));
+                await().atMost(WAIT)
+                        .until(() ->
+                                !committed.matching(r -> marker.equals(r.key())).isEmpty());
+            }
+            Map<String, List<Long>> numbers = new TreeMap<>();
+            for (KafkaClient.Received r : committed.matching(r -> timestamps.containsKey(r.header(DelayHeaders.ID)))) {
+                String id = r.header(DelayHeaders.ID);
+                long n = Long.parseLong(r.header(DelayHeaders.OCCURRENCE));
+                long due = timestamps.get(id) + n * 1000;
+                assertEquals(Long.toString(due), r.header(DelayHeaders.DUE_AT), id + " due time of " + n);
+                assertTrue(r.record().timestamp() >= due, id + " occurrence " + n + " early");
+                numbers.computeIfAbsent(id, k -> new ArrayList<>()).add(n);
+            }
+            List<Long> all = LongStream.rangeClosed(1, count).boxed().toList();
+            for (String id : timestamps.keySet()) {
+                List<Long> got = new ArrayList<>(numbers.getOrDefault(id, List.of()));
+                got.sort(null);
+                assertEquals(all, got, id + ": occurrences 1.." + count + " once each");
+            }
         }
     }
 
