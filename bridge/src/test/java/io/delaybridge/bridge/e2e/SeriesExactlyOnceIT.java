@@ -69,19 +69,7 @@ class SeriesExactlyOnceIT {
             try {
                 await().atMost(WAIT).until(() -> committed.size() >= count);
                 // a ninth, if any, would be due by ts + 9 s: the marker is delivered after that
-                String marker = "marker-" + System.nanoTime();
-                client.send(
-                        names.intake(),
-                        marker,
-                        "m",
-                        null,
-                        DelayHeaders.TARGET,
-                        out,
-                        DelayHeaders.UNTIL,
-                        Long.toString(ts + (count + 1) * 1000L));
-                await().atMost(WAIT)
-                        .until(() ->
-                                !committed.matching(r -> marker.equals(r.key())).isEmpty());
+                awaitMarker(client, names, out, committed, ts + (count + 1) * 1000L);
                 assertEquals(0, second.meter("delay.already-delivered"), "no occurrence taken as delivered");
             } finally {
                 second.stop();
@@ -147,19 +135,7 @@ class SeriesExactlyOnceIT {
                         .mapToLong(Long::longValue)
                         .max()
                         .orElseThrow();
-                String marker = "marker-" + System.nanoTime();
-                client.send(
-                        names.intake(),
-                        marker,
-                        "m",
-                        null,
-                        DelayHeaders.TARGET,
-                        out,
-                        DelayHeaders.UNTIL,
-                        Long.toString(last + (count + 1) * 1000L));
-                await().atMost(WAIT)
-                        .until(() ->
-                                !committed.matching(r -> marker.equals(r.key())).isEmpty());
+                awaitMarker(client, names, out, committed, last + (count + 1) * 1000L);
             }
             Map<String, List<Long>> numbers = new TreeMap<>();
             for (KafkaClient.Received r : committed.matching(r -> timestamps.containsKey(r.header(DelayHeaders.ID)))) {
@@ -185,5 +161,18 @@ class SeriesExactlyOnceIT {
                 servers.kafkaBootstrap(),
                 servers.redisUri(),
                 ConfigOverride.config("delivery.exactlyOnce", "true"));
+    }
+
+    /**
+     * Sends a one-shot marker due at {@code dueAt} to {@code out} and waits until a read_committed reader has it:
+     * whatever was due before it has been delivered by then.
+     */
+    private static void awaitMarker(
+            KafkaClient client, TestNames names, String out, KafkaClient.Collector committed, long dueAt) {
+        String marker = "marker-" + System.nanoTime();
+        client.send(
+                names.intake(), marker, "m", null, DelayHeaders.TARGET, out, DelayHeaders.UNTIL, Long.toString(dueAt));
+        await().atMost(WAIT)
+                .until(() -> !committed.matching(r -> marker.equals(r.key())).isEmpty());
     }
 }
