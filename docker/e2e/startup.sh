@@ -33,16 +33,9 @@ echo "java on the host:  $(java -version 2>&1 | head -1)"
 # ---- one start ----------------------------------------------------------------------------------------------------
 # start <variant> <round>: prints the milliseconds from the start command to the first delivery
 start() {
-    local variant=$1 round=$2 http admin env=() started first
-    local intake=startup-$variant-intake target=startup-$variant-target
-    http=$(free_port) admin=$(free_port)
-    env=(KAFKA_BOOTSTRAP_SERVERS="$bootstrap" REDIS_URI="redis://127.0.0.1:$redis_port"
-        DELAY_INTAKE_TOPIC="$intake" DELAY_DEADLETTER_TOPIC="startup-$variant-deadletter" DELAY_GROUP_ID="startup-$variant"
-        DELAY_INSTANCE_ID="startup-$variant-1" DELAY_KEY_PREFIX="$variant" DELAY_BIND_HOST=127.0.0.1
-        DELAY_HTTP_PORT="$http" DELAY_ADMIN_PORT="$admin")
-    if [ "$round" != warm-up ]; then
-        echo "round-$round" | kcat -P -b "$bootstrap" -t "$intake" -k "round-$round" -H delay-target="$target" -H delay-ms=0
-    fi
+    local variant=$1 round=$2 started first
+    bridge_env "$variant"
+    due_now "$variant" "$round"
     started=$(ms)
     if [ "$variant" = container ]; then
         local flags=()
@@ -53,23 +46,7 @@ start() {
             -jar "$work/delay-bridge.jar" server config.yml > "$work/host-$round.log" 2>&1) &
         bridge_pid=$!
     fi
-    if [ "$round" = warm-up ]; then
-        # the bridge creates its intake and deadletter topics; the target is a LogAppendTime topic of our own
-        java -cp "$(cat "$work/testkit.classpath")" "$work/CreateTopic.java" "$bootstrap" "$target"
-        for _ in $(seq 120); do curl -fs "http://127.0.0.1:$admin/healthcheck" > /dev/null 2>&1 && break; sleep 1; done
-        first=0
-    else
-        first=
-        local deadline=$(( $(date +%s) + 60 ))
-        while [ "$(date +%s)" -lt "$deadline" ]; do
-            first=$(kcat -C -b "$bootstrap" -t "$target" -o beginning -e -q -f '%k %T\n' 2> /dev/null \
-                | awk -v k="round-$round" '$1 == k {print $2}' | head -1)
-            [ -n "$first" ] && break
-            sleep 0.1
-        done
-        [ -n "$first" ] || { echo "round $round of $variant: nothing delivered" >&2; exit 1; }
-        first=$((first - started))
-    fi
+    first=$(first_delivery "$variant" "$round" "$started") || exit 1
     if [ "$variant" = container ]; then
         if [ "$round" = 1 ]; then
             for _ in $(seq 120); do
