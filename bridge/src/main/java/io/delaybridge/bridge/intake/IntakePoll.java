@@ -19,7 +19,7 @@ import org.apache.kafka.common.header.Header;
 /**
  * One poll of the intake, translated: the store operations to write, the refused records with their reasons (for the
  * deadletter topic), the offsets to commit once both are done, each partition's first offset (to read it again after
- * a failure) and the earliest due time among its schedules (for {@link CommitPacer}). Holds no connection.
+ * a failure) and the earliest due time among its schedules (for {@link OffsetCommitter}). Holds no connection.
  *
  * <p>With an {@link ExpressGate}, the schedules it admits go to {@code express} instead of {@code ops}: they are
  * checked against the store (in the same pipeline as the writes) and, if they pass, delivered from the intake. A
