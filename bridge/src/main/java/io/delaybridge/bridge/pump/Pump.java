@@ -79,8 +79,10 @@ public final class Pump implements Managed {
     /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
     private final PipelineProbe probe;
 
+    /** The operator's pauses: the whole pump, or single shards. */
+    private final PumpPauses pauses;
+
     private volatile boolean running;
-    private volatile boolean paused;
     private Thread thread;
 
     public Pump(
@@ -98,6 +100,7 @@ public final class Pump implements Managed {
         this.time = time;
         this.wakeups = new Wakeups(time);
         this.owned = new ShardOwnership(store, settings, metrics, wakeups, time);
+        this.pauses = new PumpPauses(store.shardCount(), wakeups, owned);
         this.warnings = new ThrottledWarning(LOG, time.clock(), FAILURE_LOG_INTERVAL_MILLIS);
         this.opening = new ShardOpening(store, delivery, owned, settings.batchSize(), STORE_RETRY_MILLIS, warnings);
         this.places = new InFlightPlaces(settings.maxInFlight(), wakeups);
@@ -171,14 +174,9 @@ public final class Pump implements Managed {
         }
     }
 
-    /** Stops or restarts claiming; messages already in flight still finish. */
-    public void setPaused(boolean paused) {
-        this.paused = paused;
-        wakeups.signal();
-    }
-
-    public boolean paused() {
-        return paused;
+    /** The operator's pauses of this pump: all shards, or single ones. */
+    public PumpPauses pauses() {
+        return pauses;
     }
 
     /** The shards this instance pumps now. */
@@ -258,6 +256,7 @@ public final class Pump implements Managed {
             }
             live.add(shard);
         }
+        boolean paused = pauses.paused();
         if (!paused) {
             claimDue(live);
         }
@@ -310,8 +309,15 @@ public final class Pump implements Managed {
                 places.reserve(shard, want[i]);
                 CompletableFuture<ClaimBatch> claim;
                 try {
-                    claim = store.claimAsync(
-                            shard.shard, shard.epoch, want[i], settings.leaseMillis(), settings.lookAheadMillis());
+                    claim = pauses.isPaused(shard.shard)
+                            // nothing, and no next due time: the shard waits for the wake-up of its resume
+                            ? CompletableFuture.completedFuture(new ClaimBatch(List.of(), -1, store.now()))
+                            : store.claimAsync(
+                                    shard.shard,
+                                    shard.epoch,
+                                    want[i],
+                                    settings.leaseMillis(),
+                                    settings.lookAheadMillis());
                 } catch (RuntimeException e) {
                     claim = CompletableFuture.failedFuture(e);
                 }
