@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.express.ExpressLane;
+import io.delaybridge.bridge.express.ExpressPath;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
@@ -48,7 +48,7 @@ record IntakePoll(
      * the bytes it holds of the express buffer.
      */
     record ExpressRecord(RecordTranslator.Translation translation, int partition, long offset, long bytes)
-            implements ExpressLane.Record {
+            implements ExpressPath.Record {
         @Override
         public String id() {
             return translation.id();
