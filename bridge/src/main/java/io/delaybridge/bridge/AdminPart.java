@@ -31,8 +31,8 @@ import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.log.OffsetReader;
-import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
+import io.delaybridge.bridge.pump.PumpPauses;
 import io.delaybridge.bridge.store.MessageAdmin;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.thaw.FarTierHealthCheck;
@@ -79,15 +79,15 @@ final class AdminPart {
         KafkaFactory kafka = config.getKafka();
         MetricRegistry metrics = environment.metrics();
         RedisDelayStore store = parts.store();
-        PausableStore pumpStore = parts.pumpStore();
         Pump pump = parts.pump();
+        PumpPauses pauses = pump.pauses();
         IntakeLoop intake = parts.intake();
         FarPolicy far = parts.far();
         Producer<byte[], byte[]> producer = parts.producer();
         MessageAdmin messages = store.messageAdmin();
         GroupView group = new GroupView(
                 admin, kafka.getGroupId(), kafka.getIntakeTopic(), clock, GROUP_VIEW_MILLIS, ADMIN_CALL_MILLIS);
-        ShardReport report = new ShardReport(store, messages, store.far(), pump, pumpStore, group);
+        ShardReport report = new ShardReport(store, messages, store.far(), pump, group);
         // far records wait in the intake's log: the API reads them back by position to show and act on them
         OffsetReader intakeReader =
                 new OffsetReader(kafka.offsetReaderProperties("api"), kafka.getIntakeTopic(), INTAKE_READ, time);
@@ -120,16 +120,16 @@ final class AdminPart {
                                 time,
                                 DELIVERY_WINDOW_MILLIS,
                                 DELIVERY_MIN_FAILURES));
-        environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump, pumpStore));
+        environment.healthChecks().register("pipeline", new PipelineHealthCheck(intake, pump));
         environment.healthChecks().register("far-tier", new FarTierHealthCheck(far::state, parts.thawMetrics()));
         ShardGauges.register(metrics, store, store.far());
-        OperationsGauges.register(metrics, report, pump, pumpStore, group, producer.metrics());
+        OperationsGauges.register(metrics, report, pump, group, producer.metrics());
         environment
                 .admin()
                 .addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks(), time, build))
                 .addMapping("/prometheus");
-        environment.admin().addTask(PumpPauseTask.pause(pump, pumpStore));
-        environment.admin().addTask(PumpPauseTask.resume(pump, pumpStore));
+        environment.admin().addTask(PumpPauseTask.pause(pauses));
+        environment.admin().addTask(PumpPauseTask.resume(pauses));
 
         AuthFilter auth = new AuthFilter(api.credentials(), api.authenticateReads(), api.maxBodyBytes());
         environment

@@ -90,7 +90,6 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                 wiring,
                 new PipelineParts(
                         store,
-                        pump.pumpStore(),
                         pump.pump(),
                         intake,
                         far.far(),

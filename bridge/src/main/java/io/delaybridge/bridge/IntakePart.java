@@ -6,7 +6,6 @@ import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeMetrics;
 import io.delaybridge.bridge.intake.IntakeStore;
 import io.delaybridge.bridge.intake.PartitionListener;
-import io.delaybridge.bridge.pump.PumpPauses;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import java.util.Collection;
 
@@ -43,7 +42,7 @@ final class IntakePart {
                         delivery.delivery(), // exactly once: express records commit their offsets in their shard's
                         // transaction
                         delivery.rates(),
-                        new PumpPauses(pump.pump(), pump.pumpStore())), // a paused pump delivers nothing
+                        pump.pump().pauses()), // a paused pump delivers nothing
                 wiring.probe());
         wiring.running(intake);
         return intake;

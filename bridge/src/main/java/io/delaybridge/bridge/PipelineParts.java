@@ -3,7 +3,6 @@ package io.delaybridge.bridge;
 import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeSettings;
-import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.thaw.ThawMetrics;
@@ -11,12 +10,11 @@ import org.apache.kafka.clients.producer.Producer;
 
 /**
  * The pipeline's parts as {@link DelayBridgeApplication} built them, for the operations wired beside them
- * ({@link AdminPart}): the store and its pausable view, the pump, the intake, the far policy, the thaw's metrics, the
+ * ({@link AdminPart}): the store, the pump, the intake, the far policy, the thaw's metrics, the
  * producer and the intake's settings.
  */
 record PipelineParts(
         RedisDelayStore store,
-        PausableStore pumpStore,
         Pump pump,
         IntakeLoop intake,
         FarPolicy far,

@@ -73,7 +73,7 @@ class LayeringTest {
             // the one way back into the intake log: reads records by position (OffsetReader, FetchPlan), translates
             // them (RecordTranslator) and deadletters refusals (RefusedRecords), for intake, thaw and admin alike
             layer("log", ours("store", "delivery"), KAFKA),
-            // express: the intake hands express records over (ExpressLane) and reaches delivery only through it
+            // express: the intake hands express records over (ExpressPath) and reaches delivery only through it
             // (IntakeDelivery); delivery itself for two things: ExpressOffsets implements its TransactionOffsets (the
             // intake's commit rule, carried in shard transactions) and IntakeMetrics marks its shared DeadletterMeters
             layer("intake", ours("store", "log", "express", "delivery", "probe"), MANAGED, KAFKA),

@@ -3,8 +3,8 @@ package io.delaybridge.bridge.admin;
 import com.codahale.metrics.CachedGauge;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
-import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
+import io.delaybridge.bridge.pump.PumpPauses;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Metric;
@@ -23,7 +23,6 @@ public final class OperationsGauges {
             MetricRegistry registry,
             ShardReport report,
             Pump pump,
-            PausableStore pauses,
             GroupView group,
             Map<MetricName, ? extends Metric> producerMetrics) {
         CachedGauge<Long> oldest = new CachedGauge<>(1, TimeUnit.SECONDS) {
@@ -35,9 +34,10 @@ public final class OperationsGauges {
         registry.register("delay.oldest-overdue-ms", oldest);
         registry.register(
                 "delay.intake.lag", (Gauge<Long>) () -> group.snapshot().totalLag());
-        registry.register("delay.pump.paused", (Gauge<Integer>) () -> pump.paused() ? 1 : 0);
+        PumpPauses pauses = pump.pauses();
+        registry.register("delay.pump.paused", (Gauge<Integer>) () -> pauses.paused() ? 1 : 0);
         registry.register("delay.pump.paused-shards", (Gauge<Integer>) () ->
-                pump.paused() ? pauses.shardCount() : pauses.pausedShards().size());
+                pauses.paused() ? pauses.shardCount() : pauses.pausedShards().size());
         registry.register("delay.pump.in-flight", (Gauge<Integer>) pump::inFlight);
         registry.register("delay.pump.owned-shards", (Gauge<Integer>)
                 () -> pump.ownedShards().size());

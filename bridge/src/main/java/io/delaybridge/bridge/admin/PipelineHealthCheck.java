@@ -2,8 +2,8 @@ package io.delaybridge.bridge.admin;
 
 import com.codahale.metrics.health.HealthCheck;
 import io.delaybridge.bridge.intake.IntakeLoop;
-import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
+import io.delaybridge.bridge.pump.PumpPauses;
 
 /**
  * Healthy while the intake loop runs; reports the shards pumped here, whether the pump (or single shards) is paused,
@@ -14,12 +14,10 @@ public final class PipelineHealthCheck extends HealthCheck {
 
     private final IntakeLoop intake;
     private final Pump pump;
-    private final PausableStore pauses;
 
-    public PipelineHealthCheck(IntakeLoop intake, Pump pump, PausableStore pauses) {
+    public PipelineHealthCheck(IntakeLoop intake, Pump pump) {
         this.intake = intake;
         this.pump = pump;
-        this.pauses = pauses;
     }
 
     @Override
@@ -33,7 +31,8 @@ public final class PipelineHealthCheck extends HealthCheck {
         if (!intake.isRunning()) {
             return Result.unhealthy("the intake consumer has stopped; see the log for the error that stopped it");
         }
-        String paused = pump.paused()
+        PumpPauses pauses = pump.pauses();
+        String paused = pauses.paused()
                 ? " (pump paused: all shards)"
                 : pauses.pausedShards().isEmpty() ? "" : " (paused shards " + pauses.pausedShards() + ")";
         return Result.builder()
@@ -41,7 +40,7 @@ public final class PipelineHealthCheck extends HealthCheck {
                 .withMessage(
                         "intake running; pumping shards %s%s; %d in flight",
                         pump.ownedShards(), paused, pump.inFlight())
-                .withDetail("paused", pump.paused())
+                .withDetail("paused", pauses.paused())
                 .withDetail("pausedShards", pauses.pausedShards())
                 .build();
     }

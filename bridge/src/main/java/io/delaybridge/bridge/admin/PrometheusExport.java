@@ -11,7 +11,6 @@ import com.codahale.metrics.MetricRegistryListener;
 import com.codahale.metrics.Snapshot;
 import com.codahale.metrics.Timer;
 import com.codahale.metrics.UniformReservoir;
-import com.codahale.metrics.health.HealthCheck;
 import com.codahale.metrics.health.HealthCheckRegistry;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.time.Time;
@@ -24,21 +23,15 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Quantile;
 import io.prometheus.metrics.model.snapshots.Quantiles;
 import jakarta.servlet.http.HttpServlet;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The Dropwizard registry in the Prometheus text format, through the Prometheus project's own bridge
  * ({@code prometheus-metrics-instrumentation-dropwizard}) and servlet: names are sanitised ({@code delay.pending} ->
- * {@code delay_pending}, camel case to snake case, {@code -ms} metrics in seconds as {@code _seconds}), meters and counters become {@code _total} counters, histograms and timers summaries with
- * quantiles. Per-shard and per-reason metrics become one metric with a label, so PromQL can sum and filter them:
+ * {@code delay_pending}, camel case to snake case, {@code -ms} metrics in seconds as {@code _seconds}), meters and
+ * counters become {@code _total} counters, histograms and timers summaries with quantiles. Per-shard and per-reason
+ * metrics become one metric with a label, so PromQL can sum and filter them:
  *
  * <pre>
  * delay.pending.shard-3                 -> delay_pending_by_shard{shard="3"}
@@ -49,7 +42,7 @@ import java.util.regex.Pattern;
  * delay.target.lateness-ms.orders       -> delay_target_lateness_seconds{target="orders",quantile="0.99"}
  * delay.target.held-back.orders         -> delay_target_held_back_total{target="orders"}
  * delay.target.handed-back.orders       -> delay_target_handed_back_total{target="orders"}
- * health check redis-incarnation        -> delay_health{check="redis-incarnation"}   1 healthy, 0 not
+ * health check redis-incarnation        -> delay_health{check="redis-incarnation"}   1 healthy, 0 not ({@link HealthGauge})
  * delay.build.info                      -> delay_build_info{version="0.1.0",commit="0123456789ab"}  1
  * </pre>
  *
@@ -68,15 +61,9 @@ public final class PrometheusExport {
 
     private PrometheusExport() {}
 
-    /** How long one run of the health checks serves scrapes: several scrapers do not run the checks each. */
-    private static final long HEALTH_REUSE_NANOS = TimeUnit.SECONDS.toNanos(5);
-
-    /** How long the first scrape waits for the first run of the health checks. */
-    private static final long FIRST_RUN_WAIT_MILLIS = 2_000;
-
     public static HttpServlet servlet(MetricRegistry metrics, HealthCheckRegistry health, Time time, BuildInfo build) {
         PrometheusRegistry registry = new PrometheusRegistry();
-        healthGauge(registry, health, time);
+        HealthGauge.register(registry, health, time);
         build.register(registry); // delay_build_info{version,commit}; the Dropwizard gauge's value is no number
         DropwizardExports.builder().dropwizardRegistry(mirror(metrics)).register(registry);
         CounterWithCallback.builder()
@@ -132,71 +119,6 @@ public final class PrometheusExport {
                 "delay_far_by_shard",
                 "records waiting in the far tier (payload in the intake's log) per shard");
         return new PrometheusMetricsServlet(registry);
-    }
-
-    /** {@code delay_health{check="..."}}: 1 while the check is healthy, 0 while it is not. */
-    static void healthGauge(PrometheusRegistry registry, HealthCheckRegistry health, Time time) {
-        HealthResults results = new HealthResults(health, time);
-        GaugeWithCallback.builder()
-                .name("delay_health")
-                .help("1 while the health check is healthy, 0 while it is not (the checks of /healthcheck)")
-                .labelNames("check")
-                .callback(callback ->
-                        results.get().forEach((name, result) -> callback.call(result.isHealthy() ? 1 : 0, name)))
-                .register(registry);
-    }
-
-    /**
-     * The health checks' latest results. A scrape never runs the checks itself: with Kafka or Redis down each check can
-     * take its whole timeout, and a scrape that waited for them would time out and lose every metric just when they
-     * matter. A scrape that finds the results older than {@link #HEALTH_REUSE_NANOS} starts a run on a thread of its
-     * own and reads what the last run found; only the very first scrape waits for the first run, for at most
-     * {@link #FIRST_RUN_WAIT_MILLIS}.
-     */
-    private static final class HealthResults {
-        private final HealthCheckRegistry health;
-        private final Time time;
-        private final ExecutorService runner = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "delay-health-export");
-            thread.setDaemon(true);
-            return thread;
-        });
-        private volatile Map<String, HealthCheck.Result> results = Map.of();
-        private CompletableFuture<Void> run;
-        private long ranAt;
-
-        HealthResults(HealthCheckRegistry health, Time time) {
-            this.health = health;
-            this.time = time;
-        }
-
-        Map<String, HealthCheck.Result> get() {
-            CompletableFuture<Void> first = null;
-            synchronized (this) {
-                if (run == null || (run.isDone() && time.nanoseconds() - ranAt > HEALTH_REUSE_NANOS)) {
-                    boolean isFirst = run == null;
-                    run = CompletableFuture.runAsync(this::runChecks, runner);
-                    first = isFirst ? run : null;
-                }
-            }
-            if (first != null) {
-                try {
-                    first.get(FIRST_RUN_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException | ExecutionException e) {
-                    // the next scrape reads what this run finds
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return results;
-        }
-
-        private void runChecks() {
-            results = health.runHealthChecks();
-            synchronized (this) {
-                ranAt = time.nanoseconds();
-            }
-        }
     }
 
     /**

@@ -1,7 +1,6 @@
 package io.delaybridge.bridge.admin;
 
-import io.delaybridge.bridge.pump.PausableStore;
-import io.delaybridge.bridge.pump.Pump;
+import io.delaybridge.bridge.pump.PumpPauses;
 import io.dropwizard.servlets.tasks.Task;
 import java.io.PrintWriter;
 import java.util.List;
@@ -16,22 +15,20 @@ import java.util.Map;
 public final class PumpPauseTask extends Task {
 
     private final boolean pause;
-    private final Pump pump;
-    private final PausableStore shards;
+    private final PumpPauses shards;
 
-    private PumpPauseTask(String name, boolean pause, Pump pump, PausableStore shards) {
+    private PumpPauseTask(String name, boolean pause, PumpPauses shards) {
         super(name);
         this.pause = pause;
-        this.pump = pump;
         this.shards = shards;
     }
 
-    public static PumpPauseTask pause(Pump pump, PausableStore shards) {
-        return new PumpPauseTask("pause-pump", true, pump, shards);
+    public static PumpPauseTask pause(PumpPauses shards) {
+        return new PumpPauseTask("pause-pump", true, shards);
     }
 
-    public static PumpPauseTask resume(Pump pump, PausableStore shards) {
-        return new PumpPauseTask("resume-pump", false, pump, shards);
+    public static PumpPauseTask resume(PumpPauses shards) {
+        return new PumpPauseTask("resume-pump", false, shards);
     }
 
     @Override
@@ -39,7 +36,7 @@ public final class PumpPauseTask extends Task {
         // the AuthFilter in front of /tasks has authenticated the caller (Audit.principal())
         List<String> shard = parameters.getOrDefault("shard", List.of());
         if (shard.isEmpty()) {
-            pump.setPaused(pause);
+            shards.setPaused(pause);
             if (!pause) {
                 shards.pausedShards().forEach(shards::resume);
             }
@@ -61,7 +58,7 @@ public final class PumpPauseTask extends Task {
         }
         Audit.log(Audit.principal(), getName(), "shards=" + n);
         output.println((pause ? "paused" : "resumed") + " shard " + n
-                + (pump.paused() && !pause
+                + (shards.paused() && !pause
                         ? " (but every shard is still paused: POST /tasks/resume-pump without shard)"
                         : ""));
     }

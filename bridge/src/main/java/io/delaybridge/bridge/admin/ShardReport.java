@@ -1,6 +1,5 @@
 package io.delaybridge.bridge.admin;
 
-import io.delaybridge.bridge.pump.PausableStore;
 import io.delaybridge.bridge.pump.Pump;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.FarEntry;
@@ -57,21 +56,13 @@ public final class ShardReport {
     private final MessageAdmin messages;
     private final FarStore farStore;
     private final Pump pump;
-    private final PausableStore pauses;
     private final GroupView group;
 
-    public ShardReport(
-            DelayStore store,
-            MessageAdmin messages,
-            FarStore farStore,
-            Pump pump,
-            PausableStore pauses,
-            GroupView group) {
+    public ShardReport(DelayStore store, MessageAdmin messages, FarStore farStore, Pump pump, GroupView group) {
         this.store = store;
         this.messages = messages;
         this.farStore = farStore;
         this.pump = pump;
-        this.pauses = pauses;
         this.group = group;
     }
 
@@ -99,7 +90,7 @@ public final class ShardReport {
                     shard,
                     owners.get(shard),
                     here.contains(shard),
-                    pump.paused() || pauses.isPaused(shard),
+                    pump.pauses().paused(shard),
                     messages.epoch(shard).isPresent() ? messages.epoch(shard).getAsLong() : null,
                     stats.pending(),
                     stats.inFlight(),

@@ -39,7 +39,7 @@ public record ExpressSends(Delivery delivery, TargetRates rates, DeliveryPauses 
     }
 
     @Override
-    public ExpressLane express(long windowMillis, DelayStore store, ExpressLane.Meters meters, RedisClock redisClock) {
+    public ExpressPath express(long windowMillis, DelayStore store, ExpressPath.Meters meters, RedisClock redisClock) {
         return new ExpressPath(windowMillis, store, this, meters, redisClock);
     }
 }

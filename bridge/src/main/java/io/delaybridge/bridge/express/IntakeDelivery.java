@@ -8,7 +8,7 @@ import java.util.Collection;
 import java.util.Map;
 
 /**
- * The sending layer as the intake sees it: the {@link ExpressLane} it hands express records to and, with
+ * The sending layer as the intake sees it: the {@link ExpressPath} it hands express records to and, with
  * {@code delivery.exactlyOnce}, what the shard transactions must hear of the intake's reads (records read again,
  * offsets carried in transactions, the floors below which a partition is never read). Partition n of the intake is
  * shard n.
@@ -31,5 +31,5 @@ public interface IntakeDelivery {
      * A new express lane, holding a record at most {@code windowMillis} (plus a second) for its due time; it parks in
      * {@code store} and sends by {@code redisClock}'s lower bound.
      */
-    ExpressLane express(long windowMillis, DelayStore store, ExpressLane.Meters meters, RedisClock redisClock);
+    ExpressPath express(long windowMillis, DelayStore store, ExpressPath.Meters meters, RedisClock redisClock);
 }

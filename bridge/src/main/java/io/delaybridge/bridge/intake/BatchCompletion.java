@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Completes the intake's batches in poll order once Redis answered their writes: writes the rejections of each stored
  * batch to the deadletter topic, hands its express records over, then commits (or lets the offsets wait:
- * {@link CommitPacer}). On a failure every batch in flight is dropped and the consumer seeks back to the earliest
+ * {@link OffsetCommitter}). On a failure every batch in flight is dropped and the consumer seeks back to the earliest
  * record among them ({@link IntakeLoop#rewind}); a gap in the store is repaired, a fence lets the partition's new
  * owner read it again, lost data stops the intake. Intake thread only.
  */

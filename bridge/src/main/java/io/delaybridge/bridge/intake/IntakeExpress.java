@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.express.ExpressLane;
+import io.delaybridge.bridge.express.ExpressPath;
 import io.delaybridge.bridge.express.IntakeDelivery;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.WrittenBatch;
@@ -8,7 +8,7 @@ import io.delaybridge.bridge.time.RedisClock;
 
 /**
  * The intake's side of the express path: the {@link ExpressGate} that admits records at translation, and the sending
- * layer's {@link ExpressLane} that each stored poll's express records are handed to. As a record settles its place in
+ * layer's {@link ExpressPath} that each stored poll's express records are handed to. As a record settles its place in
  * the gate frees up and its poll may commit ({@link ExpressCommits}); with exactly once its offset commits in its
  * shard's transactions ({@link ExpressOffsets}). Without a gate the path is off.
  */
@@ -17,11 +17,11 @@ final class IntakeExpress {
     /** Null: the express path is off. */
     private final ExpressGate gate;
     /** Null: the express path is off. */
-    private final ExpressLane lane;
+    private final ExpressPath lane;
 
     private final IntakeDelivery sends;
 
-    private IntakeExpress(ExpressGate gate, ExpressLane lane, IntakeDelivery sends) {
+    private IntakeExpress(ExpressGate gate, ExpressPath lane, IntakeDelivery sends) {
         this.gate = gate;
         this.lane = lane;
         this.sends = sends;
@@ -89,7 +89,7 @@ final class IntakeExpress {
                 checked,
                 written.sequence(),
                 latestSequence,
-                new ExpressLane.Settling<IntakePoll.ExpressRecord>() {
+                new ExpressPath.Settling<IntakePoll.ExpressRecord>() {
                     @Override
                     public void settled(IntakePoll.ExpressRecord record) {
                         gate.released(record.bytes());

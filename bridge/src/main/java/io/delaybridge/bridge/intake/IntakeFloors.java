@@ -63,6 +63,6 @@ final class IntakeFloors {
     }
 
     private static boolean byBridge(OffsetAndMetadata offset) {
-        return offset.metadata() != null && offset.metadata().startsWith(IncarnationMarker.PREFIX);
+        return offset.metadata() != null && offset.metadata().startsWith(OffsetCommitter.INCARNATION_PREFIX);
     }
 }

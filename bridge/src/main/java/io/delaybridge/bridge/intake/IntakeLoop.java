@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * of all of them. A rebalance or a stop first waits for the batches in flight.
  *
  * <p>Offsets are committed at once for a batch that holds a record due soon (or a refused one), else at most
- * {@code intake.commitInterval} later ({@link CommitPacer}); a batch that Redis holds is never read again because its
+ * {@code intake.commitInterval} later ({@link OffsetCommitter}); a batch that Redis holds is never read again because its
  * commit failed: its offsets stay pending ({@link OffsetCommitter}).
  *
  * <p>A fence of the static member id rejoins, and stops the intake if fences keep coming ({@link IntakeMember}, {@link
@@ -242,7 +242,7 @@ public final class IntakeLoop implements Managed {
         if (stopReason != null) {
             return; // Redis lost its data: store nothing over it (the records stay uncommitted)
         }
-        inFlight.add(writer.write(records, IncarnationMarker.of(store.incarnation())));
+        inFlight.add(writer.write(records, OffsetCommitter.incarnationMarker(store.incarnation())));
     }
 
     /** Completes every batch in flight and waits for its express records: before partitions are handed over. */

@@ -5,7 +5,7 @@ import com.codahale.metrics.Histogram;
 import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
-import io.delaybridge.bridge.express.ExpressLane;
+import io.delaybridge.bridge.express.ExpressPath;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
 import java.util.EnumMap;
@@ -22,7 +22,7 @@ import java.util.function.IntSupplier;
  * may go far: {@link FarPolicy#enabled}). Express deliveries
  * also count in the pump's {@code delay.delivered} and {@code delay.lateness-ms}: those cover both paths.
  */
-public final class IntakeMetrics implements ExpressLane.Meters {
+public final class IntakeMetrics implements ExpressPath.Meters {
 
     final Meter read;
     final Meter writeBatch;

@@ -1,6 +1,6 @@
 package io.delaybridge.bridge.intake;
 
-import io.delaybridge.bridge.express.ExpressLane;
+import io.delaybridge.bridge.express.ExpressPath;
 import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
@@ -19,7 +19,7 @@ import org.apache.kafka.common.header.Header;
 /**
  * One poll of the intake, translated: the store operations to write, the refused records with their reasons (for the
  * deadletter topic), the offsets to commit once both are done, each partition's first offset (to read it again after
- * a failure) and the earliest due time among its schedules (for {@link CommitPacer}). Holds no connection.
+ * a failure) and the earliest due time among its schedules (for {@link OffsetCommitter}). Holds no connection.
  *
  * <p>With an {@link ExpressGate}, the schedules it admits go to {@code express} instead of {@code ops}: they are
  * checked against the store (in the same pipeline as the writes) and, if they pass, delivered from the intake. A
@@ -48,7 +48,7 @@ record IntakePoll(
      * the bytes it holds of the express buffer.
      */
     record ExpressRecord(RecordTranslator.Translation translation, int partition, long offset, long bytes)
-            implements ExpressLane.Record {
+            implements ExpressPath.Record {
         @Override
         public String id() {
             return translation.id();

@@ -76,7 +76,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         }
         if (exactlyOnce()) {
             committed = IntakeFloors.apply(
-                    consumer, delivery, partitions, committed, IncarnationMarker.of(store.incarnation()));
+                    consumer, delivery, partitions, committed, OffsetCommitter.incarnationMarker(store.incarnation()));
             readingAgain(partitions, committed);
         }
         // a Redis fail-over may have lost records whose offsets were committed: read them again
@@ -156,7 +156,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
 
     /** True (and the intake stopped) if a partition's offsets were committed over another store's data. */
     private boolean committedByAnotherIncarnation(Map<TopicPartition, OffsetAndMetadata> committed) {
-        String mismatch = IncarnationMarker.mismatch(committed, store.incarnation());
+        String mismatch = OffsetCommitter.incarnationMismatch(committed, store.incarnation());
         if (mismatch == null) {
             return false;
         }

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #stored} is told when the first two hold; the express records of the poll settle on the handle it returns
  * ({@link ExpressCommits.Poll#settle}, any thread). A poll with nothing on the express path and nothing before it
- * waiting goes to the {@link OffsetCommitter} at once (which may pace it: {@link CommitPacer}); otherwise its offsets
+ * waiting goes to the {@link OffsetCommitter} at once (which may pace it); otherwise its offsets
  * wait in {@link ExpressCommits} until every poll before it settled, and are committed at once then. One per
  * consumer; the intake thread calls it, except for the settlements.
  */

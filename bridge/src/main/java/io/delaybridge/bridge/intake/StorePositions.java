@@ -57,12 +57,14 @@ final class StorePositions {
 
     /**
      * Partitions assigned: each expects its committed offset if a bridge committed it (its metadata carries the store's
-     * incarnation, {@link IncarnationMarker}); an offset set by a tool (a reset) or none sets no expectation.
+     * incarnation, {@link OffsetCommitter#incarnationMarker}); an offset set by a tool (a reset) or none sets no expectation.
      */
     void assigned(Collection<TopicPartition> partitions, Map<TopicPartition, OffsetAndMetadata> committed) {
         for (TopicPartition partition : partitions) {
             OffsetAndMetadata offset = committed.get(partition);
-            if (offset != null && offset.metadata() != null && offset.metadata().startsWith(IncarnationMarker.PREFIX)) {
+            if (offset != null
+                    && offset.metadata() != null
+                    && offset.metadata().startsWith(OffsetCommitter.INCARNATION_PREFIX)) {
                 readFrom(partition, offset.offset());
             } else {
                 written.remove(partition);

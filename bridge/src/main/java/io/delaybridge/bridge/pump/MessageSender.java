@@ -4,11 +4,17 @@ import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.delivery.TargetRates;
 import io.delaybridge.bridge.errors.Failures;
+import io.delaybridge.bridge.release.DueReleaser;
 import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.schemas.CorruptEnvelopeException;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.ErrorCode;
 import io.delaybridge.schemas.SeriesRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,30 +25,88 @@ import org.slf4j.LoggerFactory;
  * acked. Decodes each message's envelope once, here; the outcome carries it to the ack, retry or deadletter. A
  * capped target's messages pass its {@link Throttle} first ({@link TargetRates}: one lookup per message, nothing more
  * for an uncapped one).
+ *
+ * <p>Outcomes are queued by whichever thread learns them (the producer's callback thread, mostly) until the pump
+ * thread {@link #drainOutcomes drains} them; the pump is signalled once per burst of outcomes, not once per outcome.
  */
 final class MessageSender {
 
     private static final Logger LOG = LoggerFactory.getLogger(MessageSender.class);
 
     private final Delivery delivery;
-    private final OutcomeQueue outcomes;
+    private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
+    /** Set when an outcome is queued and the pump has not been signalled for it. */
+    private final AtomicBoolean signalled = new AtomicBoolean();
+
+    private final Wakeups wakeups;
+    /** Holds claimed messages until their due time, then sends them on the {@code delay-release} thread. */
+    private final DueReleaser<Claimed> releaser;
+
     private final TargetRates rates;
     private final Throttle throttle;
     private final SeriesTurns series;
 
-    MessageSender(Delivery delivery, OutcomeQueue outcomes, TargetRates rates, Throttle throttle, SeriesTurns series) {
+    /** {@code lookAheadMillis}: how long a claimed message may wait for its due time at most. */
+    MessageSender(
+            Delivery delivery,
+            Wakeups wakeups,
+            TargetRates rates,
+            Throttle throttle,
+            SeriesTurns series,
+            long lookAheadMillis,
+            RedisClock redisClock) {
         this.delivery = delivery;
-        this.outcomes = outcomes;
+        this.wakeups = wakeups;
+        this.releaser = new DueReleaser<>(
+                c -> release(c.shard(), c.message()),
+                c -> c.message().dueAt(),
+                lookAheadMillis,
+                redisClock,
+                redisClock.time(),
+                "delay-release");
         this.rates = rates;
         this.throttle = throttle;
         this.series = series;
     }
 
-    /** Starts the throttle's thread, if any target can be capped. */
+    /** Queues an outcome for the pump thread; any thread. */
+    void report(Outcome outcome) {
+        outcomes.add(outcome);
+        if (!signalled.getAndSet(true)) {
+            wakeups.signal();
+        }
+    }
+
+    /** Takes every outcome queued so far, oldest first; the next report signals again. Pump thread. */
+    List<Outcome> drainOutcomes() {
+        signalled.set(false);
+        List<Outcome> drained = new ArrayList<>();
+        Outcome outcome;
+        while ((outcome = outcomes.poll()) != null) {
+            drained.add(outcome);
+        }
+        return drained;
+    }
+
+    /** A claimed message and the shard it was claimed from, as the release thread holds it until its due time. */
+    private record Claimed(OwnedShard shard, ClaimedMessage message) {
+        @Override
+        public String toString() {
+            return "message " + message.ref().id() + " of shard " + shard.shard;
+        }
+    }
+
+    /** Starts the release thread, and the throttle's if any target can be capped. */
     void start() {
+        releaser.start();
         if (rates.anyCap()) {
             throttle.start(this::sendNow);
         }
+    }
+
+    /** Holds messages claimed from {@code shard} until their due time, then sends each ({@link #release}). */
+    void hold(OwnedShard shard, List<ClaimedMessage> messages) {
+        releaser.hold(messages.stream().map(m -> new Claimed(shard, m)).toList());
     }
 
     /**
@@ -82,7 +146,7 @@ final class MessageSender {
         } catch (RuntimeException e) {
             delivery.release(shard.shard, id, null, handover(shard, message, null, () -> {
                 LOG.warn("Could not send message {}: {}", id, Failures.describe(e));
-                outcomes.report(Outcome.failed(shard, message, null, e, ErrorCode.DELIVERY_FAILED));
+                report(Outcome.failed(shard, message, null, e, ErrorCode.DELIVERY_FAILED));
             }));
             return;
         }
@@ -94,11 +158,7 @@ final class MessageSender {
                     shard.shard,
                     key,
                     skipped.origin(),
-                    handover(
-                            shard,
-                            message,
-                            skipped,
-                            () -> outcomes.report(Outcome.alreadyDelivered(shard, message, skipped))));
+                    handover(shard, message, skipped, () -> report(Outcome.alreadyDelivered(shard, message, skipped))));
             return;
         }
         Envelope toSend = turn == null ? envelope : turn.envelope();
@@ -121,7 +181,7 @@ final class MessageSender {
 
             @Override
             public void alreadyDelivered() {
-                outcomes.report(Outcome.alreadyDelivered(shard, message, envelope));
+                report(Outcome.alreadyDelivered(shard, message, envelope));
             }
         };
     }
@@ -133,12 +193,12 @@ final class MessageSender {
         Delivery.Result result = new Delivery.Result() {
             @Override
             public void delivered(long timestamp) {
-                outcomes.report(Outcome.delivered(shard, message, envelope, rated, timestamp));
+                report(Outcome.delivered(shard, message, envelope, rated, timestamp));
             }
 
             @Override
             public void failed(Exception error) {
-                outcomes.report(Outcome.failed(shard, message, envelope, error, ErrorCode.DELIVERY_FAILED));
+                report(Outcome.failed(shard, message, envelope, error, ErrorCode.DELIVERY_FAILED));
             }
         };
         delivery.deliver(shard.shard, envelope, message.ref().id(), key(message), dueAt, message.attempt(), result);
@@ -163,21 +223,23 @@ final class MessageSender {
                 new Delivery.Result() {
                     @Override
                     public void delivered(long timestamp) {
-                        outcomes.report(Outcome.deadlettered(shard, message, envelope, code));
+                        report(Outcome.deadlettered(shard, message, envelope, code));
                     }
 
                     @Override
                     public void failed(Exception error) {
-                        outcomes.report(Outcome.deadletterFailed(shard, message, envelope, error));
+                        report(Outcome.deadletterFailed(shard, message, envelope, error));
                     }
                 });
     }
 
     /**
-     * At stop, once the release thread has ended: hands back what waits for a cap (it goes back to the due set now
-     * instead of after its lease), then waits until every send so far is answered.
+     * At stop, once the pump thread has ended: sends what is held as it falls due and ends the release thread, hands
+     * back what waits for a cap (it goes back to the due set now instead of after its lease), then waits until every
+     * send so far is answered.
      */
     void flush() throws InterruptedException {
+        releaser.stop();
         throttle.stop();
         delivery.flush();
     }

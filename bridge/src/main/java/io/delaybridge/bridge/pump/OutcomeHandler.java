@@ -1,9 +1,9 @@
 package io.delaybridge.bridge.pump;
 
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.DeliveryRecords;
 import io.delaybridge.bridge.delivery.MissingTopicException;
 import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.probe.Checkpoint;
 import io.delaybridge.bridge.probe.PipelineProbe;
@@ -32,8 +32,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the pump does with the outcomes of its sends, on the pump thread: acks delivered and deadlettered messages in
- * batches ({@link AckBatcher}) without waiting for Redis, schedules failed ones for a retry with backoff, and sends
- * exhausted ones (and those whose failure is permanent) to the deadletter topic before they are deleted.
+ * batches without waiting for Redis, schedules failed ones for a retry with backoff, and sends exhausted ones (and
+ * those whose failure is permanent) to the deadletter topic before they are deleted.
+ *
+ * <p>Acks gather per shard until they go together: once the oldest is half a look-ahead old, a batch's worth has
+ * gathered, a shard is being revoked, or the pump stops. Acked as their outcomes came in, a steady stream was acked a
+ * few messages per call: every producer answer and every ack answer woke the pump, which acked whatever had arrived
+ * since (at 5,000 records/s, thousands of ack calls a second; each a script run and, with appendfsync always, often an
+ * fsync). Waiting half a look-ahead gathers them; it costs nothing but the in-flight places they hold that much longer
+ * (a crash in that time delivers them again, as it would any message delivered and not yet acked). Times of the
+ * gathering are monotonic nanoseconds.
  */
 final class OutcomeHandler {
 
@@ -42,14 +50,11 @@ final class OutcomeHandler {
     private static final int MAX_ACKS_PER_CALL = 1_000;
 
     private final DelayStore store;
-    private final TargetCatalog catalog;
+    private final Delivery delivery;
     private final RetryPolicy retryPolicy;
-    private final String deadletterTopic;
     private final PumpMetrics metrics;
-    private final OutcomeQueue outcomes;
     private final MessageSender sender;
     private final InFlightPlaces places;
-    private final AckBatcher acks;
     /** Redis' time now, as estimated. */
     private final LongSupplier redisNow;
 
@@ -57,32 +62,40 @@ final class OutcomeHandler {
     /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
     private final PipelineProbe probe;
 
+    /** How long the oldest gathered ack may wait: half the look-ahead. */
+    private final long ackDelayNanos;
+    /** A batch's worth of gathered acks goes at once. */
+    private final int ackBatchSize;
+    /** Delivered and deadlettered messages not acked yet, per shard. */
+    private final Map<OwnedShard, List<Outcome>> unacked = new HashMap<>();
+    /** When the oldest of {@link #unacked} was added. */
+    private long unackedSinceNanos;
+
     OutcomeHandler(
             DelayStore store,
             PumpSends sends,
+            PumpSettings settings,
             PumpMetrics metrics,
             SendPath path,
-            AckBatcher acks,
             RedisClock redisClock,
             PipelineProbe probe) {
         this.store = store;
-        this.catalog = sends.delivery().catalog();
+        this.delivery = sends.delivery();
         this.retryPolicy = sends.retryPolicy();
-        this.deadletterTopic = sends.delivery().deadletterTopic();
         this.metrics = metrics;
-        this.outcomes = path.outcomes();
         this.sender = path.sender();
         this.places = path.places();
-        this.acks = acks;
         this.redisNow = redisClock::now;
         this.time = redisClock.time();
         this.probe = probe;
+        this.ackDelayNanos = TimeUnit.MILLISECONDS.toNanos(settings.lookAheadMillis() / 2);
+        this.ackBatchSize = settings.batchSize();
     }
 
     /** Acks, retries and deadletters what the producer reported, batching acks per shard. */
     void process() {
         Map<OwnedShard, List<Outcome>> finished = new HashMap<>();
-        for (Outcome outcome : outcomes.drain()) {
+        for (Outcome outcome : sender.drainOutcomes()) {
             switch (outcome.kind()) {
                 case DELIVERED -> {
                     metrics.delivered.mark();
@@ -110,7 +123,7 @@ final class OutcomeHandler {
                     LOG.warn(
                             "Could not write message {} to the deadletter topic {}: {}",
                             outcome.message().ref().id(),
-                            deadletterTopic,
+                            delivery.deadletterTopic(),
                             Failures.describe(outcome.error()));
                     retryLater(outcome.shard(), outcome.message(), retryPolicy.backoffMillis(1));
                 }
@@ -118,19 +131,61 @@ final class OutcomeHandler {
         }
         if (!finished.isEmpty()) {
             probe.reached(Checkpoint.SENT_BEFORE_ACK);
-            acks.add(finished, time.nanoseconds());
+            gather(finished, time.nanoseconds());
         }
         flushAcks(false);
     }
 
-    /** Acks what {@link AckBatcher} says is due, or everything with {@code all} (the pump stops). */
+    /** Acks the gathered messages if they are due, or everything with {@code all} (the pump stops). */
     void flushAcks(boolean all) {
-        acks.takeDue(all, time.nanoseconds()).forEach(this::ack);
+        takeDueAcks(all, time.nanoseconds()).forEach(this::ack);
+    }
+
+    /** Adds finished outcomes, per shard, at {@code nowNanos}, to be acked together. */
+    void gather(Map<OwnedShard, List<Outcome>> finished, long nowNanos) {
+        if (finished.isEmpty()) {
+            return;
+        }
+        if (unacked.isEmpty()) {
+            unackedSinceNanos = nowNanos;
+        }
+        finished.forEach((shard, done) ->
+                unacked.computeIfAbsent(shard, s -> new ArrayList<>()).addAll(done));
+    }
+
+    /** Takes what is to be acked now (everything with {@code all}), per shard; empty if the acks may wait on. */
+    Map<OwnedShard, List<Outcome>> takeDueAcks(boolean all, long nowNanos) {
+        if (unacked.isEmpty()) {
+            return Map.of();
+        }
+        boolean due = all || nowNanos - unackedSinceNanos >= ackDelayNanos;
+        if (!due) {
+            int count = 0;
+            for (Map.Entry<OwnedShard, List<Outcome>> entry : unacked.entrySet()) {
+                count += entry.getValue().size();
+                due |= entry.getKey().revoked;
+            }
+            due |= count >= ackBatchSize;
+        }
+        if (!due) {
+            return Map.of();
+        }
+        Map<OwnedShard, List<Outcome>> taken = new HashMap<>(unacked);
+        unacked.clear();
+        return taken;
+    }
+
+    /**
+     * Nanoseconds from {@code nowNanos} until the gathered acks are due by age (negative if overdue); MAX_VALUE if
+     * nothing is gathered.
+     */
+    long nanosUntilAcksDue(long nowNanos) {
+        return unacked.isEmpty() ? Long.MAX_VALUE : unackedSinceNanos + ackDelayNanos - nowNanos;
     }
 
     /** The Redis time by which the pump must wake to flush gathered acks; MAX_VALUE if there are none. */
     long ackFlushAt() {
-        long leftNanos = acks.nanosUntilDue(time.nanoseconds());
+        long leftNanos = nanosUntilAcksDue(time.nanoseconds());
         if (leftNanos == Long.MAX_VALUE) {
             return Long.MAX_VALUE;
         }
@@ -171,7 +226,7 @@ final class OutcomeHandler {
      */
     private void waitForMissingTopic(Outcome failure, MissingTopicException missing) {
         ClaimedMessage message = failure.message();
-        long wait = catalog.missingTopics().waitMillis();
+        long wait = delivery.catalog().missingTopics().waitMillis();
         if (message.attempt() == 1 && wait > 0) {
             metrics.retried.mark();
             retryLater(failure.shard(), message, wait);
@@ -193,6 +248,7 @@ final class OutcomeHandler {
     /** The deadletter copy of a message whose delivery failed; the stored bytes as they are if they did not decode. */
     private ProducerRecord<byte[], byte[]> deadletterRecord(
             ClaimedMessage message, Envelope envelope, ErrorCode code, String reason) {
+        String deadletterTopic = delivery.deadletterTopic();
         if (envelope == null) {
             return DeliveryRecords.corruptEnvelope(
                     deadletterTopic,
@@ -230,8 +286,8 @@ final class OutcomeHandler {
      * Deletes delivered messages without waiting for Redis: the pump claims on while acks are on their way. An ack
      * that fails leaves its messages in flight; their lease returns them and they are delivered again (at least
      * once), unless a transaction delivered them (exactly once): then the delivery remembers them until an ack is
-     * confirmed (Redis deleted every message acked), and a message claimed again is acked, not sent. Their in-flight places are freed when the answer
-     * comes.
+     * confirmed (Redis deleted every message acked), and a message claimed again is acked, not sent. Their in-flight
+     * places are freed when the answer comes.
      */
     private void ack(OwnedShard shard, List<Outcome> done) {
         List<Outcome> plain = new ArrayList<>(done.size());

@@ -45,9 +45,9 @@ import org.slf4j.LoggerFactory;
  * for their answers; a message's in-flight place is freed when its ack is answered.
  *
  * <p>The parts: {@link ClaimRounds} times the claims and shares the in-flight places ({@link InFlightPlaces}) among
- * shards; {@code DueReleaser} holds claimed messages until their due time and {@link MessageSender} sends them
+ * shards; {@link MessageSender} holds claimed messages until their due time and sends them
  * (a capped target's through its {@link Throttle});
- * {@link OutcomeHandler} acks ({@link AckBatcher}), retries and deadletters; {@link RedisClock} (shared with the
+ * {@link OutcomeHandler} acks (in batches), retries and deadletters; {@link RedisClock} (shared with the
  * intake and the release threads) and {@link Wakeups} tell the pump thread when to wake; {@link ShardOwnership} holds
  * the shards and {@link ShardOpening} makes an assigned one ready for claims. This class runs the loop.
  */
@@ -74,15 +74,15 @@ public final class Pump implements Managed {
     private final ClaimRounds rounds;
     /** Redis' clock, as every part knows it: when to wake, and what is due. */
     private final RedisClock redisClock;
-    /** Sends claimed messages at their due time. */
-    private final DueReleaser<Claimed> releaser;
     /** Sends for both paths; with exactly once, a transactional producer per shard to open before claiming. */
     private final Delivery delivery;
     /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
     private final PipelineProbe probe;
 
+    /** The operator's pauses: the whole pump, or single shards. */
+    private final PumpPauses pauses;
+
     private volatile boolean running;
-    private volatile boolean paused;
     private Thread thread;
 
     public Pump(
@@ -100,42 +100,30 @@ public final class Pump implements Managed {
         this.time = time;
         this.wakeups = new Wakeups(time);
         this.owned = new ShardOwnership(store, settings, metrics, wakeups, time);
+        this.pauses = new PumpPauses(store.shardCount(), wakeups, owned);
         this.warnings = new ThrottledWarning(LOG, time.clock(), FAILURE_LOG_INTERVAL_MILLIS);
         this.opening = new ShardOpening(store, delivery, owned, settings.batchSize(), STORE_RETRY_MILLIS, warnings);
         this.places = new InFlightPlaces(settings.maxInFlight(), wakeups);
         this.redisClock = redisClock;
         this.rounds = new ClaimRounds(settings.lookAheadMillis(), settings.batchSize());
-        OutcomeQueue queue = new OutcomeQueue(wakeups);
         this.probe = probe;
         this.delivery = delivery;
         this.sender = new MessageSender(
                 delivery,
-                queue,
+                wakeups,
                 sends.rates(),
                 new Throttle(store, places, settings, redisClock::now, time),
-                new SeriesTurns(redisClock::now, delivery.exactlyOnce()));
-        this.outcomes = new OutcomeHandler(
-                store,
-                sends,
-                metrics,
-                new SendPath(queue, sender, places),
-                new AckBatcher(settings.lookAheadMillis(), settings.batchSize()),
-                redisClock,
-                probe);
-        this.releaser = new DueReleaser<>(
-                c -> sender.release(c.shard(), c.message()),
-                c -> c.message().dueAt(),
+                new SeriesTurns(redisClock::now, delivery.exactlyOnce()),
                 settings.lookAheadMillis(),
-                redisClock,
-                time,
-                "delay-release");
+                redisClock);
+        this.outcomes =
+                new OutcomeHandler(store, sends, settings, metrics, new SendPath(sender, places), redisClock, probe);
         store.onWake(this::wake);
     }
 
     @Override
     public void start() {
         running = true;
-        releaser.start();
         sender.start();
         thread = new Thread(this::run, "delay-pump");
         thread.start();
@@ -148,7 +136,6 @@ public final class Pump implements Managed {
         if (thread != null) {
             thread.join(TimeUnit.SECONDS.toMillis(30));
         }
-        releaser.stop();
         sender.flush();
         if (thread == null || !thread.isAlive()) {
             // the pump thread's own state (unacked outcomes): only once it has ended; if it hangs, leases return them
@@ -187,14 +174,9 @@ public final class Pump implements Managed {
         }
     }
 
-    /** Stops or restarts claiming; messages already in flight still finish. */
-    public void setPaused(boolean paused) {
-        this.paused = paused;
-        wakeups.signal();
-    }
-
-    public boolean paused() {
-        return paused;
+    /** The operator's pauses of this pump: all shards, or single ones. */
+    public PumpPauses pauses() {
+        return pauses;
     }
 
     /** The shards this instance pumps now. */
@@ -274,6 +256,7 @@ public final class Pump implements Managed {
             }
             live.add(shard);
         }
+        boolean paused = pauses.paused();
         if (!paused) {
             claimDue(live);
         }
@@ -326,8 +309,15 @@ public final class Pump implements Managed {
                 places.reserve(shard, want[i]);
                 CompletableFuture<ClaimBatch> claim;
                 try {
-                    claim = store.claimAsync(
-                            shard.shard, shard.epoch, want[i], settings.leaseMillis(), settings.lookAheadMillis());
+                    claim = pauses.isPaused(shard.shard)
+                            // nothing, and no next due time: the shard waits for the wake-up of its resume
+                            ? CompletableFuture.completedFuture(new ClaimBatch(List.of(), -1, store.now()))
+                            : store.claimAsync(
+                                    shard.shard,
+                                    shard.epoch,
+                                    want[i],
+                                    settings.leaseMillis(),
+                                    settings.lookAheadMillis());
                 } catch (RuntimeException e) {
                     claim = CompletableFuture.failedFuture(e);
                 }
@@ -384,7 +374,7 @@ public final class Pump implements Managed {
             metrics.claimBatch.update(messages.size());
             places.claimed(messages.size());
             probe.reached(Checkpoint.CLAIMED_BEFORE_SEND);
-            releaser.hold(messages.stream().map(m -> new Claimed(shard, m)).toList());
+            sender.hold(shard, messages);
         }
     }
 

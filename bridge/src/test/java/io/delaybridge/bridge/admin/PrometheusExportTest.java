@@ -79,7 +79,7 @@ class PrometheusExportTest {
             }
         });
         PrometheusRegistry registry = new PrometheusRegistry();
-        PrometheusExport.healthGauge(registry, health, Time.SYSTEM);
+        HealthGauge.register(registry, health, Time.SYSTEM);
         assertEquals(Map.of("redis", 1.0, "redis-incarnation", 0.0), healthSeries(registry));
     }
 
@@ -96,7 +96,7 @@ class PrometheusExportTest {
             }
         });
         PrometheusRegistry registry = new PrometheusRegistry();
-        PrometheusExport.healthGauge(registry, health, Time.SYSTEM);
+        HealthGauge.register(registry, health, Time.SYSTEM);
         try {
             // the check hangs until the finally below: that these scrapes return at all is the proof (a scrape that
             // waited for the check would hang, and @Timeout fail the test; one that timed it out would report it down)

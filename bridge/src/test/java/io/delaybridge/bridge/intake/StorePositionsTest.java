@@ -54,7 +54,7 @@ class StorePositionsTest {
     void assignedPartitionsExpectTheOffsetABridgeCommittedAndNothingForAToolsOffset() {
         StorePositions positions = new StorePositions();
         Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
-        committed.put(P0, new OffsetAndMetadata(500, IncarnationMarker.of("abc")));
+        committed.put(P0, new OffsetAndMetadata(500, OffsetCommitter.incarnationMarker("abc")));
         committed.put(P1, new OffsetAndMetadata(70, "")); // kafka-consumer-groups --reset-offsets
         positions.assigned(List.of(P0, P1), committed);
         assertEquals(Map.of(P0, 500L), positions.idle(Set.of(P0, P1), Set.of()));

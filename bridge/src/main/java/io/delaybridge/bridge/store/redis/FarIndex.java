@@ -135,8 +135,7 @@ public final class FarIndex implements FarStore {
                         commands,
                         Script.FAR_THAWED,
                         Script.FAR_THAWED.signature().keysOf(k, List.of(keys.farHour(shard, hour))),
-                        Script.FAR_THAWED.argv(
-                                bytes(epoch), Decimal.ascii(hour), Decimal.ascii(length), Decimal.ascii(forgetBefore))),
+                        Script.FAR_THAWED.argv(bytes(epoch), bytes(hour), bytes(length), bytes(forgetBefore))),
                 "far thaw of hour " + hour + " on shard " + shard);
         return ScriptCodes.check(left, "far thaw", shard, epoch);
     }

@@ -138,10 +138,10 @@ final class RedisConnections implements AutoCloseable {
             return new RedisConnections(
                     options, found, resources, client, commandConnection, pipelineConnection, pubSub);
         } catch (RuntimeException e) {
-            closeWhenOpen(pubSub);
-            closeWhenOpen(pipeline);
-            closeWhenOpen(command);
-            shutdown(client, resources);
+            RedisCalls.closeWhenOpen(pubSub);
+            RedisCalls.closeWhenOpen(pipeline);
+            RedisCalls.closeWhenOpen(command);
+            RedisCalls.shutdown(client, resources);
             StoreException translated = RedisErrors.translate(e, "connect to Redis at " + options.redactedUri());
             StoreConfigurationException tls =
                     translated instanceof StoreConfigurationException ? null : RedisTlsErrors.explain(e, options);
@@ -347,10 +347,10 @@ final class RedisConnections implements AutoCloseable {
 
     @Override
     public void close() {
-        closeWhenOpen(pubSubConnection);
-        closeQuietly(pipelineConnection);
-        closeQuietly(commandConnection);
-        shutdown(client, resources);
+        RedisCalls.closeWhenOpen(pubSubConnection);
+        RedisCalls.closeQuietly(pipelineConnection);
+        RedisCalls.closeQuietly(commandConnection);
+        RedisCalls.shutdown(client, resources);
     }
 
     @SuppressWarnings("unchecked")
@@ -359,44 +359,5 @@ final class RedisConnections implements AutoCloseable {
             return cluster.async();
         }
         return ((StatefulRedisConnection<byte[], byte[]>) c).async();
-    }
-
-    /**
-     * Closes a connection being opened once it is open (at once if it is); nothing if it failed to open or was closed
-     * already (the wake-ups' connection, by its subscription). Without waiting: the connection may open on a Lettuce
-     * I/O thread, which must not block.
-     */
-    static void closeWhenOpen(CompletableFuture<? extends StatefulConnection<?, ?>> connecting) {
-        if (connecting != null) {
-            connecting.whenComplete((connection, e) -> {
-                if (connection != null && connection.isOpen()) {
-                    connection.closeAsync();
-                }
-            });
-        }
-    }
-
-    static void closeQuietly(AutoCloseable closeable) {
-        if (closeable == null) {
-            return;
-        }
-        try {
-            closeable.close();
-        } catch (Exception e) {
-            LOG.debug("Closing a Redis connection failed", e);
-        }
-    }
-
-    static void shutdown(AbstractRedisClient client, ClientResources resources) {
-        if (client != null) {
-            try {
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            } catch (RuntimeException e) {
-                LOG.debug("Redis client shutdown failed", e);
-            }
-        }
-        if (resources != null) {
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
-        }
     }
 }

@@ -51,7 +51,7 @@ final class RedisTopologyProbe {
     private record Asked(boolean cluster, RedisClient client, StatefulRedisConnection<byte[], byte[]> connection) {
 
         void close() {
-            RedisConnections.closeQuietly(connection);
+            RedisCalls.closeQuietly(connection);
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
     }

@@ -43,7 +43,7 @@ final class ShardReads {
             int to = cluster ? keys.shardCount() : from + 1;
             for (int shard = from; shard < to; shard++) {
                 asked.add(new int[] {partition, shard});
-                reads.add(commands().hget(keys.shard(shard).positions(), Decimal.ascii(partition)));
+                reads.add(commands().hget(keys.shard(shard).positions(), RedisCalls.bytes(partition)));
             }
         }
         Map<Integer, Long> positions = new TreeMap<>();

@@ -222,6 +222,6 @@ final class WakeSubscription implements AutoCloseable {
         if (watch != null) {
             watch.dispose();
         }
-        RedisConnections.closeQuietly(connection);
+        RedisCalls.closeQuietly(connection);
     }
 }

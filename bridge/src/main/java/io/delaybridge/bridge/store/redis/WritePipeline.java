@@ -73,17 +73,14 @@ final class WritePipeline {
             return CompletableFuture.completedFuture(WrittenBatch.parkAll(List.of()));
         }
         List<Call> calls = new ArrayList<>(plan.plan(ops));
-        MarkAnswers answers = new MarkAnswers(marks);
         calls.addAll(plan.marks(marks, connections.isCluster()));
-        ExpressAnswers checked = new ExpressAnswers(plan.planChecks(checks), time);
-        CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
+        WriteBatch batch = new WriteBatch(calls, plan.planChecks(checks), ops.size(), marks, time);
         try {
-            runBatch(new WriteBatch(calls, checked, new WriteResult[ops.size()], result, answers), 0, -1);
+            runBatch(batch, 0, -1);
         } catch (RuntimeException e) {
-            result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
+            batch.result.completeExceptionally(RedisErrors.translate(e, "write of " + ops.size() + " operations"));
         }
-        return result.thenApply(
-                results -> new WrittenBatch(results, checked.passed, checked.redisNow, checked.readAtNanos));
+        return batch.result.thenApply(batch::written);
     }
 
     /**
@@ -95,21 +92,13 @@ final class WritePipeline {
         if (calls.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
-        CompletableFuture<List<WriteResult>> result = new CompletableFuture<>();
+        WriteBatch batch = new WriteBatch(calls, plan.planChecks(List.of()), operations, List.of(), time);
         try {
-            runBatch(
-                    new WriteBatch(
-                            calls,
-                            new ExpressAnswers(plan.planChecks(List.of()), time),
-                            new WriteResult[operations],
-                            result,
-                            new MarkAnswers(List.of())),
-                    0,
-                    -1);
+            runBatch(batch, 0, -1);
         } catch (RuntimeException e) {
-            result.completeExceptionally(RedisErrors.translate(e, "write of " + operations + " operations"));
+            batch.result.completeExceptionally(RedisErrors.translate(e, "write of " + operations + " operations"));
         }
-        return result;
+        return batch.result;
     }
 
     /**
@@ -123,12 +112,11 @@ final class WritePipeline {
      * it again, in order.
      */
     private void runBatch(WriteBatch batch, int from, long rerunOf) {
-        List<Call> calls = batch.calls();
-        ExpressAnswers checked = batch.checked();
-        WriteResult[] results = batch.results();
-        CompletableFuture<List<WriteResult>> result = batch.result();
+        List<Call> calls = batch.calls;
+        WriteResult[] results = batch.results;
+        CompletableFuture<List<WriteResult>> result = batch.result;
         List<CompletableFuture<Object>> replies = new ArrayList<>(calls.size() - from);
-        List<CompletableFuture<Object>> checkReplies = new ArrayList<>(checked.checks.size());
+        List<CompletableFuture<Object>> checkReplies = new ArrayList<>(batch.checks.size());
         CompletableFuture<Long> wait = null;
         long number;
         synchronized (lock) {
@@ -145,7 +133,7 @@ final class WritePipeline {
                 RedisFuture<Object> reply = scripts.dispatch(connections.pipeline(), c.script(), c.keys(), c.args());
                 replies.add(reply.toCompletableFuture());
             }
-            for (Check c : checked.checks) {
+            for (Check c : batch.checks) {
                 RedisFuture<Object> reply =
                         scripts.dispatch(connections.pipeline(), Script.EXPRESS, c.keys(), c.args());
                 checkReplies.add(reply.toCompletableFuture());
@@ -184,11 +172,8 @@ final class WritePipeline {
             List<CompletableFuture<Object>> replies,
             List<CompletableFuture<Object>> checkReplies,
             Map<String, CompletableFuture<Long>> waits) {
-        List<Call> calls = batch.calls();
-        ExpressAnswers checked = batch.checked();
-        WriteResult[] results = batch.results();
-        CompletableFuture<List<WriteResult>> result = batch.result();
-        MarkAnswers answers = batch.answers();
+        List<Call> calls = batch.calls;
+        CompletableFuture<List<WriteResult>> result = batch.result;
         int firstNoScript = -1;
         for (int i = 0; i < replies.size(); i++) {
             Call c = calls.get(from + i);
@@ -207,27 +192,16 @@ final class WritePipeline {
                                 + connections.nodeOf(keys.shard(c.shard()).due())));
                 return;
             }
-            if (c.script() == Script.MARK) {
-                try {
-                    answers.answer(from + i, c, reply.join());
-                } catch (StoreException e) {
-                    result.completeExceptionally(e);
-                    return;
-                }
-                continue;
-            }
-            // an operation that ran after one that hit NOSCRIPT runs again below, in order: its first answer stays
-            if (results[c.positions()[0]] == null) {
-                try {
-                    fillResults(c, reply.join(), results);
-                } catch (StoreException e) {
-                    result.completeExceptionally(e);
-                    return;
-                }
+            // a call that ran after one that hit NOSCRIPT runs again below, in order: its first answer stays
+            try {
+                batch.answer(from + i, c, reply.join());
+            } catch (StoreException e) {
+                result.completeExceptionally(e);
+                return;
             }
         }
         for (int i = 0; firstNoScript < 0 && i < checkReplies.size(); i++) {
-            Check c = checked.checks.get(i);
+            Check c = batch.checks.get(i);
             Throwable error = RedisCalls.failureOf(checkReplies.get(i));
             if (error != null && ScriptRunner.isNoScript(error)) {
                 firstNoScript = calls.size(); // the writes and marks are in: run the checks again
@@ -239,7 +213,7 @@ final class WritePipeline {
                 return;
             } else {
                 try {
-                    checked.fill(c, (List<?>) checkReplies.get(i).join());
+                    batch.answerCheck(c, (List<?>) checkReplies.get(i).join());
                 } catch (StoreException e) {
                     result.completeExceptionally(e);
                     return;
@@ -258,10 +232,10 @@ final class WritePipeline {
     }
 
     private void reloadAndRerun(WriteBatch batch, int restart, long number, boolean mayReload) {
-        CompletableFuture<List<WriteResult>> result = batch.result();
+        CompletableFuture<List<WriteResult>> result = batch.result;
         if (!mayReload) {
             result.completeExceptionally(new StoreUnavailableException(
-                    "write of " + batch.results().length
+                    "write of " + batch.results.length
                             + " operations: Redis forgot the store's Lua scripts again right after they were loaded"
                             + " (SCRIPT FLUSH or restarts in a loop?). Retry with backoff.",
                     null));
@@ -284,7 +258,7 @@ final class WritePipeline {
     /** Cluster: one WAIT per master that took a write of this batch, on the pipeline's connection to it. */
     private void waitOnNodes(WriteBatch batch) {
         Map<String, CompletableFuture<Long>> waits = new LinkedHashMap<>();
-        for (Call c : batch.calls()) {
+        for (Call c : batch.calls) {
             byte[] key = keys.shard(c.shard()).due();
             String node = connections.nodeOf(key);
             if (!waits.containsKey(node)) {
@@ -303,14 +277,14 @@ final class WritePipeline {
                     try {
                         finish(batch, waits);
                     } catch (RuntimeException e) {
-                        batch.result().completeExceptionally(e);
+                        batch.result.completeExceptionally(e);
                     }
                 });
     }
 
     private void finish(WriteBatch batch, Map<String, CompletableFuture<Long>> waits) {
-        WriteResult[] results = batch.results();
-        CompletableFuture<List<WriteResult>> result = batch.result();
+        WriteResult[] results = batch.results;
+        CompletableFuture<List<WriteResult>> result = batch.result;
         for (Map.Entry<String, CompletableFuture<Long>> wait : waits.entrySet()) {
             String on = wait.getKey().isEmpty() ? "" : " on " + wait.getKey();
             Throwable error = RedisCalls.failureOf(wait.getValue());
@@ -339,34 +313,11 @@ final class WritePipeline {
                 return;
             }
         }
-        List<StoreGapException.Gap> gaps = batch.answers().gaps();
+        List<StoreGapException.Gap> gaps = batch.gaps();
         if (!gaps.isEmpty()) {
             result.completeExceptionally(new StoreGapException(gaps));
             return;
         }
         result.complete(List.of(results));
-    }
-
-    /** Files a call's reply under its operations' positions; a failure code throws. */
-    static void fillResults(Call c, Object reply, WriteResult[] results) {
-        if (c.script() == Script.CANCEL) {
-            results[c.positions()[0]] = ScriptCodes.writeResult(
-                    (Long) reply, "cancel", c.shard(), c.ops().get(0).id());
-            return;
-        }
-        List<?> codes = (List<?>) reply;
-        if (codes.size() != c.ops().size() + 1) {
-            long code = (Long) codes.get(0);
-            throw ScriptCodes.failure(
-                    code < 0 ? code : ScriptCodes.INVALID_ARGUMENT,
-                    "schedule",
-                    c.shard(),
-                    -1,
-                    c.ops().get(0).id());
-        }
-        for (int i = 0; i < c.ops().size(); i++) {
-            results[c.positions()[i]] = ScriptCodes.writeResult(
-                    (Long) codes.get(i), "schedule", c.shard(), c.ops().get(i).id());
-        }
     }
 }

@@ -149,9 +149,9 @@ final class WritePlan {
             int a = 1;
             for (int index : indexes) {
                 PositionMark mark = marks.get(index);
-                args[a++] = Decimal.ascii(mark.partition());
-                args[a++] = mark.expected() == PositionMark.UNKNOWN ? new byte[0] : Decimal.ascii(mark.expected());
-                args[a++] = Decimal.ascii(mark.next());
+                args[a++] = bytes(mark.partition());
+                args[a++] = mark.expected() == PositionMark.UNKNOWN ? new byte[0] : bytes(mark.expected());
+                args[a++] = bytes(mark.next());
             }
             calls.add(new Call(
                     List.of(),
@@ -205,7 +205,7 @@ final class WritePlan {
 
     /** An unknown timestamp travels as an empty argument: the scripts then neither remember nor suppress. */
     private static byte[] timestampArg(long timestamp) {
-        return timestamp == WriteOp.NO_TIMESTAMP ? new byte[0] : Decimal.ascii(timestamp);
+        return timestamp == WriteOp.NO_TIMESTAMP ? new byte[0] : bytes(timestamp);
     }
 
     /**
@@ -226,7 +226,7 @@ final class WritePlan {
             throw new IllegalArgumentException(
                     "thaw of shard " + shard + ": " + records.size() + " records but " + slots.size() + " slot lists");
         }
-        byte[] thaw = epoch == FarStore.ADMIN ? ADMIN : Decimal.ascii(epoch);
+        byte[] thaw = epoch == FarStore.ADMIN ? ADMIN : bytes(epoch);
         List<Call> calls = new ArrayList<>();
         ScheduleCall call = null;
         for (int position = 0; position < records.size(); position++) {
@@ -301,7 +301,7 @@ final class WritePlan {
             args.add(publish);
             args.add(thaw);
             long fence = thawing ? -1 : fences.applyAsLong(shard); // a thaw is fenced by its own epoch
-            args.add(fence < 0 ? EMPTY : Decimal.ascii(fence));
+            args.add(fence < 0 ? EMPTY : bytes(fence));
         }
 
         boolean full() {
@@ -320,7 +320,7 @@ final class WritePlan {
                             schedule.envelope(),
                             natural ? schedule.origin().toString() : null);
             args.add(placement.member());
-            args.add(Decimal.ascii(schedule.dueAt()));
+            args.add(bytes(schedule.dueAt()));
             args.add(header);
             args.add(value);
             args.add(timestampArg(schedule.timestamp()));
@@ -373,7 +373,7 @@ final class WritePlan {
                 farKeys.add(key);
                 return Script.SCHEDULE.signature().keys().size() + farKeys.size();
             });
-            return Decimal.ascii(index);
+            return bytes(index);
         }
 
         Call toCall() {

@@ -47,8 +47,8 @@ public final class FarAppend {
                 index = 2 + hourKeys.size(); // KEYS[3] is the first hour
                 keyIndex.put(hour, index);
             }
-            args[a++] = Decimal.ascii(index);
-            args[a++] = Decimal.ascii(hour);
+            args[a++] = RedisCalls.bytes(index);
+            args[a++] = RedisCalls.bytes(hour);
             args[a++] = FarIndex.encode(entry);
         }
         Long appended = store.access()

@@ -8,12 +8,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-class DecimalTest {
+/** {@link RedisCalls#bytes(long)}: the fast decimal the scripts read as numbers. */
+class RedisCallsTest {
 
     @ParameterizedTest
     @ValueSource(longs = {0, 1, 9, 10, 99, 100, 1_763_856_000_000L, Long.MAX_VALUE, -1, -10, Long.MIN_VALUE})
     void writesWhatLongToStringWrites(long value) {
-        assertArrayEquals(Long.toString(value).getBytes(StandardCharsets.US_ASCII), Decimal.ascii(value));
+        assertArrayEquals(Long.toString(value).getBytes(StandardCharsets.US_ASCII), RedisCalls.bytes(value));
     }
 
     @Test
@@ -23,7 +24,7 @@ class DecimalTest {
             long value = random.nextLong() >>> random.nextInt(64);
             assertArrayEquals(
                     Long.toString(value).getBytes(StandardCharsets.US_ASCII),
-                    Decimal.ascii(value),
+                    RedisCalls.bytes(value),
                     Long.toString(value));
         }
     }
