@@ -179,12 +179,22 @@ final class AdminPart {
         return DelayBridgeApplication.closing(resource);
     }
 
-    /** The status page: the shards, the meters, the health checks, the rules, the capped targets and the build. */
-    static void statusPage(Environment environment, ShardReport report, RulesReport rules, TargetRates rates) {
+    /**
+     * The status page: the shards, the meters, the health checks, the rules, the capped targets, the series ({@code
+     * messages}, read at most once per few seconds by {@code time}) and the build.
+     */
+    static void statusPage(
+            Environment environment,
+            ShardReport report,
+            RulesReport rules,
+            TargetRates rates,
+            MessageAdmin messages,
+            Time time) {
         environment
                 .jersey()
                 .register(new StatusResource(report, environment.metrics(), environment.healthChecks(), rules)
                         .withTargets(rates::rows)
+                        .withSeries(messages, report.shardCount(), time)
                         .withBuild(BuildInfo.ofThisBuild()));
     }
 }

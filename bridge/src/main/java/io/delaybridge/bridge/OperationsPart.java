@@ -22,7 +22,8 @@ final class OperationsPart {
         RulesReport rules =
                 RulesPart.wire(config, wiring.environment(), wiring.admin(), wiring.deadletters(), wiring.clock());
         if (api.statusPage()) {
-            AdminPart.statusPage(wiring.environment(), report, rules, rates);
+            AdminPart.statusPage(
+                    wiring.environment(), report, rules, rates, parts.store().messageAdmin(), wiring.time());
         }
     }
 }

@@ -33,9 +33,15 @@ public final class SeriesRecord {
     /** {@link Turn#nextDue()} of a series that is over. */
     public static final long OVER = Long.MIN_VALUE;
 
+    /** {@link #lastDelivered} of a series that delivered nothing yet. */
+    public static final long NONE = Long.MIN_VALUE;
+
     private static final String NUMBER = "n";
     private static final String DUE = "due";
     private static final String AT = "at";
+    private static final String LAST = "last";
+    private static final String MISSED = "missed";
+    private static final String SKIPPED = "skipped";
     private static final String TIMESTAMP = "ts";
 
     private SeriesRecord() {}
@@ -82,7 +88,7 @@ public final class SeriesRecord {
         // a delay-cancel beside the series headers meets delay-until here: INVALID_CANCEL
         IntakeCommand.Schedule schedule =
                 (IntakeCommand.Schedule) parser.parse(rest, recordTimestampMillis, series.id());
-        return Optional.of(new First(schedule, stateHeader(first, null, definition.toString())));
+        return Optional.of(new First(schedule, stateHeader(first, definition.toString())));
     }
 
     /**
@@ -118,7 +124,7 @@ public final class SeriesRecord {
                 switch (name) {
                     case NUMBER -> number = Long.parseLong(value);
                     case DUE -> due = Long.parseLong(value);
-                    case AT -> {}
+                    case AT, LAST, MISSED, SKIPPED -> {}
                     default -> {
                         definition.append(definition.length() == 0 ? "" : "&").append(pair);
                         if (TIMESTAMP.equals(name)) {
@@ -139,14 +145,25 @@ public final class SeriesRecord {
     }
 
     /**
-     * What one due occurrence of a series does.
+     * What one due occurrence of a series does. Each occurrence is handled (delivered or stepped over) by exactly one
+     * turn, so the counts of all turns add up without repeats.
      *
      * @param delivered the occurrence to deliver now, or null (missed and skipped)
      * @param next      the occurrence after it, to store as pending; null when the series is over
      * @param envelope  the envelope to deliver (with {@value DelayHeaders#OCCURRENCE}), and, through
-     *                  {@link #toStore}, to store again
+     *                  {@link #toStore}, to store again; {@link #tally} reads the counts back from it
+     * @param missed    occurrences this turn found past and not current: an outage's, delivered late (a
+     *                  {@link Series.Missed#ALL} catch-up) or not at all
+     * @param skipped   occurrences this turn drops for good: stepped over by the missed-run policy (see
+     *                  {@link SeriesPlanner.Plan#skipped()}), and wall times a {@link Series.DstGap#SKIP} series loses
+     *                  to a spring-forward gap before {@code next} ({@link SeriesTimeline#gapSkips})
      */
-    public record Turn(SeriesPlanner.Occurrence delivered, SeriesPlanner.Occurrence next, Envelope envelope) {
+    public record Turn(
+            SeriesPlanner.Occurrence delivered,
+            SeriesPlanner.Occurrence next,
+            Envelope envelope,
+            long missed,
+            long skipped) {
         /** @return the next occurrence's due time, or {@link #OVER} */
         public long nextDue() {
             return next == null ? OVER : next.dueAtMillis();
@@ -170,12 +187,45 @@ public final class SeriesRecord {
                 plan.due().isEmpty() ? null : plan.due().get(0);
         SeriesPlanner.Occurrence next =
                 delivered == null ? plan.next() : SeriesPlanner.following(state.series(), delivered);
+        // the oldest of several due goes now: it is late, the latest alone is current
+        long missed = plan.skipped() + (delivered != null && plan.due().size() > 1 ? 1 : 0);
+        long gapSkips = next == null
+                ? 0
+                : SeriesTimeline.gapSkips(state.series(), state.pending().dueAtMillis(), next.dueAtMillis());
+        Tally tally = new Tally(delivered != null, missed, plan.skipped() + gapSkips);
+        long last = delivered != null ? delivered.dueAtMillis() : lastDelivered(envelope);
         List<Header> headers = withoutState(envelope.headers());
-        headers.add(stateHeader(next, delivered, state.definition()));
+        headers.add(stateHeader(next, delivered, last, tally, state.definition()));
         if (delivered != null) {
             headers.add(new RecordHeader(DelayHeaders.OCCURRENCE, utf8(Long.toString(delivered.number()))));
         }
-        return new Turn(delivered, next, with(envelope, headers));
+        return new Turn(delivered, next, with(envelope, headers), tally.missed(), tally.skipped());
+    }
+
+    /**
+     * What a turn did, as its envelope carries it to the settle (where the bridge counts it).
+     *
+     * @param delivered whether the turn delivers an occurrence
+     * @param missed    {@link Turn#missed()}
+     * @param skipped   {@link Turn#skipped()}
+     */
+    public record Tally(boolean delivered, long missed, long skipped) {}
+
+    /**
+     * @param turned a turn's envelope
+     * @return what that turn did; nothing for an envelope without series state
+     */
+    public static Tally tally(Envelope turned) {
+        return new Tally(
+                field(turned, AT) != NONE, Math.max(0, field(turned, MISSED)), Math.max(0, field(turned, SKIPPED)));
+    }
+
+    /**
+     * @param envelope a series' stored (or turned) envelope
+     * @return the due time of the last occurrence the series delivered, or {@link #NONE} before its first
+     */
+    public static long lastDelivered(Envelope envelope) {
+        return field(envelope, LAST);
     }
 
     /**
@@ -184,16 +234,23 @@ public final class SeriesRecord {
      * @return the due time of the occurrence it delivers, or {@code dueAt} for a one-shot message
      */
     public static long dueAt(Envelope envelope, long dueAt) {
+        long at = field(envelope, AT);
+        return at == NONE ? dueAt : at;
+    }
+
+    /** A number in the state header, or {@link #NONE} if the envelope has no state or the state no such field. */
+    private static long field(Envelope envelope, String name) {
         Header header = find(envelope.headers(), DelayHeaders.SERIES);
         if (header == null) {
-            return dueAt;
+            return NONE;
         }
+        String prefix = name + "=";
         for (String pair : new String(header.value(), StandardCharsets.UTF_8).split("&")) {
-            if (pair.startsWith(AT + "=")) {
-                return Long.parseLong(pair.substring(AT.length() + 1));
+            if (pair.startsWith(prefix)) {
+                return Long.parseLong(pair.substring(prefix.length()));
             }
         }
-        return dueAt;
+        return NONE;
     }
 
     /**
@@ -210,8 +267,21 @@ public final class SeriesRecord {
         return with(turned, headers);
     }
 
+    private static Header stateHeader(SeriesPlanner.Occurrence pending, String definition) {
+        return stateHeader(pending, null, NONE, new Tally(false, 0, 0), definition);
+    }
+
+    /**
+     * {@code n} and {@code due}: the pending occurrence; {@code at}: the one this envelope delivers; {@code last}: the
+     * latest delivered so far; {@code missed} and {@code skipped}: the turn's counts, left out when 0. No name of
+     * these is one of the definition's ({@code ts} and header names, which start with {@code delay-}).
+     */
     private static Header stateHeader(
-            SeriesPlanner.Occurrence pending, SeriesPlanner.Occurrence delivered, String definition) {
+            SeriesPlanner.Occurrence pending,
+            SeriesPlanner.Occurrence delivered,
+            long last,
+            Tally tally,
+            String definition) {
         StringBuilder text = new StringBuilder();
         if (pending == null) {
             text.append(NUMBER + "=0");
@@ -223,6 +293,15 @@ public final class SeriesRecord {
         }
         if (delivered != null) {
             text.append("&" + AT + "=").append(delivered.dueAtMillis());
+        }
+        if (last != NONE) {
+            text.append("&" + LAST + "=").append(last);
+        }
+        if (tally.missed() > 0) {
+            text.append("&" + MISSED + "=").append(tally.missed());
+        }
+        if (tally.skipped() > 0) {
+            text.append("&" + SKIPPED + "=").append(tally.skipped());
         }
         text.append('&').append(definition);
         return new RecordHeader(DelayHeaders.SERIES, utf8(text.toString()));

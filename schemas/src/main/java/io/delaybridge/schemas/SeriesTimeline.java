@@ -34,6 +34,9 @@ public final class SeriesTimeline {
     /** Offset changes examined in one call before giving up (a zone has a few a year; cron searches 9 years). */
     private static final int MAX_PIECES = 64;
 
+    /** Offset changes {@link #gapSkips} looks at, at most: two a year for five centuries. */
+    private static final int MAX_GAPS_COUNTED = 1000;
+
     private SeriesTimeline() {}
 
     /**
@@ -123,6 +126,37 @@ public final class SeriesTimeline {
             }
             total += shiftedInto(cron, next);
             t = pieceEnd;
+        }
+        return total;
+    }
+
+    /**
+     * The wall times a {@link Series.DstGap#SKIP} series loses to spring-forward gaps whose jump lies in
+     * {@code (fromMillis, toMillis]}: every match of its cron expression inside each such gap. These have no instant
+     * and so no occurrence number; the bridge counts them as skipped. 0 for an interval, and under
+     * {@link Series.DstGap#SHIFT} (a gap's matches make an occurrence of their own at the jump).
+     *
+     * @param series     a series
+     * @param fromMillis the end of the range before it (an occurrence already planned)
+     * @param toMillis   the range's last instant (the occurrence planned next)
+     * @return how many matching wall times the gaps in the range skip
+     */
+    public static long gapSkips(Series series, long fromMillis, long toMillis) {
+        if (!(series.recurrence() instanceof Series.Cron cron) || cron.gap() != Series.DstGap.SKIP) {
+            return 0;
+        }
+        ZoneRules rules = cron.zone().getRules();
+        long total = 0;
+        Instant at = Instant.ofEpochMilli(fromMillis);
+        for (int seen = 0; seen < MAX_GAPS_COUNTED; seen++) {
+            ZoneOffsetTransition next = rules.nextTransition(at);
+            if (next == null || next.toEpochSecond() * 1000 > toMillis) {
+                return total;
+            }
+            if (next.isGap()) {
+                total += cron.schedule().countBetween(next.getDateTimeBefore(), next.getDateTimeAfter());
+            }
+            at = next.getInstant();
         }
         return total;
     }

@@ -10,9 +10,9 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.MetricRegistryListener;
 import com.codahale.metrics.Snapshot;
 import com.codahale.metrics.Timer;
-import com.codahale.metrics.UniformReservoir;
 import com.codahale.metrics.health.HealthCheckRegistry;
 import io.delaybridge.bridge.delivery.TargetRates;
+import io.delaybridge.bridge.pump.SeriesMeters;
 import io.delaybridge.bridge.time.Time;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
@@ -42,12 +42,15 @@ import java.util.regex.Pattern;
  * delay.target.lateness-ms.orders       -> delay_target_lateness_seconds{target="orders",quantile="0.99"}
  * delay.target.held-back.orders         -> delay_target_held_back_total{target="orders"}
  * delay.target.handed-back.orders       -> delay_target_handed_back_total{target="orders"}
+ * delay.target.series-missed.orders     -> delay_target_series_missed_total{target="orders"}   (also -delivered, -skipped)
+ * delay.series.missed.nightly-report    -> delay_series_missed_total{series="nightly-report"}  (also delivered, skipped)
  * health check redis-incarnation        -> delay_health{check="redis-incarnation"}   1 healthy, 0 not ({@link HealthGauge})
  * delay.build.info                      -> delay_build_info{version="0.1.0",commit="0123456789ab"}  1
  * </pre>
  *
  * Per-target metrics exist for at most {@code TargetRates.MAX_TRACKED} target topics (later ones share the target
- * {@code _others}), so the label's cardinality is bounded.
+ * {@code _others}), per-series ones for at most {@code SeriesMeters.MAX_TRACKED_SERIES} series (later ones share the
+ * series {@code _others}), so the labels' cardinality is bounded.
  *
  * The labelled ones are callback metrics of the Prometheus client over the Dropwizard meters and gauges (the bridge's
  * label mapper would emit one family per Dropwizard metric under the same name, which the exposition refuses).
@@ -105,6 +108,7 @@ public final class PrometheusExport {
                                     name.substring(lateness.length()));
                         }))
                 .register(registry);
+        SeriesExport.register(registry, metrics);
         perShard(
                 registry,
                 metrics,
@@ -132,7 +136,8 @@ public final class PrometheusExport {
                 if (!PER_SHARD.matcher(name).matches()
                         && !name.equals(BuildInfo.GAUGE)
                         && !name.startsWith(DEADLETTERED)
-                        && !name.startsWith(TargetRates.PREFIX)) {
+                        && !name.startsWith(TargetRates.PREFIX)
+                        && !name.startsWith(SeriesMeters.PREFIX)) {
                     try {
                         view.register(prometheusName(name), inSeconds(name, metric));
                     } catch (IllegalArgumentException duplicate) {
@@ -224,79 +229,26 @@ public final class PrometheusExport {
         return metric;
     }
 
-    /** A millisecond histogram read in seconds. */
-    private static final class SecondsHistogram extends Histogram {
-        private final Histogram millis;
-
-        SecondsHistogram(Histogram millis) {
-            super(new UniformReservoir(1));
-            this.millis = millis;
-        }
-
-        @Override
-        public void update(long value) {
-            throw new UnsupportedOperationException("a read-only view");
-        }
-
-        @Override
-        public long getCount() {
-            return millis.getCount();
-        }
-
-        @Override
-        public Snapshot getSnapshot() {
-            Snapshot s = millis.getSnapshot();
-            return new Snapshot() {
-                @Override
-                public double getValue(double quantile) {
-                    return s.getValue(quantile) / 1000.0;
-                }
-
-                @Override
-                public long[] getValues() {
-                    return s.getValues();
-                }
-
-                @Override
-                public int size() {
-                    return s.size();
-                }
-
-                @Override
-                public long getMax() {
-                    return s.getMax() / 1000;
-                }
-
-                @Override
-                public double getMean() {
-                    return s.getMean() / 1000.0;
-                }
-
-                @Override
-                public long getMin() {
-                    return s.getMin() / 1000;
-                }
-
-                @Override
-                public double getStdDev() {
-                    return s.getStdDev() / 1000.0;
-                }
-
-                @Override
-                public void dump(java.io.OutputStream output) {
-                    s.dump(output);
-                }
-            };
-        }
-    }
-
     private static void perTargetCounter(
             PrometheusRegistry registry, MetricRegistry metrics, String what, String name, String help) {
-        String prefix = TargetRates.PREFIX + what + ".";
+        labelledCounter(registry, metrics, TargetRates.PREFIX + what + ".", "target", name, help);
+    }
+
+    /**
+     * {@code name{label="<rest>"}} over the meters named {@code prefix<rest>}: one counter family, a label value per
+     * meter.
+     */
+    static void labelledCounter(
+            PrometheusRegistry registry,
+            MetricRegistry metrics,
+            String prefix,
+            String label,
+            String name,
+            String help) {
         CounterWithCallback.builder()
                 .name(name)
                 .help(help)
-                .labelNames("target")
+                .labelNames(label)
                 .callback(callback -> metrics.getMeters((n, m) -> n.startsWith(prefix))
                         .forEach((n, meter) -> callback.call(meter.getCount(), n.substring(prefix.length()))))
                 .register(registry);

@@ -5,19 +5,14 @@ import io.delaybridge.bridge.rules.IdTemplate;
 import io.delaybridge.bridge.rules.Rule;
 import io.delaybridge.bridge.rules.RuleDelay;
 import io.delaybridge.schemas.DelayText;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * One delay rule, an entry of the {@code rules:} list. A rule either schedules or cancels.
  * Settings of one rule (docs/configuration.md).
  */
 public class RuleFactory {
-
-    private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9._-]{1,100}");
-    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
     @Setting(
             value = "Unique; 1-100 of `a-z A-Z 0-9 . _ -`. Names the health check `rule-<name>`, the meters "
@@ -41,7 +36,8 @@ public class RuleFactory {
 
     @Setting(
             value = "A fixed delay in the grammar of `delay-ms`: `1500`, `30s`, `5m`, `PT30M`.",
-            defaultMeans = "one of `delay` / `delayHeader` / `delayField` to schedule")
+            defaultMeans =
+                    "one of `delay` / `delayHeader` / `delayField` to schedule; for a series, optional: its start")
     private String delay;
 
     @Setting("The header of the source record holding the delay, same grammar.")
@@ -76,143 +72,39 @@ public class RuleFactory {
     @Setting("A cancel rule for ids that producers schedule themselves: skips the check that some rule's id can match.")
     private boolean external;
 
-    /** Adds what is wrong with this rule alone; {@code key} is how messages name it, e.g. {@code order-timeout}. */
+    @Setting(
+            value = "Makes the rule start a series (docs/recurring-schedules.md): a cron expression of five fields, or "
+                    + "six with seconds first, read in `zone`, e.g. `0 9 * * *`. The delay, if given, is the series' "
+                    + "start after the source record.",
+            defaultMeans = "none: one record per source record")
+    private String cron;
+
+    @Setting(value = "The IANA zone of `cron`, e.g. `Europe/Berlin`, `UTC`.", defaultMeans = "required with `cron`")
+    private String zone;
+
+    @Setting(
+            value = "Makes the rule start a series of fixed intervals, at least `1s`, in the grammar of `delay-ms`: "
+                    + "`30m`, `1d`. The first occurrence is one interval after the source record, or at the delay.",
+            defaultMeans = "none")
+    private String every;
+
+    @Setting(
+            value = "No occurrence of the rule's series later than this after the source record: `7d`, `PT12H`.",
+            defaultMeans = "none: the series runs until cancelled")
+    private String end;
+
+    @Setting(value = "At most this many occurrences of the rule's series.", defaultMeans = "no limit")
+    private Long count;
+
+    @Setting(
+            value = "What the rule's series does with occurrences that passed while nothing could deliver them: "
+                    + "`one`, `all` or `skip` (`delay-missed`).",
+            defaultMeans = "`one`")
+    private String missed;
+
+    /** Adds what is wrong with this rule alone ({@link RuleCheck}); {@code key} is how messages name it. */
     void check(String key, SettingsCheck.Problems problems) {
-        if (name == null || !NAME.matcher(name).matches()) {
-            problems.add(
-                    key + ".name",
-                    "is " + quoted(name) + ": give each rule a name of 1 to 100 characters"
-                            + " a-z A-Z 0-9 . _ -, e.g. order-timeout");
-        }
-        if ((source == null) == (sourcePattern == null)) {
-            problems.add(
-                    key + ".source",
-                    "and sourcePattern are " + quoted(source) + " and " + quoted(sourcePattern)
-                            + ": give exactly one, the topic the rule reads (source: orders.created) or a pattern"
-                            + " (sourcePattern: \"orders\\\\..*\")");
-        }
-        if (source != null && !TOPIC.matcher(source).matches()) {
-            problems.add(
-                    key + ".source",
-                    "is " + quoted(source) + ": use a legal Kafka topic name (1 to 249 of the"
-                            + " characters a-z A-Z 0-9 . _ -), or sourcePattern for a regular expression");
-        }
-        if (sourcePattern != null) {
-            try {
-                Pattern.compile(sourcePattern);
-            } catch (PatternSyntaxException e) {
-                problems.add(
-                        key + ".sourcePattern",
-                        "is " + quoted(sourcePattern) + ", which is not a Java regular"
-                                + " expression (" + e.getDescription() + " near index " + e.getIndex() + "): write a"
-                                + " full-match pattern such as orders\\\\..* (a dot is \\\\. in YAML double quotes)");
-            }
-        }
-        if (cancel != null) {
-            checkCancel(key, problems);
-        } else {
-            checkSchedule(key, problems);
-        }
-    }
-
-    private void checkCancel(String key, SettingsCheck.Problems problems) {
-        List<String> extra = new ArrayList<>();
-        addIf(extra, target, "target");
-        addIf(extra, delay, "delay");
-        addIf(extra, delayHeader, "delayHeader");
-        addIf(extra, delayField, "delayField");
-        addIf(extra, delayFallback, "delayFallback");
-        addIf(extra, partition, "partition");
-        addIf(extra, id, "id");
-        if (!extra.isEmpty()) {
-            problems.add(
-                    key + ".cancel",
-                    "is set together with " + extra + ": a rule either cancels or schedules;" + " make two rules");
-        }
-        IdTemplate t = template(key + ".cancel", cancel, problems);
-        if (t != null && t.usesOffset()) {
-            problems.add(
-                    key + ".cancel",
-                    "is " + quoted(cancel) + ", which uses {offset}: the offset of the record"
-                            + " that cancels never names a message scheduled from another record, so it can never match."
-                            + " Cancel by the key or a field, e.g. order-timeout:{key}, and schedule with the same id");
-        }
-    }
-
-    private void checkSchedule(String key, SettingsCheck.Problems problems) {
-        if (target == null || target.isBlank()) {
-            problems.add(
-                    key + ".target",
-                    "is missing: give the topic to deliver to (target: orders.timeout), or"
-                            + " cancel: <id template> for a rule that cancels");
-        }
-        int delays = (delay == null ? 0 : 1) + (delayHeader == null ? 0 : 1) + (delayField == null ? 0 : 1);
-        if (delays != 1) {
-            problems.add(
-                    key + ".delay",
-                    "delay, delayHeader and delayField are " + quoted(delay) + ", "
-                            + quoted(delayHeader) + ", " + quoted(delayField) + ": give exactly one (delay: 30m, or"
-                            + " delayHeader: x-timeout, or delayField: timeout)");
-        }
-        if (delay != null && delayFallback != null) {
-            problems.add(
-                    key + ".delayFallback",
-                    "is " + quoted(delayFallback) + " with the fixed delay " + quoted(delay)
-                            + ": a fallback is for delayHeader or delayField; remove it");
-        }
-        parseDelay(key + ".delay", delay, problems);
-        parseDelay(key + ".delayFallback", delayFallback, problems);
-        if (delayHeader != null && delayHeader.isBlank()) {
-            problems.add(key + ".delayHeader", "is blank: name the header that holds the delay");
-        }
-        if (delayField != null
-                && (delayField.isBlank()
-                        || delayField.startsWith(".")
-                        || delayField.endsWith(".")
-                        || delayField.contains(".."))) {
-            problems.add(
-                    key + ".delayField",
-                    "is " + quoted(delayField) + ": name a field of the JSON value, dotted"
-                            + " for nested objects (timeout, payment.timeout)");
-        }
-        if (partition != null && partition < 0) {
-            problems.add(
-                    key + ".partition",
-                    "is " + partition + ": use 0 or more, or leave it out to partition on" + " the key");
-        }
-        if (id != null) {
-            template(key + ".id", id, problems);
-        }
-    }
-
-    private static void parseDelay(String key, String text, SettingsCheck.Problems problems) {
-        if (text == null) {
-            return;
-        }
-        try {
-            DelayText.parseDelayMillis(text);
-        } catch (IllegalArgumentException e) {
-            problems.add(key, e.getMessage());
-        }
-    }
-
-    private static IdTemplate template(String key, String text, SettingsCheck.Problems problems) {
-        try {
-            return IdTemplate.parse(text);
-        } catch (IllegalArgumentException e) {
-            problems.add(key, e.getMessage());
-            return null;
-        }
-    }
-
-    private static void addIf(List<String> names, Object value, String name) {
-        if (value != null) {
-            names.add(name);
-        }
-    }
-
-    static String quoted(Object value) {
-        return value == null ? "missing" : "\"" + value + "\"";
+        RuleCheck.check(key, this, problems);
     }
 
     /** The rule; call only when {@link #check} found nothing. */
@@ -227,15 +119,17 @@ public class RuleFactory {
                 ? new RuleDelay.Fixed(DelayText.parseDelayMillis(delay))
                 : delayHeader != null
                         ? new RuleDelay.FromHeader(delayHeader, fallback)
-                        : new RuleDelay.FromField(delayField, fallback);
-        return Rule.schedule(
+                        : delayField != null ? new RuleDelay.FromField(delayField, fallback) : null;
+        return new Rule(
                 name,
                 topics,
                 pattern,
                 target.strip(),
                 when,
                 partition,
-                IdTemplate.parse(id == null ? IdTemplate.DEFAULT : id));
+                IdTemplate.parse(id == null ? IdTemplate.DEFAULT : id),
+                null,
+                RuleSeriesCheck.build(this));
     }
 
     @JsonProperty
@@ -346,6 +240,66 @@ public class RuleFactory {
     @JsonProperty
     public void setCancel(String cancel) {
         this.cancel = cancel;
+    }
+
+    @JsonProperty
+    public String getCron() {
+        return cron;
+    }
+
+    @JsonProperty
+    public void setCron(String cron) {
+        this.cron = cron;
+    }
+
+    @JsonProperty
+    public String getZone() {
+        return zone;
+    }
+
+    @JsonProperty
+    public void setZone(String zone) {
+        this.zone = zone;
+    }
+
+    @JsonProperty
+    public String getEvery() {
+        return every;
+    }
+
+    @JsonProperty
+    public void setEvery(String every) {
+        this.every = every;
+    }
+
+    @JsonProperty
+    public String getEnd() {
+        return end;
+    }
+
+    @JsonProperty
+    public void setEnd(String end) {
+        this.end = end;
+    }
+
+    @JsonProperty
+    public Long getCount() {
+        return count;
+    }
+
+    @JsonProperty
+    public void setCount(Long count) {
+        this.count = count;
+    }
+
+    @JsonProperty
+    public String getMissed() {
+        return missed;
+    }
+
+    @JsonProperty
+    public void setMissed(String missed) {
+        this.missed = missed;
     }
 
     @JsonProperty

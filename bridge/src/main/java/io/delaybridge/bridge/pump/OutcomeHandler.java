@@ -294,7 +294,7 @@ final class OutcomeHandler {
         List<SeriesStep> steps = new ArrayList<>();
         List<String> stepKeys = new ArrayList<>();
         for (Outcome outcome : done) {
-            SeriesStep step = SeriesTurns.step(outcome.message(), outcome.envelope());
+            SeriesStep step = SeriesTurns.step(outcome, metrics.series);
             if (step == null) {
                 plain.add(outcome);
             } else {

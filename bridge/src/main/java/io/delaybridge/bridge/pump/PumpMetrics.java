@@ -5,7 +5,7 @@ import com.codahale.metrics.Meter;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 
-/** The pump's meters: what was delivered, retried and deadlettered, and how late. */
+/** The pump's meters: what was delivered, retried and deadlettered, and how late; and what became of series. */
 public final class PumpMetrics {
 
     final Meter delivered;
@@ -22,6 +22,7 @@ public final class PumpMetrics {
     final Histogram lateness;
     final Histogram claimBatch;
     final DeadletterMeters deadlettered;
+    final SeriesMeters series;
 
     public PumpMetrics(MetricRegistry registry, DeadletterMeters deadlettered) {
         this.deadlettered = deadlettered;
@@ -32,5 +33,6 @@ public final class PumpMetrics {
         alreadyDelivered = registry.meter("delay.already-delivered");
         lateness = registry.histogram("delay.lateness-ms");
         claimBatch = registry.histogram("delay.claim-batch-size");
+        series = new SeriesMeters(registry);
     }
 }

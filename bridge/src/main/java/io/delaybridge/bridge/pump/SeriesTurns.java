@@ -100,6 +100,27 @@ final class SeriesTurns {
     }
 
     /**
+     * The step that settles a delivered, already delivered or deadlettered message; counts a series' turn in
+     * {@code meters} as it goes to the store (an occurrence deadlettered is not counted as delivered).
+     *
+     * @param outcome what became of the message's send
+     * @param meters  the series' meters
+     * @return the step that settles it and stores its next occurrence, or null for a one-shot message
+     */
+    static SeriesStep step(Outcome outcome, SeriesMeters meters) {
+        SeriesStep step = step(outcome.message(), outcome.envelope());
+        if (step != null) {
+            SeriesRecord.Tally tally = SeriesRecord.tally(outcome.envelope());
+            boolean sent = outcome.kind() != Outcome.Kind.DEADLETTERED;
+            meters.settled(
+                    outcome.message().ref().id(),
+                    outcome.envelope().target(),
+                    new SeriesRecord.Tally(sent && tally.delivered(), tally.missed(), tally.skipped()));
+        }
+        return step;
+    }
+
+    /**
      * @param message  a settled message
      * @param envelope the envelope its turn delivered (or deadlettered); null if it did not decode
      * @return the step that settles it and stores its next occurrence, or null for a one-shot message

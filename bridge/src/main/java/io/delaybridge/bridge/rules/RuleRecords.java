@@ -5,6 +5,7 @@ import io.delaybridge.schemas.ContractViolation;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.ErrorCode;
 import io.delaybridge.schemas.IntakeParser;
+import io.delaybridge.schemas.SeriesRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -17,7 +18,9 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * Builds what a rule writes: the intake record (control headers, then the source's headers, then the rule's two
- * provenance headers; the due time as {@code delay-until}, the source record's timestamp plus the delay) or the deadletter record of a source record the rule cannot apply.
+ * provenance headers; the due time as {@code delay-until}, the source record's timestamp plus the delay; for a series,
+ * its headers from {@link RuleSeries}, with that due time as its start) or the deadletter record of a source record
+ * the rule cannot apply.
  *
  * <p>The provenance headers are not control headers (they do not start with {@code delay-}), so the intake passes
  * them through and the consumer of the target topic receives them: {@value #RULE_HEADER} names the rule and
@@ -52,7 +55,12 @@ public final class RuleRecords {
             value = null;
         } else {
             headers.add(DelayHeaders.TARGET, utf8(rule.target()));
-            headers.add(DelayHeaders.UNTIL, utf8(Long.toString(dueAt(rule, in))));
+            // for a series, its start: the delay too counts from the source record
+            long due = rule.delay() != null ? dueAt(rule, in) : rule.series().start(in.timestamp);
+            headers.add(DelayHeaders.UNTIL, utf8(Long.toString(due)));
+            if (rule.series() != null) {
+                rule.series().addHeaders(headers, in.timestamp);
+            }
             headers.add(DelayHeaders.ID, utf8(rule.id().render(rule.name(), in)));
             if (rule.partition() != null) {
                 headers.add(DelayHeaders.PARTITION, utf8(rule.partition().toString()));
@@ -71,7 +79,11 @@ public final class RuleRecords {
         headers.add(RULE_HEADER, utf8(rule.name()));
         headers.add(SOURCE_HEADER, utf8(in.origin()));
         try {
-            verifier.parse(headers, in.timestamp, "unused");
+            if (rule.series() == null) {
+                verifier.parse(headers, in.timestamp, "unused");
+            } else {
+                SeriesRecord.read(verifier, headers, in.timestamp); // the series headers, then the rest
+            }
         } catch (ContractViolation v) {
             throw new ContractViolation(v.code(), "rule " + rule.name() + ": " + v.getMessage());
         }

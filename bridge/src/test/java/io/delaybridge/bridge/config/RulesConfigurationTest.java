@@ -150,6 +150,50 @@ class RulesConfigurationTest {
                                 + " rules schedule (r: order-timeout:{key})",
                         "set external: true"),
                 Arguments.of(
+                        "- {name: r, source: s, target: t, cron: '61 * * * *', zone: UTC}",
+                        "rules.r.cron is \"61 * * * *\": \"61 * * * *\" is not a cron expression",
+                        "minute hour day-of-month"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, cron: '0 9 * * *'}",
+                        "rules.r.zone is missing",
+                        "name the zone its wall times are in, e.g. Europe/Berlin"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, cron: '0 9 * * *', zone: Mars/Base}",
+                        "rules.r.zone is \"Mars/Base\"",
+                        "use a name such as Europe/Berlin"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, every: 1d, zone: UTC}",
+                        "rules.r.zone is \"UTC\"",
+                        "drop zone, or use cron"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, every: 500ms}",
+                        "rules.r.every is \"500ms\"",
+                        "shorter than 1s"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, every: 1d, cron: '0 9 * * *', zone: UTC}",
+                        "rules.r.cron and every are \"0 9 * * *\" and \"1d\"",
+                        "give one"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, every: 1d, end: soon}",
+                        "rules.r.end is \"soon\"",
+                        "e.g. 7d or PT12H"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, every: 1d, count: 0}",
+                        "rules.r.count is 0",
+                        "give 1 or more"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, delay: 1s, count: 3}",
+                        "rules.r.count is \"3\", which belongs to a series",
+                        "add cron"),
+                Arguments.of(
+                        "- {name: r, source: s, target: t, every: 1d, missed: never}",
+                        "rules.r.missed is \"never\": \"never\" is not one of one, all, skip",
+                        "(default one)"),
+                Arguments.of(
+                        "- {name: r, source: s, cancel: 'x:{key}', every: 1d}",
+                        "rules.r.cancel is set together with [every]",
+                        "make two rules"),
+                Arguments.of(
                         "- {name: p, sourcePattern: 'orders\\..*', target: t, delay: 1s}\n"
                                 + "- {name: q, source: orders.created, target: t, delay: 1s}",
                         "rules.p.sourcePattern is \"orders\\..*\", which matches [orders.created]",
@@ -164,6 +208,35 @@ class RulesConfigurationTest {
                 () -> read("rules:\n" + rules.lines().map(l -> "  " + l + "\n").reduce("", String::concat)));
         assertTrue(e.getMessage().contains(problem), e.getMessage());
         assertTrue(e.getMessage().contains(fix), e.getMessage());
+    }
+
+    @Test
+    void aRuleWithCronOrEveryStartsASeries() throws Exception {
+        List<Rule> rules = read("""
+                        rules:
+                          - name: remind
+                            source: orders.created
+                            target: orders.reminders
+                            cron: "0 9 * * *"
+                            zone: Europe/Berlin
+                            end: 7d
+                            id: "remind:{key}"
+                          - name: poll
+                            source: orders.created
+                            target: orders.polls
+                            every: 1h
+                            count: 3
+                            delay: 10m
+                          - name: paid
+                            source: orders.paid
+                            cancel: "remind:{key}"
+                        """).getRules().build("delay-intake", "delay-deadletter", List.of(), 86_400_000L);
+        assertEquals(
+                "schedule to orders.reminders cron 0 9 * * * Europe/Berlin for 7d as remind:{key}",
+                rules.get(0).describe());
+        assertEquals(
+                "schedule to orders.polls every 1h, at most 3 times, from 10m on as {rule}:{topic}-{partition}-{offset}",
+                rules.get(1).describe());
     }
 
     @Test

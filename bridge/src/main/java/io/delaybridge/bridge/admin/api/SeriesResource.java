@@ -153,6 +153,11 @@ public final class SeriesResource {
             o = SeriesPlanner.following(state.series(), o);
         }
         out.put("pending", occurrence(state.pending()));
+        long last = SeriesRecord.lastDelivered(envelope);
+        if (last != SeriesRecord.NONE) {
+            out.put("lastDeliveredDueAt", last);
+            out.put("lastDeliveredDueAtIso", Instant.ofEpochMilli(last).toString());
+        }
         out.put("next", occurrences);
         return Optional.of(out);
     }

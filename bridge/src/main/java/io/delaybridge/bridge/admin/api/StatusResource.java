@@ -9,6 +9,8 @@ import com.codahale.metrics.health.HealthCheckRegistry;
 import io.delaybridge.bridge.admin.BuildInfo;
 import io.delaybridge.bridge.admin.RulesReport;
 import io.delaybridge.bridge.admin.ShardReport;
+import io.delaybridge.bridge.store.MessageAdmin;
+import io.delaybridge.bridge.time.Time;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -27,8 +29,8 @@ import java.util.function.Supplier;
 /**
  * The status page on the application port: {@code /status/} serves a static page (HTML, JS, CSS from the class path,
  * Chart.js from its WebJar) that polls {@code /status/summary} every few seconds. The summary gathers what an operator
- * looks at first: health, throughput, lateness percentiles, pending by due time, shards, deadletters by reason, and per
- * target topic its rate cap, deliveries, lateness and what the cap held back.
+ * looks at first: health, throughput, lateness percentiles, pending by due time, shards, deadletters by reason, per
+ * target topic its rate cap, deliveries, lateness and what the cap held back, and the schedules (series).
  */
 @Path("/status")
 public final class StatusResource {
@@ -47,6 +49,8 @@ public final class StatusResource {
     private final RulesReport rules;
     /** Per target topic: cap, delivered, lateness, held back ({@code TargetRates#rows}). */
     private Supplier<List<Map<String, Object>>> targets = List::of;
+    /** The series: how many, the next due, their occurrences ({@link SeriesOverview}); empty if not wired. */
+    private Supplier<Map<String, Object>> schedules = Map::of;
     /** The version and commit the page names in its header. */
     private BuildInfo build = new BuildInfo("unknown", "unknown");
 
@@ -64,6 +68,19 @@ public final class StatusResource {
     /** Shows the per-target table (caps, delivered, lateness, held back) from {@code rows}. */
     public StatusResource withTargets(Supplier<List<Map<String, Object>>> rows) {
         this.targets = rows;
+        return this;
+    }
+
+    /**
+     * Shows the schedules (series): their count, the next due with next occurrence and last delivery, and the
+     * occurrences delivered, missed and skipped (this instance's meters).
+     *
+     * @param messages the stored messages
+     * @param shards   the store's shard count
+     * @param time     times how long one reading of Redis is shown
+     */
+    public StatusResource withSeries(MessageAdmin messages, int shards, Time time) {
+        this.schedules = new SeriesOverview(messages, shards, metrics, time);
         return this;
     }
 
@@ -163,6 +180,7 @@ public final class StatusResource {
         out.put("redisTime", report.redisNow());
         out.put("rules", rules.rows());
         out.put("targets", targets.get());
+        out.put("schedules", schedules.get());
         return out;
     }
 

@@ -13,6 +13,11 @@ function ms(v) {
 
 function text(id, value) { document.getElementById(id).textContent = value; }
 
+// a series' schedule as its headers say it: "cron 0 9 * * * Europe/Berlin" or "every 1h"
+function schedule(h) {
+  return h['delay-cron'] ? 'cron ' + h['delay-cron'] + ' ' + h['delay-zone'] : 'every ' + h['delay-every'];
+}
+
 function rows(tableId, list, cells) {
   const body = document.querySelector('#' + tableId + ' tbody');
   body.replaceChildren(...list.map(item => {
@@ -109,6 +114,14 @@ function render(s) {
     [g.waiting === undefined ? '–' : fmt.format(g.waiting), 'num'],
     [g.heldBack === undefined ? '–' : fmt.format(g.heldBack), 'num'],
     [g.handedBack === undefined ? '–' : fmt.format(g.handedBack), 'num']]);
+  // series: counted among the earliest pending messages (complete: all of them), the next due, this instance's meters
+  const sc = s.schedules || {};
+  text('schedules', sc.count === undefined ? '–' : (sc.complete ? '' : 'at least ') + fmt.format(sc.count)
+    + ' series; occurrences here: ' + fmt.format(sc.delivered) + ' delivered, ' + fmt.format(sc.missed)
+    + ' missed, ' + fmt.format(sc.skipped) + ' skipped');
+  rows('series', sc.next || [], r => [[r.id], [r.target], [schedule(r.schedule || {})], ['#' + r.pending.number, 'num'],
+    [r.pending.dueAtIso], [r.lastDeliveredDueAtIso || '–'],
+    [r.delivered === null || r.delivered === undefined ? '–' : fmt.format(r.delivered), 'num']]);
   rows('deadletters', Object.entries(s.deadlettered), ([reason, count]) => [[reason], [fmt.format(count), 'num']]);
   rows('rules', s.rules || [], r => [[r.name], [r.source], [r.action], [fmt.format(r.scheduled), 'num'],
     [fmt.format(r.cancelled), 'num'], [fmt.format(r.rejected), 'num'], [r.lag < 0 ? '–' : fmt.format(r.lag), 'num']]);
