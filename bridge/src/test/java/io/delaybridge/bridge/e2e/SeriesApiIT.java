@@ -21,7 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The series API on a running bridge: a series by id with its next occurrences, the series of a target, and
- * {@code DELETE} ending one (docs/recurring-schedules.md, "Operator API").
+ * {@code DELETE} ending one (docs/operations.md, the `/series` section).
  */
 @ExtendWith(RealServersExtension.class)
 class SeriesApiIT {
