@@ -42,22 +42,7 @@ class SeriesExactlyOnceIT {
             client.createTopics(1, out);
             KafkaClient.Collector committed = client.collectCommitted(out);
             TestBridge first = bridge(names, servers).start();
-            long ts = client.send(
-                            names.intake(),
-                            id,
-                            "e",
-                            null,
-                            DelayHeaders.TARGET,
-                            out,
-                            DelayHeaders.ID,
-                            id,
-                            SeriesHeaders.EVERY,
-                            "1s",
-                            SeriesHeaders.COUNT,
-                            Integer.toString(count),
-                            SeriesHeaders.MISSED,
-                            "all")
-                    .timestamp();
+            long ts = sendEverySecond(client, names, out, id, "e", count);
             await().atMost(WAIT).until(() -> committed.size() >= 2);
             first.stop();
             int beforeRestart = committed.size();
@@ -104,24 +89,7 @@ class SeriesExactlyOnceIT {
             Map<String, Long> timestamps = new HashMap<>();
             for (int i = 0; i < seriesCount; i++) {
                 String id = "s" + i + "-" + System.nanoTime();
-                timestamps.put(
-                        id,
-                        client.send(
-                                        names.intake(),
-                                        id,
-                                        "v",
-                                        null,
-                                        DelayHeaders.TARGET,
-                                        out,
-                                        DelayHeaders.ID,
-                                        id,
-                                        SeriesHeaders.EVERY,
-                                        "1s",
-                                        SeriesHeaders.COUNT,
-                                        Integer.toString(count),
-                                        SeriesHeaders.MISSED,
-                                        "all")
-                                .timestamp());
+                timestamps.put(id, sendEverySecond(client, names, out, id, "v", count));
             }
             // mid-series: some occurrences of every round delivered, most still to come
             await().atMost(WAIT).until(() -> committed.size() >= seriesCount * 3);
@@ -174,5 +142,26 @@ class SeriesExactlyOnceIT {
                 names.intake(), marker, "m", null, DelayHeaders.TARGET, out, DelayHeaders.UNTIL, Long.toString(dueAt));
         await().atMost(WAIT)
                 .until(() -> !committed.matching(r -> marker.equals(r.key())).isEmpty());
+    }
+
+    /** Writes a series due every second, {@code count} occurrences, every missed one delivered; its timestamp. */
+    private static long sendEverySecond(
+            KafkaClient client, TestNames names, String out, String id, String value, int count) {
+        return client.send(
+                        names.intake(),
+                        id,
+                        value,
+                        null,
+                        DelayHeaders.TARGET,
+                        out,
+                        DelayHeaders.ID,
+                        id,
+                        SeriesHeaders.EVERY,
+                        "1s",
+                        SeriesHeaders.COUNT,
+                        Integer.toString(count),
+                        SeriesHeaders.MISSED,
+                        "all")
+                .timestamp();
     }
 }
