@@ -229,20 +229,7 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Sends a signal by name ({@code STOP}, {@code CONT}, {@code TERM}, ...) with {@code kill}. */
     public void signal(String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name + ") failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while signalling " + name, e);
-        }
+        ChildProcesses.signal(process, signal, name);
     }
 
     /** SIGTERM with 30 s of grace; a frozen child is woken first, or it could not act on the signal. */

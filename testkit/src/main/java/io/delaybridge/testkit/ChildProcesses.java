@@ -31,6 +31,24 @@ final class ChildProcesses {
 
     private ChildProcesses() {}
 
+    /** Sends {@code process} (called {@code name} in errors) a signal by name ({@code STOP}, {@code CONT}, ...). */
+    static void signal(Process process, String signal, String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name + ") failed");
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling " + name, e);
+        }
+    }
+
     static void register(Process process) {
         LIVE.add(process);
         process.onExit().thenRun(() -> LIVE.remove(process));

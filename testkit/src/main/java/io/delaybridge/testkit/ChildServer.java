@@ -95,6 +95,14 @@ abstract class ChildServer implements AutoCloseable {
         return process.pid();
     }
 
+    /**
+     * Sends the running process a signal by name: {@code STOP} freezes it (a broker that answers nothing while its
+     * connections stay open), {@code CONT} wakes it.
+     */
+    public synchronized void signal(String signal) {
+        ChildProcesses.signal(process, signal, name());
+    }
+
     public synchronized boolean isAlive() {
         return process != null && process.isAlive();
     }

@@ -65,7 +65,13 @@ public final class KafkaBroker extends ChildServer {
     /** Settings that differ from the kit's defaults, for a broker of its own. */
     public enum Option {
         /** {@code auto.create.topics.enable=true}, Kafka's own default: a producer's first send creates a topic. */
-        AUTO_CREATE_TOPICS
+        AUTO_CREATE_TOPICS,
+        /**
+         * The transaction coordinator looks for transactions past their timeout every 10 minutes instead of every 10
+         * seconds: a transaction held up while the broker was frozen ({@code STOP}) commits once it wakes, instead of
+         * being aborted by the first look after it.
+         */
+        LATE_TRANSACTION_TIMEOUTS
     }
 
     private final int port;
@@ -297,6 +303,9 @@ public final class KafkaBroker extends ChildServer {
         p.setProperty("default.replication.factor", replicas);
         p.setProperty("min.insync.replicas", minIsr);
         p.setProperty("auto.create.topics.enable", Boolean.toString(options.contains(Option.AUTO_CREATE_TOPICS)));
+        if (options.contains(Option.LATE_TRANSACTION_TIMEOUTS)) {
+            p.setProperty("transaction.abort.timed.out.transaction.cleanup.interval.ms", "600000");
+        }
         p.setProperty("group.initial.rebalance.delay.ms", "0");
         p.setProperty("offsets.topic.replication.factor", replicas);
         p.setProperty("offsets.topic.num.partitions", "5");

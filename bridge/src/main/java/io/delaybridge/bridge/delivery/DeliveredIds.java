@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.schemas.IntakeOrigin;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,7 @@ import java.util.function.Predicate;
  * longer than the lease) and it went back to the due set. Redis answers an ack with the number of messages it deleted;
  * fewer than acked means some were back in the due set and it does not say which, so none of them is taken as
  * confirmed: each is remembered like an id learnt from the log ({@link LearntIds}), acked when a claim takes it, or
- * forgotten once it cannot come back. A claimed message is held until it is released, whatever an ack of an earlier
+ * forgotten once the store no longer holds it and its intake record will not be read again. A claimed message is held until it is released, whatever an ack of an earlier
  * claim of it said. Holds no connection; thread-safe (the release, commit and pump threads share it).
  */
 final class DeliveredIds {
@@ -107,8 +108,7 @@ final class DeliveredIds {
      * A claim took {@code ids}: each is held until released ({@link #released}), so that an ack of an earlier claim of
      * it (which deletes it from flight under this one, and Redis counts that as confirmed) cannot make it forgotten
      * before this claim's release asked. With {@code allDue} (the claim came back short: everything due was taken),
-     * what was learnt, no claim has taken, and can no longer come back ({@link LearntIds}) was acked before: it is
-     * forgotten like a settled message.
+     * ranges the intake read again count a short claim ({@link ReadAgain}).
      */
     void claimed(Iterable<String> ids, boolean allDue) {
         for (String id : ids) {
@@ -116,12 +116,19 @@ final class DeliveredIds {
             learnt.taken(id);
             retried.remove(id);
         }
-        if (allDue && !learnt.isEmpty()) {
-            settled.addAll(learnt.shortClaim(retried::contains));
-        }
         if (allDue && !readAgain.isEmpty()) {
             readAgain.shortClaim();
         }
+    }
+
+    /** See {@link LearntIds#toAsk}. */
+    List<String> toAsk() {
+        return learnt.isEmpty() ? List.of() : learnt.toAsk();
+    }
+
+    /** The store's answer for {@code asked}: those it does not hold are settled, forgotten like an acked message. */
+    void stored(Collection<String> asked, Predicate<String> stored) {
+        settled.addAll(learnt.answered(asked, stored));
     }
 
     /**
@@ -135,8 +142,8 @@ final class DeliveredIds {
 
     /**
      * Forgets settled messages that are {@code past} (their intake records, named by origin, will not be read again),
-     * not held, and not in a range the intake reads again; learnt ones and ranges read again that are past start
-     * counting short claims.
+     * not held, and not in a range the intake reads again; learnt ones that are past may be asked about ({@link
+     * #toAsk}), and ranges read again that are past start counting short claims.
      */
     void prune(Predicate<String> past) {
         if (!learnt.isEmpty()) {

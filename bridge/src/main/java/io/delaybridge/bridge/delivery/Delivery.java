@@ -166,6 +166,19 @@ public final class Delivery implements AutoCloseable {
         exactlyOnce.claimed(shard, ids, allDue);
     }
 
+    /**
+     * Delivered messages of {@code shard} exactly once remembers until the store says it no longer holds them (see
+     * {@link #stored}); empty at least once.
+     */
+    public java.util.List<String> toAsk(int shard) {
+        return exactlyOnce.toAsk(shard);
+    }
+
+    /** The store's answer for {@code asked} ({@link #toAsk}): {@code stored} tells which it still holds. */
+    public void stored(int shard, java.util.Collection<String> asked, java.util.function.Predicate<String> stored) {
+        exactlyOnce.stored(shard, asked, stored);
+    }
+
     /** Redis answered the acks of {@code ids} of {@code shard}; {@code allDeleted}: it deleted every one. */
     public void acked(int shard, Iterable<String> ids, boolean allDeleted) {
         exactlyOnce.acked(shard, ids, allDeleted);

@@ -60,11 +60,26 @@ interface ExactlyOnce {
 
     /**
      * A claim of {@code shard} took {@code ids} into flight; {@code allDue}: it came back with fewer messages than it
-     * asked for, so everything due was claimed, and what the shard's last owner delivered and no claim has taken since
-     * was acked before (forget it). Called at the claim, before the messages are released: a message claimed is
-     * remembered until it is released, however late.
+     * asked for, so everything due was claimed. Called at the claim, before the messages are released: a message
+     * claimed is remembered until it is released, however late.
      */
     default void claimed(int shard, Iterable<String> ids, boolean allDue) {}
+
+    /**
+     * The delivered messages of {@code shard} whose acks Redis may not have carried out (learnt from the delivered log,
+     * or acked when no longer in flight), no claim has taken, and whose intake records the intake committed past: the
+     * caller asks the store whether each is still stored and answers with {@link #stored}. A short claim cannot tell:
+     * such a message may wait out a retry, due later.
+     */
+    default java.util.List<String> toAsk(int shard) {
+        return java.util.List.of();
+    }
+
+    /**
+     * The store's answer for {@code asked} ({@link #toAsk}): {@code stored} tells which still hold a message under
+     * that name (remembered on, acked when claimed); the others cannot come back and are forgotten.
+     */
+    default void stored(int shard, Collection<String> asked, java.util.function.Predicate<String> stored) {}
 
     /**
      * A message a claim of {@code shard} took was released: acked, handed to a send, or failed. Until then a message

@@ -14,14 +14,14 @@ import java.util.function.Predicate;
  * it cannot be stored again and any copy stored again has been claimed: the intake committed past the range (it stores
  * a record read again before it commits past it) and two claims of the shard since came back short (every due message
  * taken; the first may have been issued before the intake stored the records again, the second was issued after the
- * first came back; a delivered message was due, so its copy is due too). The same rule as {@link LearntIds}, kept per
- * range: a rewind covers at most the records in flight, and the ids outside it are forgotten as before. Pure logic,
+ * first came back; a delivered message was due, so its copy is due too, and a claim acks it before any retry). Kept
+ * per range: a rewind covers at most the records in flight, and the ids outside it are forgotten as before. Pure logic,
  * thread-safe.
  */
 final class ReadAgain {
 
     /** Short claims after the intake committed past a range that end it. */
-    static final int SHORT_CLAIMS = LearntIds.SHORT_CLAIMS;
+    static final int SHORT_CLAIMS = 2;
 
     /** One rewind: offsets {@code from..last} read again; short claims seen since the intake committed past it. */
     private static final class Range {

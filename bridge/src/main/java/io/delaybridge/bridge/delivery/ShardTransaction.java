@@ -2,7 +2,6 @@ package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.bridge.delivery.ShardProducer.Member;
 import io.delaybridge.bridge.errors.Failures;
-import io.delaybridge.schemas.IntakeOrigin;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -80,7 +79,7 @@ final class ShardTransaction {
     private List<Member> inDoubt = List.of();
 
     /** What committed transactions delivered and must be remembered: acked, not sent again, if claimed. */
-    private final DeliveredIds delivered = new DeliveredIds();
+    final DeliveredIds delivered = new DeliveredIds();
 
     ShardTransaction(int shard, ShardLog log, Supplier<TransactionOffsets> offsets, LongSupplier intakeCommitted) {
         this.shard = shard;
@@ -325,16 +324,6 @@ final class ShardTransaction {
         }
     }
 
-    /** See {@link DeliveredIds#wasDelivered}. */
-    boolean wasDelivered(String id, String origin) {
-        return delivered.wasDelivered(id, origin);
-    }
-
-    /** See {@link DeliveredIds#acked}. */
-    void acked(Iterable<String> ids, boolean allDeleted) {
-        delivered.acked(ids, allDeleted);
-    }
-
     /**
      * Forgets what {@link DeliveredIds#prune} may: messages whose intake records the intake committed past, and that a
      * committed record of the delivered log puts below the floor ({@code belowFloor}). The group's offset alone is not
@@ -345,29 +334,9 @@ final class ShardTransaction {
         delivered.prune(origin -> commits.committedPast(origin) && belowFloor.test(origin));
     }
 
-    /** See {@link DeliveredIds#readAgain}. */
-    void readAgain(long from, IntakeOrigin last) {
-        delivered.readAgain(from, last);
-    }
-
     /** Whether the shard's floor, as a committed record of the delivered log holds it, lies above {@code offset}. */
     boolean belowFloor(long offset) {
         return intakeFloor.passed(offset);
-    }
-
-    /** See {@link DeliveredIds#claimed}. */
-    void claimed(Iterable<String> ids, boolean allDue) {
-        delivered.claimed(ids, allDue);
-    }
-
-    /** See {@link DeliveredIds#released}. */
-    void released(String id) {
-        delivered.released(id);
-    }
-
-    /** See {@link DeliveredIds#retried}. */
-    void retried(String id) {
-        delivered.retried(id);
     }
 
     /** Commits ({@code commit}) or aborts what is open, closes the producers, and fails what stays in doubt. */

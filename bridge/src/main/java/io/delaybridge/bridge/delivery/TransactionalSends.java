@@ -170,14 +170,14 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     @Override
     public boolean wasDelivered(int shard, String id, String origin) {
         ShardTransaction transaction = shards.get(shard);
-        return transaction != null && transaction.wasDelivered(id, origin);
+        return transaction != null && transaction.delivered.wasDelivered(id, origin);
     }
 
     @Override
     public void acked(int shard, Iterable<String> ids, boolean allDeleted) {
         ShardTransaction transaction = shards.get(shard);
         if (transaction != null) {
-            transaction.acked(ids, allDeleted);
+            transaction.delivered.acked(ids, allDeleted);
         }
     }
 
@@ -185,7 +185,7 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     public void released(int shard, String id) {
         ShardTransaction transaction = shards.get(shard);
         if (transaction != null) {
-            transaction.released(id);
+            transaction.delivered.released(id);
         }
     }
 
@@ -193,7 +193,7 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     public void retried(int shard, String id) {
         ShardTransaction transaction = shards.get(shard);
         if (transaction != null) {
-            transaction.retried(id);
+            transaction.delivered.retried(id);
         }
     }
 
@@ -201,14 +201,28 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     public void claimed(int shard, Iterable<String> ids, boolean allDue) {
         ShardTransaction transaction = shards.get(shard);
         if (transaction != null) {
-            transaction.claimed(ids, allDue);
+            transaction.delivered.claimed(ids, allDue);
+        }
+    }
+
+    @Override
+    public List<String> toAsk(int shard) {
+        ShardTransaction transaction = shards.get(shard);
+        return transaction == null ? List.of() : transaction.delivered.toAsk();
+    }
+
+    @Override
+    public void stored(int shard, Collection<String> asked, java.util.function.Predicate<String> stored) {
+        ShardTransaction transaction = shards.get(shard);
+        if (transaction != null) {
+            transaction.delivered.stored(asked, stored);
         }
     }
 
     @Override
     public void readAgain(int shard, long from, IntakeOrigin last) {
         // kept even before the shard is opened: what this owner delivers of the range later must outlive its copies
-        shards.computeIfAbsent(shard, this::transaction).readAgain(from, last);
+        shards.computeIfAbsent(shard, this::transaction).delivered.readAgain(from, last);
     }
 
     @Override

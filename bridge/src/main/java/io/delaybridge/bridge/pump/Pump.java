@@ -72,6 +72,8 @@ public final class Pump implements Managed {
     private final MessageSender sender;
     private final OutcomeHandler outcomes;
     private final ClaimRounds rounds;
+    /** Asks the store, after a short claim, whether delivered messages exactly once remembers are still stored. */
+    private final StoredCheck storedCheck;
     /** Redis' clock, as every part knows it: when to wake, and what is due. */
     private final RedisClock redisClock;
     /** Sends for both paths; with exactly once, a transactional producer per shard to open before claiming. */
@@ -116,6 +118,7 @@ public final class Pump implements Managed {
                 new SeriesTurns(redisClock::now, delivery.exactlyOnce()),
                 settings.lookAheadMillis(),
                 redisClock);
+        this.storedCheck = new StoredCheck(store, delivery, sender::key);
         this.outcomes =
                 new OutcomeHandler(store, sends, settings, metrics, new SendPath(sender, places), redisClock, probe);
         store.onWake(this::wake);
@@ -370,6 +373,9 @@ public final class Pump implements Managed {
             places.unreserve(shard, want - messages.size());
         }
         delivery.claimed(shard.shard, () -> messages.stream().map(sender::key).iterator(), messages.size() < want);
+        if (messages.size() < want) {
+            storedCheck.shortClaim(shard.shard);
+        }
         if (!messages.isEmpty()) {
             metrics.claimBatch.update(messages.size());
             places.claimed(messages.size());

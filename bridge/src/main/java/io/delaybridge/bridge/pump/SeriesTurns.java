@@ -57,6 +57,12 @@ final class SeriesTurns {
         }
     }
 
+    /** The message id in a name {@link #deliveryKey} gave. */
+    static String idOf(String deliveryKey) {
+        int separator = deliveryKey.indexOf(KEY_SEPARATOR);
+        return separator < 0 ? deliveryKey : deliveryKey.substring(0, separator);
+    }
+
     /** {@link #deliveryKey(ClaimedMessage)} of the message {@code id} whose stored envelope is {@code stored}. */
     String deliveryKey(String id, Envelope stored) {
         if (!exactlyOnce) {

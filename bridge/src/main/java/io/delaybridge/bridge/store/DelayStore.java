@@ -122,6 +122,13 @@ public interface DelayStore extends AutoCloseable {
      */
     int reclaimAll(int shard, long epoch, int max);
 
+    /**
+     * The messages stored under {@code ids} in {@code shard}, due or in flight, as a claim would read them (due time
+     * and attempt not read: 0); null for an id the shard does not hold. Returns without blocking; the future fails
+     * with a {@link StoreException}.
+     */
+    CompletableFuture<List<ClaimedMessage>> peekAsync(int shard, List<String> ids);
+
     /** The earliest due time in the shard, if it holds any due (not in-flight) message. */
     OptionalLong nextDueAt(int shard);
 

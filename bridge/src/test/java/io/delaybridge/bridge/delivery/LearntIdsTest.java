@@ -1,7 +1,7 @@
 package io.delaybridge.bridge.delivery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.util.List;
 import java.util.Set;
@@ -10,56 +10,57 @@ import org.junit.jupiter.api.Test;
 class LearntIdsTest {
 
     @Test
-    void anIdWhoseRecordTheIntakeHasNotCommittedPastIsNeverForgotten() {
+    void anIdWhoseRecordTheIntakeHasNotCommittedPastIsNeverAskedAbout() {
         LearntIds learnt = new LearntIds();
         learnt.learn("a");
-        for (int i = 0; i < 5; i++) {
-            assertEquals(List.of(), learnt.shortClaim(id -> false), "the intake may still read it again and store it");
-        }
+        assertEquals(List.of(), learnt.toAsk(), "the intake may still read it again and store it");
         learnt.committedPast(id -> false);
-        assertEquals(List.of(), learnt.shortClaim(id -> false));
-        assertTrue(!learnt.isEmpty());
+        assertEquals(List.of(), learnt.toAsk());
+        assertFalse(learnt.isEmpty());
     }
 
     @Test
-    void oneIsForgottenOnlyAtTheSecondShortClaimAfterTheIntakeCommittedPastIt() {
+    void oneIsForgottenOnlyWhenTheStoreAskedAfterTheIntakeCommittedPastItNoLongerHoldsIt() {
         LearntIds learnt = new LearntIds();
         learnt.learn("a");
         learnt.learn("b");
-        learnt.shortClaim(id -> false); // before any commit: counts for nothing
         learnt.committedPast(Set.of("a")::contains);
-        assertEquals(
-                List.of(),
-                learnt.shortClaim(id -> false),
-                "the first short claim may have been issued before the record was stored again");
-        assertEquals(List.of("a"), learnt.shortClaim(id -> false));
+        List<String> asked = learnt.toAsk();
+        assertEquals(List.of("a"), asked);
+        assertEquals(List.of(), learnt.toAsk(), "asked once at a time");
+        assertEquals(List.of("a"), learnt.answered(asked, id -> false));
         learnt.committedPast(id -> true);
-        learnt.committedPast(id -> true); // seen again: the count goes on, it does not start over
-        assertEquals(List.of(), learnt.shortClaim(id -> false));
-        assertEquals(List.of("b"), learnt.shortClaim(id -> false));
-        assertTrue(learnt.isEmpty());
+        assertEquals(List.of("b"), learnt.toAsk());
+        assertFalse(learnt.isEmpty());
     }
 
     @Test
-    void anIdWhoseMessageIsNotDueYetIsNeitherCountedNorForgotten() {
+    void oneTheStoreStillHoldsIsKeptAndAskedAboutAgainHoweverOften() {
+        // a retry's backoff: the message waits in the due set, due later; no short claim can take it before then
         LearntIds learnt = new LearntIds();
         learnt.learn("a");
         learnt.committedPast(id -> true);
         for (int i = 0; i < 5; i++) {
-            assertEquals(List.of(), learnt.shortClaim(Set.of("a")::contains), "a retry's backoff: not due yet");
+            List<String> asked = learnt.toAsk();
+            assertEquals(List.of("a"), asked);
+            assertEquals(List.of(), learnt.answered(asked, id -> true), "still stored: remembered");
         }
-        assertEquals(List.of(), learnt.shortClaim(id -> false), "due now: counting starts with this short claim");
-        assertEquals(List.of("a"), learnt.shortClaim(id -> false));
+        assertFalse(learnt.isEmpty());
     }
 
     @Test
-    void anIdAClaimTookLeavesTheLearntOnes() {
+    void anIdTakenOrLearntAgainWhileTheStoreIsAskedIsNotForgottenByThatAnswer() {
         LearntIds learnt = new LearntIds();
         learnt.learn("a");
+        learnt.learn("b");
         learnt.committedPast(id -> true);
-        learnt.taken("a"); // claimed (and acked, not sent): the delivered map keeps it until its ack settles
-        assertEquals(List.of(), learnt.shortClaim(id -> false));
-        assertEquals(List.of(), learnt.shortClaim(id -> false));
-        assertTrue(learnt.isEmpty());
+        List<String> asked = learnt.toAsk();
+        learnt.taken("a"); // claimed meanwhile: acked, not sent
+        learnt.taken("b");
+        learnt.learn("b"); // and its ack found it out of flight: learnt again, its record not known past yet
+        assertEquals(List.of(), learnt.answered(asked, id -> false));
+        assertFalse(learnt.isEmpty(), "b waits for the intake and a new question");
+        learnt.committedPast(id -> true);
+        assertEquals(List.of("b"), learnt.toAsk());
     }
 }

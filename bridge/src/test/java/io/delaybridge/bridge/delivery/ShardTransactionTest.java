@@ -208,8 +208,8 @@ class ShardTransactionTest {
         transaction.open(List.of(new HeldProducer(), new HeldProducer()));
         assertEquals("delivered", outcomes.heard.get("a"));
         assertInstanceOf(ShardTransaction.AbortedException.class, outcomes.heard.get("b"));
-        assertTrue(transaction.wasDelivered("a", "intake/3/a"));
-        assertFalse(transaction.wasDelivered("b", "intake/3/b"));
+        assertTrue(transaction.delivered.wasDelivered("a", "intake/3/a"));
+        assertFalse(transaction.delivered.wasDelivered("b", "intake/3/b"));
     }
 
     private static Sends.Message message(String id) {

@@ -32,6 +32,28 @@ public interface StoreInspectionContract extends StoreContract {
     }
 
     @Test
+    default void peekFindsStoredMessagesDueOrInFlightAndNothingOnceAcked() throws Exception {
+        long now = store().now();
+        String explicit = explicitIdIn(1, "peek");
+        write(intakeRecord(1, 7, now - 1, "due"), schedule(explicit, now + 60_000, TOPIC + "/1/8", "later"));
+        String due = TOPIC + "-1-7";
+        List<ClaimedMessage> found =
+                store().peekAsync(1, List.of(due, explicit, TOPIC + "-1-9")).get();
+        assertEquals("due", body(found.get(0)));
+        assertEquals(due, found.get(0).ref().id());
+        assertEquals("later", body(found.get(1)), "due later: stored all the same");
+        assertEquals(null, found.get(2), "never stored");
+        long epoch = store().acquire(1);
+        List<ClaimedMessage> claimed = store().claim(1, epoch, 10, LEASE).messages();
+        assertEquals(List.of(due), claimed.stream().map(m -> m.ref().id()).toList());
+        assertEquals("due", body(store().peekAsync(1, List.of(due)).get().get(0)), "in flight: still stored");
+        store().ack(1, epoch, List.of(claimed.get(0).ref()));
+        assertEquals(
+                java.util.Arrays.asList((ClaimedMessage) null),
+                store().peekAsync(1, List.of(due)).get());
+    }
+
+    @Test
     default void shardCountAndClock() {
         assertEquals(SHARDS, store().shardCount());
         long before = System.currentTimeMillis();

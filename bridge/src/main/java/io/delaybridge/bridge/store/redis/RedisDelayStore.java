@@ -285,6 +285,11 @@ public final class RedisDelayStore implements DelayStore {
     }
 
     @Override
+    public CompletableFuture<List<ClaimedMessage>> peekAsync(int shard, List<String> ids) {
+        return reads.peekAsync(shard, ids);
+    }
+
+    @Override
     public ShardStats stats(int shard) {
         return reads.stats(shard);
     }

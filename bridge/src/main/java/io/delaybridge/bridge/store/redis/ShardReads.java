@@ -2,9 +2,13 @@ package io.delaybridge.bridge.store.redis;
 
 import static io.delaybridge.bridge.store.redis.RedisCalls.string;
 
+import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.ShardStats;
 import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys;
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -14,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The store's plain reads on the shared command connection: the intake's stored positions, a shard's earliest due
@@ -74,6 +79,38 @@ final class ShardReads {
         return first.isEmpty()
                 ? OptionalLong.empty()
                 : OptionalLong.of((long) first.get(0).getScore());
+    }
+
+    /** See {@link io.delaybridge.bridge.store.DelayStore#peekAsync}: one HMGET of the shard's payloads. */
+    CompletableFuture<List<ClaimedMessage>> peekAsync(int shard, List<String> ids) {
+        if (ids.isEmpty()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        ShardRouter router = access.router();
+        byte[][] members = new byte[ids.size()][];
+        for (int i = 0; i < members.length; i++) {
+            members[i] = router.member(ids.get(i));
+        }
+        return RedisCalls.translated(
+                        commands().hmget(keys.shard(shard).msg(), members).toCompletableFuture(),
+                        "peek at messages of shard " + shard)
+                .thenApply(values -> {
+                    List<ClaimedMessage> found = new ArrayList<>(values.size());
+                    for (int i = 0; i < values.size(); i++) {
+                        KeyValue<byte[], byte[]> value = values.get(i);
+                        byte[] member = members[i];
+                        found.add(
+                                value == null || !value.hasValue()
+                                        ? null
+                                        : StoredValue.claimed(
+                                                new MessageRef(ids.get(i), member),
+                                                0,
+                                                0,
+                                                value.getValue(),
+                                                () -> router.naturalOrigin(shard, member)));
+                    }
+                    return found;
+                });
     }
 
     ShardStats stats(int shard) {
