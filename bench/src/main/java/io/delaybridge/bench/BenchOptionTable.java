@@ -152,6 +152,13 @@ final class BenchOptionTable {
                     "spring-retry: records produced a second (below"
                             + " what a failing listener thread handles, so lateness is the retry's, not a backlog's)"),
             new Definition(
+                    "series-count",
+                    Kind.INT,
+                    "10000",
+                    "series: series due every second (and the one-shot records a second beside them)"),
+            new Definition(
+                    "series-seconds", Kind.INT, "300", "series: seconds each series runs, and the one-shot window"),
+            new Definition(
                     "svg",
                     Kind.TEXT,
                     Path.of(System.getProperty("java.io.tmpdir"), "delay-bench-lateness.svg")

@@ -31,7 +31,8 @@ final class BenchOptions {
             "far-thaw",
             "rules",
             "spring-retry",
-            "caps");
+            "caps",
+            "series");
 
     private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
     private static final Map<String, String> OPTION_ALIASES =
@@ -108,6 +109,10 @@ final class BenchOptions {
     final int ruleRecords;
     final int springRetryRecords;
     final int springRetryRate;
+    /** series: how many every-second series, and for how long (their occurrences each). */
+    final int seriesCount;
+
+    final int seriesSeconds;
     final Path svg;
     final boolean keepWorkDir;
     final List<String> bridgeJvm;
@@ -180,6 +185,8 @@ final class BenchOptions {
         ruleRecords = positive("rule-records");
         springRetryRecords = positive("spring-retry-records");
         springRetryRate = positive("spring-retry-rate");
+        seriesCount = positive("series-count");
+        seriesSeconds = positive("series-seconds");
         svg = Path.of(text("svg"));
         keepWorkDir = Boolean.parseBoolean(text("keep-work-dir"));
         bridgeJvm = words("bridge-jvm");

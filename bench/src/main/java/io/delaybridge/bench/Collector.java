@@ -1,6 +1,8 @@
 package io.delaybridge.bench;
 
+import io.delaybridge.schemas.DelayHeaders;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,11 +16,14 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Reads the target topics from the beginning and files every record under its phase: lateness is the record's broker
- * timestamp (target topics use LogAppendTime) minus the due time the load generator wrote into the value.
+ * timestamp (target topics use LogAppendTime) minus the due time the load generator wrote into the value. An occurrence
+ * of a series ({@link Load#sendSeries}) counts from its {@code delay-due-at}, as sequence number the series' own plus
+ * its {@code delay-occurrence} minus one.
  */
 final class Collector implements AutoCloseable {
 
@@ -76,6 +81,11 @@ final class Collector implements AutoCloseable {
                     long dueAt = value.getLong(0);
                     long seq = value.getLong(8);
                     int phase = Load.phaseOf(value);
+                    Header occurrence = record.headers().lastHeader(DelayHeaders.OCCURRENCE);
+                    if (occurrence != null) { // a series' occurrence n: its own due time and sequence number
+                        seq += Long.parseLong(text(occurrence)) - 1;
+                        dueAt = Long.parseLong(text(record.headers().lastHeader(DelayHeaders.DUE_AT)));
+                    }
                     synchronized (phases) {
                         Stats stats = phases.get(phase);
                         if (stats == null) {
@@ -90,6 +100,10 @@ final class Collector implements AutoCloseable {
         } catch (WakeupException e) {
             // closing
         }
+    }
+
+    private static String text(Header header) {
+        return new String(header.value(), StandardCharsets.UTF_8);
     }
 
     @Override

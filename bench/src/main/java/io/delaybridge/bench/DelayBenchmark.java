@@ -55,6 +55,7 @@ public final class DelayBenchmark {
                         .forEach((k, v) -> run.put(k, "%s", v)));
         s.put("spring-retry", SpringRetryScenario::new);
         s.put("caps", CapsScenario::new);
+        s.put("series", SeriesScenario::new);
         if (!s.keySet().equals(new java.util.LinkedHashSet<>(BenchOptions.SCENARIOS))) {
             throw new IllegalStateException("scenarios and BenchOptions.SCENARIOS differ: " + s.keySet());
         }

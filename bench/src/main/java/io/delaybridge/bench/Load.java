@@ -1,6 +1,7 @@
 package io.delaybridge.bench;
 
 import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.schemas.SeriesHeaders;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -107,13 +108,33 @@ final class Load implements AutoCloseable {
         unacknowledged.acquireUninterruptibly();
         producer.send(
                 new ProducerRecord<>(intake, partition, null, key, value(dueAt, seq, phase), headers),
-                (metadata, error) -> {
-                    unacknowledged.release();
-                    if (error != null) {
-                        failures.incrementAndGet();
-                        lastFailure.set(error);
-                    }
-                });
+                this::acknowledged);
+    }
+
+    /**
+     * A series due every second from {@code firstDue}, {@code count} occurrences, under {@code id}; its value carries
+     * {@code seq}, the sequence number of its first occurrence (the collector numbers the n-th {@code seq + n - 1}).
+     */
+    void sendSeries(String intake, String target, String id, long firstDue, int count, long seq, int phase) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(DelayHeaders.TARGET, target.getBytes(StandardCharsets.UTF_8));
+        headers.add(DelayHeaders.ID, id.getBytes(StandardCharsets.UTF_8));
+        headers.add(SeriesHeaders.EVERY, "1s".getBytes(StandardCharsets.UTF_8));
+        headers.add(DelayHeaders.UNTIL, Long.toString(firstDue).getBytes(StandardCharsets.UTF_8));
+        headers.add(SeriesHeaders.COUNT, Integer.toString(count).getBytes(StandardCharsets.UTF_8));
+        unacknowledged.acquireUninterruptibly();
+        producer.send(
+                new ProducerRecord<>(
+                        intake, null, null, id.getBytes(StandardCharsets.UTF_8), value(firstDue, seq, phase), headers),
+                this::acknowledged);
+    }
+
+    private void acknowledged(org.apache.kafka.clients.producer.RecordMetadata metadata, Exception error) {
+        unacknowledged.release();
+        if (error != null) {
+            failures.incrementAndGet();
+            lastFailure.set(error);
+        }
     }
 
     /**
