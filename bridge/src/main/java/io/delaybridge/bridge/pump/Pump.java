@@ -118,7 +118,7 @@ public final class Pump implements Managed {
                 new SeriesTurns(redisClock::now, delivery.exactlyOnce()),
                 settings.lookAheadMillis(),
                 redisClock);
-        this.storedCheck = new StoredCheck(store, delivery, sender::key);
+        this.storedCheck = new StoredCheck(store, delivery, sender::key, time);
         this.outcomes =
                 new OutcomeHandler(store, sends, settings, metrics, new SendPath(sender, places), redisClock, probe);
         store.onWake(this::wake);
