@@ -66,11 +66,7 @@ public final class KafkaBroker extends ChildServer {
     public enum Option {
         /** {@code auto.create.topics.enable=true}, Kafka's own default: a producer's first send creates a topic. */
         AUTO_CREATE_TOPICS,
-        /**
-         * The transaction coordinator looks for transactions past their timeout every 10 minutes instead of every 10
-         * seconds: a transaction held up while the broker was frozen ({@code STOP}) commits once it wakes, instead of
-         * being aborted by the first look after it.
-         */
+        /** Transactions past their timeout are looked for every 10 min, not 10 s: one held up by a freeze commits. */
         LATE_TRANSACTION_TIMEOUTS
     }
 

@@ -80,7 +80,7 @@ class ExactlyOnceFenceIT {
                 await().atMost(Duration.ofSeconds(60))
                         .until(() -> RecoveryIT.keys(committed).containsAll(dueAt.keySet()));
                 assertFalse(committed.values().stream().anyMatch(v -> v.startsWith(names.group())), "zombies seen");
-                assertEquals(List.of(), RecoveryIT.duplicates(committed), "read_committed saw records twice");
+                assertEquals(List.of(), Copies.duplicates(committed), "read_committed saw records twice");
                 for (KafkaClient.Received received : committed.received()) {
                     Long due = dueAt.get(received.key());
                     assertTrue(due == null || received.record().timestamp() >= due, "never early");

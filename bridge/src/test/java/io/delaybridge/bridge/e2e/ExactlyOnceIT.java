@@ -139,7 +139,7 @@ class ExactlyOnceIT {
             zombie.jvm().signal("STOP");
             long frozenAt = System.currentTimeMillis();
             // the freeze must catch work in flight, or nothing here tests what a woken zombie does with it
-            long inFlightAtFreeze = RecoveryIT.inFlight(servers.redisUri(), names, zombieShards);
+            long inFlightAtFreeze = RedisCounts.inFlight(servers.redisUri(), names, zombieShards);
             assertTrue(inFlightAtFreeze > 0, "the freeze caught messages in flight");
             await().atMost(Duration.ofSeconds(30)).until(() -> survivor.shards().size() == 4);
             // frozen past its lease (10 s), then woken: it sends what it held, its transactions are fenced
@@ -341,8 +341,8 @@ class ExactlyOnceIT {
                 String log = Files.readString(second.log());
                 assertEquals(
                         List.of(),
-                        RecoveryIT.duplicates(committed),
-                        () -> "read_committed saw these records twice: " + RecoveryIT.describeDuplicates(committed));
+                        Copies.duplicates(committed),
+                        () -> "read_committed saw these records twice: " + Copies.describeDuplicates(committed));
                 RecoveryIT.check(committed, dueAt);
                 assertTrue(log.contains("lost commits"), "the bridge said it read from the floor: " + second.log());
                 System.out.printf(
@@ -404,8 +404,8 @@ class ExactlyOnceIT {
     private Lateness exactlyOnce(KafkaClient.Collector committed, Map<String, Long> dueAt) {
         assertEquals(
                 List.of(),
-                RecoveryIT.duplicates(committed),
-                () -> "read_committed saw these records twice: " + RecoveryIT.describeDuplicates(committed)
+                Copies.duplicates(committed),
+                () -> "read_committed saw these records twice: " + Copies.describeDuplicates(committed)
                         + "\nwhat the bridges said of their transactions and the intake's offsets:\n" + evidence());
         assertEquals(new TreeSet<>(dueAt.keySet()), RecoveryIT.keys(committed), "nothing lost");
         return RecoveryIT.check(committed, dueAt);

@@ -79,11 +79,11 @@ class ExactlyOnceRetryIT {
                     dir, names, broker.bootstrapServers(), servers.redisUri(), "only", EXACTLY_ONCE, pump)) {
                 // the retries come due (45 s, or 60 s for a second retry): the new owner acks each, as the delivered
                 // log says they were delivered, and Redis is left empty
-                await().atMost(Duration.ofSeconds(240)).until(() -> RecoveryIT.stored(servers.redisUri(), names) == 0);
+                await().atMost(Duration.ofSeconds(240)).until(() -> RedisCounts.stored(servers.redisUri(), names) == 0);
                 assertEquals(
                         List.of(),
-                        RecoveryIT.duplicates(committed),
-                        () -> "read_committed saw these records twice: " + RecoveryIT.describeDuplicates(committed));
+                        Copies.duplicates(committed),
+                        () -> "read_committed saw these records twice: " + Copies.describeDuplicates(committed));
                 RecoveryIT.check(committed, dueAt);
                 System.out.printf(
                         "[exactly-once] delivered messages waiting out a retry across a kill: %d records, %d retries "

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
@@ -71,7 +70,7 @@ class RecoveryIT {
             bridge.kill();
             long killedAt = System.currentTimeMillis();
             int beforeKill = delivered.size();
-            long claimedAtKill = inFlight(servers.redisUri(), names, List.of(0, 1, 2, 3));
+            long claimedAtKill = RedisCounts.inFlight(servers.redisUri(), names, List.of(0, 1, 2, 3));
             assertTrue(beforeKill < RECORDS, "the kill came mid-run");
             assertTrue(claimedAtKill > 0, "the kill caught messages claimed and not yet acked");
             try (ChildBridge restarted = ChildBridge.start(
@@ -177,7 +176,7 @@ class RecoveryIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> delivered.size() >= 30);
             zombie.jvm().signal("STOP");
             long frozenAt = System.currentTimeMillis();
-            long inFlightAtFreeze = inFlight(servers.redisUri(), names, zombieShards);
+            long inFlightAtFreeze = RedisCounts.inFlight(servers.redisUri(), names, zombieShards);
             assertTrue(inFlightAtFreeze > 0, "the freeze caught messages in flight");
             await().atMost(Duration.ofSeconds(30)).until(() -> survivor.shards().size() == 4);
             long takenAfter = System.currentTimeMillis() - frozenAt;
@@ -213,7 +212,7 @@ class RecoveryIT {
                     lateness.max() < 30_000, "worst record " + lateness.max() + " ms late: it waited for the lease?");
             // nothing stays in flight: the owners' own acks went through
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> inFlight(servers.redisUri(), names, List.of(0, 1, 2, 3)) == 0);
+                    .until(() -> RedisCounts.inFlight(servers.redisUri(), names, List.of(0, 1, 2, 3)) == 0);
         }
     }
 
@@ -295,39 +294,6 @@ class RecoveryIT {
         return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
-    /** Members in flight in the given shards, read from Redis. */
-    static long inFlight(String redisUri, TestNames names, List<Integer> shards) {
-        return countInRedis(redisUri, names, shards, (redis, keys) -> redis.zcard(keys.inflight()));
-    }
-
-    /** Messages stored in the 4 shards (due or in flight: each has its payload), read from Redis. */
-    static long stored(String redisUri, TestNames names) {
-        return countInRedis(redisUri, names, List.of(0, 1, 2, 3), (redis, keys) -> redis.hlen(keys.msg()));
-    }
-
-    private static long countInRedis(
-            String redisUri,
-            TestNames names,
-            List<Integer> shards,
-            java.util.function.ToLongBiFunction<
-                            io.lettuce.core.api.sync.RedisCommands<byte[], byte[]>,
-                            io.delaybridge.bridge.store.redis.RedisKeys.ShardKeys>
-                    count) {
-        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redisUri);
-        try (io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> redis =
-                client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
-            io.delaybridge.bridge.store.redis.RedisKeys keys =
-                    new io.delaybridge.bridge.store.redis.RedisKeys(names.keyPrefix(), names.intake(), 4);
-            long total = 0;
-            for (int shard : shards) {
-                total += count.applyAsLong(redis.sync(), keys.shard(shard));
-            }
-            return total;
-        } finally {
-            client.shutdown();
-        }
-    }
-
     /** Records delivered with a delay-attempt above 1. */
     private static long redelivered(KafkaClient.Collector delivered) {
         return delivered.received().stream()
@@ -402,44 +368,5 @@ class RecoveryIT {
         return collector.received().stream()
                 .map(KafkaClient.Received::key)
                 .collect(Collectors.toCollection(TreeSet::new));
-    }
-
-    static List<String> duplicates(KafkaClient.Collector collector) {
-        Map<String, Set<String>> copies = copies(collector);
-        return copies.entrySet().stream()
-                .filter(e -> e.getValue().size() > 1)
-                .map(Map.Entry::getKey)
-                .sorted()
-                .toList();
-    }
-
-    /**
-     * The keys delivered more than once, each with where its copies lie ({@code partition@offset}, the origin the
-     * bridge gave it): the first thing to read when an exactly-once assertion fails.
-     */
-    static String describeDuplicates(KafkaClient.Collector collector) {
-        StringBuilder text = new StringBuilder();
-        copies(collector).forEach((key, copies) -> {
-            if (copies.size() > 1) { // from one snapshot: records still arrive
-                text.append(key).append(' ').append(copies).append("; ");
-            }
-        });
-        return text.toString();
-    }
-
-    /**
-     * Each key's copies, as {@code partition@offset (origin, attempt, timestamp)}: a consumer that read one offset twice (a broker restart
-     * can make it fetch again) saw one delivery, not two.
-     */
-    private static Map<String, Set<String>> copies(KafkaClient.Collector collector) {
-        Map<String, Set<String>> copies = new TreeMap<>();
-        for (KafkaClient.Received received : collector.received()) {
-            copies.computeIfAbsent(received.key(), k -> new TreeSet<>())
-                    .add(received.record().partition() + "@" + received.record().offset() + " ("
-                            + received.header(DelayHeaders.ORIGIN) + ", attempt "
-                            + received.header(DelayHeaders.ATTEMPT)
-                            + ", sent " + received.record().timestamp() + ")");
-        }
-        return copies;
     }
 }
