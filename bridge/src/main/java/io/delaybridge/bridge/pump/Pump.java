@@ -115,7 +115,7 @@ public final class Pump implements Managed {
                 wakeups,
                 sends.rates(),
                 new Throttle(store, places, settings, redisClock::now, time),
-                new SeriesTurns(redisClock::now, delivery.exactlyOnce()),
+                new SeriesTurns(redisClock, delivery.exactlyOnce()),
                 settings.lookAheadMillis(),
                 redisClock);
         this.storedCheck = new StoredCheck(store, delivery, sender::key, time);

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.SeriesStep;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
@@ -9,11 +10,10 @@ import io.delaybridge.schemas.SeriesPlanner;
 import io.delaybridge.schemas.SeriesRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.function.LongSupplier;
 
 /**
  * The pump's share of a series ({@link SeriesRecord}): when a series' message is released, which occurrence goes out
- * (the missed-run policy, by Redis' clock), and once it is settled, the {@link SeriesStep} that stores the next one in
+ * (the missed-run policy, by what Redis' clock has certainly passed), and once it is settled, the {@link SeriesStep} that stores the next one in
  * the same script call; and under exactly once, the name each occurrence is remembered by ({@link #deliveryKey}).
  */
 final class SeriesTurns {
@@ -24,16 +24,18 @@ final class SeriesTurns {
     private static final byte[] SERIES_HEADER = DelayHeaders.SERIES.getBytes(StandardCharsets.UTF_8);
 
     private final SeriesPlanner planner = new SeriesPlanner(SeriesPlanner.DEFAULT_SKIP_GRACE_MILLIS);
-    private final LongSupplier redisNow;
+    private final RedisClock redisClock;
     private final boolean exactlyOnce;
 
     /**
-     * @param redisNow    Redis' time now, epoch ms
+     * @param redisClock  Redis' clock: a turn delivers only occurrences its lower bound has passed ({@link
+     *                    RedisClock#atLeast}; the estimate may run ahead by half a slow reading's round trip, and an
+     *                    occurrence taken by it would go out early)
      * @param exactlyOnce whether deliveries are remembered by key ({@code delivery.exactlyOnce}): else every key is
      *                    the id, and nothing is decoded for it
      */
-    SeriesTurns(LongSupplier redisNow, boolean exactlyOnce) {
-        this.redisNow = redisNow;
+    SeriesTurns(RedisClock redisClock, boolean exactlyOnce) {
+        this.redisClock = redisClock;
         this.exactlyOnce = exactlyOnce;
     }
 
@@ -101,7 +103,7 @@ final class SeriesTurns {
             return null;
         }
         long now =
-                Math.max(redisNow.getAsLong(), Math.max(dueAt, state.pending().dueAtMillis()));
+                Math.max(redisClock.atLeast(), Math.max(dueAt, state.pending().dueAtMillis()));
         return SeriesRecord.turn(state, envelope, planner, now);
     }
 

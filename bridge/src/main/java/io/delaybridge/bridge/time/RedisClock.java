@@ -18,8 +18,9 @@ import java.util.function.LongSupplier;
  *   <li>at most {@code r + 1 + (t - s)} ({@link #atMost}): the intake lets an offset wait for a later commit, and the
  *       express gate lets a record skip the store, only while Redis is certainly short of its due time. The newest
  *       reading counts.
- *   <li>at least {@code r + (t - a)} ({@link #reachesAt}): the release threads send a message claimed ahead of its due
- *       time only once this bound has reached it, so look-ahead never makes a delivery early. Of the readings of the
+ *   <li>at least {@code r + (t - a)} ({@link #reachesAt}, {@link #atLeast}): the release threads send a message claimed
+ *       ahead of its due time only once this bound has reached it, so look-ahead never makes a delivery early; a
+ *       series' turn takes the occurrences this bound has passed. Of the readings of the
  *       last {@link #TRUSTED_NANOS} the tightest counts (the one answered soonest after it was taken).
  *   <li>about midway between the two ({@link #now}): when the pump wakes for its next round.
  * </ul>
@@ -153,6 +154,18 @@ public final class RedisClock {
         }
         long aheadNanos = TimeUnit.MILLISECONDS.toNanos(aheadMillis);
         return floorArrivedNanos + aheadNanos + aheadNanos / RATE_ALLOWANCE;
+    }
+
+    /**
+     * The earliest time Redis' clock can show now: it has certainly passed this ({@link #reachesAt}'s lower bound, read
+     * the other way), so what is due by it is due. MIN_VALUE before any reading.
+     */
+    public synchronized long atLeast() {
+        if (!floorKnown) {
+            return Long.MIN_VALUE;
+        }
+        long sinceNanos = Math.max(0, time.nanoseconds() - floorArrivedNanos);
+        return floorMillis + TimeUnit.NANOSECONDS.toMillis(sinceNanos - sinceNanos / (RATE_ALLOWANCE + 1));
     }
 
     /**

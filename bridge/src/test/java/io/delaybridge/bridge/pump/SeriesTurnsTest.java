@@ -2,9 +2,12 @@ package io.delaybridge.bridge.pump;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.MessageRef;
+import io.delaybridge.bridge.time.MockTime;
+import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.schemas.ContractViolation;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
@@ -15,6 +18,7 @@ import io.delaybridge.schemas.TargetPolicy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +30,11 @@ class SeriesTurnsTest {
             new TargetPolicy("delay-intake", "delay-deadletter", List.of()),
             Duration.ofDays(365).toMillis());
 
-    private final SeriesTurns exactlyOnce = new SeriesTurns(() -> TS, true);
+    private final MockTime time = new MockTime();
+    /** Redis' clock, read once at {@link #TS}. */
+    private final RedisClock clock = new RedisClock(time, () -> TS);
+
+    private final SeriesTurns exactlyOnce = new SeriesTurns(clock, true);
 
     @Test
     void eachPendingOccurrenceOfASeriesHasItsOwnKey() throws ContractViolation {
@@ -53,8 +61,32 @@ class SeriesTurnsTest {
 
     @Test
     void atLeastOnceEveryKeyIsTheId() throws ContractViolation {
-        SeriesTurns atLeastOnce = new SeriesTurns(() -> TS, false);
+        SeriesTurns atLeastOnce = new SeriesTurns(clock, false);
         assertEquals("tick", atLeastOnce.deliveryKey(claimed("tick", series())));
+    }
+
+    /**
+     * A reading answered slowly leaves Redis' time uncertain by its round trip: the estimate (midway) may be past the
+     * next occurrence while Redis' clock is not. The turn takes what the clock has certainly passed, so the next
+     * occurrence is not sent before it is due.
+     */
+    @Test
+    void aTurnDeliversOnlyWhatRedisClockHasCertainlyPassed() throws ContractViolation {
+        Envelope first = series();
+        long due = SeriesRecord.state(first).pending().dueAtMillis();
+        long t0 = time.nanoseconds();
+        // read at due + 100 ms, answered 2 s after it was asked: Redis' clock lies between due + 100 and due + 2,100
+        clock.observe(due + 100, t0, t0 + TimeUnit.SECONDS.toNanos(2));
+        time.sleep(2_000);
+        assertTrue(clock.now() >= due + 1_000, "the estimate has passed the second occurrence: " + (clock.now() - due));
+
+        SeriesRecord.Turn turn = exactlyOnce.turn(first, due);
+        assertEquals(1, turn.delivered().number(), "the first occurrence goes, the second is not due for certain");
+        assertEquals(due, turn.delivered().dueAtMillis());
+        assertEquals(due + 1_000, turn.next().dueAtMillis(), "the second stays pending");
+
+        time.sleep(1_000); // Redis' clock is now past due + 1,100 for certain
+        assertEquals(2, exactlyOnce.turn(first, due).delivered().number(), "late by more than a second: one goes");
     }
 
     @Test
