@@ -30,6 +30,10 @@ final class Stats {
     long lastDelivered = Long.MIN_VALUE;
     /** Delivery time by record, kept only where intake order is checked (the burst). */
     private long[] times;
+    /** The records due from {@link #windowFrom}, counted again apart (a run's first seconds left out), or null. */
+    private Stats window;
+
+    private long windowFrom;
 
     Stats(String name, long seqBase, long expected) {
         this.name = name;
@@ -52,6 +56,9 @@ final class Stats {
             seen.set(index);
         }
         count++;
+        if (window != null && dueAt >= windowFrom) {
+            window.record(seq, dueAt, deliveredAt);
+        }
         if (times != null && index >= 0 && index < times.length) {
             times[index] = deliveredAt;
         }
@@ -71,6 +78,16 @@ final class Stats {
         if (bucket >= 0 && bucket < BUCKETS) {
             buckets[(int) bucket]++;
         }
+    }
+
+    /**
+     * Counts the records due from {@code dueAt} on apart as well, {@code expected} of them: the figures of a run
+     * without its first seconds (a one-shot run leaves out its warm-up the same way).
+     */
+    synchronized Stats windowFrom(long dueAt, long expected) {
+        window = new Stats(name + " window", seqBase, expected);
+        windowFrom = dueAt;
+        return window;
     }
 
     /** Keeps each record's delivery time, for {@link #orderInversions}. */
