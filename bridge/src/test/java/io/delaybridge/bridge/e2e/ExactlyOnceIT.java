@@ -5,17 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.schemas.DelayHeaders;
-import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +19,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
@@ -31,11 +26,12 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * {@code delivery.exactlyOnce}: a {@code read_committed} consumer of the target sees every record exactly once, none
  * early, however the bridges die: killed with SIGKILL mid-delivery and restarted (three times), killed and not
  * restarted beside a survivor, or frozen past their lease (SIGSTOP) and woken as zombies; and across rebalances (a
- * bridge joining and leaving), a broker killed and restarted, and a group coordinator that lost commits. A {@code read_uncommitted}
- * consumer, read beside it, may see what aborted transactions held; its extra copies are printed. Records due on
- * arrival take the express path with it, their intake offsets committed in the transactions that deliver them.
+ * bridge joining and leaving). A {@code read_uncommitted} consumer, read beside it, may see what aborted transactions
+ * held; its extra copies are printed. Records due on arrival take the express path with it, their intake offsets
+ * committed in the transactions that deliver them. Kafka's own faults: {@link ExactlyOnceKafkaFaultsIT}.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // beside the other classes
 class ExactlyOnceIT {
 
     private static final Map<String, String> EXACTLY_ONCE = Map.of("DELAY_EXACTLY_ONCE", "true");
@@ -76,7 +72,7 @@ class ExactlyOnceIT {
                 await().atMost(Duration.ofSeconds(90))
                         .until(() -> RecoveryIT.keys(committed).size() >= records);
                 alreadyDelivered += Math.max(0, last.meter("delay.already-delivered"));
-                Lateness lateness = exactlyOnce(committed, dueAt);
+                Lateness lateness = ExactlyOnceChecks.exactlyOnce(dir, committed, dueAt);
                 System.out.printf(
                         "[exactly-once] the only bridge killed 3 times mid-delivery: %d records, "
                                 + "read_committed 0 duplicates, read_uncommitted %d extra copies, %d acked as already "
@@ -107,7 +103,7 @@ class ExactlyOnceIT {
             victim.kill();
             await().atMost(Duration.ofSeconds(90))
                     .until(() -> RecoveryIT.keys(committed).size() >= records);
-            Lateness lateness = exactlyOnce(committed, dueAt);
+            Lateness lateness = ExactlyOnceChecks.exactlyOnce(dir, committed, dueAt);
             assertEquals(4, survivor.shards().size(), "the survivor pumps every shard");
             System.out.printf(
                     "[exactly-once] one of two bridges killed, not restarted: %d records, read_committed "
@@ -154,7 +150,7 @@ class ExactlyOnceIT {
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> zombie.pipeline().path("healthy").asBoolean()
                             && zombie.shards().size() + survivor.shards().size() == 4);
-            Lateness lateness = exactlyOnce(committed, dueAt);
+            Lateness lateness = ExactlyOnceChecks.exactlyOnce(dir, committed, dueAt);
             System.out.printf(
                     "[exactly-once] zombie (SIGSTOP %d ms, lease 10 s): %d in flight at the freeze, %d records, "
                             + "read_committed 0 duplicates, read_uncommitted %d extra copies, %s%n",
@@ -201,7 +197,7 @@ class ExactlyOnceIT {
                 await().atMost(Duration.ofSeconds(90))
                         .until(() -> RecoveryIT.keys(committed).size() >= records);
                 express += last.meter("delay.intake.express");
-                Lateness lateness = exactlyOnce(committed, dueAt);
+                Lateness lateness = ExactlyOnceChecks.exactlyOnce(dir, committed, dueAt);
                 System.out.printf(
                         "[exactly-once] records due at once, the only bridge killed twice mid-stream: %d records, "
                                 + "%d by the express path (meters read before each kill), read_committed 0 "
@@ -247,108 +243,11 @@ class ExactlyOnceIT {
             int records = dueAt.size();
             await().atMost(Duration.ofSeconds(90))
                     .until(() -> RecoveryIT.keys(committed).size() >= records);
-            Lateness lateness = exactlyOnce(committed, dueAt);
+            Lateness lateness = ExactlyOnceChecks.exactlyOnce(dir, committed, dueAt);
             System.out.printf(
                     "[exactly-once] a bridge joined and left mid-stream: %d records, read_committed 0 duplicates, "
                             + "read_uncommitted %d extra copies, %s%n",
                     records, uncommitted.size() - records, lateness);
-        }
-    }
-
-    @Test
-    @Execution(ExecutionMode.CONCURRENT)
-    void aBrokerKilledAndRestartedMidDeliveryDeliversEachRecordOnce(TestServers servers, @TempDir Path tmp)
-            throws Exception {
-        int records = 1_000;
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        // a broker of its own: the shared one serves the other tests. A 5 s lease, shorter than the broker's restart:
-        // messages claimed and in transactions that wait on the broker outlive their leases, go back to the due set,
-        // and are claimed again once their transactions committed; the acks of those deliveries find them not in
-        // flight, and must not be taken as confirmed
-        try (KafkaBroker broker = KafkaBroker.start(tmp.resolve("kafka"));
-                KafkaClient kafka = new KafkaClient(broker.bootstrapServers());
-                ChildBridge bridge = ChildBridge.start(
-                        dir, names, broker.bootstrapServers(), servers.redisUri(), "only", EXACTLY_ONCE, "lease: 5s")) {
-            kafka.createTopics(2, target);
-            KafkaClient.Collector committed = kafka.collectCommitted(target);
-            KafkaClient.Collector uncommitted = kafka.collect(target);
-            await().atMost(Duration.ofSeconds(30)).until(() -> bridge.shards().size() == 4);
-            Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, records, 1_000, 12_000);
-
-            await().atMost(Duration.ofSeconds(30)).until(() -> committed.size() >= records / 5);
-            broker.kill(); // open transactions, unacknowledged sends, the intake's and the pump's clients cut off
-            assertTrue(RecoveryIT.keys(committed).size() < records, "the kill came mid-delivery");
-            broker.restart();
-            await().atMost(Duration.ofSeconds(120))
-                    .until(() -> RecoveryIT.keys(committed).size() >= records);
-            Lateness lateness = exactlyOnce(committed, dueAt);
-            System.out.printf(
-                    "[exactly-once] the broker killed and restarted mid-delivery (restarted in %d ms): %d records, "
-                            + "read_committed 0 duplicates, read_uncommitted %d extra copies, %s%n",
-                    broker.lastStartDuration().toMillis(), records, uncommitted.size() - records, lateness);
-        }
-    }
-
-    /**
-     * Kafka's group coordinator can lose commits: the fault campaign saw a single broker killed mid-traffic come back
-     * with the intake group's offsets of minutes before. Here the group's offsets are set back to 0 while no bridge
-     * runs, as such a coordinator would answer; the restarted bridge reads from the floor its delivered log holds.
-     */
-    @Test
-    @Execution(ExecutionMode.CONCURRENT)
-    void committedOffsetsSetBackBelowTheFloorDeliverNothingTwice(TestServers servers) throws Exception {
-        int records = 400;
-        TestNames names = TestNames.unique(servers);
-        String target = names.target("out");
-        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap())) {
-            kafka.createTopics(2, target);
-            KafkaClient.Collector committed = kafka.collectCommitted(target);
-            Map<String, Long> dueAt = new HashMap<>();
-            Map<Integer, Long> before;
-            try (ChildBridge first = start(names, servers, "only")) {
-                await().atMost(Duration.ofSeconds(30))
-                        .until(() -> first.shards().size() == 4);
-                dueAt.putAll(RecoveryIT.sendSpread(kafka, names, target, "a", records, 200, 2_000));
-                await().atMost(Duration.ofSeconds(60))
-                        .until(() -> RecoveryIT.keys(committed).size() >= records);
-                // the group committed past every record: the bridge forgets their ids once it knows
-                await().atMost(Duration.ofSeconds(30))
-                        .until(() -> kafka.committedOffsets(names.group(), names.intake()).values().stream()
-                                        .mapToLong(Long::longValue)
-                                        .sum()
-                                >= records);
-                before = kafka.committedOffsets(names.group(), names.intake());
-            }
-            Map<Integer, Long> rewound = new TreeMap<>();
-            before.keySet().forEach(partition -> rewound.put(partition, 0L));
-            kafka.rewindCommittedOffsets(names.group(), names.intake(), rewound);
-            assertEquals(rewound, kafka.committedOffsets(names.group(), names.intake()), "the offsets were set back");
-
-            try (ChildBridge second = start(names, servers, "only")) {
-                await().atMost(Duration.ofSeconds(30))
-                        .until(() -> second.shards().size() == 4);
-                // records read after the old ones in each partition: once they arrived, whatever the bridge read
-                // again from the set-back offsets has been stored (and, due long ago, delivered) before them
-                dueAt.putAll(RecoveryIT.sendSpread(kafka, names, target, "b", 40, 1_000, 1_500));
-                await().atMost(Duration.ofSeconds(60))
-                        .until(() -> RecoveryIT.keys(committed).size() >= records + 40);
-                await().atMost(Duration.ofSeconds(30))
-                        .until(() -> kafka.committedOffsets(names.group(), names.intake()).values().stream()
-                                        .mapToLong(Long::longValue)
-                                        .sum()
-                                >= records + 40);
-                String log = Files.readString(second.log());
-                assertEquals(
-                        List.of(),
-                        Copies.duplicates(committed),
-                        () -> "read_committed saw these records twice: " + Copies.describeDuplicates(committed));
-                RecoveryIT.check(committed, dueAt);
-                assertTrue(log.contains("lost commits"), "the bridge said it read from the floor: " + second.log());
-                System.out.printf(
-                        "[intake-floor] offsets %s set back to 0: %d records, read_committed 0 duplicates%n",
-                        before, records + 40);
-            }
         }
     }
 
@@ -398,40 +297,5 @@ class ExactlyOnceIT {
                 dir, names, servers.kafkaBootstrap(), servers.redisUri(), instanceId, EXACTLY_ONCE, pumpSettings);
         current = bridge;
         return bridge;
-    }
-
-    /** Every record arrived exactly once, none early; the lateness of each. */
-    private Lateness exactlyOnce(KafkaClient.Collector committed, Map<String, Long> dueAt) {
-        assertEquals(
-                List.of(),
-                Copies.duplicates(committed),
-                () -> "read_committed saw these records twice: " + Copies.describeDuplicates(committed)
-                        + "\nwhat the bridges said of their transactions and the intake's offsets:\n" + evidence());
-        assertEquals(new TreeSet<>(dueAt.keySet()), RecoveryIT.keys(committed), "nothing lost");
-        return RecoveryIT.check(committed, dueAt);
-    }
-
-    /** The lines of this test's bridge logs that tell what happened to transactions and intake offsets. */
-    private String evidence() {
-        StringBuilder lines = new StringBuilder();
-        try (java.util.stream.Stream<Path> logs = Files.list(dir)) {
-            for (Path log :
-                    logs.filter(p -> p.toString().endsWith(".log")).sorted().toList()) {
-                for (String line : Files.readAllLines(log)) {
-                    if (line.contains("ShardTransaction")
-                            || line.contains("IntakeFloors")
-                            || line.contains("IntakeRebalance")
-                            || line.contains("FencedMember")) {
-                        lines.append(log.getFileName())
-                                .append(": ")
-                                .append(line)
-                                .append('\n');
-                    }
-                }
-            }
-        } catch (java.io.IOException e) {
-            lines.append("(logs not read: ").append(e).append(')');
-        }
-        return lines.toString();
     }
 }

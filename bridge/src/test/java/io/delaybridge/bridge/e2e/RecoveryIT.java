@@ -27,6 +27,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Recovery without waiting for a lease: a bridge killed with SIGKILL and started again at once gets its partitions
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * what it measured (docs/reliability.md).
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // beside the other classes; its own tests one after the other
 class RecoveryIT {
 
     private static final int RECORDS = 300;
@@ -52,6 +55,7 @@ class RecoveryIT {
      * look-ahead of 1 s keeps messages claimed ahead of their due time, so the kill catches some.
      */
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void theOnlyBridgeKilledAndRestartedAtOnceHandsItsClaimedMessagesOverAtOnce(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
@@ -112,6 +116,7 @@ class RecoveryIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aSurvivorDeliversAKilledInstancesShardsWithoutWaitingForTheirLease(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
@@ -143,6 +148,7 @@ class RecoveryIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aZombieWokenAfterItsShardsWereTakenGetsNoAckAccepted(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
@@ -217,6 +223,7 @@ class RecoveryIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aSecondInstanceWithTheSameIdTakesOverAndTheFirstStopsSayingWhy(TestServers servers) {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
@@ -247,6 +254,7 @@ class RecoveryIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aBridgeFencedOnceByTheGroupRejoinsAndGoesOn(TestServers servers) throws Exception {
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
