@@ -3,6 +3,7 @@ package io.delaybridge.bridge.log;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.schemas.ContractViolation;
 import io.delaybridge.schemas.DelayHeaders;
+import io.delaybridge.schemas.DelayText;
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.EnvelopeCodec;
 import io.delaybridge.schemas.ErrorCode;
@@ -12,6 +13,7 @@ import io.delaybridge.schemas.IntakeParser;
 import io.delaybridge.schemas.SeriesHeaders;
 import io.delaybridge.schemas.SeriesRecord;
 import io.delaybridge.schemas.TargetPolicy;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -185,11 +187,31 @@ public final class RecordTranslator {
     private SeriesRecord.First series(ConsumerRecord<byte[], byte[]> record) throws ContractViolation {
         for (Header header : record.headers()) {
             if (SeriesHeaders.NAMES.contains(header.key())) {
-                return SeriesRecord.read(parser, record.headers(), record.timestamp())
+                return SeriesRecord.read(parser, record.headers(), writtenAt(record))
                         .orElse(null);
             }
         }
         return null;
+    }
+
+    /**
+     * When a series record was written, from which its occurrences count: its timestamp; for a delay rule's record
+     * ({@value DelayHeaders#RULE}), the start the rule worked out from its source record ({@value DelayHeaders#UNTIL})
+     * if that is earlier. A created intake topic stamps records with the time the broker appended them, and a rule
+     * that read its source late must not lose the occurrences in between: they are missed runs, as its
+     * {@code missed} setting says.
+     */
+    static long writtenAt(ConsumerRecord<byte[], byte[]> record) {
+        long timestamp = record.timestamp();
+        Header until = record.headers().lastHeader(DelayHeaders.UNTIL);
+        if (record.headers().lastHeader(DelayHeaders.RULE) == null || until == null || until.value() == null) {
+            return timestamp;
+        }
+        try {
+            return Math.min(timestamp, DelayText.parseInstantMillis(new String(until.value(), StandardCharsets.UTF_8)));
+        } catch (IllegalArgumentException e) {
+            return timestamp; // the series headers' check names it
+        }
     }
 
     /** A record's size as the intake counts it: key + value + headers (keys and values). */
