@@ -31,6 +31,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The bridge on a Redis Cluster of three masters with a replica each, in the default build: two bridges of one group
@@ -38,12 +40,14 @@ import org.junit.jupiter.api.io.TempDir;
  * with kill -9. Master kills: {@code ./campaign.sh --redis cluster --faults redis=2,kill=1} (docs/reliability.md). The long form is
  * {@code ./campaign.sh --redis cluster --faults full}.
  */
+@Execution(ExecutionMode.CONCURRENT) // beside the other classes; its own tests one after the other
 class ClusterCampaignIT {
 
     @TempDir
     Path dir;
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void nothingLostNothingEarlyWhenABridgeIsKilledAndEveryMasterHoldsPendingMessages() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
                     "--redis",
@@ -91,6 +95,7 @@ class ClusterCampaignIT {
      * (another shard, mostly on another master) still finds it.
      */
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void cancelsAndReplacementsFindTheirMessageOnAnyShardAndMaster() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
                     "--redis", "cluster", "--bridges", "2", "--partitions", "16", "--targets", "1", "--lease", "4s"

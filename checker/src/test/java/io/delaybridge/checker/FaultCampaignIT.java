@@ -7,18 +7,22 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The short form of the fault campaign, in the default build: a few thousand records through two bridges (their
  * clocks an hour ahead and an hour behind) while one fault of every kind hits the real processes. The full campaign
  * is {@code ./campaign.sh --records 1000000 --faults full} (docs/reliability.md).
  */
+@Execution(ExecutionMode.CONCURRENT) // beside the other classes; its own tests one after the other
 class FaultCampaignIT {
 
     @TempDir
     Path dir;
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void nothingLostNothingEarlyUnderEveryKindOfFault() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
                     "--records",
@@ -62,6 +66,7 @@ class FaultCampaignIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void gracefulRebalancesDeliverNothingTwice() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
                     "--records",

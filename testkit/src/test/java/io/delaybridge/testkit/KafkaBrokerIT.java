@@ -34,7 +34,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
+@Execution(ExecutionMode.CONCURRENT) // beside the other classes; its own tests one after the other
 class KafkaBrokerIT {
 
     @TempDir
@@ -59,6 +62,7 @@ class KafkaBrokerIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void recordWithHeadersRoundTrips() throws Exception {
         String topic = "roundtrip";
         createTopic(topic);
@@ -79,6 +83,7 @@ class KafkaBrokerIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void topicsAreNotCreatedAutomatically() throws Exception {
         try (Admin admin = admin()) {
             ConfigResource node = new ConfigResource(ConfigResource.Type.BROKER, "1");
@@ -91,6 +96,7 @@ class KafkaBrokerIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void committedRecordsSurviveKillAndRestart() throws Exception {
         String topic = "survives-kill";
         createTopic(topic);
@@ -117,6 +123,7 @@ class KafkaBrokerIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aPortThatIsTakenFailsWithTheBrokerLogTail(@TempDir Path otherDir) throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             IllegalStateException e = assertThrows(

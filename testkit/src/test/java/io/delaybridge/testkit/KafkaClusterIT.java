@@ -28,13 +28,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
+@Execution(ExecutionMode.CONCURRENT) // beside the other classes; its own tests one after the other
 class KafkaClusterIT {
 
     private static final String TOPIC = "replicated";
     private static final String GROUP = "cluster-it";
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aKilledNodesPartitionsAndGroupMoveToTheOthers(@TempDir Path dir) throws Exception {
         try (KafkaCluster cluster = KafkaCluster.start(dir, 3);
                 Admin admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()))) {

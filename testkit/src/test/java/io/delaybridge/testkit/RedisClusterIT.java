@@ -13,13 +13,17 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
+@Execution(ExecutionMode.CONCURRENT) // beside the other classes; its own tests one after the other
 class RedisClusterIT {
 
     @TempDir
     Path dir;
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void formsAClusterWhereEveryKeyLandsOnTheMasterTheKitComputes() throws Exception {
         try (RedisCluster cluster = RedisCluster.start(dir, 3, 0)) {
             System.out.printf(
@@ -68,6 +72,7 @@ class RedisClusterIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void aKilledMastersReplicaTakesOverWithTheDataAndTheMasterRejoinsAsReplica() throws Exception {
         try (RedisCluster cluster = RedisCluster.start(dir, 3, 1)) {
             System.out.printf(
@@ -108,6 +113,7 @@ class RedisClusterIT {
     }
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void awaitingAFailoverWithoutAKilledMasterFails() {
         try (RedisCluster cluster = RedisCluster.start(dir, 3, 0)) {
             assertThrows(IllegalStateException.class, () -> cluster.awaitFailover(Duration.ofSeconds(1)));
