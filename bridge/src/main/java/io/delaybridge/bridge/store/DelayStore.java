@@ -109,7 +109,24 @@ public interface DelayStore extends AutoCloseable {
      * attempt (they were never sent): a rate cap held them back. Publishes no wake-up. Returns, without blocking, how
      * many were still in flight; the future fails with a {@link StoreException}.
      */
-    CompletableFuture<Integer> handBackAsync(int shard, long epoch, List<ClaimedMessage> messages);
+    default CompletableFuture<Integer> handBackAsync(int shard, long epoch, List<ClaimedMessage> messages) {
+        return parkAsync(
+                shard,
+                epoch,
+                messages.stream().map(m -> new Parked(m, m.dueAt())).toList());
+    }
+
+    /**
+     * Moves in-flight messages back to the due set, each claimable again from its {@link Parked#untilMillis} (Redis
+     * time) and claimed then with the due time it was claimed with before; no attempt counted. For messages a rate cap
+     * holds back until their target has tokens: until then no claim takes them, so they hold up nothing else of the
+     * shard. Publishes no wake-up. Returns, without blocking, how many were still in flight; the future fails with a
+     * {@link StoreException}.
+     */
+    CompletableFuture<Integer> parkAsync(int shard, long epoch, List<Parked> messages);
+
+    /** A claimed message to hand back, claimable again from {@code untilMillis} (its due time: at once). */
+    record Parked(ClaimedMessage message, long untilMillis) {}
 
     /** Returns up to {@code max} in-flight messages whose lease expired to the due set, due now. Returns how many. */
     int reclaim(int shard, long epoch, int max);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.store.DelayStore.Parked;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -186,6 +187,44 @@ public interface StorePumpContract extends StoreContract {
                 () -> store().handBackAsync(3, epoch, List.of(again.get(1))).get(5, TimeUnit.SECONDS));
         assertTrue(fenced.getCause() instanceof StoreFencedException, fenced.toString());
         assertTrue(newer > epoch);
+    }
+
+    @Test
+    default void aParkedMessageIsClaimedOnlyFromItsTimeWithItsOwnDueTimeAndAttempts() throws Exception {
+        long now = store().now();
+        String id = explicitIdIn(3, "parked");
+        writeOne(schedule(id, now - 500, TOPIC + "/3/1", "later", now - 1_000));
+        writeOne(intakeRecord(3, 2, now - 100, "sooner"));
+        long epoch = store().acquire(3);
+        List<ClaimedMessage> claimed = store().claim(3, epoch, 10, LEASE).messages();
+        assertEquals(2, claimed.size());
+        assertTrue(store().retry(3, epoch, claimed.get(1).ref(), now - 100), "one earlier attempt");
+        ClaimedMessage retried = store().claim(3, epoch, 10, LEASE).messages().get(0);
+        long soon = store().now() + 300;
+        assertEquals(
+                2,
+                store().parkAsync(
+                                3, epoch, List.of(new Parked(claimed.get(0), soon + 60_000), new Parked(retried, soon)))
+                        .get(5, TimeUnit.SECONDS));
+        assertEquals(new ShardStats(3, 2, 0, soon), store().stats(3), "due at the time they were parked until");
+        ClaimBatch early = store().claim(3, epoch, 10, LEASE);
+        assertTrue(early.redisNow() >= soon || early.messages().isEmpty(), "not claimable before its time");
+
+        List<ClaimedMessage> back = new ArrayList<>(early.messages());
+        await().atMost(DEADLINE).until(() -> {
+            back.addAll(store().claim(3, epoch, 10, LEASE).messages());
+            return !back.isEmpty();
+        });
+        assertEquals(List.of("sooner"), back.stream().map(m -> body(m)).toList());
+        assertEquals(now - 100, back.get(0).dueAt(), "claimed with the due time it had");
+        assertEquals(2, back.get(0).attempt(), "no attempt counted, the earlier one kept");
+        assertTrue(store().retry(3, epoch, back.get(0).ref(), now), "its attempts are a count again");
+        assertEquals(3, store().claim(3, epoch, 10, LEASE).messages().get(0).attempt());
+
+        writeOne(schedule(id, now - 50, TOPIC + "/3/3", "later", now)); // replaced while parked: its new due time
+        ClaimedMessage replaced = store().claim(3, epoch, 10, LEASE).messages().get(0);
+        assertEquals(now - 50, replaced.dueAt());
+        assertEquals(1, replaced.attempt());
     }
 
     // ------------------------------------------------------------------------------------------------ reclaim

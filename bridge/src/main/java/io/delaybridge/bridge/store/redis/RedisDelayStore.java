@@ -3,6 +3,7 @@ package io.delaybridge.bridge.store.redis;
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.DelayStore.Parked;
 import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.FarStore;
 import io.delaybridge.bridge.store.MessageAdmin;
@@ -263,8 +264,8 @@ public final class RedisDelayStore implements DelayStore {
     }
 
     @Override
-    public CompletableFuture<Integer> handBackAsync(int shard, long epoch, List<ClaimedMessage> messages) {
-        return shardCalls.handBackAsync(shard, epoch, messages);
+    public CompletableFuture<Integer> parkAsync(int shard, long epoch, List<Parked> messages) {
+        return shardCalls.parkAsync(shard, epoch, messages);
     }
 
     @Override

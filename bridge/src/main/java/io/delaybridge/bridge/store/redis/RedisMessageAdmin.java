@@ -62,14 +62,20 @@ public final class RedisMessageAdmin implements MessageAdmin {
         if (dueAt == null && leaseUntil == null) {
             return Optional.empty();
         }
-        int earlierAttempts = earlier == null ? 0 : Integer.parseInt(new String(earlier, StandardCharsets.UTF_8));
+        // "<attempts>" or, parked by a rate cap (handback.lua), "<attempts>:<due>:<claimable from>"
+        String[] attempt =
+                earlier == null ? new String[] {"0"} : new String(earlier, StandardCharsets.UTF_8).split(":");
+        long dueTime = dueAt != null ? dueAt.longValue() : -1;
+        if (attempt.length == 3 && dueTime == Long.parseLong(attempt[2])) {
+            dueTime = Long.parseLong(attempt[1]);
+        }
         return Optional.of(new StoredMessage(
                 id,
                 shard,
                 dueAt != null ? State.PENDING : State.IN_FLIGHT,
-                dueAt != null ? dueAt.longValue() : -1,
+                dueTime,
                 leaseUntil != null ? leaseUntil.longValue() : -1,
-                earlierAttempts,
+                Integer.parseInt(attempt[0]),
                 stored == null ? null : StoredValue.envelope(stored, () -> router.naturalOrigin(shard, member))));
     }
 

@@ -114,7 +114,8 @@ public final class ScriptRunner {
         HANDBACK(
                 "handback.lua",
                 ScriptOutputType.INTEGER,
-                ScriptSignature.of(keyList(DUE, INFLIGHT, EPOCH), "epoch").repeating("pairs", "member", "due")),
+                ScriptSignature.of(keyList(DUE, INFLIGHT, ATTEMPTS, EPOCH), "epoch")
+                        .repeating("triples", "member", "due", "at")),
         MARK(
                 "mark.lua",
                 ScriptOutputType.MULTI,

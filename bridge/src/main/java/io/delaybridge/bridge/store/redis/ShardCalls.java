@@ -4,6 +4,7 @@ import static io.delaybridge.bridge.store.redis.RedisCalls.bytes;
 
 import io.delaybridge.bridge.store.ClaimBatch;
 import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.DelayStore.Parked;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.SeriesStep;
 import io.delaybridge.bridge.store.ShardRouter;
@@ -208,13 +209,15 @@ final class ShardCalls {
         return ScriptCodes.check(moved, "retry", shard, epoch) == 1;
     }
 
-    CompletableFuture<Integer> handBackAsync(int shard, long epoch, List<ClaimedMessage> messages) {
+    CompletableFuture<Integer> parkAsync(int shard, long epoch, List<Parked> messages) {
         ShardKeys k = keys.shard(shard);
-        byte[][] args = new byte[messages.size() * 2 + 1][];
+        byte[][] args = new byte[messages.size() * 3 + 1][];
         args[0] = bytes(Long.toString(epoch));
         for (int i = 0; i < messages.size(); i++) {
-            args[2 * i + 1] = messages.get(i).ref().member();
-            args[2 * i + 2] = bytes(Long.toString(messages.get(i).dueAt()));
+            Parked parked = messages.get(i);
+            args[3 * i + 1] = parked.message().ref().member();
+            args[3 * i + 2] = bytes(Long.toString(parked.message().dueAt()));
+            args[3 * i + 3] = bytes(Long.toString(parked.untilMillis()));
         }
         return RedisCalls.translated(
                         scripts.<Long>run(

@@ -124,8 +124,8 @@ class ScriptSignatureTest {
     @Test
     void argumentsAreCheckedAgainstTheDescription() {
         assertThrows(IllegalArgumentException.class, () -> Script.CLAIM.argv(new byte[0], new byte[0]));
-        assertThrows(IllegalArgumentException.class, () -> Script.HANDBACK.argvRepeated(new byte[2][]));
-        assertEquals(3, Script.HANDBACK.argvRepeated(new byte[3][]).length);
+        assertThrows(IllegalArgumentException.class, () -> Script.HANDBACK.argvRepeated(new byte[3][]));
+        assertEquals(4, Script.HANDBACK.argvRepeated(new byte[4][]).length);
         RedisKeys keys = new RedisKeys("delay", "delay-intake", 4);
         byte[][] claimKeys = Script.CLAIM.keys(keys.shard(2));
         assertEquals(new String(keys.shard(2).epoch()), new String(claimKeys[4]), "claim.lua's KEYS[5] is the epoch");

@@ -20,6 +20,8 @@
   4. Remove them from due; those whose payload exists go into in-flight with deadline now + lease and are returned;
      a member without payload (cannot happen through these scripts) is dropped and counted. Attempt counts are read
      only if the attempts hash exists (it holds only messages whose delivery failed before; usually none).
+     A member a rate cap parked (handback.lua: attempts "<attempts>:<due>:<at>") is returned with the due time kept
+     there while its score is still `at`, and its attempts field goes back to the count (deleted at 0).
      Each step is one variadic command for the whole batch (in parts of 1,000 members, below Lua's unpack limit):
      per-message commands cost Redis most of its time per message.
   5. Report the shard's next due time after the batch (and Redis' time: messages due after it are not due yet).
@@ -65,8 +67,24 @@ for from = 1, #due / 2, part do
     if values[j] then
       leased[l + 1], leased[l + 2], l = deadline, member, l + 2
       out[n + 1] = member
-      out[n + 2] = tonumber(due[2 * (from + j - 1)])
-      out[n + 3] = tonumber(attempts[j] or 0)
+      local score = tonumber(due[2 * (from + j - 1)])
+      local earlier = attempts[j] or 0
+      if anyAttempts and attempts[j] then
+        local count, was, at = string.match(attempts[j], '^(%d+):(%d+):(%d+)$')
+        if count then
+          earlier = count
+          if tonumber(at) == score then
+            score = tonumber(was)
+          end
+          if count == '0' then
+            redis.call('HDEL', KEYS[4], member)
+          else
+            redis.call('HSET', KEYS[4], member, count)
+          end
+        end
+      end
+      out[n + 2] = score
+      out[n + 3] = tonumber(earlier)
       out[n + 4] = values[j]
       n = n + 4
     else
