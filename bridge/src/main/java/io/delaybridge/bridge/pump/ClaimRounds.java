@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.pump;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -13,8 +14,6 @@ final class ClaimRounds {
     private final int batchSize;
     /** Redis' time of the last claim round: rounds come at most every half look-ahead. */
     private long lastRoundAt = Long.MIN_VALUE / 2;
-    /** Counts the rounds: a shard whose claim a rate cap limited is claimed once per round. */
-    private long round;
 
     ClaimRounds(long lookAheadMillis, int batchSize) {
         this.lookAheadMillis = lookAheadMillis;
@@ -40,13 +39,9 @@ final class ClaimRounds {
         return Math.max(dueAt - lookAheadMillis, Math.min(lastRoundAt + lookAheadMillis / 2, latest));
     }
 
-    /**
-     * When a shard needs its next claim round: at its earliest known or announced due time, and not before the gate a
-     * rate cap set on it (a claim before it would only be handed back again).
-     */
+    /** When a shard needs its next claim round: at its earliest known or announced due time. */
     long roundTime(OwnedShard shard) {
-        long at = roundTime(nextDueAt(shard));
-        return at == Long.MAX_VALUE ? at : Math.max(at, shard.claimGate);
+        return roundTime(nextDueAt(shard));
     }
 
     /**
@@ -64,7 +59,6 @@ final class ClaimRounds {
             return false;
         }
         lastRoundAt = now;
-        round++;
         return true;
     }
 
@@ -72,34 +66,17 @@ final class ClaimRounds {
     List<OwnedShard> dueShards(List<OwnedShard> shards, long now, int room) {
         List<OwnedShard> due = new ArrayList<>(shards.size());
         for (OwnedShard shard : shards) {
-            if (!shard.revoked
-                    && nextDueAt(shard) <= now + lookAheadMillis
-                    && due.size() < room
-                    && shard.claimGate <= now
-                    && shard.limitedInRound != round) {
+            if (!shard.revoked && nextDueAt(shard) <= now + lookAheadMillis && due.size() < room) {
                 due.add(shard);
             }
         }
         return due;
     }
 
-    /**
-     * How many messages each of {@code dueShards} claims: the free places shared, at least one, at most a batch, and
-     * at most a shard's {@link OwnedShard#claimLimit}, which each claim doubles.
-     */
+    /** How many messages each of {@code dueShards} claims: the free places shared, at least one, at most a batch. */
     int[] perShard(List<OwnedShard> dueShards, int room) {
         int[] want = new int[dueShards.size()];
-        int share = Math.max(1, Math.min(batchSize, room / dueShards.size()));
-        for (int i = 0; i < want.length; i++) {
-            OwnedShard shard = dueShards.get(i);
-            int limit = shard.claimLimit;
-            want[i] = Math.max(1, Math.min(share, limit));
-            if (limit != Integer.MAX_VALUE) {
-                // not again in this round: the cap decides on this claim first (it may hand it back and gate the shard)
-                shard.limitedInRound = round;
-                shard.claimLimit = limit >= batchSize ? Integer.MAX_VALUE : limit * 2;
-            }
-        }
+        Arrays.fill(want, Math.max(1, Math.min(batchSize, room / dueShards.size())));
         return want;
     }
 

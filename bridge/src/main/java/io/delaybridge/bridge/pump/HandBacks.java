@@ -1,8 +1,8 @@
 package io.delaybridge.bridge.pump;
 
-import io.delaybridge.bridge.pump.Throttle.Held;
-import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.pump.Throttle.Back;
 import io.delaybridge.bridge.store.DelayStore;
+import io.delaybridge.bridge.store.DelayStore.Parked;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,8 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The throttle's hand-backs: held-back messages returned to their shards' due sets at their own due time, no attempt
- * counted ({@link DelayStore#handBackAsync}), their in-flight places freed when Redis answered.
+ * The throttle's hand-backs: held-back messages returned to their shards' due sets, each claimable again from the time
+ * the throttle chose (its due time, or later: parked), no attempt counted ({@link DelayStore#parkAsync}), their
+ * in-flight places freed when Redis answered.
  */
 final class HandBacks {
 
@@ -32,25 +33,25 @@ final class HandBacks {
     }
 
     /** Returns {@code back} to their shards' due sets, one script per shard; frees their places when answered. */
-    void send(List<Held> back) {
+    void send(List<Back> back) {
         if (back.isEmpty()) {
             return;
         }
-        Map<OwnedShard, List<Held>> byShard = new LinkedHashMap<>();
-        for (Held held : back) {
-            byShard.computeIfAbsent(held.shard(), s -> new ArrayList<>()).add(held);
+        Map<OwnedShard, List<Back>> byShard = new LinkedHashMap<>();
+        for (Back b : back) {
+            byShard.computeIfAbsent(b.held().shard(), s -> new ArrayList<>()).add(b);
         }
         byShard.forEach((shard, held) -> {
-            List<ClaimedMessage> messages = new ArrayList<>(held.size());
+            List<Parked> messages = new ArrayList<>(held.size());
             long earliest = Long.MAX_VALUE;
-            for (Held h : held) {
-                messages.add(h.message());
-                earliest = Math.min(earliest, h.message().dueAt());
-                h.target().handedBack(1);
+            for (Back b : held) {
+                messages.add(new Parked(b.held().message(), b.untilMillis()));
+                earliest = Math.min(earliest, b.untilMillis());
+                b.held().target().handedBack(1);
             }
             CompletableFuture<Integer> call;
             try {
-                call = store.handBackAsync(shard.shard, shard.epoch, messages);
+                call = store.parkAsync(shard.shard, shard.epoch, messages);
             } catch (RuntimeException e) {
                 call = CompletableFuture.failedFuture(e);
             }
@@ -63,7 +64,7 @@ final class HandBacks {
                             shard.shard,
                             error.toString());
                 } else {
-                    shard.woken(dueAt); // due again: claimed when the gate opens
+                    shard.woken(dueAt); // claimable again then
                 }
                 places.finish(shard, messages.size());
             });

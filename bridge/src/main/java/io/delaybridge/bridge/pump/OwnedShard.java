@@ -37,22 +37,6 @@ final class OwnedShard {
     final AtomicInteger outstanding = new AtomicInteger();
 
     /**
-     * Redis' time before which the shard is not claimed: a rate cap handed messages of it back to the due set, and
-     * claiming them again before their target has tokens would only hand them back again ({@link Throttle}).
-     */
-    volatile long claimGate = Long.MIN_VALUE;
-
-    /**
-     * The most the shard's next claim takes: lowered to what a capped target can take when its messages were handed
-     * back, doubled by each claim after that (so a shard with a throttled backlog at its head is not claimed a full
-     * batch at a time only to hand most of it back).
-     */
-    volatile int claimLimit = Integer.MAX_VALUE;
-
-    /** The claim round in which {@link #claimLimit} last limited a claim (pump thread only). */
-    long limitedInRound = -1;
-
-    /**
      * Set when a claim failed otherwise than fenced (pump thread only): it may have run in Redis with its answer lost
      * on the way back, leaving messages in flight that nobody sends. {@link ShardOwnership#returnLostClaims} returns
      * them before the shard is claimed again, instead of leaving them to their lease.

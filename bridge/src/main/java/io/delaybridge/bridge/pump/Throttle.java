@@ -6,14 +6,13 @@ import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.Envelope;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -27,36 +26,41 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A due message of a capped target goes at once if its target has a token and nothing of it waits. Otherwise it
  * waits here, in its target's queue (in due order), if its token comes within {@link #maxWaitNanos} (a quarter of the
- * lease, at most two seconds) and the queue has room; the thread sends it when its token comes. A message older than
- * the youngest waiting (from another shard) takes that one's place. What does not fit is handed back: returned to
- * the due set at its own due time, no attempt counted ({@link DelayStore#handBackAsync}); the shard it came from is
- * not claimed before the target's queue has drained to half the wait ({@link OwnedShard#claimGate}), and then in small
- * claims ({@link OwnedShard#claimLimit}). So:
+ * lease, at most two seconds) and the queue has room; the thread sends it when its token comes. What does not fit is
+ * parked: returned to the due set, no attempt counted, claimable again only shortly before the token the target will
+ * have for it ({@link DelayStore#parkAsync}; the claim then returns it with its original due time). Each parked message
+ * of a target takes the next of the target's token times, one {@code 1/cap} after the other, so the backlog comes back
+ * from Redis at the cap's pace, in the order it was parked; while it does, a newly due message of the target is
+ * parked behind it. So:
  * <ul>
+ *   <li>a capped backlog holds up nothing else: it is claimed about once per message (again when its token comes),
+ *       not at every claim of its shards, and the other targets of those shards are claimed as if it were not
+ *       there;</li>
  *   <li>a held message never outlives its lease (it waits at most a quarter of it; one still here after half a lease,
- *       because this thread stalled, is handed back instead of sent);</li>
- *   <li>a throttled backlog waits in Redis, not in the heap: what waits here is bounded per target by the wait and
- *       by a quarter of {@code maxInFlight}, and in all by half of it, so capped targets never take every in-flight
+ *       because this thread stalled, is parked instead of sent);</li>
+ *   <li>a throttled backlog waits in Redis, not in the heap: what waits here is bounded per target by the wait and by
+ *       a quarter of {@code maxInFlight}, and in all by half of it, so capped targets never take every in-flight
  *       place from the others;</li>
- *   <li>no busy loop: a shard whose head is a throttled backlog is claimed again only when its target has room, and
- *       then only a little; every shard of the target opens at the same time, so their claims meet in one round;</li>
- *   <li>oldest first: within a shard strictly (a message never overtakes an older one of its target and shard that
- *       was handed back), across shards by due time among what was claimed.</li>
+ *   <li>oldest first: within a shard strictly ({@link ParkedLines}: a message never overtakes an older one of its
+ *       target and shard that is parked), across shards by when each was claimed.</li>
  * </ul>
  * The delivered {@code delay-due-at} is the original due time; lateness is measured from it.
  *
  * <p>A target's {@link Bucket} decides whom its cap holds for: a {@code SharedBucket} takes tokens from Redis, shared
  * by every instance. When Redis does not answer its request, it has no tokens and asks again every 100 ms: the
- * target's messages wait here and go back to the due set as above (or, with Redis away, their leases return them), so
- * a cap is never exceeded for want of Redis. A message held for more than half a lease is handed back even while no
- * token comes ({@link #STALE_SCAN_NANOS}), so none is left in memory to be sent after its lease.
+ * target's messages wait here and are parked as above (or, with Redis away, their leases return them), so a cap is
+ * never exceeded for want of Redis. A message held for more than half a lease is parked even while no token comes
+ * ({@link #STALE_SCAN_NANOS}), so none is left in memory to be sent after its lease.
  */
 final class Throttle {
 
     private static final Logger LOG = LoggerFactory.getLogger(Throttle.class);
     private static final long MAX_WAIT_MILLIS = 2_000;
-    /** A target refuses messages at least this long: its hand-back reaches Redis before the shard is claimed again. */
-    private static final long MIN_REFUSAL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /**
+     * A returning parked message that an older one of its line (parked again) must go before is parked again at least
+     * this long: it comes back right after the older one, never in a busy loop.
+     */
+    private static final long REPARK_MILLIS = 100;
     /** How often waiting messages are looked through for ones held past half a lease. */
     static final long STALE_SCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
@@ -69,27 +73,30 @@ final class Throttle {
     record Held(
             OwnedShard shard, ClaimedMessage message, Envelope envelope, Target target, long since, long sequence) {}
 
-    /** The waiting messages' order: due order, then arrival. */
-    private static final Comparator<Held> HELD_ORDER = Comparator.<Held, ClaimedMessage>comparing(
-                    Held::message, (a, b) -> HandBackOrder.IN_DUE_ORDER.compare(a, b))
-            .thenComparingLong(Held::sequence);
+    /** A message going back to the due set, claimable again from {@code untilMillis} (Redis time). */
+    record Back(Held held, long untilMillis) {}
 
     private final HandBacks handBacks;
-    private final HandBackOrder order;
+    private final ParkedLines lines = new ParkedLines();
     private final LongSupplier redisNow;
     private final Time time;
     private final long maxWaitNanos;
     private final long leaseGuardNanos;
+    private final long leaseNanos;
     private final int maxPerTarget;
     private final int maxInAll;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    /** Per capped target with messages waiting, in due order. */
-    private final Map<Target, TreeSet<Held>> waiting = new LinkedHashMap<>();
-    /** Per target refusing messages: until when ({@link Time#nanoseconds}). */
-    private final Map<Target, Long> refusing = new HashMap<>();
+    /**
+     * Per capped target with messages waiting, in the order they came: in a shard that is due order, and across shards
+     * the order of the target's token times (a queue in due order would let messages coming back from Redis, older,
+     * keep overtaking one that waits here).
+     */
+    private final Map<Target, ArrayDeque<Held>> waiting = new LinkedHashMap<>();
+    /** Per capped target that parked messages: the next token time not yet given to one, Redis ms. */
+    private final Map<Target, Double> nextSlot = new HashMap<>();
 
-    private final List<Held> toHandBack = new ArrayList<>();
+    private final List<Back> toHandBack = new ArrayList<>();
     private int waitingInAll;
     private long sequence;
     /** The thread is sending what it took from the queues: a message that goes at once would overtake them. */
@@ -107,7 +114,7 @@ final class Throttle {
         this.time = time;
         this.maxWaitNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(MAX_WAIT_MILLIS, settings.leaseMillis() / 4));
         this.leaseGuardNanos = TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2);
-        this.order = new HandBackOrder(leaseGuardNanos);
+        this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis());
         this.maxPerTarget = Math.max(1, settings.maxInFlight() / 4);
         this.maxInAll = Math.max(1, settings.maxInFlight() / 2);
     }
@@ -128,47 +135,44 @@ final class Throttle {
         long now = time.nanoseconds();
         lock.lock();
         try {
-            TreeSet<Held> queue = waiting.get(target);
+            ArrayDeque<Held> queue = waiting.get(target);
             int queued = queue == null ? 0 : queue.size();
-            Long refuseUntil = refusing.get(target);
-            if (refuseUntil != null && now - refuseUntil >= 0) {
-                refusing.remove(target);
-                refuseUntil = null;
-            }
-            if (order.overtakes(shard, target.topic(), message, now)) {
-                gate(shard, target, Math.max(MIN_REFUSAL_NANOS, refuseUntil == null ? 0 : refuseUntil - now));
-                handBack(new Held(shard, message, envelope, target, now, sequence++), now);
+            Held held = new Held(shard, message, envelope, target, now, sequence++);
+            if (stopping) {
+                handBack(held, message.dueAt());
                 return false;
             }
-            if (queued == 0 && !sending && !stopping && bucket.tryTake(now)) {
+            long redisMillis = redisNow.getAsLong();
+            boolean returning = lines.isParked(shard, target.topic(), message);
+            long behind = lines.heldUntil(shard, target.topic(), message, now);
+            if (behind != ParkedLines.GOES) {
+                // an older message of its target and shard waits in Redis: it goes after that one
+                long until = returning
+                        ? Math.max(behind + 1, redisMillis + REPARK_MILLIS)
+                        : slot(target, bucket, now, redisMillis, queued);
+                park(held, until, now, redisMillis);
+                return false;
+            }
+            if (!returning && slotsAhead(target, redisMillis)) {
+                // the target's parked backlog has the coming tokens: a newly due message queues behind it
+                park(held, slot(target, bucket, now, redisMillis, queued), now, redisMillis);
+                return false;
+            }
+            if (queued == 0 && !sending && bucket.tryTake(now)) {
                 return true;
             }
-            Held held = new Held(shard, message, envelope, target, now, sequence++);
-            boolean fits = !stopping
-                    && queued < maxPerTarget
+            boolean fits = queued < maxPerTarget
                     && waitingInAll < maxInAll
                     && bucket.nanosUntil(now, queued + 1) <= maxWaitNanos;
-            if (!fits && !stopping && queued > 0 && HELD_ORDER.compare(held, queue.last()) < 0) {
-                // older than the youngest waiting (it came from another shard's claim): it takes that one's place
-                Held youngest = queue.pollLast();
-                waitingInAll--;
-                target.waiting.decrementAndGet();
-                refuseUntil = refuseUntil(target, bucket, now, queued);
-                gate(youngest.shard, target, refuseUntil - now);
-                handBack(youngest, now);
-                fits = true;
-            }
             if (fits) {
-                waiting.computeIfAbsent(target, t -> new TreeSet<>(HELD_ORDER)).add(held);
+                waiting.computeIfAbsent(target, t -> new ArrayDeque<>()).add(held);
                 waitingInAll++;
                 target.waiting.incrementAndGet();
                 target.heldBack();
+                changed.signal();
             } else {
-                refuseUntil = refuseUntil(target, bucket, now, queued);
-                gate(shard, target, refuseUntil - now);
-                handBack(held, now);
+                park(held, slot(target, bucket, now, redisMillis, queued), now, redisMillis);
             }
-            changed.signal();
             return false;
         } finally {
             lock.unlock();
@@ -176,36 +180,40 @@ final class Throttle {
     }
 
     /**
-     * When the target's shards may be claimed again: when its queue has drained to half the wait (time to claim, none
-     * to starve). Kept until then, so every shard handed back meanwhile opens at the same time and their claims meet
-     * in one round, where the oldest win.
+     * The next of the target's token times no message has yet (Redis ms), taken: after every message waiting here
+     * and every one parked before. Claimable again half the wait before it, so it is back here when its token comes.
      */
-    private long refuseUntil(Target target, Bucket bucket, long now, int queued) {
-        Long until = refusing.get(target);
-        if (until == null) {
-            until = now
-                    + Math.max(
-                            bucket.nanosUntil(now, queued + 1) - maxWaitNanos / 2,
-                            Math.max(bucket.nanosUntil(now, 1), MIN_REFUSAL_NANOS));
-            refusing.put(target, until);
-        }
-        return until;
+    private long slot(Target target, Bucket bucket, long now, long redisMillis, int queued) {
+        double earliest = redisMillis + bucket.nanosUntil(now, queued + 1) / 1e6;
+        double slot = Math.max(nextSlot.getOrDefault(target, earliest), earliest);
+        nextSlot.put(target, slot + 1000.0 / bucket.perSecond());
+        return (long) slot - TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) / 2;
     }
 
-    private void handBack(Held held, long now) {
-        order.handedBack(held.shard, held.target.topic(), held.message, now);
-        toHandBack.add(held);
+    /** Whether the target's parked messages have token times beyond what its queue here waits for. */
+    private boolean slotsAhead(Target target, long redisMillis) {
+        Double next = nextSlot.get(target);
+        if (next == null) {
+            return false;
+        }
+        if (next <= redisMillis + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos) / 2) {
+            nextSlot.remove(target);
+            return false;
+        }
+        return true;
+    }
+
+    /** Parks {@code held} until {@code untilMillis} (not before its due time), and remembers it in its line. */
+    private void park(Held held, long untilMillis, long now, long redisMillis) {
+        long until = Math.max(untilMillis, held.message.dueAt());
+        long expires = now + TimeUnit.MILLISECONDS.toNanos(Math.max(0, until - redisMillis)) + leaseNanos;
+        lines.parked(held.shard, held.target.topic(), held.message, until, expires);
+        handBack(held, until);
+    }
+
+    private void handBack(Held held, long untilMillis) {
+        toHandBack.add(new Back(held, untilMillis));
         changed.signal();
-    }
-
-    /** Keeps the shard from being claimed until the target refuses no more, and its next claims small. */
-    private void gate(OwnedShard shard, Target target, long forNanos) {
-        long until = redisNow.getAsLong() + TimeUnit.NANOSECONDS.toMillis(forNanos) + 1;
-        if (until > shard.claimGate) {
-            shard.claimGate = until;
-        }
-        int fit = (int) Math.max(1, target.cap() * maxWaitNanos / 2 / 1e9);
-        shard.claimLimit = Math.min(shard.claimLimit, fit);
     }
 
     /** Hands back everything that waits, and ends the thread once the hand-backs are answered (or 5 s passed). */
@@ -226,7 +234,7 @@ final class Throttle {
 
     private void run() {
         List<Held> send = new ArrayList<>();
-        List<Held> back = new ArrayList<>();
+        List<Back> back = new ArrayList<>();
         while (true) {
             boolean last;
             lock.lock();
@@ -236,22 +244,15 @@ final class Throttle {
                 boolean scan = now - nextStaleScan >= 0;
                 if (scan) {
                     nextStaleScan = now + STALE_SCAN_NANOS;
+                    lines.forgetExpired(now);
                 }
-                for (Iterator<Map.Entry<Target, TreeSet<Held>>> it =
+                for (Iterator<Map.Entry<Target, ArrayDeque<Held>>> it =
                                 waiting.entrySet().iterator();
                         it.hasNext(); ) {
-                    Map.Entry<Target, TreeSet<Held>> entry = it.next();
-                    TreeSet<Held> queue = entry.getValue();
+                    Map.Entry<Target, ArrayDeque<Held>> entry = it.next();
+                    ArrayDeque<Held> queue = entry.getValue();
                     Bucket bucket = entry.getKey().bucket();
-                    while (!queue.isEmpty() && (stopping || bucket.tryTake(now))) {
-                        Held held = queue.pollFirst();
-                        (stopping || now - held.since > leaseGuardNanos ? back : send).add(held);
-                        waitingInAll--;
-                        entry.getKey().waiting.decrementAndGet();
-                    }
-                    if (scan) {
-                        takeStale(entry.getKey(), queue, now, back);
-                    }
+                    drain(entry.getKey(), queue, now, send);
                     if (queue.isEmpty()) {
                         it.remove();
                     } else {
@@ -298,15 +299,50 @@ final class Throttle {
         }
     }
 
-    /** Moves what waited past half a lease to {@code back}: no token came for it (Redis away, for a shared cap). */
-    private void takeStale(Target target, TreeSet<Held> queue, long now, List<Held> back) {
+    /**
+     * Takes from the target's queue what has a token, to {@code send}, after parking what waited past half a lease
+     * (this thread stalled, or a shared cap got no tokens: Redis away); at stop, hands back everything. The caller
+     * holds the lock.
+     */
+    private void drain(Target target, ArrayDeque<Held> queue, long now, List<Held> send) {
+        if (stopping) {
+            for (Held held : queue) {
+                handBack(held, held.message.dueAt());
+            }
+            waitingInAll -= queue.size();
+            target.waiting.addAndGet(-queue.size());
+            queue.clear();
+            return;
+        }
+        parkStale(target, queue, now);
+        Bucket bucket = target.bucket();
+        while (!queue.isEmpty() && bucket.tryTake(now)) {
+            send.add(queue.pollFirst());
+            waitingInAll--;
+            target.waiting.decrementAndGet();
+        }
+    }
+
+    /**
+     * Parks the messages that waited past half a lease (the queue's head: it is in arrival order), and with them every
+     * younger one of their shard still waiting, so that none goes before them.
+     */
+    private void parkStale(Target target, ArrayDeque<Held> queue, long now) {
+        if (queue.isEmpty() || now - queue.peekFirst().since <= leaseGuardNanos) {
+            return;
+        }
+        long redisMillis = redisNow.getAsLong();
+        List<OwnedShard> stale = new ArrayList<>();
         for (Iterator<Held> it = queue.iterator(); it.hasNext(); ) {
             Held held = it.next();
-            if (now - held.since > leaseGuardNanos) {
+            if (now - held.since > leaseGuardNanos || stale.contains(held.shard)) {
+                if (!stale.contains(held.shard)) {
+                    stale.add(held.shard);
+                }
                 it.remove();
-                back.add(held);
                 waitingInAll--;
                 target.waiting.decrementAndGet();
+                park(held, slot(target, target.bucket(), now, redisMillis, 0), now, redisMillis);
             }
         }
     }

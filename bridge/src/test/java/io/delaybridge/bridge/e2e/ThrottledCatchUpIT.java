@@ -148,6 +148,15 @@ class ThrottledCatchUpIT {
                 assertTrue(freeMost > CAP + 5 * BATCH, "the uncapped target is not held to the cap: " + freeMost);
 
                 JsonNode early = get(bridge.adminPort(), "/metrics").json().get("meters");
+                long handedBack = early.get("delay.target.handed-back." + capped)
+                        .get("count")
+                        .asLong();
+                // a message that does not fit the cap's wait is parked until its token time, and claimed again then:
+                // about once each, not again at every claim of its shard (over 7,000 for these 2,000 when hand-backs
+                // went back at the due time)
+                assertTrue(
+                        handedBack < 2L * CAPPED,
+                        "parked until their tokens come, not handed back again and again: " + handedBack);
                 System.out.printf(
                         "held back %d, handed back %d, reclaimed %d, retried %d%n",
                         early.get("delay.target.held-back." + capped)

@@ -54,35 +54,6 @@ class ClaimRoundsTest {
         assertArrayEquals(new int[] {1, 1, 1, 1}, rounds.perShard(shards(4), 3));
     }
 
-    @Test
-    void aShardARateCapHandedMessagesBackToClaimsLittleThenDoublesUpToABatch() {
-        ClaimRounds rounds = new ClaimRounds(100, 500);
-        OwnedShard throttled = shardDueAt(NOW);
-        OwnedShard other = shardDueAt(NOW);
-        throttled.claimLimit = 100;
-        assertArrayEquals(new int[] {100, 500}, rounds.perShard(List.of(throttled, other), 10_000));
-        assertArrayEquals(new int[] {200, 500}, rounds.perShard(List.of(throttled, other), 10_000));
-        assertArrayEquals(new int[] {400, 500}, rounds.perShard(List.of(throttled, other), 10_000));
-        assertArrayEquals(new int[] {500, 500}, rounds.perShard(List.of(throttled, other), 10_000));
-        assertEquals(Integer.MAX_VALUE, throttled.claimLimit, "back to normal");
-    }
-
-    @Test
-    void aGatedShardIsNotClaimedBeforeItsGateHowEverEarlyItsMessagesAreDue() {
-        ClaimRounds rounds = new ClaimRounds(0, 500);
-        OwnedShard gated = shardDueAt(Long.MIN_VALUE);
-        gated.woken(NOW - 10_000); // the handed-back messages are due since long
-        gated.claimGate = NOW + 300;
-        assertFalse(rounds.startRound(List.of(gated), NOW), "no claim round before the gate: no busy loop");
-        assertEquals(List.of(), rounds.dueShards(List.of(gated), NOW, 10));
-        assertEquals(NOW + 300, rounds.roundTime(gated));
-        assertTrue(rounds.startRound(List.of(gated), NOW + 300));
-        assertEquals(List.of(gated), rounds.dueShards(List.of(gated), NOW + 300, 10));
-        OwnedShard empty = shardDueAt(Long.MAX_VALUE);
-        empty.claimGate = NOW + 300;
-        assertEquals(Long.MAX_VALUE, rounds.roundTime(empty), "a gate does not make an empty shard due");
-    }
-
     private static List<OwnedShard> shards(int count) {
         List<OwnedShard> shards = new java.util.ArrayList<>();
         for (int i = 0; i < count; i++) {
