@@ -70,8 +70,8 @@ final class BenchOptionTable {
                     "startup-baseline-jar",
                     Kind.TEXT,
                     "none",
-                    "startup: another build of the bridge's fat jar "
-                            + "to start in each round too (e.g. of the previous release), or none"),
+                    "startup, restart, sharing: another build of the bridge's fat jar "
+                            + "to run beside it (e.g. of the previous release), or none"),
             new Definition(
                     "startup-baseline-cds", Kind.TEXT, "none", "startup: the baseline jar's CDS archive, or " + "none"),
             new Definition(

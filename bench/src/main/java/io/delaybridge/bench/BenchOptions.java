@@ -32,7 +32,8 @@ final class BenchOptions {
             "rules",
             "spring-retry",
             "caps",
-            "series");
+            "series",
+            "sharing");
 
     private static final Map<String, String> SCENARIO_ALIASES = Map.of("burst", "parked-drain");
     private static final Map<String, String> OPTION_ALIASES =

@@ -56,6 +56,7 @@ public final class DelayBenchmark {
         s.put("spring-retry", SpringRetryScenario::new);
         s.put("caps", CapsScenario::new);
         s.put("series", SeriesScenario::new);
+        s.put("sharing", SharingScenario::new);
         if (!s.keySet().equals(new java.util.LinkedHashSet<>(BenchOptions.SCENARIOS))) {
             throw new IllegalStateException("scenarios and BenchOptions.SCENARIOS differ: " + s.keySet());
         }
