@@ -2,7 +2,6 @@ package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.store.ClaimedMessage;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -17,10 +16,31 @@ import java.util.TreeMap;
  */
 final class ParkedLines {
 
-    /** The due set's order: due time, then member bytes (as Redis orders equal scores). */
-    static final Comparator<ClaimedMessage> IN_DUE_ORDER = Comparator.comparingLong(ClaimedMessage::dueAt)
-            .thenComparing(
-                    (a, b) -> Arrays.compareUnsigned(a.ref().member(), b.ref().member()));
+    /**
+     * A parked message as the line knows it: its due time and member, not its value (a parked backlog waits in Redis,
+     * not in the heap). Ordered as the due set orders: due time, then member bytes (as Redis orders equal scores).
+     */
+    private record Key(long dueAt, byte[] member) implements Comparable<Key> {
+        static Key of(ClaimedMessage message) {
+            return new Key(message.dueAt(), message.ref().member());
+        }
+
+        @Override
+        public int compareTo(Key other) {
+            int byDue = Long.compare(dueAt, other.dueAt);
+            return byDue != 0 ? byDue : Arrays.compareUnsigned(member, other.member);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && compareTo(k) == 0;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(dueAt) * 31 + Arrays.hashCode(member);
+        }
+    }
 
     /** A target's messages from one shard. */
     private record Line(OwnedShard shard, String target) {}
@@ -30,7 +50,7 @@ final class ParkedLines {
 
     /** What waits in Redis of one line, in due order, and the latest time one of them is forgotten. */
     private static final class Parked {
-        final TreeMap<ClaimedMessage, Entry> messages = new TreeMap<>(IN_DUE_ORDER);
+        final TreeMap<Key, Entry> messages = new TreeMap<>();
         long lastExpiry;
     }
 
@@ -45,7 +65,7 @@ final class ParkedLines {
      */
     void parked(OwnedShard shard, String target, ClaimedMessage message, long untilMillis, long expires) {
         Parked parked = lines.computeIfAbsent(new Line(shard, target), l -> new Parked());
-        parked.messages.put(message, new Entry(untilMillis, expires));
+        parked.messages.put(Key.of(message), new Entry(untilMillis, expires));
         if (parked.messages.size() == 1 || expires - parked.lastExpiry > 0) {
             parked.lastExpiry = expires;
         }
@@ -67,8 +87,8 @@ final class ParkedLines {
             parked.messages.pollFirstEntry();
         }
         if (!parked.messages.isEmpty()) {
-            Map.Entry<ClaimedMessage, Entry> oldest = parked.messages.firstEntry();
-            if (IN_DUE_ORDER.compare(oldest.getKey(), message) != 0) {
+            Map.Entry<Key, Entry> oldest = parked.messages.firstEntry();
+            if (!oldest.getKey().equals(Key.of(message))) {
                 return oldest.getValue().untilMillis;
             }
             parked.messages.pollFirstEntry();
@@ -82,7 +102,7 @@ final class ParkedLines {
     /** Whether {@code message} is one of its line's parked messages coming back. */
     boolean isParked(OwnedShard shard, String target, ClaimedMessage message) {
         Parked parked = lines.get(new Line(shard, target));
-        return parked != null && parked.messages.containsKey(message);
+        return parked != null && parked.messages.containsKey(Key.of(message));
     }
 
     /** Forgets the lines whose every message's time is up (their shard may have gone: nothing would ask again). */
