@@ -29,6 +29,11 @@ public record ExpressSends(Delivery delivery, TargetRates rates, DeliveryPauses 
     }
 
     @Override
+    public Map<Integer, RuntimeException> openShards(Collection<Integer> partitions) {
+        return delivery.openShards(partitions);
+    }
+
+    @Override
     public Map<Integer, Long> intakeFloors(Collection<Integer> partitions) {
         return delivery.intakeFloors(partitions);
     }

@@ -21,6 +21,13 @@ public interface IntakeDelivery {
     /** Each shard's transaction commits the intake offsets that {@code offsets} offers (exactly once; else nothing). */
     void carryOffsets(TransactionOffsets offsets);
 
+    /**
+     * Opens the shards of {@code partitions} for sending, together: exactly once, fences their earlier producers, which
+     * aborts the transactions a dead owner left open, with the intake offsets they were committing (until then those
+     * offsets hold up every read of the committed offsets). Blocking; returns the shards that could not be opened.
+     */
+    Map<Integer, RuntimeException> openShards(Collection<Integer> partitions);
+
     /** Per partition, the offset it must not be read from below (exactly once; else none). */
     Map<Integer, Long> intakeFloors(Collection<Integer> partitions);
 

@@ -70,6 +70,9 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         if (partitions.isEmpty()) {
             return;
         }
+        if (exactlyOnce()) {
+            fenceEarlierOwners(partitions);
+        }
         Map<TopicPartition, OffsetAndMetadata> committed = committed(partitions);
         if (committedByAnotherIncarnation(committed)) {
             return; // no shard is pumped; the loop ends after this poll
@@ -94,6 +97,21 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
         if (!partitions.isEmpty()) {
             partitionListener.revoked(numbers(partitions));
         }
+    }
+
+    /**
+     * Opens the partitions' shards for sending before their committed offsets are read: fencing the shards' earlier
+     * producers aborts what a killed owner left open, intake offsets included, which would otherwise hold up the read
+     * below until the broker's transaction timeout (and with it every record of these partitions, and every
+     * read_committed reader of the targets the dead transactions wrote to). A shard that cannot be opened now is opened
+     * again before its first claim.
+     */
+    private void fenceEarlierOwners(Collection<TopicPartition> partitions) {
+        delivery.openShards(numbers(partitions))
+                .forEach((shard, e) -> LOG.warn(
+                        "Could not open shard {} at its assignment; it is opened again before its first claim: {}",
+                        shard,
+                        Failures.describe(e)));
     }
 
     /**

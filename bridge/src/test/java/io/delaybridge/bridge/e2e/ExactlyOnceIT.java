@@ -2,21 +2,31 @@ package io.delaybridge.bridge.e2e;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.Execution;
@@ -248,6 +258,57 @@ class ExactlyOnceIT {
                     "[exactly-once] a bridge joined and left mid-stream: %d records, read_committed 0 duplicates, "
                             + "read_uncommitted %d extra copies, %s%n",
                     records, uncommitted.size() - records, lateness);
+        }
+    }
+
+    /**
+     * A killed owner's transaction that was committing intake offsets stays open in the broker until its timeout, and
+     * until it ends every read of the group's committed offsets for that partition waits. The next owner fences the
+     * shard's producers before it reads them, which aborts the dead transaction at once. The dead owner here: a
+     * producer with shard 0's transactional id whose transaction (intake offsets and a record to the target, a timeout
+     * of two minutes) is left open.
+     */
+    @Test
+    @Execution(ExecutionMode.CONCURRENT)
+    void theNextOwnerAbortsADeadOwnersOpenTransactionBeforeReadingTheIntakeOffsets(TestServers servers)
+            throws Exception {
+        TestNames names = TestNames.unique(servers);
+        String target = names.target("out");
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap());
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, names.group() + "-" + names.intake() + "-shard-0");
+        props.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "120000");
+        try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
+                KafkaProducer<byte[], byte[]> dead =
+                        new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            kafka.createTopics(4, names.intake());
+            kafka.createTopics(2, target);
+            KafkaClient.Collector committed = kafka.collectCommitted(target);
+            dead.initTransactions();
+            dead.beginTransaction();
+            dead.sendOffsetsToTransaction(
+                    Map.of(new TopicPartition(names.intake(), 0), new OffsetAndMetadata(0)),
+                    new ConsumerGroupMetadata(names.group()));
+            dead.send(new ProducerRecord<>(target, 0, "dead".getBytes(), "dead".getBytes()))
+                    .get();
+
+            try (ChildBridge bridge = start(names, servers, "next")) {
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> bridge.shards().size() == 4);
+                Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, 200, 500, 2_000);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> RecoveryIT.keys(committed).size() >= 200);
+                ExactlyOnceChecks.exactlyOnce(dir, committed, dueAt);
+                assertFalse(
+                        committed.values().contains("dead"), "the dead owner's transaction was aborted, not committed");
+                String log = Files.readString(bridge.log());
+                assertFalse(
+                        log.contains("Could not read the committed offsets"),
+                        "the intake offsets were read without waiting for the dead transaction to time out: "
+                                + bridge.log());
+            } finally {
+                dead.close(Duration.ZERO); // no abort on the way out: it was fenced
+            }
         }
     }
 
