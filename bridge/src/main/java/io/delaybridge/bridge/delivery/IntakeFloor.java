@@ -31,6 +31,11 @@ final class IntakeFloor {
         floor = Math.max(floor, recorded);
     }
 
+    /** The floor of the last committed record (-1: none yet). */
+    long value() {
+        return floor;
+    }
+
     /** The floor for the record of a transaction carrying {@code carry} (null: no intake offsets). */
     long forRecord(TransactionOffsets.Carry carry) {
         long next = Math.max(floor, groupCommitted.getAsLong());

@@ -98,6 +98,20 @@ final class ShardTransaction {
     }
 
     /**
+     * The intake floor of the shard's last committed record of the delivered log, while the shard is open (its open
+     * read that record after fencing every earlier producer, and only this owner's commits raise it since); -2 if it
+     * is not open, -1 if the log holds none.
+     */
+    long openIntakeFloor() {
+        lock.lock();
+        try {
+            return producers == null ? -2 : intakeFloor.value();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Takes {@code fresh}, the shard's two producers, just created: {@code initTransactions} on each fences every
      * earlier producer of its transactional id (aborting its open transaction or completing its commit), then the
      * delivered log's last record says what committed transactions delivered. Settles the sends left in doubt by a

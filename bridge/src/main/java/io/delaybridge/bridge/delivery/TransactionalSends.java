@@ -137,7 +137,10 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         Map<Integer, Long> floors = new HashMap<>();
         for (int shard : shards) {
             try {
-                long floor = log.latest(shard).intakeFloor();
+                // an open shard read its log's last record when it opened: read it again only for one that is not
+                ShardTransaction transaction = this.shards.get(shard);
+                long open = transaction == null ? -2 : transaction.openIntakeFloor();
+                long floor = open != -2 ? open : log.latest(shard).intakeFloor();
                 if (floor >= 0) {
                     floors.put(shard, floor);
                 }
