@@ -30,7 +30,7 @@ final class BenchOptionTable {
                     Kind.TEXT,
                     "off",
                     "off, on, or off,on: the bridge's delivery.exactlyOnce "
-                            + "(parked-drain, catch-up and steady run the bridge once per mode, beside one plain copy)"),
+                            + "(parked-drain, catch-up and steady run the bridge once per mode, beside one plain copy; restart once per mode)"),
             new Definition(
                     "records",
                     Kind.INT,

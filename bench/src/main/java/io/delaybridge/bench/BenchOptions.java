@@ -117,7 +117,7 @@ final class BenchOptions {
     final Path svg;
     final boolean keepWorkDir;
     final List<String> bridgeJvm;
-    /** The bridge's delivery.exactlyOnce in each pass of parked-drain and steady: false, true, or both. */
+    /** The bridge's delivery.exactlyOnce in each pass of parked-drain, catch-up, steady and restart: false, true, or both. */
     final List<Boolean> exactlyOnce;
 
     final Path bridgeJar;

@@ -147,6 +147,12 @@ final class BenchRun implements AutoCloseable {
         return startBridge(name, topics, jar, extraJvm, false, Map.of());
     }
 
+    /** As above, with {@code delivery.exactlyOnce} as given. */
+    BridgeProcess startBridge(String name, String[] topics, Path jar, List<String> extraJvm, boolean exactlyOnce)
+            throws Exception {
+        return startBridge(name, topics, jar, extraJvm, exactlyOnce, Map.of());
+    }
+
     /**
      * The JVM options a bridge is shipped with, after {@code --bridge-jvm}: its argument file ({@code --bridge-options},
      * {@code @file} as README starts it) and its CDS archive ({@code --bridge-cds}), each where the file exists.

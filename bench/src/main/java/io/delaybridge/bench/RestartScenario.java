@@ -12,7 +12,8 @@ import java.util.List;
  * and started again at once; {@code --restarts} times over. Reported per kind of event: the median and the worst, over
  * the events, of its worst record's lateness (the target applies to the median), none early, none lost.
  * With {@code --startup-baseline-jar} (and {@code --startup-baseline-cds}) that jar first, the same way, for a
- * before-and-after in one run.
+ * before-and-after in one run. With {@code --exactly-once off,on} this bridge once per mode, the records read
+ * {@code read_committed} when on.
  */
 final class RestartScenario implements Scenario {
 
@@ -38,21 +39,26 @@ final class RestartScenario implements Scenario {
                             + (archive == null ? ", no CDS archive" : ", with its CDS archive"),
                     "restartbase",
                     run.options.startupBaselineJar,
-                    StartupScenario.baselineJvm(run.options));
+                    StartupScenario.baselineJvm(run.options),
+                    false);
         }
         boolean cds = Files.isRegularFile(run.options.bridgeCds);
-        measure(
-                cds ? "as shipped: its CDS archive and JVM options" : "its JVM options, no CDS archive",
-                "restart",
-                run.options.bridgeJar,
-                run.shippedJvm());
+        for (boolean exactlyOnce : run.options.exactlyOnce) {
+            measure(
+                    (cds ? "as shipped: its CDS archive and JVM options" : "its JVM options, no CDS archive")
+                            + (exactlyOnce ? ", exactly once" : ""),
+                    exactlyOnce ? "restarteos" : "restart",
+                    run.options.bridgeJar,
+                    run.shippedJvm(),
+                    exactlyOnce);
+        }
     }
 
     /**
      * Both parts, {@code --restarts} times, for one jar; {@code name} names its topics, group and key prefix. One bridge
      * runs throughout, each kill or stop followed by a start.
      */
-    private void measure(String label, String name, Path jar, List<String> jvm) throws Exception {
+    private void measure(String label, String name, Path jar, List<String> jvm, boolean exactlyOnce) throws Exception {
         String[] topics = run.createTopics(name, 3);
         int n = PER_SECOND * PART_SECONDS;
         int rounds = run.options.restarts;
@@ -64,23 +70,23 @@ final class RestartScenario implements Scenario {
             deployed.add(new Stats("restart after SIGTERM", run.nextSeq(0), n));
             run.nextSeq(n);
         }
-        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]));
+        try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]), exactlyOnce);
                 Load load = new Load(run.bootstrap)) {
             for (int round = 0; round < rounds; round++) {
                 collector.register(1 + 2 * round, killed.get(round));
                 collector.register(2 + 2 * round, deployed.get(round));
             }
             List<BridgeProcess> bridges = new ArrayList<>();
-            bridges.add(run.startBridge(name, topics, jar, jvm));
+            bridges.add(run.startBridge(name, topics, jar, jvm, exactlyOnce));
             try {
                 for (int round = 0; round < rounds; round++) {
                     part(load, topics, killed.get(round), 1 + 2 * round, () -> {
                         bridges.get(bridges.size() - 1).kill();
-                        bridges.add(run.startBridge(name, topics, jar, jvm));
+                        bridges.add(run.startBridge(name, topics, jar, jvm, exactlyOnce));
                     });
                     part(load, topics, deployed.get(round), 2 + 2 * round, () -> {
                         bridges.get(bridges.size() - 1).close();
-                        bridges.add(run.startBridge(name, topics, jar, jvm));
+                        bridges.add(run.startBridge(name, topics, jar, jvm, exactlyOnce));
                     });
                     BenchRun.log(
                             "restart round %d/%d (%s): worst record %,d ms late after kill -9, %,d ms after SIGTERM",
