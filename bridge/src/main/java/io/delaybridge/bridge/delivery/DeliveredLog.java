@@ -55,6 +55,9 @@ public final class DeliveredLog implements ShardLog, AutoCloseable {
         properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         properties.put(ConsumerConfig.CLIENT_ID_CONFIG, topic + "-reader");
+        // a read ends past the last transaction's commit marker, which only a fetch with nothing more to return gets
+        // past: a shard's open (every shard a new owner takes, one after the other) would wait a fetch's longest wait
+        properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "5");
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
