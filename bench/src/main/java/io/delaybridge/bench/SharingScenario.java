@@ -39,71 +39,51 @@ final class SharingScenario implements Scenario {
         if (run.options.startupBaselineJar != null) {
             List<String> jvm = StartupScenario.baselineJvm(run.options);
             String label = "baseline jar " + run.options.startupBaselineJar.getFileName();
-            capped(label, "sharebase", run.options.startupBaselineJar, jvm, phase);
-            burst(label, "burstbase", run.options.startupBaselineJar, jvm, phase + 2);
+            backlog(label, "sharebase", run.options.startupBaselineJar, jvm, phase, CAPPED, CAP);
+            backlog(label, "burstbase", run.options.startupBaselineJar, jvm, phase + 2, BULK, 0);
         }
         phase += 4;
-        capped("this bridge", "share", run.options.bridgeJar, run.shippedJvm(), phase);
-        burst("this bridge", "burst", run.options.bridgeJar, run.shippedJvm(), phase + 2);
+        backlog("this bridge", "share", run.options.bridgeJar, run.shippedJvm(), phase, CAPPED, CAP);
+        backlog("this bridge", "burst", run.options.bridgeJar, run.shippedJvm(), phase + 2, BULK, 0);
     }
 
-    private void capped(String label, String name, Path jar, List<String> jvm, int phase) throws Exception {
+    /**
+     * {@code records} due at one instant for one target (capped at {@code cap} a second, 0: uncapped), and a record
+     * for another target every 20 ms due from that instant on: how late the other target's records are.
+     */
+    private void backlog(String label, String name, Path jar, List<String> jvm, int phase, int records, int cap)
+            throws Exception {
         String[] topics = run.createTopics(name, 3);
-        String capped = topics[1];
-        String free = run.createTopics(name + "free", 3)[1];
-        List<String> withCap = new ArrayList<>(jvm);
-        withCap.add("-Ddw.pump.rateLimits.targets." + capped + "=" + CAP);
-        try (Collector collector = new Collector(run.bootstrap, List.of(capped, free), false);
-                Load load = new Load(run.bootstrap);
-                BridgeProcess bridge = run.startBridge(name, topics, jar, withCap)) {
-            long dueAt = System.currentTimeMillis() + 20_000;
-            Stats cappedStats = new Stats("sharing capped " + label, run.nextSeq(CAPPED), CAPPED);
-            Stats freeStats = quiet("sharing free " + label, collector, phase + 1);
-            collector.register(phase, cappedStats);
-            for (int i = 0; i < CAPPED; i++) {
-                load.send(topics[0], i % BenchRun.INTAKE_PARTITIONS, capped, dueAt, cappedStats.seqBase() + i, phase);
-            }
-            sendQuiet(load, topics[0], free, dueAt, freeStats, phase + 1);
-            BenchRun.sleepUntil(dueAt + QUIET_TO_MS);
-            BenchRun.awaitDelivered(freeStats, 30);
-            BenchRun.awaitDelivered(cappedStats, 120);
-            run.put(
-                    "sharing, capped backlog (" + label + "): " + CAPPED + " due at once for a target capped at " + CAP
-                            + "/s; another target's record every " + QUIET_EVERY_MS + " ms",
-                    "the other target: %s | the capped target: %,.1f records/s (10-90 %%), %s; "
-                            + "hand-backs to Redis %,d",
-                    freeStats.latenessLine(),
-                    cappedStats.steadyRate(),
-                    cappedStats.latenessLine(),
-                    bridge.meterCount("delay.target.handed-back." + capped));
+        String first = topics[1];
+        String other = run.createTopics(name + "other", 3)[1];
+        List<String> options = new ArrayList<>(jvm);
+        if (cap > 0) {
+            options.add("-Ddw.pump.rateLimits.targets." + first + "=" + cap);
         }
-    }
-
-    private void burst(String label, String name, Path jar, List<String> jvm, int phase) throws Exception {
-        String[] topics = run.createTopics(name, 3);
-        String bulk = topics[1];
-        String quiet = run.createTopics(name + "quiet", 3)[1];
-        try (Collector collector = new Collector(run.bootstrap, List.of(bulk, quiet), false);
+        try (Collector collector = new Collector(run.bootstrap, List.of(first, other), false);
                 Load load = new Load(run.bootstrap);
-                BridgeProcess bridge = run.startBridge(name, topics, jar, jvm)) {
-            long dueAt = System.currentTimeMillis() + 40_000;
-            Stats bulkStats = new Stats("sharing bulk " + label, run.nextSeq(BULK), BULK);
-            Stats quietStats = quiet("sharing quiet " + label, collector, phase + 1);
-            collector.register(phase, bulkStats);
-            for (int i = 0; i < BULK; i++) {
-                load.send(topics[0], i % BenchRun.INTAKE_PARTITIONS, bulk, dueAt, bulkStats.seqBase() + i, phase);
+                BridgeProcess bridge = run.startBridge(name, topics, jar, options)) {
+            long dueAt = System.currentTimeMillis() + 20_000 + records / 10; // time to write them all first
+            Stats backlog = new Stats(name + " backlog " + label, run.nextSeq(records), records);
+            Stats others = quiet(name + " other " + label, collector, phase + 1);
+            collector.register(phase, backlog);
+            for (int i = 0; i < records; i++) {
+                load.send(topics[0], i % BenchRun.INTAKE_PARTITIONS, first, dueAt, backlog.seqBase() + i, phase);
             }
-            sendQuiet(load, topics[0], quiet, dueAt, quietStats, phase + 1);
+            sendQuiet(load, topics[0], other, dueAt, others, phase + 1);
             BenchRun.sleepUntil(dueAt + QUIET_TO_MS);
-            BenchRun.awaitDelivered(quietStats, 30);
-            BenchRun.awaitDelivered(bulkStats, 60);
+            BenchRun.awaitDelivered(others, 30);
+            BenchRun.awaitDelivered(backlog, 120);
+            String what = cap > 0
+                    ? "capped backlog (" + label + "): " + records + " due at once for a target capped at " + cap + "/s"
+                    : "burst (" + label + "): " + records + " due at once for one target";
             run.put(
-                    "sharing, burst (" + label + "): " + BULK + " due at once for one target; another target's record"
-                            + " every " + QUIET_EVERY_MS + " ms",
-                    "the other target: %s | the burst: %,.0f records/s (10-90 %%), %s",
-                    quietStats.latenessLine(),
-                    bulkStats.steadyRate(),
-                    bulkStats.latenessLine());
+                    "sharing, " + what + "; another target's record every " + QUIET_EVERY_MS + " ms",
+                    "the other target: %s | the backlog: %,.1f records/s (10-90 %%), %s; hand-backs to Redis %,d",
+                    others.latenessLine(),
+                    backlog.steadyRate(),
+                    backlog.latenessLine(),
+                    cap > 0 ? bridge.meterCount("delay.target.handed-back." + first) : 0);
         }
     }
 
