@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -67,7 +68,7 @@ final class Collector implements AutoCloseable {
         synchronized (phases) {
             phases.put(phase, stats);
             for (long[] r : early.getOrDefault(phase, List.of())) {
-                stats.record(r[0], r[1], r[2]);
+                stats.record(r[0], r[1], r[2], r[3]);
             }
             early.remove(phase);
         }
@@ -76,7 +77,9 @@ final class Collector implements AutoCloseable {
     private void run() {
         try {
             while (running) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
+                long readAt = System.currentTimeMillis(); // the same host's clock as the load's due times
+                for (ConsumerRecord<byte[], byte[]> record : records) {
                     ByteBuffer value = ByteBuffer.wrap(record.value());
                     long dueAt = value.getLong(0);
                     long seq = value.getLong(8);
@@ -90,9 +93,9 @@ final class Collector implements AutoCloseable {
                         Stats stats = phases.get(phase);
                         if (stats == null) {
                             early.computeIfAbsent(phase, p -> new ArrayList<>())
-                                    .add(new long[] {seq, dueAt, record.timestamp()});
+                                    .add(new long[] {seq, dueAt, record.timestamp(), readAt});
                         } else {
-                            stats.record(seq, dueAt, record.timestamp());
+                            stats.record(seq, dueAt, record.timestamp(), readAt);
                         }
                     }
                 }

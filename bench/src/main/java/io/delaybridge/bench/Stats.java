@@ -28,6 +28,13 @@ final class Stats {
     long minEarlyBy;
     long firstDelivered = Long.MAX_VALUE;
     long lastDelivered = Long.MIN_VALUE;
+    /**
+     * Lateness by the moment the collector read the record, kept only where asked ({@link #readingToo}): what a
+     * {@code read_committed} reader waits, a transaction's commit included (the broker's timestamp is the append's).
+     */
+    private long[] readHistogram;
+
+    private long readCount;
     /** Delivery time by record, kept only where intake order is checked (the burst). */
     private long[] times;
     /** The records due from {@link #windowFrom}, counted again apart (a run's first seconds left out), or null. */
@@ -47,6 +54,11 @@ final class Stats {
     }
 
     synchronized void record(long seq, long dueAt, long deliveredAt) {
+        record(seq, dueAt, deliveredAt, Long.MIN_VALUE);
+    }
+
+    /** {@code readAt}: when the collector read it ({@link Long#MIN_VALUE}: not known). */
+    synchronized void record(long seq, long dueAt, long deliveredAt, long readAt) {
         int index = (int) (seq - seqBase);
         if (index >= 0) {
             if (seen.get(index)) {
@@ -57,8 +69,9 @@ final class Stats {
         }
         count++;
         if (window != null && dueAt >= windowFrom) {
-            window.record(seq, dueAt, deliveredAt);
+            window.record(seq, dueAt, deliveredAt, readAt);
         }
+        recordRead(dueAt, readAt);
         if (times != null && index >= 0 && index < times.length) {
             times[index] = deliveredAt;
         }
@@ -88,6 +101,19 @@ final class Stats {
         window = new Stats(name + " window", seqBase, expected);
         windowFrom = dueAt;
         return window;
+    }
+
+    private void recordRead(long dueAt, long readAt) {
+        if (readHistogram != null && readAt != Long.MIN_VALUE) {
+            readHistogram[(int) Math.max(0, Math.min(HISTOGRAM_MS, readAt - dueAt))]++;
+            readCount++;
+        }
+    }
+
+    /** Also keeps lateness by the moment the collector read each record ({@link #readPercentile}). */
+    synchronized Stats readingToo() {
+        readHistogram = new long[HISTOGRAM_MS + 1];
+        return this;
     }
 
     /** Keeps each record's delivery time, for {@link #orderInversions}. */
@@ -125,6 +151,15 @@ final class Stats {
 
     /** Lateness at a quantile, in ms (histogram resolution 1 ms, capped at 600 s). */
     synchronized long percentile(double quantile) {
+        return quantile(histogram, count, quantile);
+    }
+
+    /** Lateness by read time at a quantile, in ms; -1 unless {@link #readingToo} (and some record was read). */
+    synchronized long readPercentile(double quantile) {
+        return readHistogram == null ? -1 : quantile(readHistogram, readCount, quantile);
+    }
+
+    private static long quantile(long[] histogram, long count, double quantile) {
         if (count == 0) {
             return -1;
         }

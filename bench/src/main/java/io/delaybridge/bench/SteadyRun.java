@@ -47,7 +47,7 @@ record SteadyRun(Stats stats, String cpu) {
         }
         long base = run.nextSeq(n);
         Stats warmStats = new Stats("warm-up", base, warm);
-        Stats stats = new Stats("window", base + warm, measured);
+        Stats stats = new Stats("window", base + warm, measured).readingToo();
         collector.register(phase, warmStats);
         collector.register(phase + 1, stats);
         BenchRun.log(
