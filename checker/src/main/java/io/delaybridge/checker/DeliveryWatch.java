@@ -112,7 +112,11 @@ final class DeliveryWatch implements Runnable {
                             record.timestamp() + " attempt " + header(record, "delay-attempt")
                                     + (deadletter ? " deadletter" : ""));
                     arrivals.incrementAndGet();
-                    positions.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
+                }
+                // the consumer's position, not the last record's offset + 1: with transactions a commit marker
+                // follows the last record, and the end offset lies past it
+                for (TopicPartition partition : partitions) {
+                    positions.put(partition, consumer.position(partition));
                 }
             }
         }

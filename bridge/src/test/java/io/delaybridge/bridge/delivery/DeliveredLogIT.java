@@ -1,0 +1,84 @@
+package io.delaybridge.bridge.delivery;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.delaybridge.bridge.time.Time;
+import io.delaybridge.testkit.RealServersExtension;
+import io.delaybridge.testkit.TestServers;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@link DeliveredLog} on the real broker: each shard's last committed record, never an aborted one after it, read
+ * by many shards' opens at once (its one consumer, used by two threads at a time, would throw).
+ */
+@ExtendWith(RealServersExtension.class)
+class DeliveredLogIT {
+
+    private static final int SHARDS = 12;
+
+    @Test
+    void shardsOpeningAtOnceEachReadTheirOwnLastCommittedRecord(TestServers servers) throws Exception {
+        String bootstrap = servers.kafkaBootstrap();
+        String topic = servers.unique("delivered");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            DeliveredLog.prepare(admin, topic, SHARDS, Optional.of((short) 1), Time.SYSTEM);
+        }
+        Properties consumer = new Properties();
+        consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        DeliveredLog log = new DeliveredLog(topic, consumer, 30_000, Time.SYSTEM);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                        topic + "-writer"),
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            producer.initTransactions();
+            for (int shard = 0; shard < SHARDS; shard++) {
+                for (long floor : new long[] {shard * 100L, shard * 100L + 1}) {
+                    producer.beginTransaction();
+                    producer.send(log.record(shard, DeliveredRecord.encode(List.of(), floor)));
+                    producer.commitTransaction();
+                }
+                producer.beginTransaction(); // an aborted record after them is never what a shard reads
+                producer.send(log.record(shard, DeliveredRecord.encode(List.of(), 999_999)));
+                producer.abortTransaction();
+            }
+        }
+        ExecutorService opens = Executors.newFixedThreadPool(SHARDS);
+        try {
+            for (int round = 0; round < 3; round++) {
+                List<CompletableFuture<Long>> floors = new ArrayList<>();
+                for (int shard = 0; shard < SHARDS; shard++) {
+                    int s = shard;
+                    floors.add(CompletableFuture.supplyAsync(() -> log.latest(s).intakeFloor(), opens));
+                }
+                for (int shard = 0; shard < SHARDS; shard++) {
+                    assertEquals(shard * 100L + 1, floors.get(shard).get(60, TimeUnit.SECONDS), "shard " + shard);
+                }
+            }
+        } finally {
+            opens.shutdownNow();
+            log.close();
+        }
+        assertThrows(IllegalStateException.class, () -> log.latest(0), "a closed log reads nothing");
+    }
+}
