@@ -59,6 +59,9 @@ final class ShardOpening {
                 continue;
             }
             if (delivery.shardOpen(shard.shard)) {
+                // the intake opens a shard's delivery at its assignment, before its epoch is taken: that was the
+                // first opening, and any later one must prove the epoch
+                shard.deliveryOpened = true;
                 ready.add(shard);
             } else if (provedToReopen(shard)) {
                 opening.put(shard.shard, shard);

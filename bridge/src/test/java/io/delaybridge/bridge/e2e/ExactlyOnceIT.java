@@ -161,6 +161,11 @@ class ExactlyOnceIT {
                     .until(() -> zombie.pipeline().path("healthy").asBoolean()
                             && zombie.shards().size() + survivor.shards().size() == 4);
             Lateness lateness = ExactlyOnceChecks.exactlyOnce(dir, committed, dueAt);
+            // its transactions failed on waking; it must not open the shards' producers again before it proves its
+            // epoch in Redis, or that open fences the survivor, the shards' owner, mid-transaction
+            assertFalse(
+                    Files.readString(survivor.log()).contains("ProducerFencedException"),
+                    "the woken zombie fenced the producers of the survivor: " + survivor.log());
             System.out.printf(
                     "[exactly-once] zombie (SIGSTOP %d ms, lease 10 s): %d in flight at the freeze, %d records, "
                             + "read_committed 0 duplicates, read_uncommitted %d extra copies, %s%n",

@@ -143,16 +143,16 @@ class ExactlyOnceKafkaFaultsIT {
 
     @Test
     @Execution(ExecutionMode.CONCURRENT)
-    void aDeliveredMessageWaitingOutARetryIsNotSentAgainByTheNextOwner(TestServers servers, @TempDir Path tmp)
-            throws Exception {
+    void aDeliveredMessageWaitingOutARetryIsNotSentAgainByTheNextOwner(TestServers servers) throws Exception {
         int records = 400;
         TestNames names = TestNames.unique(servers);
         String target = names.target("out");
         String[] pump = {"lease: 2s", "retryBackoff: " + RETRY.toSeconds() + "s", "maxRetryBackoff: 30s"};
         // a broker of its own: it is frozen, and the shared one serves the other tests; the transactions it holds up
         // commit when it wakes (they outlive their timeout, half the lease, while it is frozen)
+        // its data directory, broker.log included, is kept beside the bridges' logs for a look after a failure
         try (KafkaBroker broker =
-                        KafkaBroker.start(tmp.resolve("kafka"), KafkaBroker.Option.LATE_TRANSACTION_TIMEOUTS);
+                        KafkaBroker.start(dir.resolve("kafka"), KafkaBroker.Option.LATE_TRANSACTION_TIMEOUTS);
                 KafkaClient kafka = new KafkaClient(broker.bootstrapServers())) {
             kafka.createTopics(2, target);
             KafkaClient.Collector committed = kafka.collectCommitted(target);
@@ -181,6 +181,9 @@ class ExactlyOnceKafkaFaultsIT {
                     Duration.ofSeconds(120), () -> RecoveryIT.keys(committed).size() >= records);
             long retried = first.meter("delay.retried");
             int before = RecoveryIT.keys(committed).size();
+            if (before < records) {
+                first.jvm().signal("QUIT"); // a thread dump into its log: what its transactions wait for
+            }
             first.kill();
             try (ChildBridge second = ChildBridge.start(
                     dir, names, broker.bootstrapServers(), servers.redisUri(), "only", EXACTLY_ONCE, pump)) {
