@@ -2,20 +2,16 @@ package io.delaybridge.bridge.intake;
 
 import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.express.IntakeDelivery;
-import io.delaybridge.bridge.log.RecordTranslator;
 import io.delaybridge.bridge.log.RefusedRecords;
 import io.delaybridge.bridge.probe.PipelineProbe;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.StoreDataLostException;
-import io.delaybridge.bridge.time.RedisClock;
-import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.Managed;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -52,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * {@link IntakeExpress} hands express records to the sending layer, {@link PollCommits} holds the commit rule (a poll
  * commits once its records are stored, refused ones deadlettered, express ones settled, in poll order) over the
  * {@link OffsetCommitter}, {@link IntakeRebalance} hands partitions over, {@link IntakeMember} keeps the consumer in
- * the group (connect, close, rejoin after a fence); this class runs the loop.
+ * the group (connect, close, rejoin after a fence); {@link IntakeAssembly} builds them and wires them to each other;
+ * this class runs the loop.
  *
  * <p>Each commit carries the store's incarnation in the offsets' metadata. On assignment the loop compares it with the
  * store's: a different one means Redis came back without the data those offsets promise. Then, and when a write
@@ -73,31 +70,18 @@ public final class IntakeLoop implements Managed {
     public static final int MAX_BATCHES_IN_FLIGHT = 2;
 
     private final DelayStore store;
-    private final RecordTranslator translator;
     private final IntakeSettings settings;
     private final PartitionListener partitionListener;
-    private final IntakeMetrics metrics;
-    /** The express path: the gate, and the lane the sending layer keeps. */
-    private final IntakeExpress express;
     /** The sending layer; with exactly once, its shard transactions commit the express records' offsets. */
     private final IntakeDelivery sends;
+    /** The parts this loop drives, built and wired to each other: consumer, express path, polls in flight, writer. */
+    private final IntakeAssembly parts;
 
-    private final PollWriter writer;
-    private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private volatile boolean running;
     private volatile String stopReason;
     private Thread thread;
-    private final RetryBackoff backoff;
-    /** The consumer in the group, its commits and gap repair; what a fence does. */
-    private final IntakeMember member;
-    /** Batches written to the store and not yet completed, in poll order. Intake thread only. */
-    private final BatchesInFlight inFlight;
-    /** What the store is expected to hold per partition (position marks). Intake thread only. */
-    private final StorePositions positions = new StorePositions();
-
-    private final IntakeRewind rewinds;
     /** Completes the batches Redis answered, in poll order. Intake thread only. */
     private final BatchCompletion completion;
 
@@ -109,35 +93,27 @@ public final class IntakeLoop implements Managed {
             IntakeMetrics metrics,
             IntakeDelivery sends,
             PipelineProbe probe) {
-        Producer<byte[], byte[]> producer = clients.producer();
-        DelayStore store = target.store();
-        FarPolicy far = target.far();
-        RedisClock redisClock = target.redisClock();
-        Time time = redisClock.time();
-        this.inFlight = new BatchesInFlight(time);
-        this.store = store;
-        this.translator = settings.translator();
+        this.store = target.store();
         this.settings = settings;
-        this.backoff = new RetryBackoff(settings.retryBackoff(), settings.maxRetryBackoff(), stopRequested);
         this.partitionListener = partitionListener;
-        this.metrics = metrics;
         this.sends = sends;
-        this.express = IntakeExpress.of(settings, sends, store, metrics, redisClock);
-        this.member = new IntakeMember(
-                clients.consumerProperties(), settings, target, metrics, express, positions, partitionListener);
-        this.writer = new PollWriter(store, translator, positions, express.gate(), far, redisClock, time);
-        this.rewinds = new IntakeRewind(inFlight, writer, positions, sends);
-        RefusedRecords refused = new RefusedRecords(producer, settings.deadletterTopic(), WRITE_TIMEOUT_SECONDS);
+        this.parts = IntakeAssembly.wire(clients, target, settings, partitionListener, metrics, sends, probe);
         this.completion = new BatchCompletion(
-                this, inFlight, writer, positions, rewinds, backoff, new BatchOutput(refused, express, metrics, probe));
-        metrics.expressBuffer(express::heldRecords);
+                this,
+                parts.inFlight(),
+                parts.writer(),
+                parts.positions(),
+                parts.rewinds(),
+                parts.backoff(),
+                parts.output());
+        metrics.expressBuffer(parts.express()::heldRecords);
     }
 
     @Override
     public void start() {
         running = true;
-        member.connect();
-        express.start();
+        parts.member().connect();
+        parts.express().start();
         thread = new Thread(this::run, "delay-intake");
         thread.start();
     }
@@ -145,8 +121,8 @@ public final class IntakeLoop implements Managed {
     @Override
     public void stop() throws InterruptedException {
         running = false;
-        stopRequested.countDown();
-        member.wakeup();
+        parts.stopRequested().countDown();
+        parts.member().wakeup();
         stopped.await(60, TimeUnit.SECONDS);
     }
 
@@ -157,7 +133,7 @@ public final class IntakeLoop implements Managed {
 
     /** The last loss of acknowledged records that could not be repaired (Kafka no longer had them), or null. */
     public String storeLoss() {
-        return member.storeLoss();
+        return parts.member().storeLoss();
     }
 
     /** True while the loop runs and holds a consumer. */
@@ -171,7 +147,7 @@ public final class IntakeLoop implements Managed {
                 try {
                     read();
                 } catch (FencedInstanceIdException e) {
-                    if (!member.rejoinAfterFence(rewinds, stopRequested, this::halt)) {
+                    if (!parts.member().rejoinAfterFence(parts.rewinds(), parts.stopRequested(), this::halt)) {
                         stopAsFenced();
                     }
                 }
@@ -184,9 +160,9 @@ public final class IntakeLoop implements Managed {
             LOG.error(
                     "Intake stopped by an unexpected error; offsets after the last stored batch are not committed", e);
         } finally {
-            member.closeLeaving();
+            parts.member().closeLeaving();
             try {
-                express.stop();
+                parts.express().stop();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -197,41 +173,49 @@ public final class IntakeLoop implements Managed {
 
     /** Subscribes the current consumer and reads until the loop stops or the group fences this member. */
     private void read() {
-        member.consumer()
+        parts.member()
+                .consumer()
                 .subscribe(
                         List.of(settings.topic()),
                         new IntakeRebalance(
                                 this,
-                                member.consumer(),
-                                member.commits(),
+                                parts.member().consumer(),
+                                parts.member().commits(),
                                 partitionListener,
                                 store,
-                                member.gaps(),
+                                parts.member().gaps(),
                                 sends));
-        backoff.succeeded();
+        parts.backoff().succeeded();
         while (running) {
             try {
                 // with batches in flight, take only what is already fetched: the oldest batch is waiting
-                ConsumerRecords<byte[], byte[]> records = member.consumer()
-                        .poll(inFlight.isEmpty() ? member.commits().pollTimeout() : Duration.ZERO);
+                ConsumerRecords<byte[], byte[]> records = parts.member()
+                        .consumer()
+                        .poll(
+                                parts.inFlight().isEmpty()
+                                        ? parts.member().commits().pollTimeout()
+                                        : Duration.ZERO);
                 if (!records.isEmpty()) {
                     submit(records);
                 }
-                if (!inFlight.isEmpty()) {
+                if (!parts.inFlight().isEmpty()) {
                     completeBatches(
                             records.isEmpty()
-                                    || inFlight.size() >= MAX_BATCHES_IN_FLIGHT
-                                    || member.commits().settledWaiting(),
+                                    || parts.inFlight().size() >= MAX_BATCHES_IN_FLIGHT
+                                    || parts.member().commits().settledWaiting(),
                             false,
                             true);
                 }
-                member.commits().commitIfDue();
-                member.gaps().checkIdle(inFlight.partitions());
+                parts.member().commits().commitIfDue();
+                parts.member().gaps().checkIdle(parts.inFlight().partitions());
             } catch (WakeupException | FencedInstanceIdException e) {
                 throw e;
             } catch (KafkaException e) {
                 // e.g. the broker is gone for a while: nothing was committed past what Redis holds, so go on
-                LOG.warn("Intake poll failed, retrying in {} ms: {}", backoff.nextMillis(), Failures.describe(e));
+                LOG.warn(
+                        "Intake poll failed, retrying in {} ms: {}",
+                        parts.backoff().nextMillis(),
+                        Failures.describe(e));
                 sleepBackoff();
             }
         }
@@ -242,18 +226,18 @@ public final class IntakeLoop implements Managed {
         if (stopReason != null) {
             return; // Redis lost its data: store nothing over it (the records stay uncommitted)
         }
-        inFlight.add(writer.write(records, OffsetCommitter.incarnationMarker(store.incarnation())));
+        parts.inFlight().add(parts.writer().write(records, OffsetCommitter.incarnationMarker(store.incarnation())));
     }
 
     /** Completes every batch in flight and waits for its express records: before partitions are handed over. */
     void completeAllBatches() {
         completeBatches(true, true, false);
-        member.commits().settleAll(SETTLE_TIMEOUT_MILLIS);
+        parts.member().commits().settleAll(SETTLE_TIMEOUT_MILLIS);
     }
 
     /** Completes batches in poll order ({@link BatchCompletion}). */
     private void completeBatches(boolean block, boolean all, boolean backOffOnFailure) {
-        completion.complete(member.commits(), member.gaps(), block, all, backOffOnFailure);
+        completion.complete(parts.member().commits(), parts.member().gaps(), block, all, backOffOnFailure);
     }
 
     /**
@@ -261,7 +245,7 @@ public final class IntakeLoop implements Managed {
      * may have taken partitions away meanwhile: their new owner reads them from the last commit.
      */
     void rewind() {
-        rewinds.rewind(member.consumer());
+        parts.rewinds().rewind(parts.member().consumer());
     }
 
     /**
@@ -270,10 +254,10 @@ public final class IntakeLoop implements Managed {
      * it in Redis anyway).
      */
     private void stopAsFenced() {
-        stopReason = member.fencedStopReason();
+        stopReason = parts.member().fencedStopReason();
         LOG.error(stopReason);
         running = false;
-        member.release(rewinds);
+        parts.member().release(parts.rewinds());
     }
 
     /** Stops reading for good: carrying on would commit offsets over records that Redis no longer holds. */
@@ -291,7 +275,7 @@ public final class IntakeLoop implements Managed {
     }
 
     void sleepBackoff() {
-        if (!backoff.sleep()) {
+        if (!parts.backoff().sleep()) {
             running = false;
         }
     }

@@ -49,40 +49,26 @@ import org.slf4j.LoggerFactory;
  * (a capped target's through its {@link Throttle});
  * {@link OutcomeHandler} acks (in batches), retries and deadletters; {@link RedisClock} (shared with the
  * intake and the release threads) and {@link Wakeups} tell the pump thread when to wake; {@link ShardOwnership} holds
- * the shards and {@link ShardOpening} makes an assigned one ready for claims. This class runs the loop.
+ * the shards and {@link ShardOpening} makes an assigned one ready for claims. {@link PumpAssembly} builds them and
+ * wires them to each other; this class runs the loop.
  */
 public final class Pump implements Managed {
 
     private static final Logger LOG = LoggerFactory.getLogger(Pump.class);
     private static final long STORE_RETRY_MILLIS = 250;
-    private static final long FAILURE_LOG_INTERVAL_MILLIS = 10_000;
 
     private final DelayStore store;
     private final PumpSettings settings;
     private final PumpMetrics metrics;
     private final Time time;
-
-    private final Wakeups wakeups;
-    private final ShardOwnership owned;
-    /** Takes an assigned shard's epoch and opens its delivery before its first claim. */
-    private final ShardOpening opening;
-
-    private final ThrottledWarning warnings;
-    private final InFlightPlaces places;
-    private final MessageSender sender;
-    private final OutcomeHandler outcomes;
-    private final ClaimRounds rounds;
-    /** Asks the store, after a short claim, whether delivered messages exactly once remembers are still stored. */
-    private final StoredCheck storedCheck;
     /** Redis' clock, as every part knows it: when to wake, and what is due. */
     private final RedisClock redisClock;
     /** Sends for both paths; with exactly once, a transactional producer per shard to open before claiming. */
     private final Delivery delivery;
     /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
     private final PipelineProbe probe;
-
-    /** The operator's pauses: the whole pump, or single shards. */
-    private final PumpPauses pauses;
+    /** The parts this loop drives, built and wired to each other. */
+    private final PumpAssembly parts;
 
     private volatile boolean running;
     private Thread thread;
@@ -94,40 +80,21 @@ public final class Pump implements Managed {
             PumpMetrics metrics,
             RedisClock redisClock,
             PipelineProbe probe) {
-        Delivery delivery = sends.delivery();
-        Time time = redisClock.time();
         this.store = store;
         this.settings = settings;
         this.metrics = metrics;
-        this.time = time;
-        this.wakeups = new Wakeups(time);
-        this.owned = new ShardOwnership(store, settings, metrics, wakeups, time);
-        this.pauses = new PumpPauses(store.shardCount(), wakeups, owned);
-        this.warnings = new ThrottledWarning(LOG, time.clock(), FAILURE_LOG_INTERVAL_MILLIS);
-        this.opening = new ShardOpening(store, delivery, owned, settings.batchSize(), STORE_RETRY_MILLIS, warnings);
-        this.places = new InFlightPlaces(settings.maxInFlight(), wakeups);
+        this.time = redisClock.time();
         this.redisClock = redisClock;
-        this.rounds = new ClaimRounds(settings.lookAheadMillis(), settings.batchSize());
+        this.delivery = sends.delivery();
         this.probe = probe;
-        this.delivery = delivery;
-        this.sender = new MessageSender(
-                delivery,
-                wakeups,
-                sends.rates(),
-                new Throttle(store, places, settings, redisClock::now, time),
-                new SeriesTurns(redisClock, delivery.exactlyOnce()),
-                settings.lookAheadMillis(),
-                redisClock);
-        this.storedCheck = new StoredCheck(store, delivery, sender::key, time);
-        this.outcomes =
-                new OutcomeHandler(store, sends, settings, metrics, new SendPath(sender, places), redisClock, probe);
+        this.parts = PumpAssembly.wire(store, sends, settings, metrics, redisClock, probe, STORE_RETRY_MILLIS);
         store.onWake(this::wake);
     }
 
     @Override
     public void start() {
         running = true;
-        sender.start();
+        parts.sender().start();
         thread = new Thread(this::run, "delay-pump");
         thread.start();
     }
@@ -135,25 +102,25 @@ public final class Pump implements Managed {
     @Override
     public void stop() throws InterruptedException {
         running = false;
-        wakeups.signal();
+        parts.wakeups().signal();
         if (thread != null) {
             thread.join(TimeUnit.SECONDS.toMillis(30));
         }
-        sender.flush();
+        parts.sender().flush();
         if (thread == null || !thread.isAlive()) {
             // the pump thread's own state (unacked outcomes): only once it has ended; if it hangs, leases return them
-            outcomes.process();
-            outcomes.flushAcks(true);
+            parts.outcomes().process();
+            parts.outcomes().flushAcks(true);
         }
         awaitAcks(TimeUnit.SECONDS.toNanos(10));
     }
 
     /** Waits until every ack sent has been answered, or the time is up (their leases then return the messages). */
     private void awaitAcks(long timeoutNanos) {
-        if (!wakeups.awaitUntilTrue(() -> places.pendingAcks() == 0, timeoutNanos)) {
+        if (!parts.wakeups().awaitUntilTrue(() -> parts.places().pendingAcks() == 0, timeoutNanos)) {
             LOG.warn(
                     "{} acks were still unanswered at stop; their messages return when their leases expire",
-                    places.pendingAcks());
+                    parts.places().pendingAcks());
         }
     }
 
@@ -162,7 +129,7 @@ public final class Pump implements Managed {
      * epochs are taken on the pump's thread, so this never blocks on or fails with Redis.
      */
     public void assign(Collection<Integer> shards) {
-        owned.assign(shards);
+        parts.owned().assign(shards);
     }
 
     /**
@@ -171,7 +138,7 @@ public final class Pump implements Managed {
      * the intake's thread, before the partitions move to another instance.
      */
     public void revoke(Collection<Integer> shards) {
-        owned.revoke(shards, TimeUnit.MILLISECONDS.toNanos(settings.revokeDrainMillis()), () -> running);
+        parts.owned().revoke(shards, TimeUnit.MILLISECONDS.toNanos(settings.revokeDrainMillis()), () -> running);
         for (int shard : shards) {
             delivery.closeShard(shard, true); // its next owner opens it again (and fences this instance's producer)
         }
@@ -179,31 +146,31 @@ public final class Pump implements Managed {
 
     /** The operator's pauses of this pump: all shards, or single ones. */
     public PumpPauses pauses() {
-        return pauses;
+        return parts.pauses();
     }
 
     /** The shards this instance pumps now. */
     public List<Integer> ownedShards() {
-        return owned.numbers();
+        return parts.owned().numbers();
     }
 
     /** Shard -> fencing epoch of the shards this instance pumps now, once their epoch is taken. */
     public Map<Integer, Long> ownedEpochs() {
-        return owned.epochs();
+        return parts.owned().epochs();
     }
 
     /** The epoch the store fences this instance's intake writes into {@code shard} by; -1: unfenced. */
     public long writeFence(int shard) {
-        return owned.writeFence(shard);
+        return parts.owned().writeFence(shard);
     }
 
     public int inFlight() {
-        return places.count();
+        return parts.places().count();
     }
 
     /** Called by the store when a shard received a message due earlier than all it held. */
     void wake(int shard, long dueAt) {
-        owned.woken(shard, dueAt);
+        parts.owned().woken(shard, dueAt);
     }
 
     /**
@@ -222,10 +189,11 @@ public final class Pump implements Managed {
         while (running) {
             long wakeAt;
             try {
-                outcomes.process();
-                wakeAt = Math.min(pumpOwnedShards(), outcomes.ackFlushAt());
+                parts.outcomes().process();
+                wakeAt = Math.min(pumpOwnedShards(), parts.outcomes().ackFlushAt());
             } catch (RuntimeException e) {
-                warnings.warn("Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS, Failures.describe(e));
+                parts.warnings()
+                        .warn("Pump cycle failed, retrying every {} ms: {}", STORE_RETRY_MILLIS, Failures.describe(e));
                 wakeAt = redisClock.now() + STORE_RETRY_MILLIS;
             }
             awaitUntil(redisClock.nanosUntil(wakeAt));
@@ -238,28 +206,28 @@ public final class Pump implements Managed {
      */
     private long pumpOwnedShards() {
         long next = Long.MAX_VALUE;
-        if (!owned.isEmpty()) {
+        if (!parts.owned().isEmpty()) {
             checkClock();
         }
         List<OwnedShard> live = new ArrayList<>();
-        List<OwnedShard> held = owned.live();
-        List<OwnedShard> ready = opening.ready(held);
+        List<OwnedShard> held = parts.owned().live();
+        List<OwnedShard> ready = parts.opening().ready(held);
         if (ready.size() < held.size()) {
             next = Math.min(next, redisClock.now() + STORE_RETRY_MILLIS);
         }
         for (OwnedShard shard : ready) {
             try {
-                owned.reclaimIfDue(shard);
-                if (!owned.returnLostClaims(shard)) {
+                parts.owned().reclaimIfDue(shard);
+                if (!parts.owned().returnLostClaims(shard)) {
                     continue; // its sends finish first; each one finished wakes the pump
                 }
             } catch (StoreFencedException e) {
-                opening.letGo(shard, e);
+                parts.opening().letGo(shard, e);
                 continue;
             }
             live.add(shard);
         }
-        boolean paused = pauses.paused();
+        boolean paused = parts.pauses().paused();
         if (!paused) {
             claimDue(live);
         }
@@ -267,8 +235,8 @@ public final class Pump implements Managed {
             if (shard.revoked) {
                 continue;
             }
-            if (!paused && !places.full()) {
-                next = Math.min(next, rounds.roundTime(shard));
+            if (!paused && !parts.places().full()) {
+                next = Math.min(next, parts.rounds().roundTime(shard));
             }
             long reclaimInMillis = TimeUnit.NANOSECONDS.toMillis(shard.reclaimAtNanos - time.nanoseconds());
             next = Math.min(next, redisClock.now() + reclaimInMillis);
@@ -285,23 +253,23 @@ public final class Pump implements Managed {
     private void claimDue(List<OwnedShard> shards) {
         boolean firstOfRound = true;
         while (running) {
-            outcomes.process();
-            int room = places.room();
+            parts.outcomes().process();
+            int room = parts.places().room();
             if (room <= 0) {
                 return;
             }
             long now = redisClock.now();
             if (firstOfRound) {
-                if (!rounds.startRound(shards, now)) {
+                if (!parts.rounds().startRound(shards, now)) {
                     return; // woken early (an outcome, a later message): the round comes at its time
                 }
                 firstOfRound = false;
             }
-            List<OwnedShard> due = rounds.dueShards(shards, now, room);
+            List<OwnedShard> due = parts.rounds().dueShards(shards, now, room);
             if (due.isEmpty()) {
                 return;
             }
-            int[] want = rounds.perShard(due, room);
+            int[] want = parts.rounds().perShard(due, room);
             long requested = time.nanoseconds();
             List<CompletableFuture<ClaimBatch>> claims = new ArrayList<>(due.size());
             for (int i = 0; i < due.size(); i++) {
@@ -309,10 +277,10 @@ public final class Pump implements Managed {
                 shard.wokenAt.set(Long.MAX_VALUE);
                 // reserved before the claim: revoke() waits for it, so a claim under way is sent and acked before
                 // the shard moves (a graceful rebalance delivers nothing twice)
-                places.reserve(shard, want[i]);
+                parts.places().reserve(shard, want[i]);
                 CompletableFuture<ClaimBatch> claim;
                 try {
-                    claim = pauses.isPaused(shard.shard)
+                    claim = parts.pauses().isPaused(shard.shard)
                             // nothing, and no next due time: the shard waits for the wake-up of its resume
                             ? CompletableFuture.completedFuture(new ClaimBatch(List.of(), -1, store.now()))
                             : store.claimAsync(
@@ -334,11 +302,11 @@ public final class Pump implements Managed {
                 try {
                     batch = StoreCalls.await(claims.get(i), settings.leaseMillis(), "claim on shard " + shard.shard);
                 } catch (StoreFencedException e) {
-                    places.unreserve(shard, want[i]);
-                    opening.letGo(shard, e);
+                    parts.places().unreserve(shard, want[i]);
+                    parts.opening().letGo(shard, e);
                     continue;
                 } catch (RuntimeException e) {
-                    places.unreserve(shard, want[i]);
+                    parts.places().unreserve(shard, want[i]);
                     shard.nextDueAt = Long.MIN_VALUE; // its wake-up was taken: claim again in the next cycle
                     shard.claimAnswerLost = true; // it may have run: what it took returns before the next claim
                     failure = failure == null ? e : failure;
@@ -370,17 +338,18 @@ public final class Pump implements Managed {
         List<ClaimedMessage> messages = batch.messages();
         shard.nextDueAt = filled(batch, want) ? Long.MIN_VALUE : (batch.hasNext() ? batch.nextDueAt() : Long.MAX_VALUE);
         if (messages.size() < want) {
-            places.unreserve(shard, want - messages.size());
+            parts.places().unreserve(shard, want - messages.size());
         }
-        delivery.claimed(shard.shard, () -> messages.stream().map(sender::key).iterator(), messages.size() < want);
+        delivery.claimed(
+                shard.shard, () -> messages.stream().map(parts.sender()::key).iterator(), messages.size() < want);
         if (messages.size() < want) {
-            storedCheck.shortClaim(shard.shard);
+            parts.storedCheck().shortClaim(shard.shard);
         }
         if (!messages.isEmpty()) {
             metrics.claimBatch.update(messages.size());
-            places.claimed(messages.size());
+            parts.places().claimed(messages.size());
             probe.reached(Checkpoint.CLAIMED_BEFORE_SEND);
-            sender.hold(shard, messages);
+            parts.sender().hold(shard, messages);
         }
     }
 
@@ -389,7 +358,7 @@ public final class Pump implements Managed {
         // A due time is an exact millisecond: sleep to it, not to a tick.
         long maxWaitNanos =
                 Math.min(RedisClock.TRUSTED_NANOS, TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2));
-        if (!wakeups.sleep(Math.min(waitNanos, maxWaitNanos), () -> running)) {
+        if (!parts.wakeups().sleep(Math.min(waitNanos, maxWaitNanos), () -> running)) {
             running = false;
         }
     }

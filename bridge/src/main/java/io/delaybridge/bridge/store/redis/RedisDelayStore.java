@@ -27,7 +27,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
 import java.util.function.IntToLongFunction;
@@ -54,7 +53,8 @@ import java.util.function.IntToLongFunction;
  * (start-up checks of every master), {@link StoreMeta} (incarnation markers), {@link WritePlan} and {@link
  * WritePipeline} (the intake's writes), {@link ShardCalls} (the pump's shard operations), {@link ShardReads}
  * (positions, stats, {@code TIME}), {@link WakeSubscription} (wake-ups), and over {@link StoreAccess} {@link
- * RedisMessageAdmin} and {@link RedisSharedRates}; this class ties the parts together.
+ * RedisMessageAdmin} and {@link RedisSharedRates}; {@link StoreAssembly} builds and wires them, this class ties them
+ * together.
  *
  * <h2>Connections and threads</h2>
  *
@@ -89,30 +89,13 @@ import java.util.function.IntToLongFunction;
 public final class RedisDelayStore implements DelayStore {
 
     private final StoreAccess access;
-    private final RedisConnections connections;
-    private final RedisKeys keys;
-    private final WritePlan plan;
-    private final WritePipeline writes;
-    private final ShardCalls shardCalls;
-    private final ShardReads reads;
-    private final FarIndex far;
-    private final List<WakeListener> wakeListeners = new CopyOnWriteArrayList<>();
-    private final WakeSubscription wakeSubscription;
+    private final StoreAssembly parts;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** Ties the parts together and subscribes to the wake channels; {@link StoreOpening} prepared Redis. */
-    RedisDelayStore(StoreAccess access, ServerChecks.Facts facts, Time time) {
+    /** Ties the parts together; {@link StoreOpening} prepared Redis and built the parts. */
+    RedisDelayStore(StoreAccess access, StoreAssembly parts) {
         this.access = access;
-        this.connections = access.connections();
-        this.keys = access.keys();
-        ScriptRunner scripts = access.scripts();
-        ShardRouter router = access.router();
-        this.plan = new WritePlan(keys, router, access.incarnation(), facts.publishCommand());
-        this.writes = new WritePipeline(connections, scripts, plan, keys, time);
-        this.shardCalls = new ShardCalls(connections, scripts, keys, router, access.publish());
-        this.reads = new ShardReads(access);
-        this.far = new FarIndex(connections.commands(), scripts, keys, router, plan, writes, connections.awaitMillis());
-        this.wakeSubscription = WakeSubscription.open(connections, keys, facts.shardedPubSub(), wakeListeners);
+        this.parts = parts;
     }
 
     /**
@@ -152,7 +135,7 @@ public final class RedisDelayStore implements DelayStore {
      * For health checks: compare with {@link #incarnation()}.
      */
     public Optional<String> currentIncarnation() {
-        return StoreMeta.current(connections, keys);
+        return StoreMeta.current(access.connections(), access.keys());
     }
 
     /** The router of this store: which shard and member an id has. */
@@ -167,17 +150,17 @@ public final class RedisDelayStore implements DelayStore {
      * instead of storing again what the new owner may have delivered already. Wired once, at start-up.
      */
     public void fenceWrites(IntToLongFunction epochs) {
-        plan.fenceWrites(epochs);
+        parts.plan().fenceWrites(epochs);
     }
 
     /** The far tier of this store (docs/redis-store.md, "The far tier"). */
     public FarStore far() {
-        return far;
+        return parts.far();
     }
 
     /** The operator's reads and changes of single messages on this store ({@link RedisMessageAdmin}). */
     public MessageAdmin messageAdmin() {
-        return new RedisMessageAdmin(access, reads);
+        return new RedisMessageAdmin(access, parts.reads());
     }
 
     /** The service's delivery caps, kept in this store's Redis ({@link RedisSharedRates}). */
@@ -187,12 +170,12 @@ public final class RedisDelayStore implements DelayStore {
 
     /** The key names of this store. */
     public RedisKeys keys() {
-        return keys;
+        return access.keys();
     }
 
     /** The topology the store talks to: standalone, Sentinel or cluster. */
     public RedisMode mode() {
-        return connections.mode();
+        return access.connections().mode();
     }
 
     /** The Redis node that holds {@code shard} now ({@code host:port} on a cluster), for health and admin messages. */
@@ -202,109 +185,109 @@ public final class RedisDelayStore implements DelayStore {
 
     @Override
     public int shardCount() {
-        return keys.shardCount();
+        return access.keys().shardCount();
     }
 
     @Override
     public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops) {
-        return writes.write(ops);
+        return parts.writes().write(ops);
     }
 
     @Override
     public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, List<PositionMark> marks) {
-        return writes.write(ops, marks);
+        return parts.writes().write(ops, marks);
     }
 
     @Override
     public Map<Integer, Long> positions(Collection<Integer> partitions) {
-        return reads.positions(partitions);
+        return parts.reads().positions(partitions);
     }
 
     @Override
     public CompletableFuture<WrittenBatch> write(
             List<WriteOp> ops, List<PositionMark> marks, List<ExpressCheck> checks) {
-        return writes.write(ops, marks, checks);
+        return parts.writes().write(ops, marks, checks);
     }
 
     // ----------------------------------------------------------------------------------------------- pump calls
     @Override
     public long acquire(int shard) {
-        return shardCalls.acquire(shard);
+        return parts.shardCalls().acquire(shard);
     }
 
     @Override
     public ClaimBatch claim(int shard, long epoch, int max, long leaseMillis) {
-        return shardCalls.claim(shard, epoch, max, leaseMillis);
+        return parts.shardCalls().claim(shard, epoch, max, leaseMillis);
     }
 
     @Override
     public CompletableFuture<ClaimBatch> claimAsync(
             int shard, long epoch, int max, long leaseMillis, long lookAheadMillis) {
-        return shardCalls.claimAsync(shard, epoch, max, leaseMillis, lookAheadMillis);
+        return parts.shardCalls().claimAsync(shard, epoch, max, leaseMillis, lookAheadMillis);
     }
 
     @Override
     public int ack(int shard, long epoch, List<MessageRef> delivered) {
-        return shardCalls.ack(shard, epoch, delivered);
+        return parts.shardCalls().ack(shard, epoch, delivered);
     }
 
     @Override
     public CompletableFuture<Integer> ackAsync(int shard, long epoch, List<MessageRef> delivered) {
-        return shardCalls.ackAsync(shard, epoch, delivered);
+        return parts.shardCalls().ackAsync(shard, epoch, delivered);
     }
 
     @Override
     public CompletableFuture<Integer> settleSeriesAsync(int shard, long epoch, List<SeriesStep> steps) {
-        return shardCalls.settleSeriesAsync(shard, epoch, steps);
+        return parts.shardCalls().settleSeriesAsync(shard, epoch, steps);
     }
 
     @Override
     public boolean retry(int shard, long epoch, MessageRef message, long retryAtMillis) {
-        return shardCalls.retry(shard, epoch, message, retryAtMillis);
+        return parts.shardCalls().retry(shard, epoch, message, retryAtMillis);
     }
 
     @Override
     public CompletableFuture<Integer> parkAsync(int shard, long epoch, List<Parked> messages) {
-        return shardCalls.parkAsync(shard, epoch, messages);
+        return parts.shardCalls().parkAsync(shard, epoch, messages);
     }
 
     @Override
     public int reclaim(int shard, long epoch, int max) {
-        return shardCalls.reclaim(shard, epoch, max, false);
+        return parts.shardCalls().reclaim(shard, epoch, max, false);
     }
 
     @Override
     public int reclaimAll(int shard, long epoch, int max) {
-        return shardCalls.reclaim(shard, epoch, max, true);
+        return parts.shardCalls().reclaim(shard, epoch, max, true);
     }
 
     // ----------------------------------------------------------------------------------------------- inspection
 
     @Override
     public OptionalLong nextDueAt(int shard) {
-        return reads.nextDueAt(shard);
+        return parts.reads().nextDueAt(shard);
     }
 
     @Override
     public CompletableFuture<List<ClaimedMessage>> peekAsync(int shard, List<String> ids) {
-        return reads.peekAsync(shard, ids);
+        return parts.reads().peekAsync(shard, ids);
     }
 
     @Override
     public ShardStats stats(int shard) {
-        return reads.stats(shard);
+        return parts.reads().stats(shard);
     }
 
     @Override
     public long now() {
-        return reads.now();
+        return parts.reads().now();
     }
 
     // ----------------------------------------------------------------------------------------------- wake-ups
 
     @Override
     public void onWake(WakeListener listener) {
-        wakeListeners.add(listener);
+        parts.wakeListeners().add(listener);
     }
 
     // ----------------------------------------------------------------------------------------------- lifecycle
@@ -312,8 +295,8 @@ public final class RedisDelayStore implements DelayStore {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            wakeSubscription.close();
-            connections.close();
+            parts.wakeSubscription().close();
+            access.connections().close();
         }
     }
 
