@@ -59,13 +59,7 @@ final class FailedSends {
             String reason = "delivery to " + (envelope == null ? "its target" : envelope.target()) + " failed after "
                     + message.attempt() + (message.attempt() == 1 ? " attempt" : " attempts")
                     + (permanent ? " (not retriable)" : "") + ": " + Failures.describe(error);
-            LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
-            sender.sendToDeadletter(
-                    failure.shard(),
-                    message,
-                    envelope,
-                    deadletterRecord(message, envelope, failure.code(), reason),
-                    failure.code());
+            deadletter(failure, reason);
         } else {
             metrics.retried.mark();
             retryLater(failure.shard(), message, retryPolicy.backoffMillis(message.attempt()));
@@ -96,10 +90,16 @@ final class FailedSends {
             retryLater(failure.shard(), message, wait);
             return;
         }
-        Envelope envelope = failure.envelope();
         String reason = "target topic " + missing.topic() + " does not exist (attempt " + message.attempt() + "; it "
                 + "waited " + wait + " ms for it after its first attempt, and the broker does not create topics on "
                 + "first use). Create the topic, then replay this record from the deadletter topic";
+        deadletter(failure, reason);
+    }
+
+    /** Sends a failed message to the deadletter topic with {@code reason}; it is deleted once that is written. */
+    private void deadletter(Outcome failure, String reason) {
+        ClaimedMessage message = failure.message();
+        Envelope envelope = failure.envelope();
         LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
         sender.sendToDeadletter(
                 failure.shard(),
