@@ -1,22 +1,13 @@
 package io.delaybridge.bridge.pump;
 
-import io.delaybridge.bridge.delivery.Delivery;
-import io.delaybridge.bridge.delivery.DeliveryRecords;
-import io.delaybridge.bridge.delivery.MissingTopicException;
-import io.delaybridge.bridge.delivery.SendFailures;
-import io.delaybridge.bridge.errors.Failures;
 import io.delaybridge.bridge.probe.Checkpoint;
 import io.delaybridge.bridge.probe.PipelineProbe;
-import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.SeriesStep;
-import io.delaybridge.bridge.store.StoreException;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.time.RedisClock;
 import io.delaybridge.bridge.time.Time;
-import io.delaybridge.schemas.Envelope;
-import io.delaybridge.schemas.ErrorCode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -26,14 +17,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What the pump does with the outcomes of its sends, on the pump thread: acks delivered and deadlettered messages in
- * batches without waiting for Redis, schedules failed ones for a retry with backoff, and sends exhausted ones (and
- * those whose failure is permanent) to the deadletter topic before they are deleted.
+ * batches without waiting for Redis, and hands failed ones to {@link FailedSends} (a retry with backoff, or the
+ * deadletter topic before they are deleted).
  *
  * <p>Acks gather per shard until they go together: once the oldest is half a look-ahead old, a batch's worth has
  * gathered, a shard is being revoked, or the pump stops. Acked as their outcomes came in, a steady stream was acked a
@@ -50,9 +40,8 @@ final class OutcomeHandler {
     private static final int MAX_ACKS_PER_CALL = 1_000;
 
     private final DelayStore store;
-    private final Delivery delivery;
-    private final RetryPolicy retryPolicy;
     private final PumpMetrics metrics;
+    private final FailedSends failures;
     private final MessageSender sender;
     private final InFlightPlaces places;
     /** Redis' time now, as estimated. */
@@ -80,9 +69,8 @@ final class OutcomeHandler {
             RedisClock redisClock,
             PipelineProbe probe) {
         this.store = store;
-        this.delivery = sends.delivery();
-        this.retryPolicy = sends.retryPolicy();
         this.metrics = metrics;
+        this.failures = new FailedSends(store, sends, metrics, path, redisClock::now);
         this.sender = path.sender();
         this.places = path.places();
         this.redisNow = redisClock::now;
@@ -118,15 +106,8 @@ final class OutcomeHandler {
                     finished.computeIfAbsent(outcome.shard(), s -> new ArrayList<>())
                             .add(outcome);
                 }
-                case FAILED -> handleFailure(outcome);
-                case DEADLETTER_FAILED -> {
-                    LOG.warn(
-                            "Could not write message {} to the deadletter topic {}: {}",
-                            outcome.message().ref().id(),
-                            delivery.deadletterTopic(),
-                            Failures.describe(outcome.error()));
-                    retryLater(outcome.shard(), outcome.message(), retryPolicy.backoffMillis(1));
-                }
+                case FAILED -> failures.failed(outcome);
+                case DEADLETTER_FAILED -> failures.deadletterFailed(outcome);
             }
         }
         if (!finished.isEmpty()) {
@@ -190,96 +171,6 @@ final class OutcomeHandler {
             return Long.MAX_VALUE;
         }
         return redisNow.getAsLong() + Math.max(0, TimeUnit.NANOSECONDS.toMillis(leftNanos) + 1);
-    }
-
-    private void handleFailure(Outcome failure) {
-        ClaimedMessage message = failure.message();
-        Exception error = failure.error();
-        if (error instanceof MissingTopicException missing) {
-            waitForMissingTopic(failure, missing);
-            return;
-        }
-        boolean permanent = SendFailures.isPermanent(error);
-        if (permanent || retryPolicy.exhausted(message.attempt())) {
-            Envelope envelope = failure.envelope();
-            String reason = "delivery to " + (envelope == null ? "its target" : envelope.target()) + " failed after "
-                    + message.attempt() + (message.attempt() == 1 ? " attempt" : " attempts")
-                    + (permanent ? " (not retriable)" : "") + ": " + Failures.describe(error);
-            LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
-            sender.sendToDeadletter(
-                    failure.shard(),
-                    message,
-                    envelope,
-                    deadletterRecord(message, envelope, failure.code(), reason),
-                    failure.code());
-        } else {
-            metrics.retried.mark();
-            retryLater(failure.shard(), message, retryPolicy.backoffMillis(message.attempt()));
-        }
-    }
-
-    /**
-     * A message for a topic that does not exist (and that the broker does not create on first use) waits for it once,
-     * {@code pump.missingTopicWait} after its first attempt; then it goes to the deadletter topic, instead of through
-     * the whole retry schedule. A later attempt (after that wait, or after a retry or a crash) does not wait again: a
-     * retried message's due time is the time of its retry, so it cannot tell how long it has waited.
-     */
-    private void waitForMissingTopic(Outcome failure, MissingTopicException missing) {
-        ClaimedMessage message = failure.message();
-        long wait = delivery.catalog().missingTopics().waitMillis();
-        if (message.attempt() == 1 && wait > 0) {
-            metrics.retried.mark();
-            retryLater(failure.shard(), message, wait);
-            return;
-        }
-        Envelope envelope = failure.envelope();
-        String reason = "target topic " + missing.topic() + " does not exist (attempt " + message.attempt() + "; it "
-                + "waited " + wait + " ms for it after its first attempt, and the broker does not create topics on "
-                + "first use). Create the topic, then replay this record from the deadletter topic";
-        LOG.info("Deadlettering message {}: {}", message.ref().id(), reason);
-        sender.sendToDeadletter(
-                failure.shard(),
-                message,
-                envelope,
-                deadletterRecord(message, envelope, failure.code(), reason),
-                failure.code());
-    }
-
-    /** The deadletter copy of a message whose delivery failed; the stored bytes as they are if they did not decode. */
-    private ProducerRecord<byte[], byte[]> deadletterRecord(
-            ClaimedMessage message, Envelope envelope, ErrorCode code, String reason) {
-        String deadletterTopic = delivery.deadletterTopic();
-        if (envelope == null) {
-            return DeliveryRecords.corruptEnvelope(
-                    deadletterTopic,
-                    message.ref().id(),
-                    message.dueAt(),
-                    message.attempt(),
-                    message.envelope(),
-                    reason);
-        }
-        return DeliveryRecords.failedDelivery(
-                deadletterTopic, envelope, message.ref().id(), message.dueAt(), message.attempt(), code, reason);
-    }
-
-    private void retryLater(OwnedShard shard, ClaimedMessage message, long backoffMillis) {
-        try {
-            if (store.retry(shard.shard, shard.epoch, message.ref(), redisNow.getAsLong() + backoffMillis)) {
-                // exactly once: a later claim's send of it may be in a transaction that commits; it is due only later
-                sender.retried(shard, sender.key(message));
-            }
-        } catch (StoreFencedException e) {
-            LOG.warn(
-                    "{}; message {} is returned by its lease",
-                    e.getMessage(),
-                    message.ref().id());
-        } catch (StoreException e) {
-            LOG.warn(
-                    "Could not schedule a retry of message {}, its lease returns it: {}",
-                    message.ref().id(),
-                    e.getMessage());
-        }
-        places.finish(shard, 1);
     }
 
     /**

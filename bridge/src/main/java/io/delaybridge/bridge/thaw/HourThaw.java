@@ -1,34 +1,22 @@
 package io.delaybridge.bridge.thaw;
 
-import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.log.FetchPlan;
 import io.delaybridge.bridge.log.IntakeLog;
 import io.delaybridge.bridge.log.OffsetReader;
 import io.delaybridge.bridge.log.RecordTranslator;
-import io.delaybridge.bridge.log.RecordTranslator.Translation;
 import io.delaybridge.bridge.log.RefusedRecords;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
-import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.time.Time;
-import io.delaybridge.schemas.ContractViolation;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.KafkaException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Thaws one far hour of a shard: reads its entries, fetches their records from the intake in slices
@@ -41,16 +29,13 @@ import org.slf4j.LoggerFactory;
  */
 final class HourThaw {
 
-    private static final Logger LOG = LoggerFactory.getLogger(HourThaw.class);
     private static final long SEND_TIMEOUT_SECONDS = 30;
     /** Slices stored in Redis while the next is fetched: enough to keep both busy, few enough to bound the heap. */
     private static final int MAX_SLICES_STORING = 3;
 
     private final FarStore far;
     private final OffsetReader reader;
-    private final RecordTranslator translator;
-    private final RefusedRecords deadletter;
-    private final DeadletterMeters deadletters;
+    private final SliceTranslator translator;
     private final ThawMetrics metrics;
     private final int maxRecords;
     private final long maxDelayMillis;
@@ -78,9 +63,10 @@ final class HourThaw {
         this.paceNanos = time.nanoseconds();
         this.far = far;
         this.reader = reader;
-        this.translator = translator;
-        this.deadletter = new RefusedRecords(output.producer(), intake.deadletterTopic(), SEND_TIMEOUT_SECONDS);
-        this.deadletters = output.deadletters();
+        this.translator = new SliceTranslator(
+                translator,
+                new RefusedRecords(output.producer(), intake.deadletterTopic(), SEND_TIMEOUT_SECONDS),
+                output.deadletters());
         this.metrics = output.metrics();
         this.maxRecords = pace.maxRecords();
         this.maxDelayMillis = intake.maxDelayMillis();
@@ -177,72 +163,11 @@ final class HourThaw {
      */
     private CompletableFuture<Void> store(
             int shard, long epoch, long hour, List<ConsumerRecord<byte[], byte[]>> records, List<FarHour.Slot> slots) {
-        Map<OffsetReader.Position, List<FarHour.Slot>> slotsOf = new HashMap<>();
-        for (FarHour.Slot slot : slots) {
-            slotsOf.computeIfAbsent(OffsetReader.Position.of(slot.entry()), p -> new ArrayList<>())
-                    .add(slot);
-        }
-        List<WriteOp.Schedule> ops = new ArrayList<>(records.size());
-        List<List<FarHour.Slot>> opSlots = new ArrayList<>(records.size());
-        List<ConsumerRecord<byte[], byte[]>> refused = new ArrayList<>();
-        List<ContractViolation> reasons = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            List<FarHour.Slot> recordSlots =
-                    slotsOf.remove(new OffsetReader.Position(record.partition(), record.offset()));
-            if (recordSlots == null) {
-                continue; // read twice for one record's entries: the first carries all its slots
-            }
-            Translation translation = translator.translate(record);
-            if (translation.rejected()) {
-                refused.add(record);
-                reasons.add(translation.rejection());
-            } else if (translation.schedule()) {
-                ops.add((WriteOp.Schedule) translation.op());
-                opSlots.add(recordSlots);
-            } else {
-                LOG.warn(
-                        "The far entry of shard {} at intake {}-{}@{} is not a schedule but a {}: nothing to thaw",
-                        shard,
-                        record.topic(),
-                        record.partition(),
-                        record.offset(),
-                        translation.op().getClass().getSimpleName());
-            }
-        }
-        deadletter(refused, reasons);
-        if (ops.isEmpty()) {
+        SliceTranslator.Schedules schedules = translator.translate(shard, records, slots);
+        if (schedules.ops().isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
-        return far.thaw(shard, epoch, hour, ops, opSlots).thenAccept(results -> metrics.thawed.mark(ops.size()));
-    }
-
-    /**
-     * Writes far records the settings now refuse to the deadletter topic with their reason, through the intake's
-     * {@link RefusedRecords}, and waits for it.
-     */
-    private void deadletter(List<ConsumerRecord<byte[], byte[]>> refused, List<ContractViolation> reasons) {
-        if (refused.isEmpty()) {
-            return;
-        }
-        for (int i = 0; i < refused.size(); i++) {
-            ConsumerRecord<byte[], byte[]> record = refused.get(i);
-            ContractViolation reason = reasons.get(i);
-            LOG.warn(
-                    "Far record {}-{}@{} is refused now (the settings changed since it was read): {} {}",
-                    record.topic(),
-                    record.partition(),
-                    record.offset(),
-                    reason.code(),
-                    reason.getMessage());
-        }
-        try {
-            deadletter.write(refused, reasons);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new KafkaException("interrupted while deadlettering refused far records", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new KafkaException("the deadletter topic did not take refused far records: " + e, e);
-        }
-        reasons.forEach(reason -> deadletters.mark(reason.code()));
+        return far.thaw(shard, epoch, hour, schedules.ops(), schedules.slots())
+                .thenAccept(results -> metrics.thawed.mark(schedules.ops().size()));
     }
 }

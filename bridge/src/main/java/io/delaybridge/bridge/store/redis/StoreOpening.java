@@ -21,7 +21,7 @@ final class StoreOpening {
     private StoreOpening() {}
 
     static RedisDelayStore open(RedisStoreOptions options, Time time, IntSupplier shardCount) {
-        RedisConnections c = RedisConnections.open(options);
+        RedisConnections c = ConnectionOpening.open(options);
         try {
             ScriptRunner scripts = new ScriptRunner();
             // the scripts travel ahead of the checks' questions; a failed check is still what stops the start
