@@ -8,7 +8,7 @@ import io.delaybridge.bridge.delivery.TargetRates;
 /**
  * Operations, the last part of {@link DelayBridgeApplication}'s wiring: health checks, gauges, Prometheus, tasks and
  * the message API ({@link AdminPart}), the delay rules ({@link RulesPart}, started with the server, after the
- * pipeline) and the status page that shows them all.
+ * pipeline) and the status page that shows them all ({@link StatusPart}).
  */
 final class OperationsPart {
 
@@ -22,7 +22,7 @@ final class OperationsPart {
         RulesReport rules =
                 RulesPart.wire(config, wiring.environment(), wiring.admin(), wiring.deadletters(), wiring.clock());
         if (api.statusPage()) {
-            AdminPart.statusPage(
+            StatusPart.statusPage(
                     wiring.environment(), report, rules, rates, parts.store().messageAdmin(), wiring.time());
         }
     }
