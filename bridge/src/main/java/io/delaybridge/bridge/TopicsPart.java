@@ -5,6 +5,7 @@ import io.delaybridge.bridge.config.KafkaFactory;
 import io.delaybridge.bridge.config.TopicSetup;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.lifecycle.setup.LifecycleEnvironment;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
 
@@ -34,6 +35,13 @@ record TopicsPart(Admin admin, CompletableFuture<Integer> partitions) {
                             kafka.getReplicationFactor());
             timeline.took("topics", since);
             return count;
+        });
+        // a failed check fails the start, and Dropwizard stops no managed object of a server that never started: an
+        // admin client left open would try the broker again and again, logging each try, for as long as the JVM lives
+        partitions.whenComplete((count, error) -> {
+            if (error != null) {
+                admin.close(Duration.ZERO);
+            }
         });
         return new TopicsPart(admin, partitions);
     }

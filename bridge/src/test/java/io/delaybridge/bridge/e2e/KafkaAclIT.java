@@ -19,6 +19,7 @@ import io.delaybridge.testkit.TestServers;
 import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.acl.AccessControlEntry;
@@ -241,6 +243,15 @@ class KafkaAclIT {
             String why = causes(e);
             assertTrue(why.contains("SaslAuthenticationException"), why);
             assertFalse(why.contains(PASSWORD), why);
+            // the failed start closed its admin client: left open, it would retry the broker for as long as the JVM
+            // lives, once this test stops the broker
+            assertEquals(
+                    Set.of(),
+                    ManagementFactory.getPlatformMBeanServer()
+                            .queryNames(
+                                    new ObjectName("kafka.admin.client:type=app-info,id=" + names.group() + "-admin"),
+                                    null),
+                    "no admin client of the failed start is left open");
         }
     }
 
