@@ -149,10 +149,13 @@ class ExactlyOnceKafkaFaultsIT {
         String target = names.target("out");
         String[] pump = {"lease: 2s", "retryBackoff: " + RETRY.toSeconds() + "s", "maxRetryBackoff: 30s"};
         // a broker of its own: it is frozen, and the shared one serves the other tests; the transactions it holds up
-        // commit when it wakes (they outlive their timeout, half the lease, while it is frozen)
+        // commit when it wakes (they outlive their timeout, half the lease, while it is frozen); it is not fenced by
+        // its own controller when it wakes (see the option: Kafka would skip abort markers then)
         // its data directory, broker.log included, is kept beside the bridges' logs for a look after a failure
-        try (KafkaBroker broker =
-                        KafkaBroker.start(dir.resolve("kafka"), KafkaBroker.Option.LATE_TRANSACTION_TIMEOUTS);
+        try (KafkaBroker broker = KafkaBroker.start(
+                        dir.resolve("kafka"),
+                        KafkaBroker.Option.LATE_TRANSACTION_TIMEOUTS,
+                        KafkaBroker.Option.NO_FENCE_ON_WAKE);
                 KafkaClient kafka = new KafkaClient(broker.bootstrapServers())) {
             kafka.createTopics(2, target);
             KafkaClient.Collector committed = kafka.collectCommitted(target);
