@@ -17,6 +17,8 @@ import java.util.Set;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * A cap for the service ({@code pump.rateLimits}, {@code scope: service}, the default): two bridge instances on one
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * + 2 * 2 * BATCH for two instances, however slow the machine. With per-instance caps the two would send 2 * CAP.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // child bridges that mostly wait on the cap: beside the other classes
 class SharedCapIT {
 
     private static final int CAP = 50;
