@@ -231,7 +231,7 @@ public final class KafkaBroker extends ChildServer {
     @Override
     protected List<String> command() throws IOException {
         Path props = writeServerProperties();
-        writeLoggingConfigs();
+        BrokerLogging.write(dataDir);
         return command(props);
     }
 
@@ -334,44 +334,6 @@ public final class KafkaBroker extends ChildServer {
             p.store(w, "written by " + KafkaBroker.class.getName());
         }
         return file;
-    }
-
-    private void writeLoggingConfigs() throws IOException {
-        Map<String, String> info = Map.of(
-                "kafka.server.KafkaRaftServer", "INFO",
-                "kafka.server.BrokerServer", "INFO",
-                "kafka.server.ControllerServer", "INFO",
-                // the transaction coordinator: what it fences, aborts, and whose markers it skips (a partition without
-                // a leader)
-                "kafka.coordinator.transaction", "INFO");
-        StringBuilder logback = new StringBuilder()
-                .append("<configuration>\n")
-                .append("  <appender name=\"OUT\" class=\"ch.qos.logback.core.ConsoleAppender\">\n")
-                .append("    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n")
-                .append("</pattern></encoder>\n")
-                .append("  </appender>\n");
-        StringBuilder log4j2 = new StringBuilder()
-                .append("<Configuration status=\"warn\">\n")
-                .append("  <Appenders><Console name=\"OUT\" target=\"SYSTEM_OUT\">")
-                .append("<PatternLayout pattern=\"%d{HH:mm:ss.SSS} %-5level [%t] %c{1.} - %msg%n\"/>")
-                .append("</Console></Appenders>\n")
-                .append("  <Loggers>\n");
-        info.forEach((name, level) -> {
-            logback.append("  <logger name=\"")
-                    .append(name)
-                    .append("\" level=\"")
-                    .append(level)
-                    .append("\"/>\n");
-            log4j2.append("    <Logger name=\"")
-                    .append(name)
-                    .append("\" level=\"")
-                    .append(level)
-                    .append("\"/>\n");
-        });
-        logback.append("  <root level=\"WARN\"><appender-ref ref=\"OUT\"/></root>\n</configuration>\n");
-        log4j2.append("    <Root level=\"warn\"><AppenderRef ref=\"OUT\"/></Root>\n  </Loggers>\n</Configuration>\n");
-        Files.writeString(dataDir.resolve("broker-logback.xml"), logback, StandardCharsets.UTF_8);
-        Files.writeString(dataDir.resolve("broker-log4j2.xml"), log4j2, StandardCharsets.UTF_8);
     }
 
     /** Ready once the port is open and the cluster describes itself with a node. */
