@@ -12,7 +12,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * Delivery, a part of {@link DelayBridgeApplication}'s wiring: the producer, the target catalog both paths check
  * targets in, the delivery rate caps and per-target meters, and {@link Delivery} itself (with
- * {@code delivery.exactlyOnce} a transactional producer per shard).
+ * {@code delivery.exactlyOnce} the instance's pair of transactional producers).
  *
  * @param producer the plain producer: the intake's deadletters, the thaw's, and every send without exactly once
  * @param rates the caps and per-target meters; a cap for the service takes its tokens from Redis
@@ -44,7 +44,7 @@ record DeliveryPart(Producer<byte[], byte[]> producer, TargetRates rates, Delive
                 DelayBridgeApplication.ADMIN_CALL_MILLIS,
                 config.getPump()
                         .missingTopics(wiring.admin(), DelayBridgeApplication.ADMIN_CALL_MILLIS, wiring.time()));
-        Delivery delivery = build(wiring, producer, targets, partitions);
+        Delivery delivery = build(wiring, producer, targets, partitions, store);
         if (delivery.exactlyOnce()) {
             wiring.closing(delivery); // stopped after the pump: its last commits go first
         }
@@ -52,7 +52,11 @@ record DeliveryPart(Producer<byte[], byte[]> producer, TargetRates rates, Delive
     }
 
     private static Delivery build(
-            Wiring wiring, Producer<byte[], byte[]> producer, TargetCatalog targets, int partitions) {
+            Wiring wiring,
+            Producer<byte[], byte[]> producer,
+            TargetCatalog targets,
+            int partitions,
+            RedisDelayStore store) {
         DelayBridgeConfiguration config = wiring.config();
         try {
             return config.getDelivery()
@@ -65,6 +69,7 @@ record DeliveryPart(Producer<byte[], byte[]> producer, TargetRates rates, Delive
                                     partitions,
                                     wiring.intakeSettings().maxRecordBytes(),
                                     config.getPump().getLease().toMilliseconds()),
+                            store.transactionWriters(),
                             wiring.time());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -6,6 +6,7 @@ import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.IntakeCommits;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TransactionalSends;
+import io.delaybridge.bridge.store.TransactionWriters;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.NotNull;
@@ -20,22 +21,23 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 @SettingsCheck
 public class DeliveryFactory {
 
-    @Setting("Deliver each shard's messages in Kafka transactions of a producer that belongs to the shard: a "
-            + "`read_committed` consumer of a target sees each record once across crashes (reliability.md, \"Exactly "
+    @Setting("Deliver messages in Kafka transactions of producers that belong to the instance, fenced by each "
+            + "shard's next owner: a `read_committed` consumer of a target sees each record once across crashes (reliability.md, \"Exactly "
             + "once\"), express records too: their intake offsets commit in the transactions that deliver them. Costs "
             + "lateness and throughput.")
     private boolean exactlyOnce;
 
     @NotNull
     @Setting(
-            value = "With `exactlyOnce`: how long a shard's transaction gathers sends before it commits.",
+            value = "With `exactlyOnce`: how long the instance's transaction gathers sends before it commits.",
             min = "1ms",
             max = "5s")
     private Duration commitInterval = Duration.milliseconds(50);
 
     /**
      * The delivery both paths use. Plain: through {@code producer}, the shared idempotent producer. Exactly once: a
-     * transactional producer per shard ({@code transactional.id} {@code <groupId>-<intakeTopic>-shard-<n>}) and the
+     * pair of transactional producers per instance ({@code transactional.id} {@code
+     * <groupId>-<intakeTopic>-<instanceId>-a} and {@code -b}), the store's registry of each shard's writers, and the
      * delivered log {@code <intakeTopic>-delivered} (created here, compacted, one partition per shard). The caller
      * closes the delivery if it is {@link Delivery#exactlyOnce}.
      */
@@ -45,6 +47,7 @@ public class DeliveryFactory {
             Producer<byte[], byte[]> producer,
             TargetCatalog catalog,
             DeliveryLimits limits,
+            TransactionWriters writers,
             Time time)
             throws Exception {
         if (!exactlyOnce) {
@@ -73,7 +76,10 @@ public class DeliveryFactory {
                     properties.put(ProducerConfig.CLIENT_ID_CONFIG, id);
                     return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
                 },
-                kafka.getGroupId() + "-" + kafka.getIntakeTopic(),
+                new TransactionalSends.Writer(
+                        kafka.getGroupId() + "-" + kafka.getIntakeTopic(),
+                        kafka.resolvedInstanceId(),
+                        new StoreWriterRegistry(writers)),
                 kafka.getIntakeTopic(),
                 log,
                 new IntakeCommits(admin, kafka.getGroupId(), 250, time),

@@ -22,11 +22,12 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * The delivered log: a compacted topic with one partition per shard, where each transaction of a shard writes one
- * record (key {@code shard-<n>}, partition n, value a {@link DeliveredRecord}) in the same transaction as its
- * deliveries. What a shard's new owner must know is only the last committed record of the shard's partition; with
- * one record per transaction and compaction keeping one per key, that is a read of the partition's last few offsets
- * ({@code read_committed}, so an aborted transaction's record is never seen), however long the bridge has run.
+ * The delivered log: a compacted topic with one partition per shard, where each transaction writes one record per
+ * shard it delivered for (key {@code shard-<n>}, partition n, value a {@link DeliveredRecord}) in the same transaction
+ * as its deliveries. What a shard's new owner must know is the last committed record of the shard's partition, and
+ * what other writers committed since its own last read ({@link #read}); with compaction keeping one record per key,
+ * that is a read of the partition's last few offsets ({@code read_committed}, so an aborted transaction's record is
+ * never seen), however long the bridge has run.
  */
 public final class DeliveredLog implements ShardLog, AutoCloseable {
 
@@ -144,9 +145,36 @@ public final class DeliveredLog implements ShardLog, AutoCloseable {
         }
     }
 
+    @Override
+    public synchronized Read read(int shard, long from) {
+        TopicPartition partition = new TopicPartition(topic, shard);
+        consumer.assign(List.of(partition));
+        long end = consumer.endOffsets(List.of(partition)).get(partition); // read_committed: the last stable offset
+        if (from < 0) {
+            return new Read(latest(shard), end);
+        }
+        long begin = consumer.beginningOffsets(List.of(partition)).get(partition);
+        long deadline = time.nanoseconds() + TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis);
+        java.util.Map<String, Sends.Message> messages = new java.util.LinkedHashMap<>();
+        long[] floor = {-1};
+        readRange(partition, Math.max(begin, from), end, deadline, value -> {
+            DeliveredRecord.Contents contents = DeliveredRecord.decode(value);
+            contents.messages().forEach(message -> messages.put(message.id(), message));
+            floor[0] = Math.max(floor[0], contents.intakeFloor());
+        });
+        return new Read(new DeliveredRecord.Contents(List.copyOf(messages.values()), floor[0]), end);
+    }
+
     private byte[] lastValue(TopicPartition partition, long from, long end, long deadline) {
+        byte[][] last = {null};
+        readRange(partition, from, end, deadline, value -> last[0] = value);
+        return last[0];
+    }
+
+    /** Hands each committed value of {@code partition} from {@code from} to {@code end} (excluded) to {@code each}. */
+    private void readRange(
+            TopicPartition partition, long from, long end, long deadline, java.util.function.Consumer<byte[]> each) {
         consumer.seek(partition, from);
-        byte[] last = null;
         while (consumer.position(partition) < end) {
             if (time.nanoseconds() - deadline > 0) {
                 throw new org.apache.kafka.common.errors.TimeoutException("reading the delivered log " + partition
@@ -154,11 +182,10 @@ public final class DeliveredLog implements ShardLog, AutoCloseable {
             }
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL).records(partition)) {
                 if (record.offset() < end && record.value() != null) {
-                    last = record.value();
+                    each.accept(record.value());
                 }
             }
         }
-        return last;
     }
 
     private static byte[] key(int shard) {

@@ -20,7 +20,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * or partition makes the catalog forget its answer for that topic, so the next check asks the broker again.
  *
  * <p>What carries the records is a {@link Sends}: one shared idempotent producer ({@link PlainSends}), or one
- * transactional producer per shard that commits a shard's deliveries together ({@link TransactionalSends},
+ * pair of transactional producers per instance that commits every shard's deliveries together ({@link TransactionalSends},
  * {@code delivery.exactlyOnce}). What exactly once remembers of each message stays inside ({@link ExactlyOnce}):
  * callers open and close shards, hand over each claimed message ({@link #release}), and report what Redis did with
  * a claim ({@link #claimed}, {@link #acked}, {@link #retried}); none of them asks or keeps what a transaction holds.
@@ -102,15 +102,15 @@ public final class Delivery implements AutoCloseable {
 
     /**
      * Makes {@code shard} ready to send, before its first claim and again after a failed transaction: exactly once,
-     * fences the shard's earlier producers and learns what they delivered. Blocking; throws if Kafka cannot be reached.
+     * fences the shard's other writers and learns what they delivered. Blocking; throws if Kafka cannot be reached.
      */
     public void openShard(int shard) {
         exactlyOnce.open(shard);
     }
 
     /**
-     * {@link #openShard} for each of {@code shards}, together (exactly once: their producers are initialized at once,
-     * so every shard taken fences its earlier producers without waiting for the others). Blocking. Returns the shards
+     * {@link #openShard} for each of {@code shards}, together (exactly once: every shard taken fences its other
+     * writers without waiting for the others). Blocking. Returns the shards
      * that could not be opened, with why; the others are open.
      */
     public java.util.Map<Integer, RuntimeException> openShards(java.util.Collection<Integer> shards) {
@@ -197,7 +197,7 @@ public final class Delivery implements AutoCloseable {
         exactlyOnce.readAgain(shard, from, last);
     }
 
-    /** Exactly once: commits what is open and closes every shard's producer. At least once: nothing to close. */
+    /** Exactly once: commits what is open and closes the transactional producers. At least once: nothing to close. */
     @Override
     public void close() throws Exception {
         closing.close();

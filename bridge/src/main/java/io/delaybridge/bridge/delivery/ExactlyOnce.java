@@ -16,8 +16,8 @@ interface ExactlyOnce {
     ExactlyOnce NONE = new ExactlyOnce() {};
 
     /**
-     * Makes {@code shard} ready to send, before its first claim: fences the shard's previous producer (wherever it
-     * runs) and learns what its committed transactions delivered. Blocking; throws if Kafka cannot be reached.
+     * Makes {@code shard} ready to send, before its first claim: fences the shard's other writers (wherever they run)
+     * and learns what committed transactions delivered. Blocking; throws if Kafka or the store cannot be reached.
      */
     default void open(int shard) {}
 
@@ -115,6 +115,9 @@ interface ExactlyOnce {
         return Map.of();
     }
 
-    /** The shard moved away (or is fenced): commit what is open ({@code commit}) or abort it, then let it go. */
+    /**
+     * The shard moved away (or is fenced): let it go. What a transaction holds of it commits or aborts with the rest
+     * of that transaction ({@code commit} asks for it to commit; with one transaction for every shard it always may).
+     */
     default void close(int shard, boolean commit) {}
 }

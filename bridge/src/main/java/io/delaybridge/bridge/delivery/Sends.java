@@ -4,7 +4,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * What carries {@link Delivery}'s records to Kafka: one shared producer ({@link PlainSends}), or one transactional
- * producer per shard ({@link TransactionalSends}). It only sends; what exactly once keeps of each message is
+ * producer pair per instance ({@link TransactionalSends}). It only sends; what exactly once keeps of each message is
  * {@link ExactlyOnce}'s, and {@link Delivery} alone tells it.
  */
 interface Sends {

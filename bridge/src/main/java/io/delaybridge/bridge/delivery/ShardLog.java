@@ -8,6 +8,17 @@ interface ShardLog {
     /** What the last committed record of {@code shard} says; no messages and no floor if it has none. */
     DeliveredRecord.Contents latest(int shard);
 
+    /**
+     * What the shard's committed records from offset {@code from} on say together (every message any of them lists,
+     * the highest floor), and the offset the read ended at; with {@code from} below 0 what the last committed record
+     * says. A shard's owner reads from where its last read ended once it fenced the shard's other writers: a fenced
+     * instance may have committed records after that read, and each lists only what its writer knew.
+     */
+    Read read(int shard, long from);
+
+    /** What a read found, and where it ended: the next read starts there. */
+    record Read(DeliveredRecord.Contents contents, long end) {}
+
     /** The record a transaction of {@code shard} writes, listing {@code value}. */
     ProducerRecord<byte[], byte[]> record(int shard, byte[] value);
 }

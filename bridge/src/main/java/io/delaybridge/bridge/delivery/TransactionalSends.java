@@ -20,25 +20,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Exactly once into Kafka ({@code delivery.exactlyOnce}): each shard's deliveries and deadletter records go out in
- * transactions of a producer whose {@code transactional.id} belongs to the shard ({@code <prefix>-shard-<n>}), not to
- * the instance, so the shard's next owner's {@code initTransactions} fences the previous owner's producer wherever it
- * still runs (a zombie: paused past its lease, then resumed), on top of the Redis epochs.
+ * Exactly once into Kafka ({@code delivery.exactlyOnce}): the deliveries and deadletter records of every shard this
+ * instance owns go out in the transactions of one pair of producers whose {@code transactional.id}s belong to the
+ * instance ({@code <prefix>-<instance>-a} and {@code -b}, taking turns: one gathers sends while the other's transaction
+ * commits, {@link InstanceTransaction}). Every {@code commitIntervalMillis} the commit thread commits what was gathered:
+ * one transaction for all shards, with one record of the delivered log ({@link DeliveredLog}) per shard it delivered
+ * for, listing what the shard's committed transactions delivered whose acks Redis has not confirmed; only then are the
+ * sends reported delivered, and the pump acks them in Redis.
  *
- * <p>Each shard has two producers that take turns ({@code <prefix>-shard-<n>} and {@code <prefix>-shard-<n>-b}, both
- * fenced by the next owner): one gathers the shard's sends while the other's transaction commits, so a send never
- * waits for a commit. A transaction holds the shard's sends of one commit interval, plus one record in the delivered
- * log ({@link DeliveredLog}) listing what it delivered and what earlier transactions delivered whose acks Redis has not
- * confirmed. Every {@code commitIntervalMillis} the commit thread commits every shard's gathered transaction, all at
- * once; only
- * then are the sends reported delivered, and the pump acks them in Redis. A shard's new owner (after a crash, a kill,
- * a fence) opens the shard before its first claim: fences, reads the last committed record, and acks what it lists
- * when it claims it instead of sending it again ({@link #wasDelivered}). What an aborted or unfinished transaction held is sent again; a
- * {@code read_committed} consumer never saw it.
+ * <p>Fencing. A restart of the instance (same instance id) fences its killed run's producers when it opens its session:
+ * their open transaction aborts at once. A shard's owner, each time it opens the shard (at its assignment, and again
+ * once its epoch is taken or proved), records itself as a writer of the shard's transactions ({@link WriterRegistry})
+ * and fences every other writer recorded ({@code initTransactions} with each of their ids: an open transaction aborts,
+ * a commit under way completes, and their later commits fail), then reads the shard's delivered log from where its last
+ * read ended and acks, instead of sending again, what a committed transaction delivered ({@link #wasDelivered}). A
+ * fenced instance opens a new session and must open each shard again, which it does only after proving its epoch in
+ * Redis: it records itself before it proves, so either the new owner, which took the epoch before it read the
+ * registry, saw it and fences it again, or its proof fails. Any transaction carrying a shard's records therefore either
+ * committed before the shard's current owner read its log, or aborts.
  *
- * <p>The intake's express records of partition n (their default ids live in shard n) go out in shard n's
- * transactions too, and a transaction commits the intake offsets that {@link TransactionOffsets} offers for them:
- * delivery and offset commit are one atomic step, and the same {@code transactional.id} fences both.
+ * <p>The intake's express records of partition n go out in the same transactions, which commit the intake offsets
+ * {@link TransactionOffsets} offers for them: delivery and offset commit are one atomic step.
  */
 public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseable {
 
@@ -46,13 +48,16 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
 
     private final Function<String, Producer<byte[], byte[]>> producers;
     private final String transactionalIdPrefix;
+    private final String instance;
+    private final WriterRegistry writers;
     private final DeliveredLog log;
     private final long commitIntervalMillis;
-    private final Map<Integer, ShardTransaction> shards = new ConcurrentHashMap<>();
+    private final Map<Integer, TransactionShard> shards = new ConcurrentHashMap<>();
+    private final InstanceTransaction transaction;
     private final IntakeCommits intakeCommits;
     private final String intakeTopic;
     private final Thread committer;
-    /** Opens shards and commits their transactions in parallel: their broker calls are waits. Threads end when idle. */
+    /** Opens shards in parallel: their broker calls are waits. Threads end when idle. */
     private final ExecutorService workers = Executors.newCachedThreadPool(runnable -> {
         Thread thread = new Thread(runnable, "delay-shard-worker");
         thread.setDaemon(true);
@@ -64,53 +69,100 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     private volatile TransactionOffsets offsets;
 
     /**
+     * Who this instance is as a writer of transactions.
+     *
+     * @param transactionalIdPrefix the instance's producers are {@code <prefix>-<instance>-a} and {@code -b}
+     * @param instance              this instance's id, the same across its restarts and unique in the service
+     * @param registry              who may have written transactions of a shard
+     */
+    public record Writer(String transactionalIdPrefix, String instance, WriterRegistry registry) {}
+
+    /**
      * @param producers             makes a transactional producer with the given {@code transactional.id}
-     * @param transactionalIdPrefix shard n's producer is {@code <prefix>-shard-<n>}: the same in every instance
+     * @param writer                this instance as a writer of transactions
      * @param intakeTopic           shard n holds the messages of this topic's partition n
      * @param commitIntervalMillis  how long a transaction gathers sends before it commits
      */
     public TransactionalSends(
             Function<String, Producer<byte[], byte[]>> producers,
-            String transactionalIdPrefix,
+            Writer writer,
             String intakeTopic,
             DeliveredLog log,
             IntakeCommits intakeCommits,
             long commitIntervalMillis) {
+        String transactionalIdPrefix = writer.transactionalIdPrefix();
+        String instance = writer.instance();
+        WriterRegistry writers = writer.registry();
         this.intakeCommits = intakeCommits;
         this.intakeTopic = intakeTopic;
         this.producers = producers;
         this.transactionalIdPrefix = transactionalIdPrefix;
+        this.instance = instance;
+        this.writers = writers;
         this.log = log;
         this.commitIntervalMillis = Math.max(1, commitIntervalMillis);
+        this.transaction = new InstanceTransaction(log, () -> offsets, shards::get);
         this.committer = new Thread(this::commitLoop, "delay-commit");
         this.committer.setDaemon(true);
         this.committer.start();
     }
 
-    /** The transactional ids of shard {@code shard}'s two producers, which take turns ({@link ShardTransaction}). */
-    public List<String> transactionalIds(int shard) {
-        String id = transactionalIdPrefix + "-shard-" + shard;
-        return List.of(id, id + "-b");
+    /** The transactional ids of {@code instance}'s two producers, which take turns ({@link InstanceTransaction}). */
+    public List<String> transactionalIds(String instance) {
+        String id = transactionalIdPrefix + "-" + instance;
+        return List.of(id + "-a", id + "-b");
     }
 
+    /**
+     * Opens {@code shard} (again): the instance's session first, then every other writer of the shard's transactions
+     * fenced, then its delivered log read. Called at the shard's assignment and again once its epoch is taken.
+     */
     @Override
     public void open(int shard) {
-        ShardTransaction transaction = shards.computeIfAbsent(shard, this::transaction);
-        if (!transaction.isOpen()) {
-            List<Producer<byte[], byte[]>> fresh = new ArrayList<>();
-            try {
-                for (String id : transactionalIds(shard)) {
-                    fresh.add(producers.apply(id));
-                }
-            } catch (RuntimeException e) {
-                fresh.forEach(producer -> producer.close(java.time.Duration.ZERO));
-                throw e;
+        openSession();
+        TransactionShard state = shards.computeIfAbsent(shard, this::state);
+        List<String> others = writers.register(shard, instance);
+        if (!others.isEmpty()) {
+            for (String other : others) {
+                fence(other);
             }
-            transaction.open(fresh);
+            writers.forget(shard, others);
+            LOG.info("Shard {}: fenced the transactions of earlier writers {}", shard, others);
+        }
+        transaction.openShard(state);
+    }
+
+    /** Opens a session of the instance's producers unless one is open. */
+    private synchronized void openSession() {
+        if (transaction.hasSession()) {
+            return;
+        }
+        List<Producer<byte[], byte[]>> fresh = new ArrayList<>();
+        try {
+            for (String id : transactionalIds(instance)) {
+                fresh.add(producers.apply(id));
+            }
+        } catch (RuntimeException e) {
+            fresh.forEach(producer -> producer.close(java.time.Duration.ZERO));
+            throw e;
+        }
+        transaction.openSession(fresh);
+        LOG.info("Transactional producers {} ready", transactionalIds(instance));
+    }
+
+    /** Fences {@code other}'s producers: whatever they hold open aborts, and they commit nothing more. */
+    private void fence(String other) {
+        for (String id : transactionalIds(other)) {
+            Producer<byte[], byte[]> fencing = producers.apply(id);
+            try {
+                fencing.initTransactions();
+            } finally {
+                fencing.close(java.time.Duration.ZERO);
+            }
         }
     }
 
-    /** Opens {@code shards} in parallel: each {@code initTransactions} fences at once, none waits for another's. */
+    /** Opens {@code shards} in parallel: each fence and log read is a wait, none waits for another's. */
     @Override
     public Map<Integer, RuntimeException> open(Collection<Integer> shards) {
         Map<Integer, CompletableFuture<Void>> opening = new HashMap<>();
@@ -139,9 +191,10 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         for (int shard : shards) {
             try {
                 // an open shard read its log's last record when it opened: read it again only for one that is not
-                ShardTransaction transaction = this.shards.get(shard);
-                long open = transaction == null ? -2 : transaction.openIntakeFloor();
-                long floor = open != -2 ? open : log.latest(shard).intakeFloor();
+                TransactionShard state = this.shards.get(shard);
+                long floor = state != null && transaction.isOpen(state)
+                        ? state.intakeFloor.value()
+                        : log.latest(shard).intakeFloor();
                 if (floor >= 0) {
                     floors.put(shard, floor);
                 }
@@ -157,94 +210,102 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
 
     @Override
     public boolean isOpen(int shard) {
-        ShardTransaction transaction = shards.get(shard);
-        return transaction != null && transaction.isOpen();
+        TransactionShard state = shards.get(shard);
+        return state != null && transaction.isOpen(state);
     }
 
     @Override
     public void send(int shard, Message message, ProducerRecord<byte[], byte[]> record, Delivery.Result result) {
-        ShardTransaction transaction = shards.get(shard);
-        if (transaction == null) {
-            result.failed(new ShardTransaction.NotOpenException(shard));
+        TransactionShard state = shards.get(shard);
+        if (state == null) {
+            result.failed(new InstanceTransaction.NotOpenException(shard));
             return;
         }
-        transaction.send(message, record, result);
+        transaction.send(state, message, record, result);
     }
 
     @Override
     public boolean wasDelivered(int shard, String id, String origin) {
-        ShardTransaction transaction = shards.get(shard);
-        return transaction != null && transaction.delivered.wasDelivered(id, origin);
+        TransactionShard state = shards.get(shard);
+        return state != null && state.delivered.wasDelivered(id, origin);
     }
 
     @Override
     public void acked(int shard, Iterable<String> ids, boolean allDeleted) {
-        ShardTransaction transaction = shards.get(shard);
-        if (transaction != null) {
-            transaction.delivered.acked(ids, allDeleted);
+        TransactionShard state = shards.get(shard);
+        if (state != null) {
+            state.delivered.acked(ids, allDeleted);
         }
     }
 
     @Override
     public void released(int shard, String id) {
-        ShardTransaction transaction = shards.get(shard);
-        if (transaction != null) {
-            transaction.delivered.released(id);
+        TransactionShard state = shards.get(shard);
+        if (state != null) {
+            state.delivered.released(id);
         }
     }
 
     @Override
     public void retried(int shard, String id) {
-        ShardTransaction transaction = shards.get(shard);
-        if (transaction != null) {
-            transaction.delivered.retried(id);
+        TransactionShard state = shards.get(shard);
+        if (state != null) {
+            state.delivered.retried(id);
         }
     }
 
     @Override
     public void claimed(int shard, Iterable<String> ids, boolean allDue) {
-        ShardTransaction transaction = shards.get(shard);
-        if (transaction != null) {
-            transaction.delivered.claimed(ids, allDue);
+        TransactionShard state = shards.get(shard);
+        if (state != null) {
+            state.delivered.claimed(ids, allDue);
         }
     }
 
     @Override
     public List<String> toAsk(int shard) {
-        ShardTransaction transaction = shards.get(shard);
-        return transaction == null ? List.of() : transaction.delivered.toAsk();
+        TransactionShard state = shards.get(shard);
+        return state == null ? List.of() : state.delivered.toAsk();
     }
 
     @Override
     public void stored(int shard, Collection<String> asked, java.util.function.Predicate<String> stored) {
-        ShardTransaction transaction = shards.get(shard);
-        if (transaction != null) {
-            transaction.delivered.stored(asked, stored);
+        TransactionShard state = shards.get(shard);
+        if (state != null) {
+            state.delivered.stored(asked, stored);
         }
     }
 
     @Override
     public void readAgain(int shard, long from, IntakeOrigin last) {
         // kept even before the shard is opened: what this owner delivers of the range later must outlive its copies
-        shards.computeIfAbsent(shard, this::transaction).delivered.readAgain(from, last);
+        shards.computeIfAbsent(shard, this::state).delivered.readAgain(from, last);
     }
 
+    /**
+     * {@code shard} moved away or was fenced: it sends nothing more, and what the gathering transaction holds of it
+     * commits now, listed in its delivered log with what it delivered before ({@code commit} is not needed: a shard's
+     * sends are never aborted alone; its next owner fences this instance and reads the log before it sends).
+     */
     @Override
     public void close(int shard, boolean commit) {
-        ShardTransaction transaction = shards.remove(shard);
-        if (transaction != null) {
-            transaction.close(commit);
+        TransactionShard state = shards.get(shard);
+        if (state == null) {
+            return;
         }
+        transaction.closeShard(state);
+        transaction.commit();
+        shards.remove(shard);
     }
 
-    private ShardTransaction transaction(int shard) {
-        return new ShardTransaction(shard, log, () -> offsets, () -> intakeCommits.committed(intakeTopic, shard));
+    private TransactionShard state(int shard) {
+        return new TransactionShard(shard, () -> intakeCommits.committed(intakeTopic, shard));
     }
 
-    /** Commits every open transaction now. */
+    /** Commits the open transaction now. */
     @Override
     public void flush() {
-        shards.values().forEach(ShardTransaction::commit);
+        transaction.commit();
     }
 
     private void commitLoop() {
@@ -257,25 +318,14 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
                 }
             }
             intakeCommits.refresh();
-            // every shard at once, each on a worker: a read_committed reader waits for one commit, not for the 16
-            // commits of a round one after the other (~300 ms a round on a busy 2-core machine, 50 ms gathering
-            // included). A transaction carrying intake offsets holds its partition's lane of the intake's offsets
-            // until it ends: the intake's plain commit, which needs every lane, now waits for one commit at most.
-            List<CompletableFuture<Void>> round = new ArrayList<>();
-            for (ShardTransaction transaction : shards.values()) {
-                round.add(CompletableFuture.runAsync(() -> commit(transaction), workers));
+            try {
+                for (TransactionShard state : shards.values()) {
+                    state.delivered.prune(origin -> intakeCommits.committedPast(origin) && belowFloor(origin));
+                }
+                transaction.commit();
+            } catch (RuntimeException e) {
+                LOG.error("Committing the instance's transaction failed", e);
             }
-            round.forEach(CompletableFuture::join); // commit reports its own failures
-        }
-    }
-
-    /** One shard's turn in a commit round: forget what may be forgotten, then commit what it gathered. */
-    private void commit(ShardTransaction transaction) {
-        try {
-            transaction.prune(intakeCommits, this::belowFloor);
-            transaction.commit();
-        } catch (RuntimeException e) {
-            LOG.error("Committing shard {} failed", transaction.shard, e);
         }
     }
 
@@ -289,8 +339,8 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         if (parsed == null || !parsed.topic().equals(intakeTopic)) {
             return true;
         }
-        ShardTransaction owner = shards.get(parsed.partition());
-        return owner == null || owner.belowFloor(parsed.offset());
+        TransactionShard owner = shards.get(parsed.partition());
+        return owner == null || owner.intakeFloor.passed(parsed.offset());
     }
 
     /** Commits what is open and closes every producer and the log's reader. */
@@ -299,9 +349,8 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         running = false;
         committer.interrupt();
         committer.join(TimeUnit.SECONDS.toMillis(10));
-        for (Integer shard : shards.keySet()) {
-            close(shard, true);
-        }
+        transaction.close(true);
+        shards.clear();
         workers.shutdownNow();
         log.close();
     }

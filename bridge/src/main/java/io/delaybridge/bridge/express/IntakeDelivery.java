@@ -22,7 +22,7 @@ public interface IntakeDelivery {
     void carryOffsets(TransactionOffsets offsets);
 
     /**
-     * Opens the shards of {@code partitions} for sending, together: exactly once, fences their earlier producers, which
+     * Opens the shards of {@code partitions} for sending, together: exactly once, fences their other writers, which
      * aborts the transactions a dead owner left open, with the intake offsets they were committing (until then those
      * offsets hold up every read of the committed offsets). Blocking; returns the shards that could not be opened.
      */

@@ -100,7 +100,7 @@ final class IntakeRebalance implements ConsumerRebalanceListener {
     }
 
     /**
-     * Opens the partitions' shards for sending before their committed offsets are read: fencing the shards' earlier
+     * Opens the partitions' shards for sending before their committed offsets are read: fencing the shards' other
      * producers aborts what a killed owner left open, intake offsets included, which would otherwise hold up the read
      * below until the broker's transaction timeout (and with it every record of these partitions, and every
      * read_committed reader of the targets the dead transactions wrote to). A shard that cannot be opened now is opened

@@ -63,7 +63,7 @@ public final class Pump implements Managed {
     private final Time time;
     /** Redis' clock, as every part knows it: when to wake, and what is due. */
     private final RedisClock redisClock;
-    /** Sends for both paths; with exactly once, a transactional producer per shard to open before claiming. */
+    /** Sends for both paths; with exactly once, each shard opened (its other writers fenced) before claiming. */
     private final Delivery delivery;
     /** Told of the checkpoints it reaches: {@link PipelineProbe#NONE} in the service. */
     private final PipelineProbe probe;

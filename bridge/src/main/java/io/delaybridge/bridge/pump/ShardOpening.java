@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Makes an assigned shard ready for claims, on the pump's thread: its fencing epoch taken in Redis (which also fences
- * the intake's writes into it, {@link ShardOwnership#took}), then its delivery opened; with exactly once that opens the
- * shard's transactional producer, fencing its earlier producers and learning what their committed transactions
- * delivered. And the reverse when a newer owner fenced the shard: let it go and abort what its delivery has open.
+ * the intake's writes into it, {@link ShardOwnership#took}), then its delivery opened; with exactly once that fences
+ * the shard's other writers of transactions and learns what committed transactions delivered. And the reverse when a
+ * newer owner fenced the shard: let it go.
  */
 final class ShardOpening {
 
@@ -49,7 +49,7 @@ final class ShardOpening {
     /**
      * The shards of {@code shards} that may be claimed now, in their order: epochs taken, deliveries open. The
      * deliveries of every shard not yet open are opened together: with exactly once each opening fences the shard's
-     * earlier producers (aborting what a dead owner left open), and no shard taken waits for another's opening.
+     * other writers (aborting what a dead owner left open), and no shard taken waits for another's opening.
      */
     List<OwnedShard> ready(List<OwnedShard> shards) {
         Map<Integer, OwnedShard> opening = new LinkedHashMap<>();
@@ -58,12 +58,12 @@ final class ShardOpening {
             if (!acquired(shard)) {
                 continue;
             }
-            if (delivery.shardOpen(shard.shard)) {
-                // the intake opens a shard's delivery at its assignment, before its epoch is taken: that was the
-                // first opening, and any later one must prove the epoch
-                shard.deliveryOpened = true;
+            if (shard.deliveryOpened && delivery.shardOpen(shard.shard)) {
                 ready.add(shard);
             } else if (provedToReopen(shard)) {
+                // the first opening once the epoch is taken, even if the intake opened the shard at its assignment:
+                // with exactly once it fences every other writer of the shard's transactions again, now that none
+                // can prove an epoch, and reads what they committed meanwhile
                 opening.put(shard.shard, shard);
             }
         }

@@ -81,4 +81,71 @@ class DeliveredLogIT {
         }
         assertThrows(IllegalStateException.class, () -> log.latest(0), "a closed log reads nothing");
     }
+
+    /**
+     * A shard's owner reads again, after fencing its other writers, what every record committed since its last read
+     * lists: two writers' records in turn, each listing only its own deliveries, read together; an aborted record is
+     * not; a read from its end finds nothing new.
+     */
+    @Test
+    void aReadFromAnOffsetListsWhatEveryCommittedRecordSinceThenLists(TestServers servers) throws Exception {
+        String bootstrap = servers.kafkaBootstrap();
+        String topic = servers.unique("delivered-since");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            DeliveredLog.prepare(admin, topic, 2, Optional.of((short) 1), Time.SYSTEM);
+        }
+        Properties consumer = new Properties();
+        consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (DeliveredLog log = new DeliveredLog(topic, consumer, 30_000, Time.SYSTEM);
+                KafkaProducer<byte[], byte[]> owner = writer(bootstrap, topic + "-owner");
+                KafkaProducer<byte[], byte[]> other = writer(bootstrap, topic + "-other")) {
+            commit(owner, log.record(1, DeliveredRecord.encode(List.of(message("before")), 5)));
+            ShardLog.Read first = log.read(1, -1);
+            assertEquals(List.of("before"), ids(first), "the first read: the last committed record");
+
+            commit(other, log.record(1, DeliveredRecord.encode(List.of(message("theirs")), 7)));
+            commit(owner, log.record(1, DeliveredRecord.encode(List.of(message("mine")), 6)));
+            other.beginTransaction();
+            other.send(log.record(1, DeliveredRecord.encode(List.of(message("aborted")), 99)));
+            other.abortTransaction();
+
+            ShardLog.Read since = log.read(1, first.end());
+            assertEquals(List.of("mine", "theirs"), ids(since), "both writers' records since the first read");
+            assertEquals(7, since.contents().intakeFloor(), "the highest floor");
+            assertEquals(List.of("mine"), ids(log.read(1, -1)), "the last record alone lists only its writer's");
+            assertEquals(List.of(), ids(log.read(1, since.end())), "nothing committed since");
+        }
+    }
+
+    private static KafkaProducer<byte[], byte[]> writer(String bootstrap, String transactionalId) {
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                        transactionalId),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
+        producer.initTransactions();
+        return producer;
+    }
+
+    private static void commit(
+            KafkaProducer<byte[], byte[]> producer,
+            org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]> record) {
+        producer.beginTransaction();
+        producer.send(record);
+        producer.commitTransaction();
+    }
+
+    private static Sends.Message message(String id) {
+        return new Sends.Message(id, "intake/1/" + id.length(), 0);
+    }
+
+    private static List<String> ids(ShardLog.Read read) {
+        return read.contents().messages().stream()
+                .map(Sends.Message::id)
+                .sorted()
+                .toList();
+    }
 }

@@ -31,7 +31,8 @@ final class ExactlyOnceChecks {
             for (Path log :
                     logs.filter(p -> p.toString().endsWith(".log")).sorted().toList()) {
                 for (String line : Files.readAllLines(log)) {
-                    if (line.contains("ShardTransaction")
+                    if (line.contains("InstanceTransaction")
+                            || line.contains("TransactionalSends")
                             || line.contains("IntakeFloors")
                             || line.contains("IntakeRebalance")
                             || line.contains("FencedMember")) {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.store.redis.RedisDelayStore;
+import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import java.nio.file.Path;
@@ -27,9 +29,10 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
- * {@code delivery.exactlyOnce}: a bridge that takes a shard fences the shard's transactional ids at once, so an earlier
- * owner's transaction left open (a killed or frozen bridge) stops holding back {@code read_committed} consumers of its
- * targets when the shard is taken, not when the broker's transaction timeout aborts it.
+ * {@code delivery.exactlyOnce}: a bridge that takes a shard fences at once every other instance recorded as a writer of
+ * the shard's transactions, and a bridge that starts fences its own earlier run's producers, so an earlier owner's
+ * transaction left open (a killed or frozen bridge) stops holding back {@code read_committed} consumers of its targets
+ * when the shard is taken, not when the broker's transaction timeout aborts it.
  */
 @ExtendWith(RealServersExtension.class)
 class ExactlyOnceFenceIT {
@@ -49,8 +52,17 @@ class ExactlyOnceFenceIT {
             kafka.createTopics(1, target); // one partition: any open transaction on it holds back read_committed
             KafkaClient.Collector committed = kafka.collectCommitted(target);
             KafkaClient.Collector uncommitted = kafka.collect(target);
-            // an earlier owner of every shard, each with a transaction open on the target: a bridge killed mid-commit
-            for (String id : transactionalIds(names, 4)) {
+            // an earlier owner of every shard, another instance recorded as a writer of it, and this instance's own
+            // killed run, each with a transaction open on the target: bridges killed mid-commit
+            try (RedisDelayStore store = RedisDelayStore.connect(
+                    RedisStoreOptions.of(servers.redisUri(), names.intake(), 4).withKeyPrefix(names.keyPrefix()))) {
+                for (int shard = 0; shard < 4; shard++) {
+                    store.transactionWriters()
+                            .register(shard, "earlier-" + shard)
+                            .get(30, TimeUnit.SECONDS);
+                }
+            }
+            for (String id : transactionalIds(names)) {
                 KafkaProducer<byte[], byte[]> zombie = zombie(servers.kafkaBootstrap(), id);
                 zombies.add(zombie);
                 zombie.beginTransaction();
@@ -101,13 +113,17 @@ class ExactlyOnceFenceIT {
         }
     }
 
-    /** Every transactional id a bridge's delivery uses for shards {@code 0..shards-1}. */
-    private static List<String> transactionalIds(TestNames names, int shards) {
+    /** The transactional ids of the earlier writers of shards 0-3, and of this bridge's own earlier run ("only"). */
+    private static List<String> transactionalIds(TestNames names) {
         List<String> ids = new ArrayList<>();
-        for (int shard = 0; shard < shards; shard++) {
-            String id = names.group() + "-" + names.intake() + "-shard-" + shard;
-            ids.add(id);
-            ids.add(id + "-b"); // each shard's producers take turns: both ids are fenced
+        List<String> instances = new ArrayList<>(List.of("only"));
+        for (int shard = 0; shard < 4; shard++) {
+            instances.add("earlier-" + shard);
+        }
+        for (String instance : instances) {
+            String id = names.group() + "-" + names.intake() + "-" + instance;
+            ids.add(id + "-a");
+            ids.add(id + "-b"); // an instance's producers take turns: both ids are fenced
         }
         return ids;
     }

@@ -334,7 +334,7 @@ class KafkaAclIT {
                     case "delay-deadletter" -> names.deadletter();
                     case "delay-bridge" -> names.group();
                     case "delay-intake-delivered" -> names.intake() + "-delivered";
-                    case "delay-bridge-delay-intake-shard-" -> names.group() + "-" + names.intake() + "-shard-";
+                    case "delay-bridge-delay-intake-" -> names.group() + "-" + names.intake() + "-";
                     case "delay-bridge-rules" -> names.group() + "-rules";
                     case "delay-bridge-rules-" -> names.group() + "-rules-";
                     case "orders.created" -> created;

@@ -12,6 +12,7 @@ import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.IntakeCommits;
 import io.delaybridge.bridge.delivery.TargetCatalog;
 import io.delaybridge.bridge.delivery.TransactionalSends;
+import io.delaybridge.bridge.delivery.WriterRegistry;
 import io.delaybridge.bridge.store.redis.RedisDelayStore;
 import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.bridge.time.Time;
@@ -38,13 +39,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.LoggerFactory;
 
 /**
- * Exactly once: a shard whose transaction failed is opened again (its producers initialized, which fences every other
- * producer of its transactional ids) only once this instance proved its epoch in Redis. A zombie, woken after the
- * shard's new owner took it, finds its transaction fenced; opening again without that proof would fence the new
- * owner's open transaction in turn, and what the zombie then learnt from the delivered log could be out of date. The
- * intake opens a shard's delivery at its assignment, before the pump takes its epoch: that open counts as the first.
- * Real Redis and a real broker; the new owner is a second store connection and a producer of the shard's
- * transactional id.
+ * Exactly once: a shard whose transaction failed is opened again (which fences every other recorded writer of the
+ * shard's transactions) only once this instance proved its epoch in Redis. A zombie, woken after the shard's new owner
+ * took it and fenced the zombie's producers, finds its transaction fenced; opening again without that proof would fence
+ * the new owner's open transaction in turn, and what the zombie then learnt from the delivered log could be out of
+ * date. Real Redis and a real broker; the new owner is a second store connection, the registry of writers, and
+ * producers of its own and of the zombie's transactional ids.
  */
 @ExtendWith(RealServersExtension.class)
 class ShardOpeningIT {
@@ -62,7 +62,7 @@ class ShardOpeningIT {
                     .all()
                     .get(30, TimeUnit.SECONDS);
             DeliveredLog.prepare(admin, intake + "-delivered", 1, Optional.of((short) 1), Time.SYSTEM);
-            Delivery zombie = exactlyOnce(servers, admin, name, intake, prefix);
+            Delivery zombie = exactlyOnce(servers, admin, name, intake, prefix, zombieStore);
             try {
                 // the intake opens the shard at its assignment; then the pump takes its epoch
                 assertTrue(zombie.openShards(List.of(0)).isEmpty(), "the shard opened at its assignment");
@@ -82,10 +82,19 @@ class ShardOpeningIT {
                 OwnedShard shard = new OwnedShard(0, Time.SYSTEM.nanoseconds());
                 assertEquals(List.of(shard), opening.ready(List.of(shard)), "ready once its epoch is taken");
 
-                // frozen, it lost the shard: the new owner took the epoch and fenced the shard's producers, and its
-                // own transaction is open
+                // frozen, it lost the shard: the new owner took the epoch, recorded itself as a writer of the
+                // shard's transactions, fenced the zombie's producers, and its own transaction is open
                 ownerStore.acquire(0);
-                try (KafkaProducer<byte[], byte[]> owner = producer(servers, prefix + "-shard-0")) {
+                assertEquals(
+                        List.of("zombie"),
+                        ownerStore.transactionWriters().register(0, "owner").get(30, TimeUnit.SECONDS),
+                        "the zombie is a recorded writer of the shard");
+                for (String fenced : List.of(prefix + "-zombie-a", prefix + "-zombie-b")) {
+                    try (KafkaProducer<byte[], byte[]> fence = producer(servers, fenced)) {
+                        fence.initTransactions();
+                    }
+                }
+                try (KafkaProducer<byte[], byte[]> owner = producer(servers, prefix + "-owner-a")) {
                     owner.initTransactions();
                     owner.beginTransaction();
                     owner.send(new ProducerRecord<>(target, "owner".getBytes(), "owner".getBytes()))
@@ -117,12 +126,25 @@ class ShardOpeningIT {
     }
 
     /** A delivery with exactly once as the application builds it; commits only when flushed. */
-    private static Delivery exactlyOnce(TestServers servers, Admin admin, String name, String intake, String prefix) {
+    private static Delivery exactlyOnce(
+            TestServers servers, Admin admin, String name, String intake, String prefix, RedisDelayStore store) {
         Properties consumer = new Properties();
         consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.kafkaBootstrap());
         TransactionalSends sends = new TransactionalSends(
                 id -> producer(servers, id),
-                prefix,
+                new TransactionalSends.Writer(prefix, "zombie", new WriterRegistry() {
+                    @Override
+                    public List<String> register(int shard, String instance) {
+                        return store.transactionWriters()
+                                .register(shard, instance)
+                                .join();
+                    }
+
+                    @Override
+                    public void forget(int shard, java.util.Collection<String> fenced) {
+                        store.transactionWriters().forget(shard, fenced).join();
+                    }
+                }),
                 intake,
                 new DeliveredLog(intake + "-delivered", consumer, 30_000, Time.SYSTEM),
                 new IntakeCommits(admin, name + "-group", 250, Time.SYSTEM),

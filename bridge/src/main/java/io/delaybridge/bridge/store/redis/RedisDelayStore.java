@@ -16,6 +16,7 @@ import io.delaybridge.bridge.store.SharedRates;
 import io.delaybridge.bridge.store.StoreConfigurationException;
 import io.delaybridge.bridge.store.StoreDataLostException;
 import io.delaybridge.bridge.store.StoreUnavailableException;
+import io.delaybridge.bridge.store.TransactionWriters;
 import io.delaybridge.bridge.store.WakeListener;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
@@ -53,8 +54,8 @@ import java.util.function.IntToLongFunction;
  * (start-up checks of every master), {@link StoreMeta} (incarnation markers), {@link WritePlan} and {@link
  * WritePipeline} (the intake's writes), {@link ShardCalls} (the pump's shard operations), {@link ShardReads}
  * (positions, stats, {@code TIME}), {@link WakeSubscription} (wake-ups), and over {@link StoreAccess} {@link
- * RedisMessageAdmin} and {@link RedisSharedRates}; {@link StoreAssembly} builds and wires them, this class ties them
- * together.
+ * RedisMessageAdmin}, {@link RedisSharedRates} and {@link RedisTransactionWriters}; {@link StoreAssembly} builds and
+ * wires them, this class ties them together.
  *
  * <h2>Connections and threads</h2>
  *
@@ -166,6 +167,14 @@ public final class RedisDelayStore implements DelayStore {
     /** The service's delivery caps, kept in this store's Redis ({@link RedisSharedRates}). */
     public SharedRates sharedRates() {
         return new RedisSharedRates(access);
+    }
+
+    /**
+     * Who may have written each shard's exactly-once transactions, kept in this store's Redis ({@link
+     * RedisTransactionWriters}).
+     */
+    public TransactionWriters transactionWriters() {
+        return new RedisTransactionWriters(access);
     }
 
     /** The key names of this store. */

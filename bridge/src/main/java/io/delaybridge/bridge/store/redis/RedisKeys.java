@@ -24,6 +24,8 @@ import java.util.Arrays;
  * &lt;prefix&gt;:{delay-intake:7}:farid:&lt;n&gt;   hash  far tier: explicit id's member -&gt; its far version (20 bytes)
  * &lt;prefix&gt;:{delay-intake:7}:fargone   zset  far tier: default id's member -&gt; timestamp its far records drop at
  *                                             (a cancel or replacement named the id from elsewhere)
+ * &lt;prefix&gt;:{delay-intake:7}:writers   set  instances that may have written exactly-once transactions with the
+ *                                             shard's records (writers.lua)
  * &lt;prefix&gt;:{delay-intake}:meta         hash  shards, incarnation, initialised (one per intake topic)
  * &lt;prefix&gt;:{delay-intake:rate:&lt;t&gt;}    string  target t's shared delivery cap: when its next token is free (rate.lua)
  * </pre>
@@ -125,6 +127,12 @@ public final class RedisKeys {
         int h = Arrays.hashCode(member);
         int n = (h ^ (h >>> 16)) & (FAR_ID_HASHES - 1);
         return bytes(prefix + ":{" + intakeTopic + ":" + shard + "}:farid:" + n);
+    }
+
+    /** The set of instances that may have written exactly-once transactions carrying {@code shard}'s records. */
+    public byte[] writers(int shard) {
+        shard(shard);
+        return bytes(prefix + ":{" + intakeTopic + ":" + shard + "}:writers");
     }
 
     /** The key the health check writes beside {@code shard}, to probe the node that holds it. */

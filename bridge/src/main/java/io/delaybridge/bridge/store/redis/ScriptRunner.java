@@ -137,6 +137,12 @@ public final class ScriptRunner {
                 "rate.lua",
                 ScriptOutputType.MULTI,
                 ScriptSignature.of(keyList(ScriptSignature.Key.RATE), "interval", "burst", "want")),
+        // writers of a shard's exactly-once transactions (RedisTransactionWriters)
+        WRITERS(
+                "writers.lua",
+                ScriptOutputType.MULTI,
+                ScriptSignature.of(keyList(ScriptSignature.Key.WRITERS), "instance")
+                        .repeating("fenced", "id")),
         // admin API (RedisMessageAdmin)
         RESCHEDULE(
                 "reschedule.lua",

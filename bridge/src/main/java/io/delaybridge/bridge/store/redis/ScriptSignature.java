@@ -33,7 +33,9 @@ record ScriptSignature(List<Key> keys, String repeatedKeys, List<String> args, S
         /** The store's meta hash: not a shard key, given by the caller. */
         META("meta", null),
         /** A delivery cap shared by every instance (RedisSharedRates): not a shard key, given by the caller. */
-        RATE("rate", null);
+        RATE("rate", null),
+        /** A shard's writers of exactly-once transactions (RedisTransactionWriters): given by the caller. */
+        WRITERS("writers", null);
 
         private final String header;
         private final Function<ShardKeys, byte[]> ofShard;

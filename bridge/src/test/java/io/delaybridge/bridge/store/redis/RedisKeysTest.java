@@ -24,6 +24,7 @@ class RedisKeysTest {
         assertEquals("dq:{delay-intake:7}:epoch", s(k.epoch()));
         assertEquals("dq:{delay-intake:7}:inc", s(k.incarnation()));
         assertEquals("dq:{delay-intake:7}:wake", k.wakeChannel());
+        assertEquals("dq:{delay-intake:7}:writers", s(keys.writers(7)));
         assertEquals("dq:{delay-intake}:meta", s(keys.meta()));
         assertEquals("dq:{delay-intake}:meta", s(RedisKeys.metaKey("dq", "delay-intake")));
     }

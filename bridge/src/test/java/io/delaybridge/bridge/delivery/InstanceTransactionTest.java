@@ -22,11 +22,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A shard's two producers take turns: a send made while a commit runs is not held by it, goes into the other
+ * The instance's two producers take turns: a send made while a commit runs is not held by it, goes into the other
  * producer's transaction, and is settled by that transaction alone. Kafka's {@link MockProducer} stands in for the
  * producers (pure bookkeeping: which send a commit settles); a latch holds a commit open in mid-flight.
  */
-class ShardTransactionTest {
+class InstanceTransactionTest {
 
     private static final String LOG_TOPIC = "log";
 
@@ -88,6 +88,11 @@ class ShardTransactionTest {
         }
 
         @Override
+        public Read read(int shard, long from) {
+            return new Read(last, 0);
+        }
+
+        @Override
         public ProducerRecord<byte[], byte[]> record(int shard, byte[] value) {
             return new ProducerRecord<>(LOG_TOPIC, shard, null, value);
         }
@@ -114,7 +119,10 @@ class ShardTransactionTest {
 
     private final MemoryLog log = new MemoryLog();
     private final Outcomes outcomes = new Outcomes();
-    private final ShardTransaction transaction = new ShardTransaction(3, log, () -> null, () -> -1);
+    private final TransactionShard shard = new TransactionShard(3, () -> -1);
+    private final TransactionShard other = new TransactionShard(4, () -> -1);
+    private final InstanceTransaction transaction =
+            new InstanceTransaction(log, () -> null, n -> n == 3 ? shard : n == 4 ? other : null);
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     @AfterEach
@@ -126,15 +134,15 @@ class ShardTransactionTest {
     void aSendDuringACommitGoesIntoTheOtherProducersTransactionAndOnlyThatOneSettlesIt() throws Exception {
         HeldProducer first = new HeldProducer();
         HeldProducer second = new HeldProducer();
-        transaction.open(List.of(first, second));
-        transaction.send(message("a"), target("a"), outcomes.of("a"));
+        open(first, second);
+        transaction.send(shard, message("a"), target("a"), outcomes.of("a"));
         first.hold = true;
         CompletableFuture<Void> commit = CompletableFuture.runAsync(transaction::commit, threads);
         assertTrue(first.committing.await(30, TimeUnit.SECONDS), "the commit reached the broker call");
 
         // the commit is in mid-flight: a send goes on without waiting for it (the test would hang here otherwise)
         CompletableFuture<Void> send = CompletableFuture.runAsync(
-                () -> transaction.send(message("b"), target("b"), outcomes.of("b")), threads);
+                () -> transaction.send(shard, message("b"), target("b"), outcomes.of("b")), threads);
         send.get(30, TimeUnit.SECONDS);
         assertTrue(second.transactionInFlight(), "b went into the other producer's transaction");
         assertEquals(List.of("a"), keysTo(first, "target"));
@@ -154,7 +162,7 @@ class ShardTransactionTest {
         assertEquals(List.of("a", "b"), listed(second));
 
         // and the turns go on: the next send goes to the first producer again
-        transaction.send(message("c"), target("c"), outcomes.of("c"));
+        transaction.send(shard, message("c"), target("c"), outcomes.of("c"));
         assertEquals(List.of("a", "c"), keysTo(first, "target"));
     }
 
@@ -162,13 +170,14 @@ class ShardTransactionTest {
     void theOtherProducerTakesSendsOnlyOnceTheEarlierSendsAreAcknowledged() throws Exception {
         HeldProducer first = new HeldProducer();
         HeldProducer second = new HeldProducer();
-        transaction.open(List.of(first, second));
-        transaction.send(message("a"), target("a"), outcomes.of("a"));
+        open(first, second);
+        transaction.send(shard, message("a"), target("a"), outcomes.of("a"));
         first.holdFlush = true;
         CompletableFuture<Void> commit = CompletableFuture.runAsync(transaction::commit, threads);
         assertTrue(first.flushing.await(30, TimeUnit.SECONDS), "the commit waits for a's acknowledgement");
 
-        Thread sender = new Thread(() -> transaction.send(message("b"), target("b"), outcomes.of("b")), "sender");
+        Thread sender =
+                new Thread(() -> transaction.send(shard, message("b"), target("b"), outcomes.of("b")), "sender");
         sender.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (sender.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
@@ -188,28 +197,91 @@ class ShardTransactionTest {
     void aFailedCommitLeavesItsSendsAndTheOtherProducersInDoubtUntilTheLogSaysWhatCommitted() throws Exception {
         HeldProducer first = new HeldProducer();
         HeldProducer second = new HeldProducer();
-        transaction.open(List.of(first, second));
-        transaction.send(message("a"), target("a"), outcomes.of("a"));
+        open(first, second);
+        transaction.send(shard, message("a"), target("a"), outcomes.of("a"));
         first.hold = true;
         first.commitTransactionException = new KafkaException("the broker did not answer");
         CompletableFuture<Void> commit = CompletableFuture.runAsync(transaction::commit, threads);
         assertTrue(first.committing.await(30, TimeUnit.SECONDS));
-        transaction.send(message("b"), target("b"), outcomes.of("b"));
+        transaction.send(shard, message("b"), target("b"), outcomes.of("b"));
         first.release.countDown();
         commit.get(30, TimeUnit.SECONDS);
 
-        assertFalse(transaction.isOpen(), "both producers closed");
+        assertFalse(transaction.isOpen(shard), "both producers closed");
         assertTrue(outcomes.heard.isEmpty(), "neither a nor b is decided before the shard is opened again");
-        transaction.send(message("a"), target("a"), outcomes.of("again"));
-        assertInstanceOf(ShardTransaction.NotOpenException.class, outcomes.heard.get("again"));
+        transaction.send(shard, message("a"), target("a"), outcomes.of("again"));
+        assertInstanceOf(InstanceTransaction.NotOpenException.class, outcomes.heard.get("again"));
 
         // the commit went through after all; b's transaction was aborted by the fence
         log.last = new DeliveredRecord.Contents(List.of(message("a")), -1);
-        transaction.open(List.of(new HeldProducer(), new HeldProducer()));
+        open(new HeldProducer(), new HeldProducer());
         assertEquals("delivered", outcomes.heard.get("a"));
-        assertInstanceOf(ShardTransaction.AbortedException.class, outcomes.heard.get("b"));
-        assertTrue(transaction.delivered.wasDelivered("a", "intake/3/a"));
-        assertFalse(transaction.delivered.wasDelivered("b", "intake/3/b"));
+        assertInstanceOf(InstanceTransaction.AbortedException.class, outcomes.heard.get("b"));
+        assertTrue(shard.delivered.wasDelivered("a", "intake/3/a"));
+        assertFalse(shard.delivered.wasDelivered("b", "intake/3/b"));
+    }
+
+    @Test
+    void oneTransactionCarriesEveryShardsSendsAndARecordOfTheDeliveredLogForEach() {
+        HeldProducer first = new HeldProducer();
+        open(first, new HeldProducer());
+        transaction.openShard(other);
+        transaction.send(shard, message("a"), target("a"), outcomes.of("a"));
+        transaction.send(other, message("z"), target("z"), outcomes.of("z"));
+        transaction.commit();
+
+        assertEquals("delivered", outcomes.heard.get("a"));
+        assertEquals("delivered", outcomes.heard.get("z"));
+        assertEquals(List.of("a", "z"), keysTo(first, "target"), "one transaction for both shards");
+        assertEquals(List.of("a"), listedFor(first, 3), "shard 3's record lists its own deliveries");
+        assertEquals(List.of("z"), listedFor(first, 4), "shard 4's record lists its own deliveries");
+
+        // a shard closed sends nothing more; the other goes on in the same session
+        transaction.closeShard(other);
+        transaction.send(other, message("y"), target("y"), outcomes.of("y"));
+        assertInstanceOf(InstanceTransaction.NotOpenException.class, outcomes.heard.get("y"));
+        assertTrue(transaction.isOpen(shard));
+    }
+
+    /**
+     * A commit asks for each shard's intake offsets in ascending shard order, whatever order the sends came in: the
+     * intake's plain commit takes the same offset lanes in that order, and a transaction taking them in another could
+     * wait for a lane while the intake waits for one the transaction holds.
+     */
+    @Test
+    void aCommitAsksForTheShardsIntakeOffsetsInAscendingShardOrder() {
+        List<Integer> asked = new ArrayList<>();
+        InstanceTransaction ordered = new InstanceTransaction(
+                log,
+                () -> (shardAsked, origins) -> {
+                    asked.add(shardAsked);
+                    return null;
+                },
+                n -> n == 3 ? shard : n == 4 ? other : null);
+        ordered.openSession(List.of(new HeldProducer(), new HeldProducer()));
+        ordered.openShard(other);
+        ordered.openShard(shard);
+        ordered.send(other, message("z"), target("z"), outcomes.of("z"));
+        ordered.send(shard, message("a"), target("a"), outcomes.of("a"));
+        ordered.commit();
+        assertEquals(List.of(3, 4), asked);
+        assertEquals("delivered", outcomes.heard.get("a"));
+    }
+
+    private void open(HeldProducer first, HeldProducer second) {
+        transaction.openSession(List.of(first, second));
+        transaction.openShard(shard);
+    }
+
+    /** The ids the last delivered-log record of {@code shard} that {@code producer} committed lists. */
+    private static List<String> listedFor(MockProducer<byte[], byte[]> producer, int shard) {
+        List<ProducerRecord<byte[], byte[]>> records = producer.history().stream()
+                .filter(r -> r.topic().equals(LOG_TOPIC) && r.partition() == shard)
+                .toList();
+        return DeliveredRecord.decode(records.get(records.size() - 1).value()).messages().stream()
+                .map(Sends.Message::id)
+                .sorted()
+                .toList();
     }
 
     private static Sends.Message message(String id) {

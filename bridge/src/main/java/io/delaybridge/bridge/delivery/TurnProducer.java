@@ -10,22 +10,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One of a shard's two transactional producers ({@link ShardTransaction}) and the transaction it gathers: the sends
- * made into it since it began. Its shard's lock guards it while it gathers; once taken ({@link #take}) the transaction
- * belongs to the commit that took it, and the producer gathers nothing until that commit ended.
+ * One of the instance's two transactional producers ({@link InstanceTransaction}) and the transaction it gathers: the
+ * sends made into it since it began. The instance transaction's lock guards it while it gathers; once taken
+ * ({@link #take}) the transaction belongs to the commit that took it, and the producer gathers nothing until that
+ * commit ended.
  */
-final class ShardProducer {
+final class TurnProducer {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ShardProducer.class);
+    private static final Logger LOG = LoggerFactory.getLogger(TurnProducer.class);
 
     /** One send of a transaction: its timestamp or error arrives in the producer's callback. */
     static final class Member {
+        final int shard;
         final Sends.Message message;
         final Delivery.Result result;
         volatile long timestamp = -1;
         volatile Exception error;
 
-        Member(Sends.Message message, Delivery.Result result) {
+        Member(int shard, Sends.Message message, Delivery.Result result) {
+            this.shard = shard;
             this.message = message;
             this.result = result;
         }
@@ -40,7 +43,7 @@ final class ShardProducer {
     final Producer<byte[], byte[]> producer;
     private Gathered open;
 
-    ShardProducer(Producer<byte[], byte[]> producer) {
+    TurnProducer(Producer<byte[], byte[]> producer) {
         this.producer = producer;
     }
 
@@ -80,11 +83,11 @@ final class ShardProducer {
     }
 
     /** Closes the producer at once: a transaction it has open is aborted, here or by the next owner's fence. */
-    void close(int shard) {
+    void close() {
         try {
             producer.close(Duration.ZERO);
         } catch (RuntimeException e) {
-            LOG.debug("Closing a producer of shard {}: {}", shard, Failures.describe(e));
+            LOG.debug("Closing a transactional producer: {}", Failures.describe(e));
         }
     }
 }
