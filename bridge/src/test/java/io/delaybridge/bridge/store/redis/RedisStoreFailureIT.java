@@ -111,8 +111,14 @@ class RedisStoreFailureIT {
             long pendingAtOom = store.stats(0).pending();
             assertTrue(pendingAtOom > 100, "stored " + pendingAtOom + " before memory ran out");
 
-            // a new owner can take the shard over, claim, retry, reclaim and ack on a full Redis, and so free it
+            // a new owner can take the shard over, record itself as a writer of its transactions (exactly once),
+            // claim, retry, reclaim and ack on a full Redis, and so free it
             long epoch = store.acquire(0);
+            store.transactionWriters().register(0, "earlier").get(30, TimeUnit.SECONDS);
+            assertEquals(
+                    List.of("earlier"),
+                    store.transactionWriters().register(0, "new-owner").get(30, TimeUnit.SECONDS),
+                    "recorded on a full Redis");
             ClaimBatch batch = store.claim(0, epoch, 200, 60_000);
             assertEquals(200, batch.messages().size());
             assertTrue(store.retry(0, epoch, batch.messages().get(0).ref(), now - 1));

@@ -8,6 +8,9 @@
   ARGV[2..] fenced   instance ids to forget (their producers were fenced)
 
   Steps
+  0. PERSIST the set (it never expires anyway). At maxmemory Redis refuses a script's first write if that write may
+     grow memory, as SADD may, but never stops a script that has already written: a new owner must still be able to
+     open a shard of a full Redis and drain it (as acquire.lua does).
   1. SREM the fenced ids, in parts of 1,000 (below Lua's unpack limit): removals first, so an instance both forgotten
      and recorded in one call stays recorded, and a full Redis still forgets.
   2. SADD ARGV[1], unless it is empty.
@@ -16,6 +19,7 @@
 
   Returns the other writers recorded (a list, possibly empty, in no particular order); no codes.
 ]]
+redis.call('PERSIST', KEYS[1])
 local part = 1000
 for from = 2, #ARGV, part do
   local to = math.min(from + part - 1, #ARGV)
