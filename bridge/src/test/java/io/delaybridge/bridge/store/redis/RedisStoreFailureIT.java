@@ -45,17 +45,17 @@ import org.slf4j.LoggerFactory;
 /** What the Redis store does when Redis is misconfigured, full, gone, restarted or emptied: each on its own server. */
 class RedisStoreFailureIT {
 
-    private static final String TOPIC = "delay-intake";
-    private static final Duration DEADLINE = Duration.ofSeconds(20);
+    static final String TOPIC = "delay-intake";
+    static final Duration DEADLINE = Duration.ofSeconds(20);
 
     @TempDir
     Path dir;
 
-    private static RedisStoreOptions options(RedisServer redis, int shards) {
+    static RedisStoreOptions options(RedisServer redis, int shards) {
         return RedisStoreOptions.of(redis.uri(), TOPIC, shards).withCommandTimeout(Duration.ofSeconds(2));
     }
 
-    private static WriteOp.Schedule record(int partition, long offset, long dueAt, byte[] envelope) {
+    static WriteOp.Schedule record(int partition, long offset, long dueAt, byte[] envelope) {
         return new WriteOp.Schedule(
                 TOPIC + "-" + partition + "-" + offset, dueAt, new IntakeOrigin(TOPIC, partition, offset), envelope);
     }
@@ -73,73 +73,6 @@ class RedisStoreFailureIT {
             commands.accept(connection.sync());
         } finally {
             client.shutdown();
-        }
-    }
-
-    @Test
-    void refusesARedisThatEvictsKeys() {
-        try (RedisServer redis = RedisServer.start(dir, 0, List.of("--maxmemory-policy", "allkeys-lru"))) {
-            StoreConfigurationException e =
-                    assertThrows(StoreConfigurationException.class, () -> RedisDelayStore.connect(options(redis, 2)));
-            assertTrue(e.getMessage().contains("maxmemory-policy allkeys-lru"), e.getMessage());
-            assertTrue(e.getMessage().contains("noeviction"), e.getMessage());
-            assertTrue(e.getMessage().contains(redis.uri()), e.getMessage());
-        }
-    }
-
-    @Test
-    void aFullRedisRefusesNewMessagesAsUnavailableWhileThePumpDrainsIt() throws Exception {
-        try (RedisServer redis = RedisServer.start(dir, 0, List.of("--maxmemory", "3mb"));
-                RedisDelayStore store = RedisDelayStore.connect(options(redis, 1))) {
-            long now = store.now();
-            byte[] envelope = new byte[4096];
-            Throwable failure = null;
-            long offset = 0;
-            for (int batch = 0; batch < 500 && failure == null; batch++) {
-                List<WriteOp> ops = new ArrayList<>();
-                for (int i = 0; i < 50; i++) {
-                    ops.add(record(0, offset++, now - 1, envelope));
-                }
-                try {
-                    store.write(ops).get(30, TimeUnit.SECONDS);
-                } catch (ExecutionException e) {
-                    failure = e.getCause();
-                }
-            }
-            assertInstanceOf(StoreUnavailableException.class, failure);
-            assertTrue(failure.getMessage().contains("out of memory"), failure.getMessage());
-            long pendingAtOom = store.stats(0).pending();
-            assertTrue(pendingAtOom > 100, "stored " + pendingAtOom + " before memory ran out");
-
-            // a new owner can take the shard over, record itself as a writer of its transactions (exactly once),
-            // claim, retry, reclaim and ack on a full Redis, and so free it
-            long epoch = store.acquire(0);
-            store.transactionWriters().register(0, "earlier").get(30, TimeUnit.SECONDS);
-            assertEquals(
-                    List.of("earlier"),
-                    store.transactionWriters().register(0, "new-owner").get(30, TimeUnit.SECONDS),
-                    "recorded on a full Redis");
-            ClaimBatch batch = store.claim(0, epoch, 200, 60_000);
-            assertEquals(200, batch.messages().size());
-            assertTrue(store.retry(0, epoch, batch.messages().get(0).ref(), now - 1));
-            ClaimedMessage shortLease = store.claim(0, epoch, 1, 1).messages().get(0);
-            await().atMost(DEADLINE).until(() -> store.reclaim(0, epoch, 10) == 1);
-            assertEquals(
-                    List.of(WriteResult.CANCELLED),
-                    store.write(List.of(new WriteOp.Cancel(shortLease.ref().id())))
-                            .get(30, TimeUnit.SECONDS));
-            assertEquals(
-                    199,
-                    store.ack(
-                            0,
-                            epoch,
-                            batch.messages().stream()
-                                    .skip(1)
-                                    .map(ClaimedMessage::ref)
-                                    .toList()));
-            assertEquals(
-                    List.of(WriteResult.STORED),
-                    store.write(List.of(record(0, offset, now - 1, envelope))).get(30, TimeUnit.SECONDS));
         }
     }
 
