@@ -48,15 +48,7 @@ class InstanceTransactionTest {
         public void flush() {
             if (holdFlush) {
                 holdFlush = false;
-                flushing.countDown();
-                try {
-                    if (!releaseFlush.await(30, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("the test never released the flush");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
+                held(flushing, releaseFlush, "flush");
             }
             super.flush();
         }
@@ -64,17 +56,22 @@ class InstanceTransactionTest {
         @Override
         public void commitTransaction() {
             if (hold) {
-                committing.countDown();
-                try {
-                    if (!release.await(30, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("the test never released the commit");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
+                held(committing, release, "commit");
             }
             super.commitTransaction();
+        }
+
+        /** Says {@code reached}, then waits until the test counts {@code release} down (30 s at most). */
+        private static void held(CountDownLatch reached, CountDownLatch release, String what) {
+            reached.countDown();
+            try {
+                if (!release.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the test never released the " + what);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
         }
     }
 
