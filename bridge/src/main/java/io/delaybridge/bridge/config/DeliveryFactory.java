@@ -2,6 +2,7 @@ package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.delaybridge.bridge.delivery.DeliveredLog;
+import io.delaybridge.bridge.delivery.DeliveredLogTopic;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.IntakeCommits;
 import io.delaybridge.bridge.delivery.TargetCatalog;
@@ -54,7 +55,7 @@ public class DeliveryFactory {
             return Delivery.plain(producer, catalog, kafka.getDeadletterTopic());
         }
         String logTopic = kafka.getIntakeTopic() + "-delivered";
-        DeliveredLog.prepare(
+        DeliveredLogTopic.prepare(
                 admin,
                 logTopic,
                 limits.shards(),

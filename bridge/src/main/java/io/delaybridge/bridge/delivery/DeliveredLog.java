@@ -3,31 +3,23 @@ package io.delaybridge.bridge.delivery;
 import io.delaybridge.bridge.time.Time;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The delivered log: a compacted topic with one partition per shard, where each transaction writes one record per
- * shard it delivered for (key {@code shard-<n>}, partition n, value a {@link DeliveredRecord}) in the same transaction
- * as its deliveries. What a shard's new owner must know is the last committed record of the shard's partition, and
- * what other writers committed since its own last read ({@link #read}); with compaction keeping one record per key,
- * that is a read of the partition's last few offsets ({@code read_committed}, so an aborted transaction's record is
- * never seen), however long the bridge has run.
+ * shard it delivered for (key {@code shard-<n>-<slot>}, partition n, value a {@link DeliveredRecord}) in the same
+ * transaction as its deliveries. What a shard's new owner must know is the last committed record of the shard's
+ * partition with the records it points to ({@link LoggedRecords}), and what other writers committed since its own last
+ * read ({@link #read}); with compaction keeping one record per key and a pointer reaching at most
+ * {@value LoggedRecords#SLOTS} records back, that is a read of the partition's last offsets ({@code read_committed}, so
+ * an aborted transaction's record is never seen), however long the bridge has run.
  */
 public final class DeliveredLog implements ShardLog, AutoCloseable {
 
@@ -66,83 +58,20 @@ public final class DeliveredLog implements ShardLog, AutoCloseable {
         return topic;
     }
 
-    /**
-     * Creates the topic (compacted, one partition per shard) unless it exists; fails start-up if it exists with fewer
-     * partitions than there are shards.
-     */
-    public static void prepare(Admin admin, String topic, int shards, Optional<Short> replication, Time time)
-            throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
-        try {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(shards), replication)
-                            .configs(Map.of(
-                                    TopicConfig.CLEANUP_POLICY_CONFIG,
-                                    TopicConfig.CLEANUP_POLICY_COMPACT,
-                                    TopicConfig.SEGMENT_MS_CONFIG,
-                                    "600000"))))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw e;
-            }
-        }
-        TopicDescription description = describe(admin, topic, time);
-        if (description.partitions().size() < shards) {
-            throw new IllegalStateException("delivery.exactlyOnce: the delivered log " + topic + " has "
-                    + description.partitions().size() + " partitions, fewer than the " + shards + " shards (intake "
-                    + "partitions). Add partitions to it (kafka-topics --alter --partitions " + shards + ")");
-        }
-    }
-
-    /** The topic as described, once a topic created a moment ago is known to the broker answering (up to 30 s). */
-    private static TopicDescription describe(Admin admin, String topic, Time time)
-            throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
-        long deadline = time.nanoseconds() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                return admin.describeTopics(List.of(topic))
-                        .allTopicNames()
-                        .get(30, TimeUnit.SECONDS)
-                        .get(topic);
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || time.nanoseconds() - deadline > 0) {
-                    throw e;
-                }
-                time.sleep(200); // created, not yet in the answering broker's metadata
-            }
-        }
-    }
-
-    /** The record a transaction of {@code shard} writes, listing {@code value}. */
+    /** The record a transaction of {@code shard} writes, listing {@code value}, its key taking {@code slot}. */
     @Override
-    public ProducerRecord<byte[], byte[]> record(int shard, byte[] value) {
-        return new ProducerRecord<>(topic, shard, key(shard), value);
+    public ProducerRecord<byte[], byte[]> record(int shard, int slot, byte[] value) {
+        return new ProducerRecord<>(topic, shard, key(shard, slot), value);
     }
 
     /**
-     * What the last committed record of {@code shard} says; no messages and no floor if it has none. Reads up to the
-     * last stable offset: a transaction of an earlier owner still open is not waited for (called after the shard's
-     * producer was initialized, none is).
+     * What the last committed records of {@code shard} say, with the records they point to; no messages and no floor
+     * if it has none. Reads up to the last stable offset: a transaction of an earlier owner still open is not waited for
+     * (called after the shard's producer was initialized, none is).
      */
     @Override
-    public synchronized DeliveredRecord.Contents latest(int shard) {
-        TopicPartition partition = new TopicPartition(topic, shard);
-        consumer.assign(List.of(partition));
-        long begin = consumer.beginningOffsets(List.of(partition)).get(partition);
-        long end = consumer.endOffsets(List.of(partition)).get(partition); // read_committed: the last stable offset
-        long deadline = time.nanoseconds() + TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis);
-        long from = Math.max(begin, end - TAIL);
-        while (true) {
-            byte[] last = lastValue(partition, from, end, deadline);
-            if (last != null) {
-                return DeliveredRecord.decode(last);
-            }
-            if (from <= begin) {
-                return DeliveredRecord.Contents.EMPTY;
-            }
-            long stepped = end - from;
-            from = Math.max(begin, from - stepped * 4); // aborted transactions at the tail: look further back
-        }
+    public DeliveredRecord.Contents latest(int shard) {
+        return read(shard, -1).contents();
     }
 
     @Override
@@ -150,30 +79,75 @@ public final class DeliveredLog implements ShardLog, AutoCloseable {
         TopicPartition partition = new TopicPartition(topic, shard);
         consumer.assign(List.of(partition));
         long end = consumer.endOffsets(List.of(partition)).get(partition); // read_committed: the last stable offset
-        if (from < 0) {
-            return new Read(latest(shard), end);
-        }
         long begin = consumer.beginningOffsets(List.of(partition)).get(partition);
         long deadline = time.nanoseconds() + TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis);
+        // with no offset, the tail: its last record, and the newest of every chain in it (a record of a shard moved
+        // away during its transaction lists only that transaction's deliveries, in a chain of its own)
+        long start = from >= 0 ? Math.max(begin, from) : tail(partition, begin, end, deadline);
+        // offset -> what the record there says; the records read, then those they point to before them, and so on
+        java.util.TreeMap<Long, DeliveredRecord.Contents> found = new java.util.TreeMap<>();
+        long to = end;
+        while (start < to) {
+            readRange(
+                    partition,
+                    start,
+                    to,
+                    deadline,
+                    (offset, value) -> found.put(offset, DeliveredRecord.decode(value)));
+            to = start;
+            start = Math.max(begin, Math.min(to, pointed(found)));
+        }
         java.util.Map<String, Sends.Message> messages = new java.util.LinkedHashMap<>();
-        long[] floor = {-1};
-        readRange(partition, Math.max(begin, from), end, deadline, value -> {
-            DeliveredRecord.Contents contents = DeliveredRecord.decode(value);
+        long floor = -1;
+        for (DeliveredRecord.Contents contents : found.values()) {
             contents.messages().forEach(message -> messages.put(message.id(), message));
-            floor[0] = Math.max(floor[0], contents.intakeFloor());
-        });
-        return new Read(new DeliveredRecord.Contents(List.copyOf(messages.values()), floor[0]), end);
+            floor = Math.max(floor, contents.intakeFloor());
+        }
+        return new Read(new DeliveredRecord.Contents(List.copyOf(messages.values()), floor), end);
     }
 
-    private byte[] lastValue(TopicPartition partition, long from, long end, long deadline) {
-        byte[][] last = {null};
-        readRange(partition, from, end, deadline, value -> last[0] = value);
-        return last[0];
+    /**
+     * The lowest offset the newest record of each chain among {@code found} points to ({@link DeliveredRecord}); an
+     * older record's pointer is older news. {@link Long#MAX_VALUE} if none points anywhere.
+     */
+    private static long pointed(java.util.NavigableMap<Long, DeliveredRecord.Contents> found) {
+        java.util.Set<Long> chains = new java.util.HashSet<>();
+        long pointed = Long.MAX_VALUE;
+        for (DeliveredRecord.Contents contents : found.descendingMap().values()) {
+            if (contents.readFrom() >= 0 && chains.add(contents.chain())) {
+                pointed = Math.min(pointed, contents.readFrom());
+            }
+        }
+        return pointed;
+    }
+
+    /**
+     * Where the partition's tail begins: {@value #TAIL} offsets before {@code end}, or further back until a committed
+     * record is in it (aborted transactions at the tail); {@code end} if there is none.
+     */
+    private long tail(TopicPartition partition, long begin, long end, long deadline) {
+        long from = Math.max(begin, end - TAIL);
+        while (true) {
+            boolean[] any = {false};
+            readRange(partition, from, end, deadline, (offset, value) -> any[0] = true);
+            if (any[0]) {
+                return from;
+            }
+            if (from <= begin) {
+                return end;
+            }
+            long stepped = end - from;
+            from = Math.max(begin, from - stepped * 4);
+        }
+    }
+
+    /** What {@link #readRange} hands on: a committed record's offset and value. */
+    private interface Found {
+        void accept(long offset, byte[] value);
     }
 
     /** Hands each committed value of {@code partition} from {@code from} to {@code end} (excluded) to {@code each}. */
-    private void readRange(
-            TopicPartition partition, long from, long end, long deadline, java.util.function.Consumer<byte[]> each) {
+    private void readRange(TopicPartition partition, long from, long end, long deadline, Found each) {
         consumer.seek(partition, from);
         while (consumer.position(partition) < end) {
             if (time.nanoseconds() - deadline > 0) {
@@ -182,14 +156,14 @@ public final class DeliveredLog implements ShardLog, AutoCloseable {
             }
             for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL).records(partition)) {
                 if (record.offset() < end && record.value() != null) {
-                    each.accept(record.value());
+                    each.accept(record.offset(), record.value());
                 }
             }
         }
     }
 
-    private static byte[] key(int shard) {
-        return ("shard-" + shard).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    private static byte[] key(int shard, int slot) {
+        return ("shard-" + shard + "-" + slot).getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Override

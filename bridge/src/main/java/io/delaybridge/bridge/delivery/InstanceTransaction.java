@@ -173,6 +173,7 @@ final class InstanceTransaction {
                 });
                 shard.session = session;
                 shard.logFrom = read.end();
+                shard.logged.opened();
             } finally {
                 lock.unlock();
             }
@@ -247,19 +248,21 @@ final class InstanceTransaction {
             byShard.computeIfAbsent(member.shard, s -> new ArrayList<>()).add(member);
         }
         List<TransactionOffsets.Carry> carries = new ArrayList<>();
-        Map<TransactionShard, Long> floors = new HashMap<>();
+        Map<TransactionShard, TransactionRecords.Written> written = new HashMap<>();
         boolean committed = false;
         Exception failed = batch.failure;
         try {
             if (failed == null) {
-                failed = records.write(producer.producer, byShard, carries, floors);
+                failed = records.write(producer.producer, byShard, carries, written);
             }
             if (failed != null) {
                 producer.producer.abortTransaction();
             } else {
                 producer.producer.commitTransaction();
                 committed = true;
-                floors.forEach((shard, floor) -> shard.intakeFloor.recorded(floor));
+                for (Map.Entry<TransactionShard, TransactionRecords.Written> shard : written.entrySet()) {
+                    shard.getValue().committed(shard.getKey());
+                }
             }
         } catch (RuntimeException e) {
             LOG.warn(

@@ -4,13 +4,15 @@ import io.delaybridge.bridge.delivery.TurnProducer.Member;
 import io.delaybridge.bridge.errors.Failures;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.function.IntFunction;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -18,9 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a commit of the {@link InstanceTransaction} adds to its transaction besides the sends: one record of the
- * delivered log per shard it delivered for (listing what the shard's committed transactions delivered, its own sends
- * included, and the shard's intake floor), and the intake offsets its express records let commit, all shards' in one
- * {@code sendOffsetsToTransaction}.
+ * delivered log per shard it delivered for (its own sends, and what {@link LoggedRecords} plans besides, and the
+ * shard's intake floor), and the intake offsets its express records let commit, all shards' in one {@code
+ * sendOffsetsToTransaction}.
  */
 final class TransactionRecords {
 
@@ -42,35 +44,62 @@ final class TransactionRecords {
         this.shards = shards;
     }
 
+    /** A shard's record of the delivered log in a transaction: what it lists, and its send. */
+    record Written(LoggedRecords.Plan plan, long floor, Future<RecordMetadata> sent) {
+
+        /** The transaction committed: the shard's floor and its record are told. */
+        void committed(TransactionShard shard) {
+            shard.intakeFloor.recorded(floor);
+            long offset = -1;
+            try {
+                offset = sent.get().offset(); // committed: every send of it completed
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException e) {
+                LOG.warn("Shard {}: a committed record of the delivered log has no offset: {}", shard.shard, e);
+            }
+            if (offset >= 0) {
+                shard.logged.committed(plan, offset);
+            } else {
+                shard.logged.opened(); // its next record lists everything again, pointing nowhere
+            }
+        }
+    }
+
     /**
      * Adds to {@code producer}'s open transaction each shard's delivered-log record and the intake offsets that may
-     * commit with it ({@code carries}, {@code floors} filled in); returns why the transaction must abort, or null.
+     * commit with it ({@code carries}, {@code written} filled in); returns why the transaction must abort, or null.
      */
     Exception write(
             Producer<byte[], byte[]> producer,
             Map<Integer, List<Member>> byShard,
             List<TransactionOffsets.Carry> carries,
-            Map<TransactionShard, Long> floors) {
+            Map<TransactionShard, Written> written) {
         Map<TopicPartition, OffsetAndMetadata> carried = new HashMap<>();
         ConsumerGroupMetadata group = null;
         for (Map.Entry<Integer, List<Member>> entry : byShard.entrySet()) {
             TransactionShard shard = shards.apply(entry.getKey());
-            Map<String, Sends.Message> listed = shard == null ? new LinkedHashMap<>() : shard.delivered.listed();
+            List<Sends.Message> sends = new ArrayList<>(entry.getValue().size());
             for (Member member : entry.getValue()) {
-                listed.put(member.message.id(), member.message);
+                sends.add(member.message);
             }
+            // a shard moved away lists its own sends alone: its next owner fences this instance and reads them
+            LoggedRecords.Plan plan =
+                    shard == null ? LoggedRecords.alone(sends) : shard.logged.plan(shard.delivered, sends);
             TransactionOffsets.Carry carry = offer(entry.getKey(), entry.getValue());
             if (carry != null) {
                 carries.add(carry);
                 carried.putAll(carry.offsets());
                 group = carry.group();
             }
-            long floor = -1;
+            long floor = shard == null ? -1 : shard.intakeFloor.forRecord(carry);
+            Future<RecordMetadata> sent = producer.send(log.record(
+                    entry.getKey(),
+                    plan.slot(),
+                    DeliveredRecord.encode(plan.messages(), floor, plan.readFrom(), plan.chain())));
             if (shard != null) {
-                floor = shard.intakeFloor.forRecord(carry);
-                floors.put(shard, floor);
+                written.put(shard, new Written(plan, floor, sent));
             }
-            producer.send(log.record(entry.getKey(), DeliveredRecord.encode(listed.values(), floor)));
         }
         if (carried.isEmpty()) {
             return null;

@@ -4,7 +4,7 @@ import java.util.function.LongSupplier;
 
 /**
  * What the instance's transactions keep of one shard ({@link InstanceTransaction}): what its committed transactions
- * delivered ({@link DeliveredIds}), its intake floor, in which session of the instance's producers it was opened, and
+ * delivered ({@link DeliveredIds}), its records of the delivered log ({@link LoggedRecords}), its intake floor, in which session of the instance's producers it was opened, and
  * where the next read of its delivered log starts. Its fields are guarded by the instance transaction's lock, but for
  * {@link #delivered} and {@link #intakeFloor}, which are safe to share.
  */
@@ -16,6 +16,8 @@ final class TransactionShard {
     final int shard;
     /** What committed transactions delivered and must be remembered: acked, not sent again, if claimed. */
     final DeliveredIds delivered = new DeliveredIds();
+    /** The shard's records of the delivered log since it was opened: what the next one lists. */
+    final LoggedRecords logged = new LoggedRecords();
     /** The intake floor the shard's records of the delivered log hold. */
     final IntakeFloor intakeFloor;
 

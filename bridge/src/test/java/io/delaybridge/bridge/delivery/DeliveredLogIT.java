@@ -38,7 +38,7 @@ class DeliveredLogIT {
         String bootstrap = servers.kafkaBootstrap();
         String topic = servers.unique("delivered");
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            DeliveredLog.prepare(admin, topic, SHARDS, Optional.of((short) 1), Time.SYSTEM);
+            DeliveredLogTopic.prepare(admin, topic, SHARDS, Optional.of((short) 1), Time.SYSTEM);
         }
         Properties consumer = new Properties();
         consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -55,11 +55,11 @@ class DeliveredLogIT {
             for (int shard = 0; shard < SHARDS; shard++) {
                 for (long floor : new long[] {shard * 100L, shard * 100L + 1}) {
                     producer.beginTransaction();
-                    producer.send(log.record(shard, DeliveredRecord.encode(List.of(), floor)));
+                    producer.send(log.record(shard, 0, DeliveredRecord.encode(List.of(), floor)));
                     producer.commitTransaction();
                 }
                 producer.beginTransaction(); // an aborted record after them is never what a shard reads
-                producer.send(log.record(shard, DeliveredRecord.encode(List.of(), 999_999)));
+                producer.send(log.record(shard, 0, DeliveredRecord.encode(List.of(), 999_999)));
                 producer.abortTransaction();
             }
         }
@@ -92,27 +92,65 @@ class DeliveredLogIT {
         String bootstrap = servers.kafkaBootstrap();
         String topic = servers.unique("delivered-since");
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            DeliveredLog.prepare(admin, topic, 2, Optional.of((short) 1), Time.SYSTEM);
+            DeliveredLogTopic.prepare(admin, topic, 2, Optional.of((short) 1), Time.SYSTEM);
         }
         Properties consumer = new Properties();
         consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (DeliveredLog log = new DeliveredLog(topic, consumer, 30_000, Time.SYSTEM);
                 KafkaProducer<byte[], byte[]> owner = writer(bootstrap, topic + "-owner");
                 KafkaProducer<byte[], byte[]> other = writer(bootstrap, topic + "-other")) {
-            commit(owner, log.record(1, DeliveredRecord.encode(List.of(message("before")), 5)));
+            commit(owner, log.record(1, 0, DeliveredRecord.encode(List.of(message("before")), 5)));
             ShardLog.Read first = readUntil(log, -1, List.of("before")); // the first read: the last committed record
 
-            commit(other, log.record(1, DeliveredRecord.encode(List.of(message("theirs")), 7)));
-            commit(owner, log.record(1, DeliveredRecord.encode(List.of(message("mine")), 6)));
+            commit(other, log.record(1, 0, DeliveredRecord.encode(List.of(message("theirs")), 7)));
+            commit(owner, log.record(1, 0, DeliveredRecord.encode(List.of(message("mine")), 6)));
             other.beginTransaction();
-            other.send(log.record(1, DeliveredRecord.encode(List.of(message("aborted")), 99)));
+            other.send(log.record(1, 0, DeliveredRecord.encode(List.of(message("aborted")), 99)));
             other.abortTransaction();
 
             // both writers' records since the first read, never the aborted one
             ShardLog.Read since = readUntil(log, first.end(), List.of("mine", "theirs"));
             assertEquals(7, since.contents().intakeFloor(), "the highest floor");
-            assertEquals(List.of("mine"), ids(log.read(1, -1)), "the last record alone lists only its writer's");
+            assertEquals(List.of("before", "mine", "theirs"), ids(log.read(1, -1)), "the tail's records, all of them");
             assertEquals(List.of(), ids(log.read(1, since.end())), "nothing committed since");
+        }
+    }
+
+    /**
+     * A record lists its own transaction's deliveries and points to the oldest earlier record still needed: a read
+     * follows the pointers back (and no further), whatever the record's format; with default ids the record stays
+     * small.
+     */
+    @Test
+    void aReadFollowsTheLastRecordsPointersBack(TestServers servers) throws Exception {
+        String bootstrap = servers.kafkaBootstrap();
+        String topic = servers.unique("delivered-chain");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            DeliveredLogTopic.prepare(admin, topic, 2, Optional.of((short) 1), Time.SYSTEM);
+        }
+        Properties consumer = new Properties();
+        consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (DeliveredLog log = new DeliveredLog(topic, consumer, 30_000, Time.SYSTEM);
+                KafkaProducer<byte[], byte[]> owner = writer(bootstrap, topic + "-owner")) {
+            commit(owner, log.record(1, 0, versionTwo("old"))); // a bridge before pointers wrote it
+            assertEquals(List.of("old"), ids(readUntil(log, -1, List.of("old"))));
+            long whole = commit(
+                    owner, log.record(1, 1, DeliveredRecord.encode(List.of(message("a"), message("b")), 5, -1, 9)));
+            long c = commit(owner, log.record(1, 2, DeliveredRecord.encode(List.of(message("c")), 6, whole, 9)));
+            List<String> since = new ArrayList<>(List.of("c"));
+            for (int i = 0; i < 24; i++) { // a record and a commit marker each: the tail no longer reaches c
+                since.add("x" + i);
+                commit(owner, log.record(1, 3 + i, DeliveredRecord.encode(List.of(message("x" + i)), 7, c, 9)));
+            }
+            since.sort(null);
+            assertEquals(since, ids(readUntil(log, -1, since)), "c's pointer to a and b is older news: not followed");
+            commit(owner, log.record(1, 27, DeliveredRecord.encode(List.of(message("e")), 8, whole, 9)));
+            since.addAll(List.of("a", "b", "e"));
+            since.sort(null);
+            ShardLog.Read chain = readUntil(log, -1, since);
+            assertEquals(8, chain.contents().intakeFloor());
+            // an owner reading from an offset follows the pointers of what it reads, too
+            assertEquals(since, ids(log.read(1, c + 1)));
         }
     }
 
@@ -144,12 +182,29 @@ class DeliveredLogIT {
         return producer;
     }
 
-    private static void commit(
+    /** Commits {@code record} in a transaction of its own; returns its offset. */
+    private static long commit(
             KafkaProducer<byte[], byte[]> producer,
-            org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]> record) {
+            org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]> record)
+            throws Exception {
         producer.beginTransaction();
-        producer.send(record);
+        java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> sent = producer.send(record);
         producer.commitTransaction();
+        return sent.get(30, TimeUnit.SECONDS).offset();
+    }
+
+    /** A record as bridges before pointers wrote it (version 2): a floor and every message in full. */
+    private static byte[] versionTwo(String id) throws java.io.IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeByte(2);
+            out.writeLong(3);
+            out.writeInt(1);
+            out.writeUTF(id);
+            out.writeUTF(message(id).origin());
+            out.writeLong(0);
+        }
+        return bytes.toByteArray();
     }
 
     private static Sends.Message message(String id) {

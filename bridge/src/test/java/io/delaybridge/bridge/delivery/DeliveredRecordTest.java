@@ -24,6 +24,26 @@ class DeliveredRecordTest {
     }
 
     @Test
+    void aDefaultIdTakesItsOffsetAloneAndOtherIdsAreWrittenInFull() {
+        List<Sends.Message> messages = List.of(
+                new Sends.Message("delay-intake-3-17", "delay-intake/3/17", 1_700_000_000_000L),
+                new Sends.Message("order-42", "delay-intake/3/18", 5),
+                new Sends.Message("delay-intake-3-019", "delay-intake/3/019", 6),
+                new Sends.Message("delay-intake-3-20", "delay-intake/4/20", 7),
+                new Sends.Message("delay-intake-3-0", "delay-intake/3/0", 8));
+        assertEquals(
+                new DeliveredRecord.Contents(messages, 4_711, 1_234, -77),
+                DeliveredRecord.decode(DeliveredRecord.encode(messages, 4_711, 1_234, -77)));
+        List<Sends.Message> defaults = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            defaults.add(
+                    new Sends.Message("delay-intake-7-" + (1_000_000 + i), "delay-intake/7/" + (1_000_000 + i), i));
+        }
+        int bytes = DeliveredRecord.encode(defaults, 1_000_499, -1, 1).length;
+        assertTrue(bytes <= 500 * 17 + 64, "a default-id message costs 17 bytes: " + bytes);
+    }
+
+    @Test
     void readsTheFirstVersionWithoutAFloor() {
         // version 1, one message: what bridges before the intake floor wrote
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();

@@ -90,7 +90,7 @@ class InstanceTransactionTest {
         }
 
         @Override
-        public ProducerRecord<byte[], byte[]> record(int shard, byte[] value) {
+        public ProducerRecord<byte[], byte[]> record(int shard, int slot, byte[] value) {
             return new ProducerRecord<>(LOG_TOPIC, shard, null, value);
         }
     }
@@ -155,8 +155,11 @@ class InstanceTransactionTest {
         transaction.commit();
         assertEquals("delivered", outcomes.heard.get("b"));
         assertTrue(second.transactionCommitted());
-        // a is not acked yet: the next record still lists it beside b
-        assertEquals(List.of("a", "b"), listed(second));
+        // a is not acked yet: the next record lists b alone and points to the record that lists a
+        assertEquals(List.of("b"), listed(second));
+        assertEquals(last(first).partition(), last(second).partition());
+        assertEquals(0, readFrom(second), "b's record points to a's, the first producer's first record");
+        assertTrue(readFrom(first) < 0, "the shard's first record lists all it remembers and points nowhere");
 
         // and the turns go on: the next send goes to the first producer again
         transaction.send(shard, message("c"), target("c"), outcomes.of("c"));
@@ -300,12 +303,21 @@ class InstanceTransactionTest {
                 .toList();
     }
 
-    /** The ids the last delivered-log record that {@code producer} committed lists. */
-    private static List<String> listed(MockProducer<byte[], byte[]> producer) {
+    /** The last delivered-log record that {@code producer} committed. */
+    private static ProducerRecord<byte[], byte[]> last(MockProducer<byte[], byte[]> producer) {
         List<ProducerRecord<byte[], byte[]>> records = producer.history().stream()
                 .filter(r -> r.topic().equals(LOG_TOPIC))
                 .toList();
-        return DeliveredRecord.decode(records.get(records.size() - 1).value()).messages().stream()
+        return records.get(records.size() - 1);
+    }
+
+    private static long readFrom(MockProducer<byte[], byte[]> producer) {
+        return DeliveredRecord.decode(last(producer).value()).readFrom();
+    }
+
+    /** The ids the last delivered-log record that {@code producer} committed lists. */
+    private static List<String> listed(MockProducer<byte[], byte[]> producer) {
+        return DeliveredRecord.decode(last(producer).value()).messages().stream()
                 .map(Sends.Message::id)
                 .sorted()
                 .toList();

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.DeliveredLog;
+import io.delaybridge.bridge.delivery.DeliveredLogTopic;
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.IntakeCommits;
 import io.delaybridge.bridge.delivery.TargetCatalog;
@@ -61,7 +62,7 @@ class ShardOpeningIT {
             admin.createTopics(List.of(new NewTopic(target, Optional.of(1), Optional.empty())))
                     .all()
                     .get(30, TimeUnit.SECONDS);
-            DeliveredLog.prepare(admin, intake + "-delivered", 1, Optional.of((short) 1), Time.SYSTEM);
+            DeliveredLogTopic.prepare(admin, intake + "-delivered", 1, Optional.of((short) 1), Time.SYSTEM);
             Delivery zombie = exactlyOnce(servers, admin, name, intake, prefix, zombieStore);
             try {
                 // the intake opens the shard at its assignment; then the pump takes its epoch
