@@ -37,12 +37,7 @@ class DeliveredLogIT {
     void shardsOpeningAtOnceEachReadTheirOwnLastCommittedRecord(TestServers servers) throws Exception {
         String bootstrap = servers.kafkaBootstrap();
         String topic = servers.unique("delivered");
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            DeliveredLogTopic.prepare(admin, topic, SHARDS, Optional.of((short) 1), Time.SYSTEM);
-        }
-        Properties consumer = new Properties();
-        consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        DeliveredLog log = new DeliveredLog(topic, consumer, 30_000, Time.SYSTEM);
+        DeliveredLog log = prepared(bootstrap, topic, SHARDS);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
                 Map.of(
                         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -91,12 +86,7 @@ class DeliveredLogIT {
     void aReadFromAnOffsetListsWhatEveryCommittedRecordSinceThenLists(TestServers servers) throws Exception {
         String bootstrap = servers.kafkaBootstrap();
         String topic = servers.unique("delivered-since");
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            DeliveredLogTopic.prepare(admin, topic, 2, Optional.of((short) 1), Time.SYSTEM);
-        }
-        Properties consumer = new Properties();
-        consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (DeliveredLog log = new DeliveredLog(topic, consumer, 30_000, Time.SYSTEM);
+        try (DeliveredLog log = prepared(bootstrap, topic, 2);
                 KafkaProducer<byte[], byte[]> owner = writer(bootstrap, topic + "-owner");
                 KafkaProducer<byte[], byte[]> other = writer(bootstrap, topic + "-other")) {
             commit(owner, log.record(1, 0, DeliveredRecord.encode(List.of(message("before")), 5)));
@@ -118,19 +108,14 @@ class DeliveredLogIT {
 
     /**
      * A record lists its own transaction's deliveries and points to the oldest earlier record still needed: a read
-     * follows the pointers back (and no further), whatever the record's format; with default ids the record stays
-     * small.
+     * follows the newest pointer of each chain back (and no further), and reads records of the version before
+     * pointers.
      */
     @Test
     void aReadFollowsTheLastRecordsPointersBack(TestServers servers) throws Exception {
         String bootstrap = servers.kafkaBootstrap();
         String topic = servers.unique("delivered-chain");
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            DeliveredLogTopic.prepare(admin, topic, 2, Optional.of((short) 1), Time.SYSTEM);
-        }
-        Properties consumer = new Properties();
-        consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (DeliveredLog log = new DeliveredLog(topic, consumer, 30_000, Time.SYSTEM);
+        try (DeliveredLog log = prepared(bootstrap, topic, 2);
                 KafkaProducer<byte[], byte[]> owner = writer(bootstrap, topic + "-owner")) {
             commit(owner, log.record(1, 0, versionTwo("old"))); // a bridge before pointers wrote it
             assertEquals(List.of("old"), ids(readUntil(log, -1, List.of("old"))));
@@ -152,6 +137,16 @@ class DeliveredLogIT {
             // an owner reading from an offset follows the pointers of what it reads, too
             assertEquals(since, ids(log.read(1, c + 1)));
         }
+    }
+
+    /** The delivered log {@code topic} of {@code shards} partitions, created, and a reader of it. */
+    private static DeliveredLog prepared(String bootstrap, String topic, int shards) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            DeliveredLogTopic.prepare(admin, topic, shards, Optional.of((short) 1), Time.SYSTEM);
+        }
+        Properties consumer = new Properties();
+        consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return new DeliveredLog(topic, consumer, 30_000, Time.SYSTEM);
     }
 
     /**
