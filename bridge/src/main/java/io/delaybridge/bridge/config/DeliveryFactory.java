@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.config;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.delaybridge.bridge.delivery.Committer;
 import io.delaybridge.bridge.delivery.DeliveredLog;
 import io.delaybridge.bridge.delivery.DeliveredLogTopic;
 import io.delaybridge.bridge.delivery.Delivery;
@@ -30,7 +31,9 @@ public class DeliveryFactory {
 
     @NotNull
     @Setting(
-            value = "With `exactlyOnce`: how long the instance's transaction gathers sends before it commits.",
+            value =
+                    "With `exactlyOnce`: how often the instance's transaction commits, counted from the start of the last "
+                            + "commit; the other producer gathers sends meanwhile.",
             min = "1ms",
             max = "5s")
     private Duration commitInterval = Duration.milliseconds(50);
@@ -84,7 +87,7 @@ public class DeliveryFactory {
                 kafka.getIntakeTopic(),
                 log,
                 new IntakeCommits(admin, kafka.getGroupId(), 250, time),
-                commitInterval.toMilliseconds());
+                new Committer(commitInterval.toMilliseconds(), time));
         return Delivery.exactlyOnce(sends, catalog, kafka.getDeadletterTopic());
     }
 

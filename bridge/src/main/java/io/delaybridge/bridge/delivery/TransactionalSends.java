@@ -7,12 +7,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -23,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * Exactly once into Kafka ({@code delivery.exactlyOnce}): the deliveries and deadletter records of every shard this
  * instance owns go out in the transactions of one pair of producers whose {@code transactional.id}s belong to the
  * instance ({@code <prefix>-<instance>-a} and {@code -b}, taking turns: one gathers sends while the other's transaction
- * commits, {@link InstanceTransaction}). Every {@code commitIntervalMillis} the commit thread commits what was gathered:
+ * commits, {@link InstanceTransaction}). At each turn of the {@link Committer} the commit thread commits what was gathered:
  * one transaction for all shards, with one record of the delivered log ({@link DeliveredLog}) per shard it delivered
  * for, listing what the shard's committed transactions delivered whose acks Redis has not confirmed; only then are the
  * sends reported delivered, and the pump acks them in Redis.
@@ -51,20 +46,14 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     private final String instance;
     private final WriterRegistry writers;
     private final DeliveredLog log;
-    private final long commitIntervalMillis;
     private final Map<Integer, TransactionShard> shards = new ConcurrentHashMap<>();
     private final InstanceTransaction transaction;
     private final IntakeCommits intakeCommits;
     private final String intakeTopic;
-    private final Thread committer;
-    /** Opens shards in parallel: their broker calls are waits. Threads end when idle. */
-    private final ExecutorService workers = Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "delay-shard-worker");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final Committer committer;
+    /** Opens shards in parallel: their broker calls are waits. */
+    private final ParallelOpen opening = new ParallelOpen();
 
-    private volatile boolean running = true;
     /** The intake's offsets that transactions commit with its express records; null until the intake sets it. */
     private volatile TransactionOffsets offsets;
 
@@ -81,7 +70,7 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
      * @param producers             makes a transactional producer with the given {@code transactional.id}
      * @param writer                this instance as a writer of transactions
      * @param intakeTopic           shard n holds the messages of this topic's partition n
-     * @param commitIntervalMillis  how long a transaction gathers sends before it commits
+     * @param committer             the commit thread, which commits at its turns
      */
     public TransactionalSends(
             Function<String, Producer<byte[], byte[]>> producers,
@@ -89,7 +78,7 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
             String intakeTopic,
             DeliveredLog log,
             IntakeCommits intakeCommits,
-            long commitIntervalMillis) {
+            Committer committer) {
         String transactionalIdPrefix = writer.transactionalIdPrefix();
         String instance = writer.instance();
         WriterRegistry writers = writer.registry();
@@ -100,11 +89,9 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         this.instance = instance;
         this.writers = writers;
         this.log = log;
-        this.commitIntervalMillis = Math.max(1, commitIntervalMillis);
         this.transaction = new InstanceTransaction(log, () -> offsets, shards::get);
-        this.committer = new Thread(this::commitLoop, "delay-commit");
-        this.committer.setDaemon(true);
-        this.committer.start();
+        this.committer = committer;
+        committer.start(this::commitTurn);
     }
 
     /** The transactional ids of {@code instance}'s two producers, which take turns ({@link InstanceTransaction}). */
@@ -165,19 +152,7 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     /** Opens {@code shards} in parallel: each fence and log read is a wait, none waits for another's. */
     @Override
     public Map<Integer, RuntimeException> open(Collection<Integer> shards) {
-        Map<Integer, CompletableFuture<Void>> opening = new HashMap<>();
-        for (int shard : shards) {
-            opening.put(shard, CompletableFuture.runAsync(() -> open(shard), workers));
-        }
-        Map<Integer, RuntimeException> failed = new HashMap<>();
-        opening.forEach((shard, done) -> {
-            try {
-                done.join();
-            } catch (CompletionException e) {
-                failed.put(shard, e.getCause() instanceof RuntimeException cause ? cause : e);
-            }
-        });
-        return failed;
+        return opening.run(shards, this::open);
     }
 
     @Override
@@ -308,25 +283,13 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         transaction.commit();
     }
 
-    private void commitLoop() {
-        while (running) {
-            try {
-                TimeUnit.MILLISECONDS.sleep(commitIntervalMillis);
-            } catch (InterruptedException e) {
-                if (!running) {
-                    return;
-                }
-            }
-            intakeCommits.refresh();
-            try {
-                for (TransactionShard state : shards.values()) {
-                    state.delivered.prune(origin -> intakeCommits.committedPast(origin) && belowFloor(origin));
-                }
-                transaction.commit();
-            } catch (RuntimeException e) {
-                LOG.error("Committing the instance's transaction failed", e);
-            }
+    /** A turn of the commit thread: forgets what may be forgotten, then commits the gathering transaction. */
+    private void commitTurn() {
+        intakeCommits.refresh();
+        for (TransactionShard state : shards.values()) {
+            state.delivered.prune(origin -> intakeCommits.committedPast(origin) && belowFloor(origin));
         }
+        transaction.commit();
     }
 
     /**
@@ -346,12 +309,10 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     /** Commits what is open and closes every producer and the log's reader. */
     @Override
     public void close() throws InterruptedException {
-        running = false;
-        committer.interrupt();
-        committer.join(TimeUnit.SECONDS.toMillis(10));
+        committer.close();
         transaction.close(true);
         shards.clear();
-        workers.shutdownNow();
+        opening.close();
         log.close();
     }
 }

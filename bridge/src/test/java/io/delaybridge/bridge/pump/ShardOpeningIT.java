@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.delivery.Committer;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.DeliveredLog;
 import io.delaybridge.bridge.delivery.DeliveredLogTopic;
@@ -149,7 +150,7 @@ class ShardOpeningIT {
                 intake,
                 new DeliveredLog(intake + "-delivered", consumer, 30_000, Time.SYSTEM),
                 new IntakeCommits(admin, name + "-group", 250, Time.SYSTEM),
-                TimeUnit.HOURS.toMillis(1));
+                new Committer(TimeUnit.HOURS.toMillis(1), Time.SYSTEM));
         return Delivery.exactlyOnce(
                 sends, new TargetCatalog(admin, Clock.systemUTC(), 60_000, 5_000, 5_000), name + "-dlq");
     }
