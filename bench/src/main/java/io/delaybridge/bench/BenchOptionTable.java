@@ -99,6 +99,13 @@ final class BenchOptionTable {
                     "1000000",
                     "parked-drain: records parked, due at one instant " + "(old name --burst)"),
             new Definition(
+                    "parked-warmup-records",
+                    Kind.INT,
+                    "0",
+                    "parked-drain: records each bridge drains first, not measured, so that its code and the broker's "
+                            + "for the mode are compiled, as in a service that has run a while; 0 (the default) "
+                            + "measures a cold drain"),
+            new Definition(
                     "parked-intake-rate",
                     Kind.INT,
                     "20000",

@@ -69,6 +69,8 @@ final class BenchOptions {
     final int batch;
     final int catchUpRecords;
     final int parkedRecords;
+    /** parked-drain: records each bridge drains before the measured drain; 0 for none. */
+    final int parkedWarmupRecords;
     /** catch-up: the peer's command line with its placeholders, or empty for none. */
     final List<String> peerCommand;
 
@@ -146,6 +148,7 @@ final class BenchOptions {
         batch = positive("batch");
         catchUpRecords = positive("catch-up-records");
         parkedRecords = positive("parked-records");
+        parkedWarmupRecords = count("parked-warmup-records");
         peerCommand = peerCommand(text("peer-command"));
         peerHeader = text("peer-header");
         if (peerHeader.isBlank()) {

@@ -14,6 +14,7 @@ final class ParkedDrainScenario implements Scenario {
 
     private static final int COPY_PHASE = 39;
     private static final int BRIDGE_PHASE = 40;
+    private static final int WARMUP_PHASE = 41;
 
     private final BenchRun run;
 
@@ -39,7 +40,10 @@ final class ParkedDrainScenario implements Scenario {
         }
     }
 
-    /** The bridge's drain of {@code n} parked records, with exactly once as given, beside the copy's. */
+    /**
+     * The bridge's drain of {@code n} parked records, with exactly once as given, beside the copy's; first, unmeasured,
+     * a warm-up drain of {@code --parked-warmup-records} in the same bridge.
+     */
     private void drain(int n, CopyDrain copy, boolean exactlyOnce) throws Exception {
         String scenario = exactlyOnce ? "bursteos" : "burst";
         String mode = exactlyOnce ? " (exactly once)" : "";
@@ -48,35 +52,26 @@ final class ParkedDrainScenario implements Scenario {
         try (Collector collector = new Collector(run.bootstrap, List.of(topics[1]), exactlyOnce);
                 BridgeProcess bridge = run.startBridge(scenario, topics, exactlyOnce);
                 Load load = new Load(run.bootstrap)) {
+            Parking parking = new Parking(collector, load, topics, prefix);
+            int warm = run.options.parkedWarmupRecords;
+            if (warm > 0) {
+                Stats warmup = parking.park("parked drain warm-up", warm, false, WARMUP_PHASE);
+                BenchRun.awaitDelivered(warmup, 600);
+                run.put(
+                        "parked drain" + mode + ": warm-up, " + warm + " records (not measured)",
+                        "drained at %,.0f records/s steady; %s",
+                        warmup.steadyRate(),
+                        warmup.latenessLine());
+            }
             bridge.resetPeaks();
-            long dueAt = System.currentTimeMillis() + 10_000 + n * 1000L / run.options.parkedIntakeRate;
-            long first = run.nextSeq(n);
-            Stats stats = new Stats("parked drain", first, n).trackingOrder();
-            collector.register(BRIDGE_PHASE, stats);
-            long start = System.nanoTime();
-            for (int i = 0; i < n; i++) {
-                load.send(topics[0], i % BenchRun.INTAKE_PARTITIONS, topics[1], dueAt, first + i, BRIDGE_PHASE);
-            }
-            load.flush();
-            BenchRun.log(
-                    "parked drain: %,d records written to the intake in %.1f s, due at %s",
-                    n, BenchRun.seconds(start), Instant.ofEpochMilli(dueAt));
-            long pending = 0;
-            while (System.currentTimeMillis() < dueAt - 200) {
-                pending = run.pending(prefix, topics[0]);
-                if (pending >= n) {
-                    break;
-                }
-                Thread.sleep(200);
-            }
-            double intakeRate = n / BenchRun.seconds(start);
+            Stats stats = parking.park("parked drain", n, true, BRIDGE_PHASE);
             run.put(
                     "parked drain: intake of " + n + " records (produce + bridge stores them)",
                     "%s stored before the due time (%,.0f records/s from the first send until stored)",
-                    pending >= n ? "all" : String.format("only %,d of %,d", pending, n),
-                    intakeRate);
+                    parking.stored >= n ? "all" : String.format("only %,d of %,d", parking.stored, n),
+                    parking.intakeRate);
             // the meter starts at the due instant: what it measures is the drain alone
-            BenchRun.sleepUntil(dueAt);
+            BenchRun.sleepUntil(parking.dueAt);
             CpuMeter cpu = run.cpuMeter(bridge).start();
             BenchRun.awaitDelivered(stats, 600);
             String cpuLine = cpu.perRecord(stats.count());
@@ -97,6 +92,55 @@ final class ParkedDrainScenario implements Scenario {
                     "parked drain" + mode + ": bridge / plain copy",
                     "%s (steady rates)",
                     Targets.ratio(drained / copy.steadyRate(), Targets.PARKED_RATIO));
+        }
+    }
+
+    /** Writes parked records to one bridge's intake, all due at one instant, and waits until it stored them. */
+    private final class Parking {
+        private final Collector collector;
+        private final Load load;
+        private final String[] topics;
+        private final String prefix;
+        /** Of the last {@link #park}: the due instant, how many were stored by then, the intake's rate. */
+        long dueAt;
+
+        long stored;
+        double intakeRate;
+
+        Parking(Collector collector, Load load, String[] topics, String prefix) {
+            this.collector = collector;
+            this.load = load;
+            this.topics = topics;
+            this.prefix = prefix;
+        }
+
+        /**
+         * Parks {@code n} records under {@code phase}, counted by the stats returned (in intake order if {@code order});
+         * returns once all are stored or their due instant is near.
+         */
+        Stats park(String name, int n, boolean order, int phase) throws Exception {
+            long first = run.nextSeq(n);
+            Stats stats = order ? new Stats(name, first, n).trackingOrder() : new Stats(name, first, n);
+            dueAt = System.currentTimeMillis() + 10_000 + n * 1000L / run.options.parkedIntakeRate;
+            collector.register(phase, stats);
+            long start = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                load.send(topics[0], i % BenchRun.INTAKE_PARTITIONS, topics[1], dueAt, first + i, phase);
+            }
+            load.flush();
+            BenchRun.log(
+                    "parked drain: %,d records written to the intake in %.1f s, due at %s",
+                    n, BenchRun.seconds(start), Instant.ofEpochMilli(dueAt));
+            stored = 0;
+            while (System.currentTimeMillis() < dueAt - 200) {
+                stored = run.pending(prefix, topics[0]);
+                if (stored >= n) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            intakeRate = n / BenchRun.seconds(start);
+            return stats;
         }
     }
 }

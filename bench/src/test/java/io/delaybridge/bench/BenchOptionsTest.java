@@ -40,6 +40,16 @@ class BenchOptionsTest {
     }
 
     @Test
+    void aParkedDrainIsColdUnlessAWarmUpIsAsked() {
+        assertEquals(0, BenchOptions.parse("--scenario", "parked-drain").parkedWarmupRecords);
+        assertEquals(
+                20_000,
+                BenchOptions.parse("--scenario", "parked-drain", "--parked-warmup-records", "20000")
+                        .parkedWarmupRecords);
+        assertMessage("--parked-warmup-records -1", "--parked-warmup-records", "-1");
+    }
+
+    @Test
     void delaysComeInSecondsOrInMilliseconds() {
         BenchOptions seconds = BenchOptions.parse("--min-delay-s", "1", "--max-delay-s", "20");
         assertEquals(1_000, seconds.minDelayMillis);
