@@ -33,7 +33,8 @@ public class DeliveryFactory {
     @Setting(
             value =
                     "With `exactlyOnce`: how often the instance's transaction commits, counted from the start of the last "
-                            + "commit; the other producer gathers sends meanwhile.",
+                            + "commit (after a commit that took longer than half of this, from its end, as long as it "
+                            + "took, up to this); the other producer gathers sends meanwhile.",
             min = "1ms",
             max = "5s")
     private Duration commitInterval = Duration.milliseconds(50);

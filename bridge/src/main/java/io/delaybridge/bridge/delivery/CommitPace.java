@@ -1,16 +1,17 @@
 package io.delaybridge.bridge.delivery;
 
 /**
- * When the commit thread commits next: one interval after the last commit started, not after it ended. A transaction
- * then gathers for the interval, and a send waits for its commit no longer than the interval plus one commit (after
- * its end, a commit's own time came on top of the interval). A commit that ran past the next turn is followed by the
- * next at once: the other producer gathered meanwhile. Arithmetic on a monotonic clock's readings; not thread-safe
- * (the commit thread alone uses it).
+ * When the commit thread commits next. A quick commit is followed one interval after it started, not after it ended:
+ * a send then waits for its commit no longer than the interval plus one commit. The next commit waits at least as
+ * long after the end of the last as the last took, and after a commit as long as the interval or longer, a whole
+ * interval: when commits are slow (a burst, a busy broker), transactions stay large, and their cost per record small.
+ * Arithmetic on a monotonic clock's readings; not thread-safe (the commit thread alone uses it).
  */
 final class CommitPace {
 
     private final long intervalNanos;
     private long next;
+    private long startedAt;
 
     CommitPace(long intervalNanos, long now) {
         this.intervalNanos = intervalNanos;
@@ -22,8 +23,14 @@ final class CommitPace {
         return Math.max(0, next - now);
     }
 
-    /** A commit starts at {@code now}: the next is due one interval later. */
+    /** A commit starts at {@code now}. */
     void started(long now) {
-        next = now + intervalNanos;
+        startedAt = now;
+    }
+
+    /** The commit started last ended at {@code now}: the next is due one interval after its start, or later. */
+    void ended(long now) {
+        long took = now - startedAt;
+        next = Math.max(startedAt + intervalNanos, now + Math.min(took, intervalNanos));
     }
 }

@@ -7,8 +7,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The commit thread of exactly once ({@code delay-commit}): runs the instance's commit at the pace of {@link
- * CommitPace}, one interval after the last commit started, until closed. A commit that throws is logged, and the next
- * one comes at its turn.
+ * CommitPace} (a quick commit is followed one interval after it started, a slow one a whole interval after it ended),
+ * until closed. A commit that throws is logged, and the next one comes at its turn.
  */
 public final class Committer {
 
@@ -49,6 +49,8 @@ public final class Committer {
                 commit.run();
             } catch (RuntimeException e) {
                 LOG.error("Committing the instance's transaction failed", e);
+            } finally {
+                pace.ended(time.nanoseconds());
             }
         }
     }
