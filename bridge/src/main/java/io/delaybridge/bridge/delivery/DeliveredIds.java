@@ -145,11 +145,11 @@ final class DeliveredIds {
      * not held, and not in a range the intake reads again; learnt ones that are past may be asked about ({@link
      * #toAsk}), and ranges read again that are past start counting short claims.
      */
-    void prune(Predicate<String> past) {
+    void prune(Predicate<IntakeOrigin> past) {
         if (!learnt.isEmpty()) {
             learnt.committedPast(id -> {
                 Sends.Message message = delivered.get(id);
-                return message == null || past.test(message.origin());
+                return message == null || past.test(message.place());
             });
         }
         if (!readAgain.isEmpty()) {
@@ -159,7 +159,7 @@ final class DeliveredIds {
             Sends.Message message = delivered.get(id);
             if (!held.containsKey(id)
                     && !retried.contains(id)
-                    && (message == null || (past.test(message.origin()) && !readAgain.covers(message.origin())))) {
+                    && (message == null || (past.test(message.place()) && !readAgain.covers(message.place())))) {
                 delivered.remove(id);
                 settled.remove(id);
             }

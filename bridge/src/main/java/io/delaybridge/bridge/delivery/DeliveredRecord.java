@@ -53,9 +53,8 @@ public final class DeliveredRecord {
 
     /** The record of {@code chain} listing {@code messages}, pointing to the record at {@code readFrom} (-1: none). */
     public static byte[] encode(Collection<Sends.Message> messages, long intakeFloor, long readFrom, long chain) {
-        IntakeOrigin common = messages.isEmpty()
-                ? null
-                : IntakeOrigin.parse(messages.iterator().next().origin());
+        IntakeOrigin common =
+                messages.isEmpty() ? null : messages.iterator().next().place();
         String topic = common == null ? "" : common.topic();
         int partition = common == null ? -1 : common.partition();
         String originPrefix = topic + "/" + partition + "/";
@@ -138,10 +137,9 @@ public final class DeliveredRecord {
                 byte kind = in.readByte();
                 if (kind == DEFAULT_ID) {
                     long offset = in.readLong();
+                    IntakeOrigin place = new IntakeOrigin(topic, partition, offset);
                     messages.add(new Sends.Message(
-                            topic + "-" + partition + "-" + offset,
-                            topic + "/" + partition + "/" + offset,
-                            in.readLong()));
+                            topic + "-" + partition + "-" + offset, place.toString(), in.readLong(), place));
                 } else if (kind == IN_FULL) {
                     messages.add(new Sends.Message(in.readUTF(), in.readUTF(), in.readLong()));
                 } else {

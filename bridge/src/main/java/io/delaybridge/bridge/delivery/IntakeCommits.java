@@ -71,11 +71,10 @@ public final class IntakeCommits {
     }
 
     /**
-     * Whether the intake committed past the record {@code origin} ({@code topic/partition/offset}): it will not be
-     * read again. False for an origin that does not parse (kept: remembering costs little).
+     * Whether the intake committed past the record {@code parsed}: it will not be read again. False for null, an origin
+     * that did not parse (kept: remembering costs little).
      */
-    boolean committedPast(String origin) {
-        IntakeOrigin parsed = IntakeOrigin.parse(origin);
+    boolean committedPast(IntakeOrigin parsed) {
         if (parsed == null) {
             return false;
         }

@@ -51,13 +51,9 @@ final class ReadAgain {
         }
     }
 
-    /** Whether the intake record {@code origin} lies in a range that is not over yet. */
-    boolean covers(String origin) {
-        if (ranges.isEmpty()) {
-            return false;
-        }
-        IntakeOrigin parsed = IntakeOrigin.parse(origin);
-        if (parsed == null) {
+    /** Whether the intake record {@code parsed} (null: an origin that is not a position) lies in a range not over yet. */
+    boolean covers(IntakeOrigin parsed) {
+        if (parsed == null || ranges.isEmpty()) {
             return false;
         }
         for (Range range : ranges) {
@@ -73,9 +69,9 @@ final class ReadAgain {
     }
 
     /** The intake's commits as seen now ({@code past}: it committed past that record): such ranges count short claims. */
-    void committedPast(Predicate<String> past) {
+    void committedPast(Predicate<IntakeOrigin> past) {
         for (Range range : ranges) {
-            if (range.shortClaims < 0 && past.test(range.last.toString())) {
+            if (range.shortClaims < 0 && past.test(range.last)) {
                 range.shortClaims = 0;
             }
         }

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
@@ -9,8 +10,18 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  */
 interface Sends {
 
-    /** Which stored message a record delivers: its id, its origin (the intake record it came from), its due time. */
-    record Message(String id, String origin, long dueAt) {}
+    /**
+     * Which stored message a record delivers: its id, its origin (the intake record it came from, as the envelope and
+     * the delivered log write it), its due time, and that origin read as a position ({@code place}; null if it is not
+     * one), read once here rather than each time a commit asks where the record lies.
+     */
+    record Message(String id, String origin, long dueAt, IntakeOrigin place) {
+
+        /** The message {@code id} from {@code origin}, due at {@code dueAt}. */
+        Message(String id, String origin, long dueAt) {
+            this(id, origin, dueAt, IntakeOrigin.parse(origin));
+        }
+    }
 
     /**
      * Sends {@code record} for {@code message} of {@code shard}; its outcome goes to {@code result} (for a

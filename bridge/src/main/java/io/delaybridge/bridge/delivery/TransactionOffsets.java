@@ -1,5 +1,6 @@
 package io.delaybridge.bridge.delivery;
 
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.Collection;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -27,8 +28,9 @@ public interface TransactionOffsets {
 
     /**
      * The offsets of {@code shard}'s intake partition that may commit with a transaction holding sends of the intake
-     * records {@code origins} ({@code topic/partition/offset}): every record before them is stored, deadlettered,
-     * settled, or delivered by this transaction. Null if there are none; else the caller must end the carry.
+     * records {@code origins} (null for an origin that is not a position): every record before them is stored,
+     * deadlettered, settled, or delivered by this transaction. Null if there are none; else the caller must end the
+     * carry.
      */
-    Carry offer(int shard, Collection<String> origins);
+    Carry offer(int shard, Collection<IntakeOrigin> origins);
 }

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.bridge.delivery.TurnProducer.Member;
 import io.delaybridge.bridge.errors.Failures;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -122,9 +123,9 @@ final class TransactionRecords {
         if (source == null) {
             return null;
         }
-        List<String> origins = new ArrayList<>(members.size());
+        List<IntakeOrigin> origins = new ArrayList<>(members.size());
         for (Member member : members) {
-            origins.add(member.message.origin());
+            origins.add(member.message.place());
         }
         try {
             return source.offer(shard, origins);

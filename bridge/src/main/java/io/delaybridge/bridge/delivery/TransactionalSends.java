@@ -287,18 +287,17 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     private void commitTurn() {
         intakeCommits.refresh();
         for (TransactionShard state : shards.values()) {
-            state.delivered.prune(origin -> intakeCommits.committedPast(origin) && belowFloor(origin));
+            state.delivered.prune(place -> intakeCommits.committedPast(place) && belowFloor(place));
         }
         transaction.commit();
     }
 
     /**
-     * Whether the intake record {@code origin} lies below the floor of its partition's shard as a committed record of
+     * Whether the intake record {@code parsed} lies below the floor of its partition's shard as a committed record of
      * the delivered log holds it, so no owner reads it again. A shard this instance does not own says nothing (its
      * owner records its floor within a commit interval of the group's offset); neither does a record of another topic.
      */
-    private boolean belowFloor(String origin) {
-        IntakeOrigin parsed = IntakeOrigin.parse(origin);
+    private boolean belowFloor(IntakeOrigin parsed) {
         if (parsed == null || !parsed.topic().equals(intakeTopic)) {
             return true;
         }

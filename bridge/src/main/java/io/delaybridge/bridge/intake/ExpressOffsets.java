@@ -126,26 +126,13 @@ final class ExpressOffsets implements TransactionOffsets {
     }
 
     @Override
-    public Carry offer(int shard, Collection<String> origins) {
+    public Carry offer(int shard, Collection<IntakeOrigin> origins) {
         Lane lane = lanes.get(shard);
         ConsumerGroupMetadata metadata = group;
         if (lane == null || metadata == null || !tryLock(lane)) {
             return null;
         }
-        Set<Long> inTransaction = new HashSet<>();
-        for (String origin : origins) {
-            long offset = offsetInTopic(origin, shard);
-            if (offset >= 0) {
-                inTransaction.add(offset);
-            }
-        }
-        long firstElsewhere = Long.MAX_VALUE;
-        for (long offset : lane.unsettled) {
-            if (!inTransaction.contains(offset)) {
-                firstElsewhere = offset;
-                break;
-            }
-        }
+        long firstElsewhere = firstElsewhere(lane, shard, origins);
         OffsetAndMetadata end = null;
         for (OffsetAndMetadata candidate : lane.ends) {
             if (candidate.offset() > firstElsewhere) {
@@ -233,10 +220,26 @@ final class ExpressOffsets implements TransactionOffsets {
         lanes.clear();
     }
 
-    /** The offset of {@code origin} if it is a record of the intake's {@code partition}, else -1. */
-    private long offsetInTopic(String origin, int partition) {
-        IntakeOrigin parsed = IntakeOrigin.parse(origin);
-        return parsed != null && parsed.of(topic, partition) ? parsed.offset() : -1;
+    /**
+     * The lowest unsettled express record of {@code lane} that is not one of {@code origins} (the transaction's), or
+     * {@link Long#MAX_VALUE}. Under the lane's lock.
+     */
+    private long firstElsewhere(Lane lane, int shard, Collection<IntakeOrigin> origins) {
+        if (lane.unsettled.isEmpty()) {
+            return Long.MAX_VALUE; // no express record waits (a parked record's transaction): nothing to look up
+        }
+        Set<Long> inTransaction = new HashSet<>();
+        for (IntakeOrigin origin : origins) {
+            if (origin != null && origin.of(topic, shard)) {
+                inTransaction.add(origin.offset());
+            }
+        }
+        for (long offset : lane.unsettled) {
+            if (!inTransaction.contains(offset)) {
+                return offset;
+            }
+        }
+        return Long.MAX_VALUE;
     }
 
     private Lane lane(int partition) {

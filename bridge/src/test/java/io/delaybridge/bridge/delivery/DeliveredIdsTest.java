@@ -40,7 +40,7 @@ class DeliveredIdsTest {
         ids.acked(List.of("a"), true);
         ids.claimed(List.of(), true);
         ids.claimed(List.of(), true);
-        ids.prune(origin -> !origin.equals("intake/0/11")); // the last record read again is not committed yet
+        ids.prune(origin -> origin.offset() != 11); // the last record read again is not committed yet
         assertTrue(ids.wasDelivered("a", A.origin()), "short claims before the copies were stored do not count");
         ids.prune(origin -> true);
         ids.claimed(List.of(), true);

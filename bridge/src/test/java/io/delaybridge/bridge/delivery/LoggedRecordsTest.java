@@ -91,7 +91,7 @@ class LoggedRecordsTest {
     /** Redis confirmed {@code message}'s ack and its intake record will not be read again: it is forgotten. */
     private void forget(Sends.Message message) {
         delivered.acked(List.of(message.id()), true);
-        delivered.prune(origin -> origin.equals(message.origin()));
+        delivered.prune(place -> place.equals(message.place()));
     }
 
     private static Sends.Message message(long offset) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.delaybridge.bridge.delivery.TransactionOffsets;
+import io.delaybridge.schemas.IntakeOrigin;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -69,8 +70,8 @@ class ExpressOffsetsTest {
         assertNull(offsets.offer(1, List.of(origin(3))));
     }
 
-    private static String origin(long offset) {
-        return "intake/1/" + offset;
+    private static IntakeOrigin origin(long offset) {
+        return new IntakeOrigin("intake", 1, offset);
     }
 
     /** Stores a poll of partition 1 ending before {@code next}, with express records at {@code express}. */
