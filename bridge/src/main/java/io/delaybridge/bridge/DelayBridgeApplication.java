@@ -95,6 +95,7 @@ public class DelayBridgeApplication extends Application<DelayBridgeConfiguration
                         far.far(),
                         far.thawMetrics(),
                         delivery.producer(),
+                        delivery.delivery(),
                         wiring.intakeSettings()),
                 delivery.rates());
         wiring.pipeline().start(); // everything is wired: the rules still start with the server, after the pipeline

@@ -1,5 +1,6 @@
 package io.delaybridge.bridge;
 
+import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.intake.FarPolicy;
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.bridge.intake.IntakeSettings;
@@ -11,7 +12,7 @@ import org.apache.kafka.clients.producer.Producer;
 /**
  * The pipeline's parts as {@link DelayBridgeApplication} built them, for the operations wired beside them
  * ({@link AdminPart}): the store, the pump, the intake, the far policy, the thaw's metrics, the
- * producer and the intake's settings.
+ * plain producer, delivery and the intake's settings.
  */
 record PipelineParts(
         RedisDelayStore store,
@@ -20,4 +21,5 @@ record PipelineParts(
         FarPolicy far,
         ThawMetrics thawMetrics,
         Producer<byte[], byte[]> producer,
+        Delivery delivery,
         IntakeSettings intakeSettings) {}

@@ -35,8 +35,7 @@ final class StatusPart {
         RedisDelayStore store = parts.store();
         build.register(metrics);
         ShardGauges.register(metrics, store, store.far());
-        OperationsGauges.register(
-                metrics, report, parts.pump(), group, parts.producer().metrics());
+        OperationsGauges.register(metrics, report, parts.pump(), group, parts.delivery()::producerMetrics);
         environment
                 .admin()
                 .addServlet("prometheus", PrometheusExport.servlet(metrics, environment.healthChecks(), time, build))

@@ -2,8 +2,12 @@ package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.schemas.Envelope;
 import io.delaybridge.schemas.IntakeOrigin;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -80,6 +84,14 @@ public final class Delivery implements AutoCloseable {
 
     public String deadletterTopic() {
         return deadletterTopic;
+    }
+
+    /**
+     * The Kafka client metrics of each producer that carries deliveries now: the shared producer, or (exactly once)
+     * the current session's two transactional producers, which change with each session.
+     */
+    public List<Map<MetricName, ? extends Metric>> producerMetrics() {
+        return sends.producerMetrics();
     }
 
     /** Whether sends go out in shard transactions ({@code delivery.exactlyOnce}). */

@@ -11,6 +11,8 @@ import java.util.function.IntFunction;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,6 +92,22 @@ final class InstanceTransaction {
         lock.lock();
         try {
             return producers != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The Kafka client metrics of the current session's producers; none while no session is open. */
+    List<Map<MetricName, ? extends Metric>> producerMetrics() {
+        lock.lock();
+        try {
+            List<Map<MetricName, ? extends Metric>> metrics = new ArrayList<>();
+            if (producers != null) {
+                for (TurnProducer producer : producers) {
+                    metrics.add(producer.producer.metrics());
+                }
+            }
+            return metrics;
         } finally {
             lock.unlock();
         }

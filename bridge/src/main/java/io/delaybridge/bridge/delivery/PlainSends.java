@@ -1,7 +1,11 @@
 package io.delaybridge.bridge.delivery;
 
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 
 /** Every shard's records through one shared idempotent producer: delivered at least once. */
 final class PlainSends implements Sends {
@@ -26,5 +30,10 @@ final class PlainSends implements Sends {
     @Override
     public void flush() {
         producer.flush();
+    }
+
+    @Override
+    public List<Map<MetricName, ? extends Metric>> producerMetrics() {
+        return List.of(producer.metrics());
     }
 }

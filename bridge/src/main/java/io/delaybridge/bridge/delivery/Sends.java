@@ -1,7 +1,11 @@
 package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.schemas.IntakeOrigin;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 
 /**
  * What carries {@link Delivery}'s records to Kafka: one shared producer ({@link PlainSends}), or one transactional
@@ -31,4 +35,7 @@ interface Sends {
 
     /** Waits until every send so far is answered (and, transactional, committed). */
     void flush();
+
+    /** The Kafka client metrics of each producer that carries the records now (none while none is open). */
+    List<Map<MetricName, ? extends Metric>> producerMetrics();
 }

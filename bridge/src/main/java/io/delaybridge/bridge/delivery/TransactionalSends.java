@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -281,6 +283,12 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     @Override
     public void flush() {
         transaction.commit();
+    }
+
+    /** The metrics of the current session's two producers; none between sessions. */
+    @Override
+    public List<Map<MetricName, ? extends Metric>> producerMetrics() {
+        return transaction.producerMetrics();
     }
 
     /** A turn of the commit thread: forgets what may be forgotten, then commits the gathering transaction. */

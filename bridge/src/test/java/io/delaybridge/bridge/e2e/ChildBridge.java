@@ -156,6 +156,14 @@ final class ChildBridge implements AutoCloseable {
                 : metrics.path("meters").path(name).path("count").asLong(-1);
     }
 
+    /** The value of a gauge of its {@code /metrics}; NaN if it does not answer or has no such gauge. */
+    double gauge(String name) {
+        JsonNode metrics = get("/metrics");
+        return metrics == null
+                ? Double.NaN
+                : metrics.path("gauges").path(name).path("value").asDouble(Double.NaN);
+    }
+
     /** Its {@code pipeline} health check: {@code healthy}, {@code message}. */
     JsonNode pipeline() {
         JsonNode health = get("/healthcheck");

@@ -110,6 +110,12 @@ class ExactlyOnceIT {
             Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, records, 1_000, 11_000);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> committed.size() >= records / 4);
+            // the send gauges read the transactional producers that deliver (records flow for seconds more)
+            for (ChildBridge bridge : List.of(victim, survivor)) {
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> bridge.gauge("delay.send.batch-size-bytes-avg") > 0
+                                && bridge.gauge("delay.send.records-per-request-avg") >= 1);
+            }
             victim.kill();
             await().atMost(Duration.ofSeconds(90))
                     .until(() -> RecoveryIT.keys(committed).size() >= records);

@@ -529,12 +529,25 @@ class OperationsApiIT {
         }
     }
 
-    private static int gauge(String name) {
+    @Test
+    void theSendGaugesReadTheProducerThatDelivered() {
+        String id = schedule(target, "1s");
+        await().atMost(Duration.ofSeconds(20)).until(() -> !deliveredWithKey(id).isEmpty());
+        // the producer's averages are over its last 30-60 s: a delivery just made is in them
+        await().atMost(Duration.ofSeconds(10)).until(() -> gaugeValue("delay.send.batch-size-bytes-avg") > 0);
+        assertTrue(gaugeValue("delay.send.records-per-request-avg") >= 1);
+    }
+
+    private static double gaugeValue(String name) {
         return get(adminPort, "/metrics")
                 .json()
                 .get("gauges")
                 .get(name)
                 .get("value")
-                .asInt();
+                .asDouble();
+    }
+
+    private static int gauge(String name) {
+        return (int) gaugeValue(name);
     }
 }
