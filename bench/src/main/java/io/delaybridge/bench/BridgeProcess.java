@@ -8,8 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The bridge as a child JVM (the test kit's {@link ChildJvm}), run from its fat jar with the shipped {@code bridge/config.yml}, so its memory is its
@@ -17,9 +15,6 @@ import java.util.regex.Pattern;
  * every 250 ms.
  */
 final class BridgeProcess implements AutoCloseable {
-
-    private static final Pattern HEAP_USED =
-            Pattern.compile("\"jvm\\.memory\\.heap\\.used\"\\s*:\\s*\\{\\s*\"value\"\\s*:\\s*(\\d+)");
 
     private final ChildJvm process;
     private final int adminPort;
@@ -86,6 +81,12 @@ final class BridgeProcess implements AutoCloseable {
         return metrics == null ? -1 : AdminMetrics.count(metrics, name).orElse(-1);
     }
 
+    /** The value of a gauge of the bridge's {@code /metrics}; NaN if unknown. */
+    double gauge(String name) {
+        String metrics = get("/metrics");
+        return metrics == null ? Double.NaN : AdminMetrics.gauge(metrics, name).orElse(Double.NaN);
+    }
+
     private void sample() {
         Path status = Path.of("/proc", Long.toString(process.pid()), "status");
         int tick = 0;
@@ -98,12 +99,9 @@ final class BridgeProcess implements AutoCloseable {
                     }
                 }
                 if (tick++ % 4 == 0) {
-                    String metrics = get("/metrics");
-                    if (metrics != null) {
-                        Matcher m = HEAP_USED.matcher(metrics);
-                        if (m.find()) {
-                            maxHeapBytes = Math.max(maxHeapBytes, Long.parseLong(m.group(1)));
-                        }
+                    double heap = gauge("jvm.memory.heap.used");
+                    if (!Double.isNaN(heap)) {
+                        maxHeapBytes = Math.max(maxHeapBytes, (long) heap);
                     }
                 }
                 Thread.sleep(250);

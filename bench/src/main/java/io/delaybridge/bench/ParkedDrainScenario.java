@@ -75,6 +75,9 @@ final class ParkedDrainScenario implements Scenario {
             CpuMeter cpu = run.cpuMeter(bridge).start();
             BenchRun.awaitDelivered(stats, 600);
             String cpuLine = cpu.perRecord(stats.count());
+            // the producers' own averages, over their last 30-60 s: mostly this drain
+            double batchBytes = bridge.gauge("delay.send.batch-size-bytes-avg");
+            double perRequest = bridge.gauge("delay.send.records-per-request-avg");
             double drained = stats.steadyRate();
             run.put(
                     "parked drain" + mode + ": " + n + " records due at one instant",
@@ -88,6 +91,11 @@ final class ParkedDrainScenario implements Scenario {
                     bridge.maxHeapMb());
             run.put("parked drain" + mode + ": bridge, CPU", "%s", cpuLine);
             run.put("parked drain" + mode + ": paths", "%s", CatchUpScenario.paths(bridge));
+            run.put(
+                    "parked drain" + mode + ": sends",
+                    "batches of %,.0f B, %,.0f records a produce request (the producers' averages)",
+                    batchBytes,
+                    perRequest);
             run.put(
                     "parked drain" + mode + ": bridge / plain copy",
                     "%s (steady rates)",

@@ -7,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -49,5 +50,12 @@ public final class AdminMetrics {
         Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*\\{\\s*\"count\"\\s*:\\s*(\\d+)")
                 .matcher(metricsJson);
         return m.find() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+    }
+
+    /** The {@code value} of the gauge {@code name} in a {@code /metrics} body, if it has that gauge with a number. */
+    public static OptionalDouble gauge(String metricsJson, String name) {
+        Matcher m = Pattern.compile("\"" + Pattern.quote(name) + "\"\\s*:\\s*\\{\\s*\"value\"\\s*:\\s*([-0-9.Ee]+)")
+                .matcher(metricsJson);
+        return m.find() ? OptionalDouble.of(Double.parseDouble(m.group(1))) : OptionalDouble.empty();
     }
 }

@@ -71,16 +71,11 @@ public class DeliveryFactory {
         // a killed owner's open transaction holds back read_committed consumers of its targets until the next owner
         // fences it or the broker aborts it: keep its timeout short, and under the lease
         long transactionTimeout = Math.max(5_000, Math.min(limits.leaseMillis() / 2, 15_000));
-        Properties base = kafka.producerProperties(limits.maxRecordBytes());
         TransactionalSends sends = new TransactionalSends(
-                id -> {
-                    Properties properties = new Properties();
-                    properties.putAll(base);
-                    properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
-                    properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeout));
-                    properties.put(ProducerConfig.CLIENT_ID_CONFIG, id);
-                    return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
-                },
+                id -> new KafkaProducer<>(
+                        transactionalProperties(kafka, limits.maxRecordBytes(), transactionTimeout, id),
+                        new ByteArraySerializer(),
+                        new ByteArraySerializer()),
                 new TransactionalSends.Writer(
                         kafka.getGroupId() + "-" + kafka.getIntakeTopic(),
                         kafka.resolvedInstanceId(),
@@ -90,6 +85,26 @@ public class DeliveryFactory {
                 new IntakeCommits(admin, kafka.getGroupId(), 250, time),
                 new Committer(commitInterval.toMilliseconds(), time));
         return Delivery.exactlyOnce(sends, catalog, kafka.getDeadletterTopic());
+    }
+
+    /**
+     * The properties of the transactional producer {@code id}: the delivery producer's ({@link
+     * KafkaFactory#producerProperties}), its id as {@code transactional.id} and {@code client.id}, the transaction
+     * timeout, and {@code linger.ms} the commit interval unless {@code kafka.producer} sets it. A transaction's records
+     * are invisible to {@code read_committed} readers until it commits, and each commit flushes them: lingering up to
+     * the commit interval costs those readers nothing, and fills larger batches (fewer produce requests for the broker
+     * to verify against the transaction).
+     */
+    Properties transactionalProperties(
+            KafkaFactory kafka, int maxRecordBytes, long transactionTimeoutMillis, String id) {
+        Properties properties = kafka.producerProperties(maxRecordBytes);
+        properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
+        properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeoutMillis));
+        properties.put(ProducerConfig.CLIENT_ID_CONFIG, id);
+        if (!kafka.getProducer().containsKey(ProducerConfig.LINGER_MS_CONFIG)) {
+            properties.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(commitInterval.toMilliseconds()));
+        }
+        return properties;
     }
 
     @JsonProperty
