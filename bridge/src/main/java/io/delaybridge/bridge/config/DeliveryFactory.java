@@ -89,11 +89,8 @@ public class DeliveryFactory {
 
     /**
      * The properties of the transactional producer {@code id}: the delivery producer's ({@link
-     * KafkaFactory#producerProperties}), its id as {@code transactional.id} and {@code client.id}, the transaction
-     * timeout, and {@code linger.ms} the commit interval unless {@code kafka.producer} sets it. A transaction's records
-     * are invisible to {@code read_committed} readers until it commits, and each commit flushes them: lingering up to
-     * the commit interval costs those readers nothing, and fills larger batches (fewer produce requests for the broker
-     * to verify against the transaction).
+     * KafkaFactory#producerProperties}), its id as {@code transactional.id} and {@code client.id}, and the transaction
+     * timeout.
      */
     Properties transactionalProperties(
             KafkaFactory kafka, int maxRecordBytes, long transactionTimeoutMillis, String id) {
@@ -101,9 +98,6 @@ public class DeliveryFactory {
         properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
         properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeoutMillis));
         properties.put(ProducerConfig.CLIENT_ID_CONFIG, id);
-        if (!kafka.getProducer().containsKey(ProducerConfig.LINGER_MS_CONFIG)) {
-            properties.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(commitInterval.toMilliseconds()));
-        }
         return properties;
     }
 

@@ -92,21 +92,14 @@ class KafkaFactoryTest {
     }
 
     @Test
-    void transactionalProducersLingerForTheCommitIntervalUnlessTheOperatorSaysOtherwise() {
+    void transactionalProducersTakeTheDeliveryProducersSettingsTheirIdAndTimeout() {
         KafkaFactory kafka = new KafkaFactory();
-        DeliveryFactory delivery = new DeliveryFactory();
-        delivery.setCommitInterval(io.dropwizard.util.Duration.milliseconds(80));
-        Properties transactional = delivery.transactionalProperties(kafka, 1 << 20, 7_000, "g-intake-a-b");
-        assertEquals("80", transactional.get(ProducerConfig.LINGER_MS_CONFIG));
+        kafka.setProducer(Map.of(ProducerConfig.LINGER_MS_CONFIG, "5"));
+        Properties transactional = new DeliveryFactory().transactionalProperties(kafka, 1 << 20, 7_000, "g-intake-a-b");
         assertEquals("g-intake-a-b", transactional.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+        assertEquals("g-intake-a-b", transactional.get(ProducerConfig.CLIENT_ID_CONFIG));
         assertEquals("7000", transactional.get(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG));
         assertEquals("all", transactional.get(ProducerConfig.ACKS_CONFIG));
-        assertEquals("2", kafka.producerProperties(1 << 20).get(ProducerConfig.LINGER_MS_CONFIG), "the plain one not");
-
-        kafka.setProducer(Map.of(ProducerConfig.LINGER_MS_CONFIG, "5"));
-        assertEquals(
-                "5",
-                delivery.transactionalProperties(kafka, 1 << 20, 7_000, "g-intake-a-b")
-                        .get(ProducerConfig.LINGER_MS_CONFIG));
+        assertEquals("5", transactional.get(ProducerConfig.LINGER_MS_CONFIG), "kafka.producer applies to them");
     }
 }
