@@ -166,6 +166,9 @@ final class Campaign {
         RedisLeftovers afterStop = RedisLeftovers.read(redis.masterUris(), KEY_PREFIX, INTAKE);
         notes.addAll(fleet.notes());
         notes.add("most repeated: " + watch.repeats.worst());
+        Path repeats = options.workDir().toAbsolutePath().resolve("repeats.txt");
+        watch.repeats.write(repeats);
+        notes.add("every repeated record, each copy with its place in the log: " + repeats);
         return report(
                 plan,
                 ledger,

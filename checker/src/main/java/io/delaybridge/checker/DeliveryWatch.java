@@ -30,26 +30,52 @@ final class DeliveryWatch implements Runnable {
     private volatile List<TopicPartition> assigned = List.of();
     private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
     final AtomicLong arrivals = new AtomicLong();
-    final Repeats repeats = new Repeats();
+    final Repeats repeats;
 
-    /** The repeats of the most repeated record, for the report: when each arrived and with which delay-attempt. */
+    /**
+     * Every record that arrived more than once (up to 10,000 of them), each copy with its broker timestamp, its
+     * delay-attempt and where it lies ({@code topic-partition@offset}): enough to find the batches and transactions that
+     * wrote them in the brokers' logs. The first copy's place is kept for every record, packed, as most never repeat.
+     */
     static final class Repeats {
         private final Map<Integer, List<String>> copies = new java.util.HashMap<>();
+        private final long[] firstTimestamp;
+        private final long[] firstPlace;
+        private final List<String> topics;
         private int worst = -1;
 
-        synchronized void note(int n, int count, String copy) {
-            if (n < 0 || count < 2) {
-                return; // the first copy of a record: most never get a second one, so keep nothing
+        Repeats(int records, List<String> topics) {
+            this.firstTimestamp = new long[records];
+            this.firstPlace = new long[records];
+            this.topics = List.copyOf(topics);
+        }
+
+        /**
+         * @param n     the record's number
+         * @param count how many copies of it arrived, this one included
+         * @param copy  this copy: its timestamp and delay-attempt
+         * @param topic its topic, one of those given at construction
+         */
+        synchronized void note(int n, int count, String copy, String topic, int partition, long offset, long ts) {
+            if (n < 0 || n >= firstPlace.length) {
+                return;
+            }
+            if (count < 2) {
+                firstTimestamp[n] = ts;
+                firstPlace[n] = ((long) topics.indexOf(topic) << 56) | ((long) partition << 40) | offset;
+                return;
             }
             List<String> list = copies.get(n);
             if (list == null) {
                 if (copies.size() >= 10_000) {
                     return;
                 }
-                list = new ArrayList<>(List.of("(first copy)"));
+                long place = firstPlace[n];
+                list = new ArrayList<>(List.of(firstTimestamp[n] + " at " + topics.get((int) (place >>> 56)) + "-"
+                        + ((place >>> 40) & 0xFFFF) + "@" + (place & 0xFF_FFFF_FFFFL) + " (first copy)"));
                 copies.put(n, list);
             }
-            list.add(copy);
+            list.add(copy + " at " + topic + "-" + partition + "@" + offset);
             if (worst < 0 || list.size() > copies.get(worst).size()) {
                 worst = n;
             }
@@ -59,6 +85,14 @@ final class DeliveryWatch implements Runnable {
             return worst < 0
                     ? "none"
                     : "record " + worst + " arrived " + copies.get(worst).size() + " times: " + copies.get(worst);
+        }
+
+        /** Writes every repeated record's copies to {@code file}, one record a line, by record number. */
+        synchronized void write(java.nio.file.Path file) throws java.io.IOException {
+            List<String> lines = new ArrayList<>();
+            new java.util.TreeMap<>(copies)
+                    .forEach((n, list) -> lines.add("record " + n + ": " + String.join(" | ", list)));
+            java.nio.file.Files.write(file, lines);
         }
     }
 
@@ -76,6 +110,9 @@ final class DeliveryWatch implements Runnable {
         this.targets = targets;
         this.deadletterTopic = deadletterTopic;
         this.ledger = ledger;
+        List<String> topics = new ArrayList<>(targets);
+        topics.add(deadletterTopic);
+        this.repeats = new Repeats(ledger.records(), topics);
     }
 
     void stop() {
@@ -109,8 +146,11 @@ final class DeliveryWatch implements Runnable {
                     repeats.note(
                             n,
                             ledger.copies(n),
-                            record.timestamp() + " attempt " + header(record, "delay-attempt")
-                                    + (deadletter ? " deadletter" : ""));
+                            record.timestamp() + " attempt " + header(record, "delay-attempt"),
+                            record.topic(),
+                            record.partition(),
+                            record.offset(),
+                            record.timestamp());
                     arrivals.incrementAndGet();
                 }
                 // the consumer's position, not the last record's offset + 1: with transactions a commit marker
