@@ -9,17 +9,23 @@ import io.delaybridge.schemas.SeriesHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import io.dropwizard.testing.ConfigOverride;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -106,9 +112,13 @@ class SeriesExactlyOnceIT {
             victim.kill();
             long restartedAt = System.currentTimeMillis();
             assertTrue(committed.size() < seriesCount * count / 2, "killed mid-series: " + committed.size());
-            try (ChildBridge ignored = ChildBridge.start(
+            try (ChildBridge restarted = ChildBridge.start(
                     dir, names, servers.kafkaBootstrap(), servers.redisUri(), "victim", exactlyOnce)) {
-                await().atMost(Duration.ofSeconds(240)).until(() -> committed.size() >= seriesCount * count);
+                try {
+                    await().atMost(Duration.ofSeconds(240)).until(() -> committed.size() >= seriesCount * count);
+                } catch (ConditionTimeoutException e) {
+                    throw new AssertionError(shortOf(committed, timestamps.keySet(), count, restarted), e);
+                }
                 // a 21st of any series would be due by its ts + 21 s: a marker after that comes after it
                 long last = timestamps.values().stream()
                         .mapToLong(Long::longValue)
@@ -136,6 +146,45 @@ class SeriesExactlyOnceIT {
                 assertEquals(all, got, id + ": occurrences 1.." + count + " once each");
                 assertEquals((long) count, lastAfterRestart.get(id), id + " went on after the restart");
             }
+        }
+    }
+
+    /** What a read_committed reader lacks of every series' occurrences 1..count, and what the bridge says it holds. */
+    private static String shortOf(KafkaClient.Collector committed, Set<String> ids, int count, ChildBridge bridge) {
+        Map<String, TreeSet<Long>> got = new HashMap<>();
+        for (KafkaClient.Received r : committed.matching(r -> ids.contains(r.header(DelayHeaders.ID)))) {
+            got.computeIfAbsent(r.header(DelayHeaders.ID), k -> new TreeSet<>())
+                    .add(Long.parseLong(r.header(DelayHeaders.OCCURRENCE)));
+        }
+        List<String> lacking = new ArrayList<>();
+        for (String id : ids) {
+            TreeSet<Long> numbers = got.getOrDefault(id, new TreeSet<>());
+            if (numbers.size() < count) {
+                lacking.add(id + " has " + numbers);
+            }
+        }
+        return String.format(
+                "%d records read_committed; %d of %d series short, e.g. %s; the bridge: delivered %d, already delivered"
+                        + " %d, pending %.0f, pipeline %s; the last warnings of %s: %s",
+                committed.size(),
+                lacking.size(),
+                ids.size(),
+                lacking.subList(0, Math.min(3, lacking.size())),
+                bridge.meter("delay.delivered"),
+                bridge.meter("delay.already-delivered"),
+                bridge.gauge("delay.pending"),
+                bridge.pipeline(),
+                bridge.log(),
+                lastWarnings(bridge.log()));
+    }
+
+    private static List<String> lastWarnings(Path log) {
+        try (Stream<String> lines = Files.lines(log)) {
+            List<String> warnings = lines.filter(l -> l.startsWith("WARN") || l.startsWith("ERROR"))
+                    .toList();
+            return warnings.subList(Math.max(0, warnings.size() - 5), warnings.size());
+        } catch (IOException e) {
+            return List.of(e.toString());
         }
     }
 
