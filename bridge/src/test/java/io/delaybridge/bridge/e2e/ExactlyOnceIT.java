@@ -110,9 +110,11 @@ class ExactlyOnceIT {
             Map<String, Long> dueAt = RecoveryIT.sendSpread(kafka, names, target, records, 1_000, 11_000);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> committed.size() >= records / 4);
-            // the send gauges read the transactional producers that deliver (records flow for seconds more)
+            // the send gauges read the transactional producers that deliver: records flow for seconds more, and
+            // the producers' averages hold what they sent for 30 s at least (two samples of 30 s)
             for (ChildBridge bridge : List.of(victim, survivor)) {
-                await().atMost(Duration.ofSeconds(10))
+                await("the send gauges of " + bridge.instanceId())
+                        .atMost(Duration.ofSeconds(30))
                         .until(() -> bridge.gauge("delay.send.batch-size-bytes-avg") > 0
                                 && bridge.gauge("delay.send.records-per-request-avg") >= 1);
             }
