@@ -70,12 +70,8 @@ final class InstanceTransaction {
     /** The shard's state, or null if it is not kept here (moved away). */
     private final IntFunction<TransactionShard> shards;
 
-    /** The two producers, null while no session is open; sends go to {@code producers[current]}. */
-    private TurnProducer[] producers;
-
-    private int current;
-    /** Counts the producers' sessions: a shard is open only in the session it was opened in. */
-    private long session;
+    /** The producers' session, and which of them gathers. */
+    private final ProducerPair producers = new ProducerPair();
     /** Id -> origin of the sends of open transactions and of those in doubt: none is sent twice meanwhile. */
     private final Map<String, String> pending = new HashMap<>();
     /** Sends of a commit whose outcome is unknown; each settled when its shard is opened again, or failed if closed. */
@@ -91,7 +87,7 @@ final class InstanceTransaction {
     boolean hasSession() {
         lock.lock();
         try {
-            return producers != null;
+            return producers.isOpen();
         } finally {
             lock.unlock();
         }
@@ -101,13 +97,7 @@ final class InstanceTransaction {
     List<Map<MetricName, ? extends Metric>> producerMetrics() {
         lock.lock();
         try {
-            List<Map<MetricName, ? extends Metric>> metrics = new ArrayList<>();
-            if (producers != null) {
-                for (TurnProducer producer : producers) {
-                    metrics.add(producer.producer.metrics());
-                }
-            }
-            return metrics;
+            return producers.metrics();
         } finally {
             lock.unlock();
         }
@@ -117,7 +107,7 @@ final class InstanceTransaction {
     boolean isOpen(TransactionShard shard) {
         lock.lock();
         try {
-            return producers != null && shard.session == session;
+            return producers.isOpen() && shard.session == producers.session();
         } finally {
             lock.unlock();
         }
@@ -143,9 +133,7 @@ final class InstanceTransaction {
             }
             lock.lock();
             try {
-                producers = fresh.stream().map(TurnProducer::new).toArray(TurnProducer[]::new);
-                current = 0;
-                session++;
+                producers.begin(fresh);
             } finally {
                 lock.unlock();
             }
@@ -189,7 +177,7 @@ final class InstanceTransaction {
                     }
                     return true;
                 });
-                shard.session = session;
+                shard.session = producers.session();
                 shard.logFrom = read.end();
                 shard.logged.opened();
             } finally {
@@ -210,7 +198,7 @@ final class InstanceTransaction {
     void send(TransactionShard shard, Sends.Message message, ProducerRecord<byte[], byte[]> record, Delivery.Result r) {
         lock.lock();
         try {
-            if (producers == null || shard.session != session) {
+            if (!producers.isOpen() || shard.session != producers.session()) {
                 r.failed(new NotOpenException(shard.shard));
                 return;
             }
@@ -219,7 +207,7 @@ final class InstanceTransaction {
                 r.failed(new InTransactionException(shard.shard, message.id()));
                 return;
             }
-            producers[current].send(new Member(shard.shard, message, r), record);
+            producers.gathering().send(new Member(shard.shard, message, r), record);
             pending.put(message.id(), message.origin());
         } finally {
             lock.unlock();
@@ -239,15 +227,14 @@ final class InstanceTransaction {
             TurnProducer.Gathered batch;
             lock.lock();
             try {
-                if (producers == null || !producers[current].gathering()) {
+                producer = producers.turn();
+                if (producer == null) {
                     return;
                 }
-                producer = producers[current];
                 // its sends reach their partitions before any of the other producer's: a key's records keep their
                 // order across the turn. One round trip under the lock; the commit's own round trips are not
                 producer.producer.flush();
                 batch = producer.take();
-                current = 1 - current; // the other producer's last transaction ended: commits run one at a time
             } finally {
                 lock.unlock();
             }
@@ -333,25 +320,10 @@ final class InstanceTransaction {
         lock.lock();
         try {
             inDoubt.addAll(members);
-            closeProducers(inDoubt);
+            producers.close(inDoubt);
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Closes both producers, adding what they gathered to {@code into}. Under the lock. */
-    private void closeProducers(List<Member> into) {
-        if (producers == null) {
-            return;
-        }
-        for (TurnProducer producer : producers) {
-            TurnProducer.Gathered open = producer.take();
-            if (open != null) {
-                into.addAll(open.members);
-            }
-            producer.close();
-        }
-        producers = null;
     }
 
     /**
@@ -387,7 +359,7 @@ final class InstanceTransaction {
         committing.lock();
         lock.lock();
         try {
-            closeProducers(failed);
+            producers.close(failed);
             failed.addAll(inDoubt);
             inDoubt.clear();
             pending.clear();
