@@ -2,7 +2,6 @@ package io.delaybridge.checker;
 
 import io.delaybridge.bridge.intake.IntakeLoop;
 import io.delaybridge.testkit.TempDirs;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,7 +66,7 @@ final class Campaign {
         try (CampaignKafka broker = CampaignKafka.start(options.brokers(), dir.resolve("kafka"));
                 CampaignRedis redis = CampaignRedis.start(options.redis(), dir.resolve("redis"))) {
             createTopics(broker.bootstrapServers(), targets);
-            Path config = writeBridgeConfig(dir, broker.replicationFactor());
+            Path config = BridgeConfig.write(options, dir, broker.replicationFactor());
             SplittableRandom random = new SplittableRandom(options.seed());
             BridgeFleet fleet = new BridgeFleet(
                     config,
@@ -357,79 +356,6 @@ final class Campaign {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             admin.createTopics(topics).all().get();
         }
-    }
-
-    Path writeBridgeConfig(Path dir, int replicationFactor) throws IOException {
-        String yaml = """
-                # Written by the fault campaign: bridges of one group on the campaign's broker and Redis.
-                kafka:
-                  bootstrapServers: ${KAFKA_BOOTSTRAP_SERVERS}
-                  intakeTopic: %s
-                  deadletterTopic: %s
-                  groupId: %s
-                  createTopics: true
-                  intakePartitions: %d
-                  replicationFactor: %d
-                  # one static member id per bridge (BridgeFleet); session and heartbeat as shipped (8 s, 1 s)
-                  instanceId: ${DELAY_INSTANCE_ID}
-                  consumer:
-                    max.poll.records: "%d"
-                    # also the rebalance timeout: after the broker (group coordinator) restarts, a rebalance can wait
-                    # this long for members that died meanwhile (seen: 5 minutes with the default)
-                    max.poll.interval.ms: "60000"
-                redis:
-                  uri: ${REDIS_URI}
-                  keyPrefix: %s
-                  # a cluster's master acknowledges before its replica has the write: wait for the replica, so a
-                  # killed master loses nothing whose offset was committed
-                  waitReplicas: %d
-                intake:
-                  expressBufferRecords: %d
-                %spump:
-                  lease: %dms
-                  maxInFlight: %d
-                  revokeDrain: 5s
-                  retryBackoff: 200ms
-                  maxRetryBackoff: 2s
-                  maxAttempts: 30
-                delivery:
-                  # --exactly-once on: deliveries in Kafka transactions, read back read_committed by the watch
-                  exactlyOnce: ${DELAY_EXACTLY_ONCE:-false}
-                server:
-                  applicationConnectors:
-                    - type: http
-                      bindHost: 127.0.0.1
-                      port: ${DELAY_HTTP_PORT}
-                  adminConnectors:
-                    - type: http
-                      bindHost: 127.0.0.1
-                      port: ${DELAY_ADMIN_PORT}
-                  requestLog:
-                    appenders: []
-                logging:
-                  level: INFO
-                  loggers:
-                    org.apache.kafka: WARN
-                    io.lettuce: WARN
-                    org.eclipse.jetty: WARN
-                    io.dropwizard: WARN
-                """.formatted(
-                        INTAKE,
-                        DEADLETTER,
-                        GROUP,
-                        options.partitions(),
-                        replicationFactor,
-                        MAX_POLL_RECORDS,
-                        KEY_PREFIX,
-                        options.redis() == CampaignOptions.RedisTopology.CLUSTER ? 1 : 0,
-                        EXPRESS_BUFFER_RECORDS,
-                        // --hot-window: that much ahead, records wait in the far tier; else the shipped default
-                        options.hotWindow().isEmpty() ? "" : "  hotWindow: " + options.hotWindow() + "\n",
-                        options.lease().toMillis(),
-                        MAX_IN_FLIGHT);
-        Path file = dir.resolve("bridge.yml");
-        Files.writeString(file, yaml);
-        return file;
     }
 
     private static Thread start(Runnable task, String name) {

@@ -20,7 +20,7 @@ class BridgeConfigTest {
     }
 
     private JsonNode written(CampaignOptions options, int replicationFactor) throws Exception {
-        Path file = new Campaign(options).writeBridgeConfig(dir, replicationFactor);
+        Path file = BridgeConfig.write(options, dir, replicationFactor);
         return new YAMLMapper().readTree(file.toFile());
     }
 

@@ -107,7 +107,7 @@ class ClusterCampaignIT {
                 CampaignRedis redis = CampaignRedis.start(options.redis(), dir.resolve("redis"))) {
             campaign.createTopics(broker.bootstrapServers(), List.of(target));
             BridgeFleet fleet = new BridgeFleet(
-                    campaign.writeBridgeConfig(dir, 1),
+                    BridgeConfig.write(options, dir, 1),
                     dir.resolve("bridges"),
                     Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "REDIS_URI", redis.uri()),
                     options,

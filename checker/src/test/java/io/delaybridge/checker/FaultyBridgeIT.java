@@ -28,7 +28,7 @@ class FaultyBridgeIT {
         try (CampaignKafka broker = CampaignKafka.start(1, dir.resolve("kafka"));
                 CampaignRedis redis =
                         CampaignRedis.start(CampaignOptions.RedisTopology.STANDALONE, dir.resolve("redis"))) {
-            Path config = new Campaign(options).writeBridgeConfig(dir, broker.replicationFactor());
+            Path config = BridgeConfig.write(options, dir, broker.replicationFactor());
             Map<String, String> env = Map.of(
                     "KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(),
                     "REDIS_URI", redis.uri(),
