@@ -36,7 +36,7 @@ final class InstanceTransaction {
     private static final Logger LOG = LoggerFactory.getLogger(InstanceTransaction.class);
 
     /** A send of a shard that is not open in the current session of the producers (retried once it is). */
-    static final class NotOpenException extends org.apache.kafka.common.errors.RetriableException {
+    static final class NotOpenException extends HeldBackException {
         NotOpenException(int shard) {
             super("the transactions of shard " + shard + " are being opened again");
         }
@@ -46,14 +46,14 @@ final class InstanceTransaction {
      * A message claimed again (its lease ran out) while a transaction holds its earlier send, or after one committed
      * it: not sent a second time. Retried: by then the transaction is decided, and a committed one's message is acked.
      */
-    static final class InTransactionException extends org.apache.kafka.common.errors.RetriableException {
+    static final class InTransactionException extends HeldBackException {
         InTransactionException(int shard, String id) {
             super("message " + id + " of shard " + shard + " is in a transaction already; retried once it is decided");
         }
     }
 
     /** A transaction aborted because another of its sends failed: nothing of it reached a read_committed consumer. */
-    static final class AbortedException extends org.apache.kafka.common.errors.RetriableException {
+    static final class AbortedException extends HeldBackException {
         AbortedException(int shard, Throwable cause) {
             super("the transaction of shard " + shard + " was aborted: " + Failures.describe(cause));
         }

@@ -2,6 +2,7 @@ package io.delaybridge.bridge.pump;
 
 import io.delaybridge.bridge.delivery.Delivery;
 import io.delaybridge.bridge.delivery.DeliveryRecords;
+import io.delaybridge.bridge.delivery.HeldBackException;
 import io.delaybridge.bridge.delivery.MissingTopicException;
 import io.delaybridge.bridge.delivery.SendFailures;
 import io.delaybridge.bridge.errors.Failures;
@@ -53,8 +54,9 @@ final class FailedSends {
             waitForMissingTopic(failure, missing);
             return;
         }
-        boolean permanent = SendFailures.isPermanent(error);
-        if (permanent || retryPolicy.exhausted(message.attempt())) {
+        long retryAfter = retryAfter(retryPolicy, error, message.attempt());
+        if (retryAfter < 0) {
+            boolean permanent = SendFailures.isPermanent(error);
             Envelope envelope = failure.envelope();
             String reason = "delivery to " + (envelope == null ? "its target" : envelope.target()) + " failed after "
                     + message.attempt() + (message.attempt() == 1 ? " attempt" : " attempts")
@@ -62,8 +64,25 @@ final class FailedSends {
             deadletter(failure, reason);
         } else {
             metrics.retried.mark();
-            retryLater(failure.shard(), message, retryPolicy.backoffMillis(message.attempt()));
+            retryLater(failure.shard(), message, retryAfter);
         }
+    }
+
+    /**
+     * The wait before a failed message's next attempt, or -1 if it goes to the deadletter topic. A send that exactly
+     * once held back ({@link HeldBackException}) waits the first backoff whatever its attempt, and is never
+     * deadlettered for it: its target never refused it, and a few sessions of the producers opened again in a row
+     * must not make it wait minutes or spend its attempts. A permanent failure, or one whose attempts are spent, is
+     * deadlettered; any other waits the policy's backoff for its attempt.
+     */
+    static long retryAfter(RetryPolicy policy, Exception error, int attempt) {
+        if (error instanceof HeldBackException) {
+            return policy.backoffMillis(1);
+        }
+        if (SendFailures.isPermanent(error) || policy.exhausted(attempt)) {
+            return -1;
+        }
+        return policy.backoffMillis(attempt);
     }
 
     /** A message the deadletter topic did not take: retried after the first backoff. */
