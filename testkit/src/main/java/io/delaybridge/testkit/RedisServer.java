@@ -38,7 +38,12 @@ import org.slf4j.LoggerFactory;
 public final class RedisServer extends ChildServer {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisServer.class);
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * A restart loads the whole AOF first (answering LOADING meanwhile), and the AOF is rewritten only past 1 GB: after
+     * a million records of a fault campaign, loading took 10 s on a quiet 2-core machine and over 30 s on a busy one.
+     * A start that fails outright ends sooner: the process exits, and {@link ChildServer} says so.
+     */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
     private final Path binary;
     private final int port;
