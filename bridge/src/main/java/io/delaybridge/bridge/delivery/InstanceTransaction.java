@@ -227,7 +227,7 @@ final class InstanceTransaction {
             TurnProducer.Gathered batch;
             lock.lock();
             try {
-                producer = producers.turn();
+                producer = producers.gatheringWithSends();
                 if (producer == null) {
                     return;
                 }
@@ -235,6 +235,7 @@ final class InstanceTransaction {
                 // order across the turn. One round trip under the lock; the commit's own round trips are not
                 producer.producer.flush();
                 batch = producer.take();
+                producers.turn(); // the other producer's last transaction ended: commits run one at a time
             } finally {
                 lock.unlock();
             }

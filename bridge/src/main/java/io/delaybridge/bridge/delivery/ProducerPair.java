@@ -43,17 +43,14 @@ final class ProducerPair {
         return producers[current];
     }
 
-    /**
-     * The producer that gathers sends, if its transaction has any (else null); sends go to the other one from now on:
-     * its last transaction ended, as commits run one at a time.
-     */
-    TurnProducer turn() {
-        if (producers == null || !producers[current].gathering()) {
-            return null;
-        }
-        TurnProducer taken = producers[current];
+    /** The producer that gathers sends, if its transaction has any; else null (or no session is open). */
+    TurnProducer gatheringWithSends() {
+        return producers == null || !producers[current].gathering() ? null : producers[current];
+    }
+
+    /** Sends go to the other producer from now on: the one gathering had its transaction taken for a commit. */
+    void turn() {
         current = 1 - current;
-        return taken;
     }
 
     /** Ends the session: closes both producers, adding the sends they gathered to {@code into}. */
