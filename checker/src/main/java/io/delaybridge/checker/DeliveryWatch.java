@@ -51,12 +51,16 @@ final class DeliveryWatch implements Runnable {
         }
 
         /**
-         * @param n     the record's number
-         * @param count how many copies of it arrived, this one included
-         * @param copy  this copy: its timestamp and delay-attempt
-         * @param topic its topic, one of those given at construction
+         * @param n       the record's number
+         * @param count   how many copies of it arrived, this one included
+         * @param record  this copy; its topic is one of those given at construction
+         * @param attempt its delay-attempt header
          */
-        synchronized void note(int n, int count, String copy, String topic, int partition, long offset, long ts) {
+        synchronized void note(int n, int count, ConsumerRecord<?, ?> record, String attempt) {
+            String topic = record.topic();
+            int partition = record.partition();
+            long offset = record.offset();
+            long ts = record.timestamp();
             if (n < 0 || n >= firstPlace.length) {
                 return;
             }
@@ -75,7 +79,7 @@ final class DeliveryWatch implements Runnable {
                         + ((place >>> 40) & 0xFFFF) + "@" + (place & 0xFF_FFFF_FFFFL) + " (first copy)"));
                 copies.put(n, list);
             }
-            list.add(copy + " at " + topic + "-" + partition + "@" + offset);
+            list.add(ts + " attempt " + attempt + " at " + topic + "-" + partition + "@" + offset);
             if (worst < 0 || list.size() > copies.get(worst).size()) {
                 worst = n;
             }
@@ -110,9 +114,14 @@ final class DeliveryWatch implements Runnable {
         this.targets = targets;
         this.deadletterTopic = deadletterTopic;
         this.ledger = ledger;
+        this.repeats = new Repeats(ledger.records(), topics());
+    }
+
+    /** The topics it reads: the targets, then the deadletter topic. */
+    private List<String> topics() {
         List<String> topics = new ArrayList<>(targets);
         topics.add(deadletterTopic);
-        this.repeats = new Repeats(ledger.records(), topics);
+        return topics;
     }
 
     void stop() {
@@ -129,9 +138,7 @@ final class DeliveryWatch implements Runnable {
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = new ArrayList<>();
-            List<String> topics = new ArrayList<>(targets);
-            topics.add(deadletterTopic);
-            for (String topic : topics) {
+            for (String topic : topics()) {
                 consumer.partitionsFor(topic, Duration.ofSeconds(60))
                         .forEach(info -> partitions.add(new TopicPartition(topic, info.partition())));
             }
@@ -143,14 +150,7 @@ final class DeliveryWatch implements Runnable {
                     boolean deadletter = record.topic().equals(deadletterTopic);
                     int n = IntakeLoad.number(record.value());
                     ledger.arrived(n, record.timestamp(), header(record, "delay-id"), deadletter);
-                    repeats.note(
-                            n,
-                            ledger.copies(n),
-                            record.timestamp() + " attempt " + header(record, "delay-attempt"),
-                            record.topic(),
-                            record.partition(),
-                            record.offset(),
-                            record.timestamp());
+                    repeats.note(n, ledger.copies(n), record, header(record, "delay-attempt"));
                     arrivals.incrementAndGet();
                 }
                 // the consumer's position, not the last record's offset + 1: with transactions a commit marker
