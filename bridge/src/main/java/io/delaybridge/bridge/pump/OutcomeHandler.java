@@ -201,21 +201,30 @@ final class OutcomeHandler {
                 refs.add(outcome.message().ref());
                 keys.add(sender.key(outcome.message()));
             }
-            settle(shard, keys, () -> store.ackAsync(shard.shard, shard.epoch, refs));
+            settle(shard, keys, () -> store.ackAsync(shard.shard, shard.epoch, refs), Long.MAX_VALUE);
         }
         for (int from = 0; from < steps.size(); from += MAX_ACKS_PER_CALL) {
             int to = Math.min(steps.size(), from + MAX_ACKS_PER_CALL);
             List<SeriesStep> part = List.copyOf(steps.subList(from, to));
-            // the next occurrence is stored by the call that settles this one: a crash stops no series
+            // the next occurrence is stored by the call that settles this one: a crash stops no series. The pump
+            // wakes itself for it: the store's wake-up is best-effort, and no claim told the pump of this due time
             settle(
                     shard,
                     List.copyOf(stepKeys.subList(from, to)),
-                    () -> store.settleSeriesAsync(shard.shard, shard.epoch, part));
+                    () -> store.settleSeriesAsync(shard.shard, shard.epoch, part),
+                    part.stream()
+                            .filter(SeriesStep::goesOn)
+                            .mapToLong(SeriesStep::nextDue)
+                            .min()
+                            .orElse(Long.MAX_VALUE));
         }
     }
 
-    /** @param keys what exactly once remembers the settled messages by ({@link MessageSender#key}) */
-    private void settle(OwnedShard shard, List<String> keys, Supplier<CompletableFuture<Integer>> call) {
+    /**
+     * @param keys   what exactly once remembers the settled messages by ({@link MessageSender#key})
+     * @param wakeAt when the shard holds a message the call stored (Redis' clock, ms), Long.MAX_VALUE if none
+     */
+    private void settle(OwnedShard shard, List<String> keys, Supplier<CompletableFuture<Integer>> call, long wakeAt) {
         places.ackSent();
         CompletableFuture<Integer> ack;
         try {
@@ -243,6 +252,7 @@ final class OutcomeHandler {
             } else {
                 // fewer deleted than acked: some went back to the due set by their lease while being delivered
                 sender.acked(shard, keys, deleted == keys.size());
+                shard.woken(wakeAt); // the pump is signalled by finish() below
             }
             places.ackAnswered();
             places.finish(shard, keys.size());

@@ -121,6 +121,11 @@ final class PumpRig implements AutoCloseable {
         });
     }
 
+    /** {@code store}, whose wake-ups never reach the pump: {@code onWake} registers nothing. */
+    static DelayStore withoutWakeUps(DelayStore store) {
+        return intercepting(store, "onWake", real -> null);
+    }
+
     /** {@code store}, with every call of {@code methodName} answered by {@code calls}, given the real call. */
     private static DelayStore intercepting(
             DelayStore store, String methodName, Function<Supplier<Object>, Object> calls) {
