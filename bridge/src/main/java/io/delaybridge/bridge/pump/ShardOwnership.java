@@ -116,7 +116,7 @@ final class ShardOwnership {
     }
 
     /**
-     * Returns the shard's expired leases every half lease. Redis' clock decides which leases expired; the interval is
+     * Returns the shard's expired leases every half lease, and claims the shard then. Redis' clock decides which leases expired; the interval is
      * timed on this host's monotonic clock, because the pump learns its clock's offset from Redis only with its first
      * claim (a reclaim time computed before that, with a host clock an hour fast, lay an hour late).
      */
@@ -125,9 +125,9 @@ final class ShardOwnership {
             return;
         }
         int returned = store.reclaim(shard.shard, shard.epoch, settings.batchSize());
-        if (returned > 0) {
-            returned(shard, returned, "their leases expired");
-        }
+        // claimed now whatever came back: the store's wake-ups are best-effort, and one missed (a reconnect) would
+        // leave a message that became the shard's earliest unclaimed until the next write woke the pump
+        returned(shard, returned, "their leases expired");
         shard.reclaimAtNanos = time.nanoseconds()
                 + (returned == settings.batchSize() ? 0 : TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis() / 2));
     }

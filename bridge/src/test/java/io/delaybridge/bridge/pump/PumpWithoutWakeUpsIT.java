@@ -20,18 +20,19 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A series goes on without the store's wake-ups: the call that settles an occurrence stores the next one, which no
- * claim has told the pump of, so the pump wakes itself at its due time. The store's wake-ups are best-effort (a
- * reconnect can miss one); here the pump gets none at all. Real Redis and broker, the pump wired as the application
- * wires it.
+ * The pump gets none of the store's wake-ups (they are best-effort: a reconnect can miss one) and still delivers:
+ * a series' next occurrence, stored by the call that settles the last one, wakes the pump at its due time, and every
+ * shard is claimed at least every half lease, so a message whose wake-up was missed waits no longer than that. Real
+ * Redis and broker, the pump wired as the application wires it.
  */
 @ExtendWith(RealServersExtension.class)
-class PumpSeriesWakeIT {
+class PumpWithoutWakeUpsIT {
 
     private static final int OCCURRENCES = 3;
 
@@ -51,6 +52,30 @@ class PumpSeriesWakeIT {
                                 assertEquals(OCCURRENCES, rig.producer.history().size(), "occurrences sent"));
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> rig.store.stats(0).pending() == 0);
+            } finally {
+                pump.stop();
+            }
+        }
+    }
+
+    @Test
+    void aMessageWhoseWakeUpWasMissedIsClaimedWithinHalfALease(TestServers servers) throws Exception {
+        try (PumpRig rig = new PumpRig(servers, "nowake", true)) {
+            AtomicInteger claimsAnswered = new AtomicInteger();
+            DelayStore store = PumpRig.interceptingClaims(
+                    PumpRig.withoutWakeUps(rig.store),
+                    claim -> claim.get().whenComplete((batch, error) -> claimsAnswered.incrementAndGet()));
+            // a lease of 2 s: every shard is claimed at least every second
+            Pump pump = rig.pump(store, new PumpSettings(16, 2_000, 16, 1_000, 0), Clock.systemUTC());
+            pump.start();
+            try {
+                pump.assign(List.of(0));
+                // the shard was claimed empty: the pump knows of nothing due in it
+                await().atMost(Duration.ofSeconds(30)).until(() -> claimsAnswered.get() > 0);
+                rig.schedule(0, rig.store.now() + 500);
+                await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(
+                                () -> assertEquals(1, rig.producer.history().size(), "sent"));
             } finally {
                 pump.stop();
             }
