@@ -207,11 +207,29 @@ final class InstanceTransaction {
                 r.failed(new InTransactionException(shard.shard, message.id()));
                 return;
             }
-            producers.gathering().send(new Member(shard.shard, message, r), record);
+            try {
+                producers.gathering().send(new Member(shard.shard, message, r), record);
+            } catch (RuntimeException e) {
+                unusable(e);
+                r.failed(new NotOpenException(shard.shard));
+                return;
+            }
             pending.put(message.id(), message.origin());
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * A producer refused to begin a transaction: it will refuse every call from now on (Kafka's client does so after
+     * an invalid state transition, as when a batch expired while its transaction committed). Ends the session as a
+     * commit in doubt does, so that the shards are opened again with fresh producers; the lock is held.
+     */
+    private void unusable(RuntimeException e) {
+        LOG.warn(
+                "A transactional producer refused to begin a transaction ({}); opening the producers again",
+                Failures.describe(e));
+        producers.close(inDoubt);
     }
 
     /**

@@ -221,6 +221,36 @@ class InstanceTransactionTest {
         assertFalse(shard.delivered.wasDelivered("b", "intake/3/b"));
     }
 
+    /**
+     * Kafka's producer refuses every transactional call after an invalid state transition (a batch that expired while
+     * its transaction committed): the session ends, the send is held back (not failed as a delivery), and the shard,
+     * opened again with fresh producers, sends on.
+     */
+    @Test
+    void aProducerThatRefusesToBeginEndsTheSessionAndFreshProducersSendOn() {
+        HeldProducer first = new HeldProducer();
+        HeldProducer second = new HeldProducer();
+        open(first, second);
+        transaction.send(shard, message("a"), target("a"), outcomes.of("a"));
+        transaction.commit(); // the second producer gathers now
+        assertEquals("delivered", outcomes.heard.get("a"));
+        second.beginTransactionException = new IllegalStateException(
+                "cannot execute transactional method because of previous invalid state transition attempt");
+
+        transaction.send(shard, message("b"), target("b"), outcomes.of("b"));
+        assertInstanceOf(InstanceTransaction.NotOpenException.class, outcomes.heard.get("b"));
+        assertInstanceOf(HeldBackException.class, outcomes.heard.get("b"), "retried, never deadlettered for it");
+        assertFalse(transaction.hasSession(), "both producers closed");
+        assertTrue(first.closed() && second.closed());
+
+        HeldProducer fresh = new HeldProducer();
+        open(fresh, new HeldProducer());
+        transaction.send(shard, message("b"), target("b"), outcomes.of("b"));
+        transaction.commit();
+        assertEquals("delivered", outcomes.heard.get("b"));
+        assertEquals(List.of("b"), keysTo(fresh, "target"));
+    }
+
     @Test
     void oneTransactionCarriesEveryShardsSendsAndARecordOfTheDeliveredLogForEach() {
         HeldProducer first = new HeldProducer();
