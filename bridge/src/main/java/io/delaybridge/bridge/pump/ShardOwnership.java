@@ -25,13 +25,6 @@ final class ShardOwnership {
 
     private final Map<Integer, OwnedShard> owned = new ConcurrentHashMap<>();
     private final Map<Integer, Long> writeFences = new ConcurrentHashMap<>();
-    /**
-     * The write fence of a shard whose intake partition went away: no epoch a shard holds, so the store refuses every
-     * write into it from here (an express record parked on its own thread after the revoke would otherwise be stored
-     * unfenced, and delivered again by the new owner, which delivered it from its own read of the intake).
-     */
-    static final long REVOKED = Long.MAX_VALUE;
-
     private final DelayStore store;
     private final PumpSettings settings;
     private final PumpMetrics metrics;
@@ -56,7 +49,6 @@ final class ShardOwnership {
                         store.shardCount());
                 continue;
             }
-            writeFences.remove(shard); // unfenced until the pump took the shard's epoch
             owned.put(shard, new OwnedShard(shard, time.nanoseconds()));
         }
         wakeups.signal();
@@ -67,7 +59,7 @@ final class ShardOwnership {
      * in-flight messages are finished; then lets them go.
      */
     void revoke(Collection<Integer> shards, long drainNanos, BooleanSupplier running) {
-        shards.forEach(shard -> writeFences.put(shard, REVOKED)); // what is still written here is refused
+        shards.forEach(writeFences::remove); // the intake wrote what it had (or dropped it): its next owner writes on
         List<OwnedShard> leaving = new ArrayList<>();
         for (int shard : shards) {
             OwnedShard state = owned.get(shard);
@@ -107,9 +99,9 @@ final class ShardOwnership {
     }
 
     /**
-     * The epoch this instance took last for {@code shard}, while its intake partition is assigned here; -1 if none yet
-     * (unfenced), {@link #REVOKED} once the partition went away. The store fences the intake's writes by it (a zombie's
-     * poll, written after the shard's new owner delivered it, would otherwise be delivered again).
+     * The epoch this instance took last for {@code shard}, while its intake partition is assigned here; -1 if none. The
+     * store fences the intake's writes by it (a zombie's poll, written after the shard's new owner delivered it, would
+     * otherwise be delivered again).
      */
     long writeFence(int shard) {
         return writeFences.getOrDefault(shard, -1L);

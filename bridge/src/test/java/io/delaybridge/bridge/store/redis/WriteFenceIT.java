@@ -87,7 +87,7 @@ class WriteFenceIT {
                 CompletionException.class,
                 () -> store.write(List.of(schedule(2, 5))).join());
 
-        held.remove(2); // no fence, as for an instance that never held the shard
+        held.remove(2); // the intake let the partition go: no fence, as for any instance that never held it
         assertEquals(
                 List.of(WriteResult.STORED),
                 store.write(List.of(schedule(2, 5))).join());
