@@ -108,9 +108,10 @@ final class ShardOwnership {
     }
 
     /**
-     * Returns the shard's expired leases every half lease, and claims the shard then. Redis' clock decides which leases expired; the interval is
-     * timed on this host's monotonic clock, because the pump learns its clock's offset from Redis only with its first
-     * claim (a reclaim time computed before that, with a host clock an hour fast, lay an hour late).
+     * Returns the shard's expired leases every half lease, and claims the shard then. Redis' clock decides which
+     * leases expired; the interval is timed on this host's monotonic clock, because the pump learns its clock's offset
+     * from Redis only with its first claim (a reclaim time computed before that, with a host clock an hour fast, lay
+     * an hour late).
      */
     void reclaimIfDue(OwnedShard shard) {
         if (time.nanoseconds() - shard.reclaimAtNanos < 0) {
