@@ -165,6 +165,9 @@ public final class ExpressPath {
         for (int i = 0; i < records.size(); i++) {
             R record = records.get(i);
             Envelope envelope = record.envelope();
+            // read now, on the intake thread, before a revoke of the partition could lift it: a park decided later
+            // (after a failed send) is refused once another owner took the shard, even after this one let it go
+            long fence = store.writeFence(record.partition());
             boolean passed = checks.passed().get(i)
                     && !fallen.contains(record.partition())
                     && !pauses.paused(record.partition()) // a default id lives in its partition's shard
@@ -183,17 +186,17 @@ public final class ExpressPath {
                         record.id(),
                         record.dueAt(),
                         record.partition(),
-                        settlement(record, envelope.target(), settling)));
+                        settlement(record, fence, envelope.target(), settling)));
                 sent.add(record);
             } else {
                 fallen.add(record.partition());
                 fallbackUpTo.put(record.partition(), latestSequence);
                 metrics.fellBack();
-                park(record, settling, 0);
+                park(record, fence, settling, 0);
             }
         }
         if (!sends.isEmpty() && !releaser.hold(sends)) {
-            sent.forEach(record -> park(record, settling, 0)); // stopping: park instead
+            sent.forEach(record -> park(record, store.writeFence(record.partition()), settling, 0)); // stopping
         }
     }
 
@@ -224,7 +227,8 @@ public final class ExpressPath {
     }
 
     /** What became of a record's send; called on the release thread or a producer thread, never both. */
-    private <R extends Record> Delivery.Result settlement(R record, String target, Settling<? super R> settling) {
+    private <R extends Record> Delivery.Result settlement(
+            R record, long fence, String target, Settling<? super R> settling) {
         return new Delivery.Result() {
             @Override
             public void delivered(long timestamp) {
@@ -242,7 +246,7 @@ public final class ExpressPath {
                         Failures.describe(error));
                 metrics.fellBack();
                 try {
-                    parker.execute(() -> park(record, settling, 0));
+                    parker.execute(() -> park(record, fence, settling, 0));
                 } catch (RuntimeException e) {
                     LOG.warn("Could not park express record {} (stopping): the intake reads it again", record.id());
                 }
@@ -250,11 +254,14 @@ public final class ExpressPath {
         };
     }
 
-    /** Writes an express record to the store, due as it was; settles once Redis holds it, retrying until it does. */
-    private <R extends Record> void park(R record, Settling<? super R> settling, int failures) {
+    /**
+     * Writes an express record to the store, due as it was; settles once Redis holds it, retrying until it does.
+     * {@code fence}: the shard's write fence when the record was handed over (negative: none), which the write keeps.
+     */
+    private <R extends Record> void park(R record, long fence, Settling<? super R> settling, int failures) {
         CompletableFuture<List<WriteResult>> write;
         try {
-            write = store.write(List.of(record.op()));
+            write = store.write(List.of(record.op()), record.partition(), fence);
         } catch (RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }
@@ -283,7 +290,7 @@ public final class ExpressPath {
                         backoff,
                         Failures.describe(error));
                 try {
-                    parker.schedule(() -> park(record, settling, failures + 1), backoff, TimeUnit.MILLISECONDS);
+                    parker.schedule(() -> park(record, fence, settling, failures + 1), backoff, TimeUnit.MILLISECONDS);
                 } catch (RuntimeException e) {
                     LOG.warn("Could not park express record {} (stopping): the intake reads it again", record.id());
                 }

@@ -38,6 +38,20 @@ public interface DelayStore extends AutoCloseable {
     CompletableFuture<List<WriteResult>> write(List<WriteOp> ops);
 
     /**
+     * The epoch this instance's intake writes into {@code shard} are fenced by now: the one it took for the shard while
+     * it holds the shard's intake partition; negative if none (the write is not fenced).
+     */
+    long writeFence(int shard);
+
+    /**
+     * As {@link #write(List)}, each schedule into {@code shard} fenced by {@code epoch} (when not negative) instead of
+     * {@link #writeFence}: a write decided while this instance held the shard under {@code epoch} (an express record it
+     * parks after its send failed) fails with {@link StoreFencedException} once another owner took the shard, even if
+     * this instance let the shard go meanwhile and its other writes into the shard are no longer fenced.
+     */
+    CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, int shard, long epoch);
+
+    /**
      * As {@link #write(List)}, then writes the intake's position {@code marks} behind the operations, in the same
      * pipeline, behind the batch's writes on every node they went to (on one server: the partition's home shard; on a
      * cluster: every shard), so a replica that has a mark has every write of the batch on its node before it. A mark whose stored position is below its {@link PositionMark#expected} is not advanced, and the

@@ -203,6 +203,17 @@ public final class RedisDelayStore implements DelayStore {
     }
 
     @Override
+    public long writeFence(int shard) {
+        return parts.plan().fence(shard);
+    }
+
+    @Override
+    public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, int shard, long epoch) {
+        WritePlan plan = parts.plan();
+        return parts.writes().write(ops, s -> s == shard && epoch >= 0 ? epoch : plan.fence(s));
+    }
+
+    @Override
     public CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, List<PositionMark> marks) {
         return parts.writes().write(ops, marks);
     }

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +61,11 @@ final class WritePipeline {
 
     CompletableFuture<List<WriteResult>> write(List<WriteOp> ops) {
         return write(ops, List.of());
+    }
+
+    /** As {@link #write(List)}, each schedule call fenced by {@code fences} instead of the instance's epochs now. */
+    CompletableFuture<List<WriteResult>> write(List<WriteOp> ops, IntToLongFunction fences) {
+        return run(plan.plan(ops, fences), ops.size());
     }
 
     /** As {@link #write(List)}, with the intake's position marks behind the operations ({@code mark.lua}). */

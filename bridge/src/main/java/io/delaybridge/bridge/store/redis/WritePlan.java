@@ -96,7 +96,17 @@ final class WritePlan {
         this.fences = fences;
     }
 
+    /** The epoch the intake's writes into {@code shard} are fenced by now ({@link #fenceWrites}); negative if none. */
+    long fence(int shard) {
+        return fences.applyAsLong(shard);
+    }
+
     List<Call> plan(List<WriteOp> ops) {
+        return plan(ops, fences);
+    }
+
+    /** The calls of {@code ops}, each schedule call into a shard fenced by {@code fences}' epoch for it. */
+    List<Call> plan(List<WriteOp> ops, IntToLongFunction fences) {
         Map<Integer, ScheduleCall> open = new HashMap<>();
         List<Object> order = new ArrayList<>(); // ScheduleCall or Call, in order of first operation
         for (int position = 0; position < ops.size(); position++) {
@@ -106,7 +116,7 @@ final class WritePlan {
             if (op instanceof WriteOp.Schedule schedule) {
                 ScheduleCall call = open.get(shard);
                 if (call == null || call.full()) {
-                    call = new ScheduleCall(shard, INTAKE);
+                    call = new ScheduleCall(shard, INTAKE, fences.applyAsLong(shard));
                     open.put(shard, call);
                     order.add(call);
                 }
@@ -240,7 +250,7 @@ final class WritePlan {
                 if (call != null) {
                     calls.add(call.toCall());
                 }
-                call = new ScheduleCall(shard, thaw);
+                call = new ScheduleCall(shard, thaw, -1); // a thaw is fenced by its own epoch
             }
             call.add(position, record, placement);
             if (slots != null) {
@@ -291,7 +301,8 @@ final class WritePlan {
         private final boolean thawing;
         private int bytes;
 
-        ScheduleCall(int shard, byte[] thaw) {
+        /** {@code fence}: the epoch the shard must hold for an intake write, negative for none. */
+        ScheduleCall(int shard, byte[] thaw, long fence) {
             this.shard = shard;
             this.thawing = thaw != INTAKE;
             args.add(bytes(keys.shard(shard).wakeChannel()));
@@ -300,7 +311,6 @@ final class WritePlan {
             args.add(bytes(router.intakeTopic() + "/" + shard));
             args.add(publish);
             args.add(thaw);
-            long fence = thawing ? -1 : fences.applyAsLong(shard); // a thaw is fenced by its own epoch
             args.add(fence < 0 ? EMPTY : bytes(fence));
         }
 
