@@ -42,6 +42,15 @@ final class ExpressCommits {
             owner.settled(this);
         }
 
+        /**
+         * An express record of {@code partition} was abandoned (any thread): its shard has another owner, which reads
+         * it again. The poll stops waiting for it, but no pending poll commits {@code partition} any more (that would
+         * pass the record); with exactly once its partition's rule keeps it unsettled until the partition is forgotten.
+         */
+        void abandon(int partition) {
+            owner.abandoned(this, partition);
+        }
+
         /** The express record at {@code offset} of {@code partition} settled (any thread). */
         void settle(int partition, long offset) {
             if (offsets != null) {
@@ -65,7 +74,7 @@ final class ExpressCommits {
 
     /** As {@link #add(Map, int)}; settlements also go to {@code offsets} (exactly once), if not null. */
     synchronized Poll add(Map<TopicPartition, OffsetAndMetadata> commit, int expressRecords, ExpressOffsets offsets) {
-        Poll poll = new Poll(this, commit, expressRecords, offsets);
+        Poll poll = new Poll(this, new HashMap<>(commit), expressRecords, offsets);
         polls.add(poll);
         return poll;
     }
@@ -77,6 +86,17 @@ final class ExpressCommits {
         }
         poll.unsettled--;
         notifyAll();
+    }
+
+    /**
+     * An express record of {@code partition} in {@code poll} was abandoned: no poll taken from now on commits that
+     * partition, and the poll settles as if the record had.
+     */
+    synchronized void abandoned(Poll poll, int partition) {
+        for (Poll pending : polls) {
+            pending.commit.keySet().removeIf(p -> p.partition() == partition);
+        }
+        settled(poll);
     }
 
     /**

@@ -99,6 +99,7 @@ final class IntakeExpress {
                     @Override
                     public void abandoned(IntakePoll.ExpressRecord record) {
                         gate.released(record.bytes());
+                        settling.abandon(record.partition()); // the other partitions' commits go on
                     }
                 });
     }

@@ -52,6 +52,17 @@ class ExpressCommitsTest {
         assertEquals(Map.of(), commits.takeSettled());
     }
 
+    @Test
+    void anAbandonedRecordNoLongerHoldsUpOtherPartitionsButItsOwnIsNeverCommittedPastIt() {
+        ExpressCommits commits = new ExpressCommits(Time.SYSTEM);
+        ExpressCommits.Poll first = commits.add(Map.of(P0, offset(10), P1, offset(4)), 1);
+        commits.add(Map.of(P0, offset(20), P1, offset(8)), 0);
+
+        first.abandon(0); // its express record of partition 0 is left for the partition's new owner
+        assertTrue(commits.oldestSettled(), "the poll waits no longer");
+        assertEquals(Map.of(P1, offset(8)), commits.takeSettled(), "partition 1 goes on; partition 0 is not committed");
+    }
+
     private static OffsetAndMetadata offset(long offset) {
         return new OffsetAndMetadata(offset, "m");
     }
