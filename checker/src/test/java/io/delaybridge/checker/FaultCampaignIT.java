@@ -15,13 +15,14 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * clocks an hour ahead and an hour behind) while one fault of every kind hits the real processes. The full campaign
  * is {@code ./campaign.sh --records 1000000 --faults full} (docs/reliability.md).
  */
-@Execution(ExecutionMode.CONCURRENT) // beside the other classes
+@Execution(ExecutionMode.CONCURRENT) // beside the other classes; its own tests one after the other
 class FaultCampaignIT {
 
     @TempDir
     Path dir;
 
     @Test
+    @Execution(ExecutionMode.SAME_THREAD)
     void nothingLostNothingEarlyUnderEveryKindOfFault() throws Exception {
         CampaignOptions options = CampaignOptions.parse(new String[] {
                     "--records",
@@ -62,5 +63,35 @@ class FaultCampaignIT {
                     report.faultLog().stream().anyMatch(l -> l.contains("halted at " + point.settingName())),
                     "a bridge halted at " + point.settingName() + ": " + report.faultLog());
         }
+    }
+
+    @Test
+    @Execution(ExecutionMode.SAME_THREAD)
+    void gracefulRebalancesDeliverNothingTwice() throws Exception {
+        CampaignOptions options = CampaignOptions.parse(new String[] {
+                    "--records",
+                    "5000",
+                    "--rate",
+                    "250",
+                    "--max-delay",
+                    "5s",
+                    "--partitions",
+                    "6",
+                    "--fault-gap",
+                    "1s",
+                    "--rebalance-hold",
+                    "4s",
+                    "--faults",
+                    "rebalance=2"
+                })
+                .withWorkDir(dir);
+
+        CampaignReport report = new Campaign(options).run();
+        System.out.print(report.render());
+
+        assertEquals(List.of(), report.violations(), report.render());
+        assertEquals(0, report.duplicates(), "graceful hand-overs drain in-flight sends first");
+        assertEquals(0, report.lost());
+        assertEquals(2, report.faults().get(Fault.REBALANCE));
     }
 }
