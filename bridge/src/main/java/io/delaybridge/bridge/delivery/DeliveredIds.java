@@ -43,6 +43,8 @@ final class DeliveredIds {
     private final Set<String> retried = ConcurrentHashMap.newKeySet();
     /** Intake records read again after a failed store: their delivered ids wait until no copy can come back. */
     private final ReadAgain readAgain = new ReadAgain();
+    /** The last ones forgotten: a copy that comes back all the same is still acked. */
+    private final ForgottenIds forgotten = new ForgottenIds(ForgottenIds.KEPT);
 
     /** The last committed record of the delivered log listed {@code messages} (a new owner opening the shard). */
     void learn(List<Sends.Message> messages) {
@@ -70,6 +72,19 @@ final class DeliveredIds {
     boolean wasDelivered(String id, String origin) {
         Sends.Message message = delivered.get(id);
         return message != null && message.origin().equals(origin);
+    }
+
+    /**
+     * Whether this message was forgotten lately ({@link ForgottenIds}) although a committed transaction delivered it:
+     * it came back after the rules here let it go, and is acked all the same. Asked after {@link #wasDelivered}.
+     */
+    boolean forgottenLately(String id, String origin) {
+        return forgotten.caught(id, origin);
+    }
+
+    /** How many copies of forgotten messages came back ({@link #forgottenLately}). */
+    long caughtAfterForgetting() {
+        return forgotten.caught();
     }
 
     /**
@@ -162,6 +177,9 @@ final class DeliveredIds {
                     && (message == null || (past.test(message.place()) && !readAgain.covers(message.place())))) {
                 delivered.remove(id);
                 settled.remove(id);
+                if (message != null) {
+                    forgotten.forgot(message);
+                }
             }
         }
     }

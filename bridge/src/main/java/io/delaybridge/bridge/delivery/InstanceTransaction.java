@@ -203,7 +203,8 @@ final class InstanceTransaction {
                 return;
             }
             if (message.origin().equals(pending.get(message.id()))
-                    || shard.delivered.wasDelivered(message.id(), message.origin())) {
+                    || shard.delivered.wasDelivered(message.id(), message.origin())
+                    || shard.delivered.forgottenLately(message.id(), message.origin())) {
                 r.failed(new InTransactionException(shard.shard, message.id()));
                 return;
             }

@@ -204,7 +204,23 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
     @Override
     public boolean wasDelivered(int shard, String id, String origin) {
         TransactionShard state = shards.get(shard);
-        return state != null && state.delivered.wasDelivered(id, origin);
+        if (state == null) {
+            return false;
+        }
+        if (state.delivered.wasDelivered(id, origin)) {
+            return true;
+        }
+        if (!state.delivered.forgottenLately(id, origin)) {
+            return false;
+        }
+        LOG.warn(
+                "Shard {}: message {} of intake record {} came back after a committed transaction delivered it and its"
+                        + " id was forgotten; acked, not delivered again ({} such copies so far)",
+                shard,
+                id,
+                origin,
+                state.delivered.caughtAfterForgetting());
+        return true;
     }
 
     @Override

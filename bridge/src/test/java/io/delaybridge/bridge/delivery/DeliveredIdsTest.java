@@ -72,6 +72,18 @@ class DeliveredIdsTest {
     }
 
     @Test
+    void aCopyOfAMessageForgottenLatelyIsStillKnownAsDelivered() {
+        ids.committed(A);
+        ids.acked(List.of("a"), true);
+        ids.prune(message -> true);
+        assertFalse(ids.wasDelivered("a", A.origin()), "its rules let it go");
+        assertFalse(ids.forgottenLately("b", B.origin()), "never delivered");
+        assertFalse(ids.forgottenLately("a", "intake/0/99"), "the same id from another intake record is a new message");
+        assertTrue(ids.forgottenLately("a", A.origin()), "a copy that comes back all the same is acked");
+        assertEquals(1, ids.caughtAfterForgetting());
+    }
+
+    @Test
     void anAckRedisDidNotCarryOutInFullConfirmsNone() {
         ids.committed(A);
         ids.committed(B);
