@@ -82,6 +82,11 @@ final class DeliveredIds {
         return forgotten.caught(id, origin);
     }
 
+    /** Which rule let the message from {@code origin} go: where its record lay among the ranges read again. */
+    String whyForgotten(String origin) {
+        return readAgain.describe(IntakeOrigin.parse(origin));
+    }
+
     /** How many copies of forgotten messages came back ({@link #forgottenLately}). */
     long caughtAfterForgetting() {
         return forgotten.caught();

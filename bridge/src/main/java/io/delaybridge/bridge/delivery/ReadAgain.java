@@ -22,6 +22,8 @@ final class ReadAgain {
 
     /** Short claims after the intake committed past a range that end it. */
     static final int SHORT_CLAIMS = 2;
+    /** How many ended ranges are kept to describe a copy that came back ({@link #describe}). */
+    private static final int ENDED_KEPT = 16;
 
     /** One rewind: offsets {@code from..last} read again; short claims seen since the intake committed past it. */
     private static final class Range {
@@ -43,6 +45,8 @@ final class ReadAgain {
     }
 
     private final List<Range> ranges = new CopyOnWriteArrayList<>();
+    /** The last ranges that ended, newest last: what a copy that came back all the same lay in. */
+    private final java.util.Deque<Range> ended = new java.util.ArrayDeque<>();
 
     /** The intake rewound: the records of {@code last}'s partition from offset {@code from} to {@code last} are read again. */
     void add(long from, IntakeOrigin last) {
@@ -82,7 +86,38 @@ final class ReadAgain {
         for (Range range : ranges) {
             if (range.shortClaims >= 0 && ++range.shortClaims >= SHORT_CLAIMS) {
                 ranges.remove(range);
+                synchronized (ended) {
+                    ended.addLast(range);
+                    if (ended.size() > ENDED_KEPT) {
+                        ended.removeFirst();
+                    }
+                }
             }
         }
+    }
+
+    /**
+     * Where the intake record {@code parsed} lay among the ranges read again: one not over yet, one of the last that
+     * ended, or none; for a warning about a copy that came back after its id was forgotten.
+     */
+    String describe(IntakeOrigin parsed) {
+        if (parsed == null) {
+            return "its intake record is not a position";
+        }
+        for (Range range : ranges) {
+            if (range.covers(parsed)) {
+                return "it lies in a range read again, offsets " + range.from + "-" + range.last.offset()
+                        + ", not over";
+            }
+        }
+        synchronized (ended) {
+            for (Range range : ended) {
+                if (range.covers(parsed)) {
+                    return "it lay in a range read again, offsets " + range.from + "-" + range.last.offset()
+                            + ", that ended";
+                }
+            }
+        }
+        return "no range read again covered it";
     }
 }

@@ -215,10 +215,11 @@ public final class TransactionalSends implements Sends, ExactlyOnce, AutoCloseab
         }
         LOG.warn(
                 "Shard {}: message {} of intake record {} came back after a committed transaction delivered it and its"
-                        + " id was forgotten; acked, not delivered again ({} such copies so far)",
+                        + " id was forgotten ({}); acked, not delivered again ({} such copies so far)",
                 shard,
                 id,
                 origin,
+                state.delivered.whyForgotten(origin),
                 state.delivered.caughtAfterForgetting());
         return true;
     }

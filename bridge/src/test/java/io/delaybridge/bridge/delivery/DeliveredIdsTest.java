@@ -84,6 +84,22 @@ class DeliveredIdsTest {
     }
 
     @Test
+    void aForgottenMessageSaysWhetherARangeReadAgainCoveredIt() {
+        ids.readAgain(10, new IntakeOrigin("intake", 0, 10));
+        ids.committed(A);
+        ids.committed(B);
+        ids.acked(List.of("a", "b"), true);
+        ids.prune(origin -> true);
+        assertTrue(ids.whyForgotten(A.origin()).contains("10-10, not over"), ids.whyForgotten(A.origin()));
+        ids.claimed(List.of(), true);
+        ids.claimed(List.of(), true);
+        ids.prune(origin -> true);
+        assertTrue(ids.forgottenLately("a", A.origin()));
+        assertTrue(ids.whyForgotten(A.origin()).contains("10-10, that ended"), ids.whyForgotten(A.origin()));
+        assertEquals("no range read again covered it", ids.whyForgotten(B.origin()));
+    }
+
+    @Test
     void anAckRedisDidNotCarryOutInFullConfirmsNone() {
         ids.committed(A);
         ids.committed(B);
