@@ -79,7 +79,7 @@ final class DeliveredIds {
      * it came back after the rules here let it go, and is acked all the same. Asked after {@link #wasDelivered}.
      */
     boolean forgottenLately(String id, String origin) {
-        return forgotten.caught(id, origin);
+        return forgotten.holds(id, origin);
     }
 
     /** Which rule let the message from {@code origin} go: where its record lay among the ranges read again. */
@@ -87,7 +87,7 @@ final class DeliveredIds {
         return readAgain.describe(IntakeOrigin.parse(origin));
     }
 
-    /** How many copies of forgotten messages came back ({@link #forgottenLately}). */
+    /** A copy of a forgotten message came back and is acked ({@link #forgottenLately}): how many did so far. */
     long caughtAfterForgetting() {
         return forgotten.caught();
     }

@@ -6,7 +6,7 @@ import java.util.Map;
 /**
  * The last messages of a shard that {@link DeliveredIds} forgot, as a second line behind its rules: a copy of one that
  * comes back all the same (the same id from the same intake record) is acked, not delivered a second time, and
- * counted, since it means a rule let an id go too early. Bounded: the oldest forgotten goes first, so at steady load
+ * counted where it is reported, since it means a rule let an id go too early. Bounded: the oldest forgotten goes first, so at steady load
  * it covers the last seconds of deliveries (the copies its rules were written for come back within a claim or two).
  * Holds no connection; thread-safe.
  */
@@ -34,21 +34,14 @@ final class ForgottenIds {
         forgotten.put(message.id(), message);
     }
 
-    /**
-     * Whether this very message ({@code id} from the intake record {@code origin}) was delivered and forgotten lately; a
-     * hit is counted ({@link #caught}).
-     */
-    synchronized boolean caught(String id, String origin) {
+    /** Whether this very message ({@code id} from the intake record {@code origin}) was delivered and forgotten lately. */
+    synchronized boolean holds(String id, String origin) {
         Sends.Message message = forgotten.get(id);
-        if (message == null || !message.origin().equals(origin)) {
-            return false;
-        }
-        caught++;
-        return true;
+        return message != null && message.origin().equals(origin);
     }
 
-    /** How many copies of forgotten messages were caught so far. */
+    /** A copy of a forgotten message was caught (acked, not sent): returns how many were so far. */
     synchronized long caught() {
-        return caught;
+        return ++caught;
     }
 }

@@ -1,6 +1,8 @@
 package io.delaybridge.bridge.delivery;
 
 import io.delaybridge.schemas.IntakeOrigin;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
@@ -46,7 +48,7 @@ final class ReadAgain {
 
     private final List<Range> ranges = new CopyOnWriteArrayList<>();
     /** The last ranges that ended, newest last: what a copy that came back all the same lay in. */
-    private final java.util.Deque<Range> ended = new java.util.ArrayDeque<>();
+    private final Deque<Range> ended = new ArrayDeque<>();
 
     /** The intake rewound: the records of {@code last}'s partition from offset {@code from} to {@code last} are read again. */
     void add(long from, IntakeOrigin last) {
