@@ -25,7 +25,10 @@ record FarPart(FarPolicy far, ThawMetrics thawMetrics) {
     /** Builds the far policy, the retention watch and the thaw; both run in the pipeline, the thaw stops first. */
     static FarPart build(Wiring wiring, RedisDelayStore store, PumpPart pump, DeliveryPart delivery) {
         IntakeSettings settings = wiring.intakeSettings();
-        FarPolicy far = new FarPolicy(settings.hotWindowMillis(), wiring.clock());
+        // Redis' clock, not this host's: a record one instance stored hot must not go far when another, whose host
+        // clock is behind, reads it again after a crash (its thaw would deliver it a second time)
+        FarPolicy far =
+                new FarPolicy(settings.hotWindowMillis(), pump.redisClock().asClock());
         if (far.windowOn()) {
             wiring.running(new RetentionWatch(
                     wiring.admin(),

@@ -17,8 +17,10 @@ import java.util.function.Predicate;
  * a record read again before it commits past it) and two claims of the shard since came back short (every due message
  * taken; the first may have been issued before the intake stored the records again, the second was issued after the
  * first came back; a delivered message was due, so its copy is due too, and a claim acks it before any retry). Kept
- * per range: a rewind covers at most the records in flight, and the ids outside it are forgotten as before. Pure logic,
- * thread-safe.
+ * per range: a rewind covers at most the records in flight, and the ids outside it are forgotten as before. A far
+ * entry an earlier reader wrote for such a record would be stored again by the thaw, at any time: the store drops it
+ * once the record is stored hot, and the express check parks the record rather than send it while its due hour holds
+ * far entries ({@code schedule.lua} step 3.g, {@code express.lua}). Pure logic, thread-safe.
  */
 final class ReadAgain {
 

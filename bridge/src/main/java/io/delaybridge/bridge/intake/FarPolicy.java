@@ -11,7 +11,9 @@ import java.time.Clock;
  * hold when it is read:
  * <ul>
  *   <li>the hot window is on ({@code intake.hotWindow} not {@code off}) and the record is due more than the window
- *       after now (this host's clock);
+ *       after now (Redis' clock as this instance estimates it, {@code RedisClock}: the host's clock would let two
+ *       instances with different clocks disagree, one storing a record hot and another, reading it again after a
+ *       crash, far; the far copy would be thawed and delivered again);
  *   <li>the intake topic's retention, as last read ({@link RetentionWatch}), keeps the record until its due time plus
  *       the margin ({@link FarRetention#mayWaitFar}); before the first reading nothing goes far;
  *   <li>its intake position fits an index entry (partition 2 bytes, offset 6 bytes: always, in practice).

@@ -27,6 +27,11 @@ public record FarEntry(int partition, long offset, long dueAt) {
 
     /** The hour the entry is due in: epoch ms / {@link #HOUR_MILLIS}. */
     public long hour() {
-        return dueAt / HOUR_MILLIS;
+        return hourOf(dueAt);
+    }
+
+    /** The hour a record due at {@code dueAt} (epoch ms) is due in, as the far index names it. */
+    public static long hourOf(long dueAt) {
+        return Math.floorDiv(dueAt, HOUR_MILLIS);
     }
 }

@@ -1,5 +1,9 @@
 package io.delaybridge.bridge.time;
 
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -181,6 +185,37 @@ public final class RedisClock {
         long upper = newestMillis + TimeUnit.NANOSECONDS.toMillis(nowNanos - newestRequestedNanos);
         long lower = floorMillis + TimeUnit.NANOSECONDS.toMillis(nowNanos - floorArrivedNanos);
         return lower + Math.max(0, upper - lower) / 2;
+    }
+
+    /**
+     * {@link #now()} as a {@link Clock} (UTC), for decisions every instance must take alike: which records wait in the
+     * far tier (a record one instance stored hot must not go far when another reads it again later).
+     */
+    public Clock asClock() {
+        return new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                if (!ZoneOffset.UTC.equals(zone)) {
+                    throw new UnsupportedOperationException("Redis' clock is kept in UTC");
+                }
+                return this;
+            }
+
+            @Override
+            public long millis() {
+                return now();
+            }
+
+            @Override
+            public Instant instant() {
+                return Instant.ofEpochMilli(now());
+            }
+        };
     }
 
     /** How long until Redis' clock, as estimated, shows {@code redisAt}: 0 if it does, MAX_VALUE for MAX_VALUE. */

@@ -39,6 +39,16 @@ class RedisClockTest {
         assertEquals(time.milliseconds(), clock.now(), "no reading yet: this host's clock is the best guess");
     }
 
+    @Test
+    void asAClockItShowsRedisTimeNotThisHosts() {
+        clock.observe(1_000_000, t0, t0 + 2 * MS);
+        time.sleep(10);
+        java.time.Clock view = clock.asClock();
+        assertEquals(clock.now(), view.millis());
+        assertEquals(view.millis(), view.instant().toEpochMilli());
+        assertTrue(Math.abs(view.millis() - time.milliseconds()) > 1_000_000, "the host's clock is far from Redis'");
+    }
+
     // the upper bound: from the newest reading's request
 
     @Test

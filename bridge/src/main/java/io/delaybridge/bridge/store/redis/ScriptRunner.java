@@ -124,8 +124,8 @@ public final class ScriptRunner {
         EXPRESS(
                 "express.lua",
                 ScriptOutputType.MULTI,
-                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, CANCELLED, INC), "incarnation")
-                        .repeating("members", "member")),
+                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, CANCELLED, INC, FARIDX), "incarnation")
+                        .repeating("members", "member", "hour")),
         // far tier (FarIndex)
         FAR_THAWED(
                 "far_thawed.lua",

@@ -179,10 +179,11 @@ final class WritePlan {
         Map<Integer, List<Integer>> byShard = new LinkedHashMap<>();
         Map<Integer, List<byte[]>> members = new HashMap<>(); // each list starts with the incarnation argument
         for (int position = 0; position < checks.size(); position++) {
-            ShardRouter.Placement placement = router.place(checks.get(position).id());
+            ExpressCheck check = checks.get(position);
+            ShardRouter.Placement placement = router.place(check.id());
             byShard.computeIfAbsent(placement.shard(), s -> new ArrayList<>()).add(position);
             members.computeIfAbsent(placement.shard(), s -> new ArrayList<>(List.of(incarnation)))
-                    .add(placement.member());
+                    .addAll(List.of(placement.member(), bytes(Long.toString(FarEntry.hourOf(check.dueAt())))));
         }
         List<Check> calls = new ArrayList<>(byShard.size());
         byShard.forEach((shard, positions) -> {

@@ -1,11 +1,13 @@
 package io.delaybridge.bridge.store.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.bridge.store.ClaimedMessage;
+import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
@@ -14,6 +16,7 @@ import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.bridge.store.WriteResult;
+import io.delaybridge.bridge.store.WrittenBatch;
 import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
@@ -175,6 +178,47 @@ class FarTierIT {
 
         assertEquals(List.of(WriteResult.SUPERSEDED), thawAll(shard, epoch), "the original is older");
         assertEquals(0L, store.stats(shard).pending());
+    }
+
+    @Test
+    void aRecordWrittenFarByOneReaderAndHotByTheNextIsDeliveredOnce() {
+        // a reader wrote it far and stopped before its commit; the next read it again later, nearer its due time
+        int shard = 2;
+        WriteOp.Schedule record = record(TOPIC + "-2-41", 2, 41, dueAt, 1_000, "payload");
+        WriteOp.Schedule neighbour = record(TOPIC + "-2-42", 2, 42, dueAt + 1, 1_001, "neighbour");
+        assertEquals(List.of(WriteResult.STORED), writeFar(record));
+        assertEquals(List.of(WriteResult.STORED), writeFar(neighbour));
+        assertEquals(List.of(WriteResult.STORED), writeHot(record));
+        long epoch = store.acquire(shard);
+        ClaimedMessage delivered = claimDue(shard, epoch, dueAt);
+        assertEquals("payload", body(delivered));
+        store.ack(shard, epoch, List.of(delivered.ref()));
+
+        List<WriteResult> thawed = thawAll(shard, epoch);
+        assertEquals(
+                List.of(WriteResult.STORED, WriteResult.SUPERSEDED),
+                thawed.stream().sorted().toList(),
+                "the far entry of the record delivered hot is dropped, its neighbour's is not: " + thawed);
+        assertEquals("neighbour", body(claimDue(shard, epoch, dueAt + 1)));
+    }
+
+    @Test
+    void aRecordDueNowWhoseHourHoldsFarEntriesIsParkedNotSentExpress() throws Exception {
+        long now = store.now();
+        // written far by a reader whose poll was not committed; read again when due: an express send would leave
+        // the far entry to be thawed and delivered a second time
+        assertEquals(List.of(WriteResult.STORED), writeFar(record(TOPIC + "-1-7", 1, 7, now, 1_000, "far")));
+        WrittenBatch checked = store.write(
+                        List.of(),
+                        List.of(),
+                        List.of(
+                                new ExpressCheck(TOPIC + "-1-7", now),
+                                new ExpressCheck(TOPIC + "-1-8", now + 2 * FarEntry.HOUR_MILLIS),
+                                new ExpressCheck(TOPIC + "-3-7", now)))
+                .get(10, TimeUnit.SECONDS);
+        assertFalse(checked.passed().get(0), "its due hour holds far entries: parked");
+        assertTrue(checked.passed().get(1), "another hour of the same shard");
+        assertTrue(checked.passed().get(2), "a shard without far entries");
     }
 
     @Test

@@ -53,7 +53,7 @@
   The two tiers hold an id at most once: an explicit id's far version sits in its farid hash (id -> version), and a
   version that goes hot, or is cancelled, removes it; a default id's record waits far under its own position, and a
   record that names the id from elsewhere (a cancel, a replacement) leaves its timestamp in fargone, so the thaw
-  drops the older far record.
+  drops the older far record; so does its own record stored hot by a later reader (step 3.g).
 
   Steps
   1. The shard's incarnation must be ARGV[2], else the data this caller knew is gone: INCARNATION_MISMATCH for all.
@@ -86,7 +86,11 @@
      g. A default id stored by a record that is not its own (a replacement), or thawed by an operator, leaves its
         timestamp as a far drop while the shard has far entries: its own record, far, is dropped at thaw. (A record
         of unknown timestamp leaves none: it could not tell itself from the record it replaces. The intake sends such
-        records hot.)
+        records hot.) So does a default id's own record the intake stores hot while the shard's far index holds its
+        due hour: a reader before this one may have written the same record far and stopped before its commit (it
+        read it earlier, when it was due further ahead); that entry, thawed after this copy was delivered and acked,
+        would deliver the record twice. The drop is the record's own timestamp: the far entry of this very record
+        goes at thaw, a newer record of the id does not.
   4. Write: one variadic HSET and one ZADD for the hot messages (a member given twice keeps its last value and due
      time, as two calls in order would), then the far entries and versions, then the removals, then the thaw's
      marks (each entry still unmarked that a message of the call was read for, whatever its code).
@@ -388,6 +392,15 @@ for k = 1, count do
         if anyFar then
           ng = ng + 1
           gone[ng] = {thaw == 'admin' and timestamp or timestamp - 1, member}
+        end
+      elseif not explicit and timestamp and thaw == '' and entry == '' then
+        -- its own record stored hot while its due hour holds far entries: an earlier reader may have left it there
+        if anyFar == nil then
+          anyFar = redis.call('EXISTS', KEYS[8]) == 1
+        end
+        if anyFar and redis.call('ZSCORE', KEYS[8], string.format('%d', math.floor(due / 3600000))) then
+          ng = ng + 1
+          gone[ng] = {timestamp, member}
         end
       end
     end
