@@ -18,7 +18,8 @@ import java.util.Arrays;
  * &lt;prefix&gt;:{delay-intake:7}:inc       string  the store's incarnation, copied into the shard (data-loss marker)
  * &lt;prefix&gt;:{delay-intake:7}:wake      pub/sub channel: the shard's earliest due time moved earlier
  * &lt;prefix&gt;:{delay-intake:7}:probe     string  the health check's last write on the shard's node (cluster)
- * &lt;prefix&gt;:{delay-intake:7}:pos       hash  intake partition -&gt; position: every record below it is stored (mark.lua)
+ * &lt;prefix&gt;:{delay-intake:7}:pos       hash  intake partition -&gt; position: every record below it is stored (mark.lua);
+ *                                          far:&lt;partition&gt; -&gt; the highest offset whose own record went far (schedule.lua)
  * &lt;prefix&gt;:{delay-intake:7}:faridx    zset  far tier: hour -&gt; its start (epoch ms), the hours holding entries
  * &lt;prefix&gt;:{delay-intake:7}:far:&lt;h&gt;     string  far tier: 12-byte entries due in hour h (FarIndex)
  * &lt;prefix&gt;:{delay-intake:7}:farid:&lt;n&gt;   hash  far tier: explicit id's member -&gt; its far version (20 bytes)

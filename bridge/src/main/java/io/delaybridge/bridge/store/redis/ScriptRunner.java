@@ -53,7 +53,7 @@ public final class ScriptRunner {
                 "schedule.lua",
                 ScriptOutputType.MULTI,
                 ScriptSignature.of(
-                                keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED, EPOCH, FARIDX, FARGONE),
+                                keyList(DUE, MSG, INFLIGHT, ATTEMPTS, INC, CANCELLED, EPOCH, FARIDX, FARGONE, POS),
                                 "channel",
                                 "incarnation",
                                 "partition",

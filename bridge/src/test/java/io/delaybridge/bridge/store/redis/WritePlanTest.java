@@ -115,16 +115,16 @@ class WritePlanTest {
         WriteOp.Schedule first = new WriteOp.Schedule(id, due, new IntakeOrigin(TOPIC, 2, 70), null, 42L, true);
         WriteOp.Schedule second = new WriteOp.Schedule(id, due + 1, new IntakeOrigin(TOPIC, 2, 71), null, 43L, true);
         WritePlan.Call call = plan.plan(List.of(first, second)).get(0);
-        assertEquals(9 + 2, call.keys().length, "the hour string and the id hash, each once");
-        assertEquals(text(keys.farHour(shard, 500)), text(call.keys()[9]));
-        assertEquals(text(keys.farIds(shard, new ShardRouter(TOPIC, 4).member(id))), text(call.keys()[10]));
+        assertEquals(10 + 2, call.keys().length, "the hour string and the id hash, each once");
+        assertEquals(text(keys.farHour(shard, 500)), text(call.keys()[10]));
+        assertEquals(text(keys.farIds(shard, new ShardRouter(TOPIC, 4).member(id))), text(call.keys()[11]));
         int m = 6; // the first message's arguments
         assertEquals(0, call.args()[m + 3].length, "a far message carries no value");
         assertArrayEquals(FarIndex.encode(new FarEntry(2, 70, due)), call.args()[m + 5]);
-        assertEquals("10", text(call.args()[m + 6]));
+        assertEquals("11", text(call.args()[m + 6]));
         assertArrayEquals(WritePlan.farVersion(new FarEntry(2, 70, due), 42L), call.args()[m + 7]);
-        assertEquals("11", text(call.args()[m + 8]));
-        assertEquals("10", text(call.args()[m + 10 + 6]), "the second names the same hour key");
+        assertEquals("12", text(call.args()[m + 8]));
+        assertEquals("11", text(call.args()[m + 10 + 6]), "the second names the same hour key");
         assertEquals(0, call.args()[m + 9].length, "the intake's writes mark nothing");
         assertEquals(20, call.args()[m + 7].length);
     }
@@ -139,11 +139,11 @@ class WritePlanTest {
         FarHour.Slot again = new FarHour.Slot(new FarEntry(3, 7, due), 96);
         WritePlan.Call call = plan.thaw(3, 18, List.of(record), hour, List.of(List.of(first, again)))
                 .get(0);
-        assertEquals(9 + 1, call.keys().length, "the hour's string");
-        assertEquals(text(keys.farHour(3, hour)), text(call.keys()[9]));
+        assertEquals(10 + 1, call.keys().length, "the hour's string");
+        assertEquals(text(keys.farHour(3, hour)), text(call.keys()[10]));
         int m = 6;
         assertEquals(0, call.args()[m + 5].length, "it goes hot: no entry to append");
-        assertEquals("10", text(call.args()[m + 6]), "the hour it was read from");
+        assertEquals("11", text(call.args()[m + 6]), "the hour it was read from");
         byte[] marks = call.args()[m + 9];
         assertEquals(32, marks.length, "two slots of 16 bytes");
         assertArrayEquals(FarIndex.mark(first), Arrays.copyOfRange(marks, 0, 16));

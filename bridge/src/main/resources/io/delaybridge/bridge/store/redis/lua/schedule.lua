@@ -13,7 +13,9 @@
   KEYS[7] epoch      string  the shard's fencing epoch (read by a thaw, and by a fenced intake write)
   KEYS[8] faridx     zset  hour -> its start, epoch ms: the far hours that hold entries
   KEYS[9] fargone    zset  default id's member -> timestamp: its far records this old or older are dropped at thaw
-  KEYS[10..] far     the far:<hour> strings and farid:<n> hashes the messages name, each once
+  KEYS[10] pos       hash  "far:<partition>" -> the highest offset of the partition whose own record went far here
+                     (beside mark.lua's positions)
+  KEYS[11..] far     the far:<hour> strings and farid:<n> hashes the messages name, each once
   ARGV[1] channel    the shard's wake channel (a channel, not a key)
   ARGV[2] incarnation  the incarnation the caller connected to
   ARGV[3] partition  the shard's intake partition as "topic/partition": with a default id's member (its offset) it
@@ -87,13 +89,16 @@
         timestamp as a far drop while the shard has far entries: its own record, far, is dropped at thaw. (A record
         of unknown timestamp leaves none: it could not tell itself from the record it replaces. The intake sends such
         records hot.) So does a default id's own record the intake stores hot while the shard's far index holds its
-        due hour: a reader before this one may have written the same record far and stopped before its commit (it
-        read it earlier, when it was due further ahead); that entry, thawed after this copy was delivered and acked,
-        would deliver the record twice. The drop is the record's own timestamp: the far entry of this very record
-        goes at thaw, a newer record of the id does not.
+        due hour and its offset is at most the highest one of its partition written far here ("far:<partition>" in
+        pos, kept by step 4): a reader before may have written the same record far and stopped before its commit (it
+        read it when it was due further ahead); that entry, thawed after this copy was delivered and acked, would
+        deliver the record twice. The drop is the record's own timestamp: the far entry of this very record goes at
+        thaw, a newer record of the id does not. Records read in order leave none: only one read again can be at or
+        below an offset written far before.
   4. Write: one variadic HSET and one ZADD for the hot messages (a member given twice keeps its last value and due
-     time, as two calls in order would), then the far entries and versions, then the removals, then the thaw's
-     marks (each entry still unmarked that a message of the call was read for, whatever its code).
+     time, as two calls in order would), then the far entries and versions, then the removals and far drops (and the
+     highest offset of the partition whose own record went far), then the thaw's marks (each entry still unmarked
+     that a message of the call was read for, whatever its code).
      HSET is the first write on purpose: at maxmemory Redis refuses a script's first write (OOM) before anything
      changed. (The pump's scripts start with a removal instead, which Redis allows at maxmemory, so a full Redis
      can still be drained.)
@@ -216,6 +221,9 @@ end
 local anyCancelled = redis.call('EXISTS', KEYS[6]) == 1
 local anyGone = redis.call('EXISTS', KEYS[9]) == 1
 local anyFar = nil -- whether the shard has far entries, read when needed
+local farBefore = nil -- the highest offset of the shard's partition whose own record went far before this call
+local farField = 'far:' .. string.match(ARGV[3], '(%d+)$')
+local farHighest = nil -- the highest offset of the partition whose own record goes far in this call
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local earliestBefore = tonumber(first[2])
 
@@ -374,6 +382,10 @@ for k = 1, count do
         end
         anyFar = true
         farSeen[member] = header
+        if not explicit and thaw == '' and token(header) == '' then
+          local _, _, offset = version('', member)
+          farHighest = math.max(farHighest or offset, offset)
+        end
         if explicit then
           nvs = nvs + 1
           versions[nvs] = {tonumber(idKey), member, farVersion}
@@ -394,11 +406,18 @@ for k = 1, count do
           gone[ng] = {thaw == 'admin' and timestamp or timestamp - 1, member}
         end
       elseif not explicit and timestamp and thaw == '' and entry == '' then
-        -- its own record stored hot while its due hour holds far entries: an earlier reader may have left it there
+        -- its own record stored hot, read again while its due hour holds far entries: the reader before may have
+        -- left it there
         if anyFar == nil then
           anyFar = redis.call('EXISTS', KEYS[8]) == 1
         end
-        if anyFar and redis.call('ZSCORE', KEYS[8], string.format('%d', math.floor(due / 3600000))) then
+        if anyFar and farBefore == nil then
+          local highest = redis.call('HGET', KEYS[10], farField)
+          farBefore = highest and tonumber(highest) or -1
+        end
+        local _, _, offset = version('', member)
+        if anyFar and offset <= farBefore
+            and redis.call('ZSCORE', KEYS[8], string.format('%d', math.floor(due / 3600000))) then
           ng = ng + 1
           gone[ng] = {timestamp, member}
         end
@@ -441,6 +460,12 @@ for j = 1, nu do
 end
 for j = 1, ng do
   redis.call('ZADD', KEYS[9], 'GT', string.format('%d', gone[j][1]), gone[j][2])
+end
+if farHighest then
+  local highest = redis.call('HGET', KEYS[10], farField)
+  if not highest or tonumber(highest) < farHighest then
+    redis.call('HSET', KEYS[10], farField, string.format('%d', farHighest))
+  end
 end
 if nf > 0 then
   each_part('ZREM', KEYS[6], forget, 1)
