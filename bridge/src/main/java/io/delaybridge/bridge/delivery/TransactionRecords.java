@@ -77,6 +77,7 @@ final class TransactionRecords {
             List<TransactionOffsets.Carry> carries,
             Map<TransactionShard, Written> written) {
         Map<TopicPartition, OffsetAndMetadata> carried = new HashMap<>();
+        List<Future<RecordMetadata>> logSends = new ArrayList<>(byShard.size());
         ConsumerGroupMetadata group = null;
         for (Map.Entry<Integer, List<Member>> entry : byShard.entrySet()) {
             TransactionShard shard = shards.apply(entry.getKey());
@@ -98,16 +99,15 @@ final class TransactionRecords {
                     entry.getKey(),
                     plan.slot(),
                     DeliveredRecord.encode(plan.messages(), floor, plan.readFrom(), plan.chain())));
+            logSends.add(sent);
             if (shard != null) {
                 written.put(shard, new Written(plan, floor, sent));
             }
         }
-        if (carried.isEmpty()) {
-            return null;
-        }
         try {
-            producer.sendOffsetsToTransaction(carried, group);
-            return null;
+            if (!carried.isEmpty()) {
+                producer.sendOffsetsToTransaction(carried, group);
+            }
         } catch (KafkaException e) {
             LOG.info(
                     "Intake offsets {} refused ({}); aborting the transaction, its sends are retried",
@@ -115,6 +115,31 @@ final class TransactionRecords {
                     Failures.describe(e));
             return e;
         }
+        return acknowledged(producer, logSends);
+    }
+
+    /**
+     * Waits until the delivered-log records are acknowledged; returns why one failed, or null. {@code commitTransaction}
+     * flushes as well, but a record still unsent when its {@code EndTxn} went out has been seen to stay out of the
+     * transaction that committed (it expired 30 s later): the transaction delivered messages that no record listed, and
+     * the shard's next owner, reading the log, sent them again.
+     */
+    private static Exception acknowledged(Producer<byte[], byte[]> producer, List<Future<RecordMetadata>> logSends) {
+        producer.flush();
+        for (Future<RecordMetadata> sent : logSends) {
+            try {
+                sent.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return e;
+            } catch (ExecutionException e) {
+                LOG.info(
+                        "A record of the delivered log failed ({}); aborting the transaction, its sends are retried",
+                        Failures.describe(e.getCause()));
+                return e.getCause() instanceof Exception cause ? cause : e;
+            }
+        }
+        return null;
     }
 
     /** The intake offsets that may commit with the sends {@code members} of {@code shard}, or null. */

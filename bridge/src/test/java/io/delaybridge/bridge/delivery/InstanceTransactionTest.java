@@ -13,10 +13,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +35,7 @@ class InstanceTransactionTest {
     private static final String LOG_TOPIC = "log";
 
     /** A producer whose commits wait for {@link #release} once {@link #hold} is set. */
-    static final class HeldProducer extends MockProducer<byte[], byte[]> {
+    static class HeldProducer extends MockProducer<byte[], byte[]> {
         final CountDownLatch committing = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         volatile boolean hold;
@@ -72,6 +76,21 @@ class InstanceTransactionTest {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
+        }
+    }
+
+    /** A producer whose records of the delivered log fail, as one that expired unsent does. */
+    static final class LogFailingProducer extends HeldProducer {
+        @Override
+        public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
+            if (!LOG_TOPIC.equals(record.topic())) {
+                return super.send(record, callback);
+            }
+            TimeoutException error = new TimeoutException("Expiring 1 record(s) for log-3: 30001 ms has passed");
+            if (callback != null) {
+                callback.onCompletion(null, error);
+            }
+            return CompletableFuture.failedFuture(error);
         }
     }
 
@@ -219,6 +238,24 @@ class InstanceTransactionTest {
         assertInstanceOf(InstanceTransaction.AbortedException.class, outcomes.heard.get("b"));
         assertTrue(shard.delivered.wasDelivered("a", "intake/3/a"));
         assertFalse(shard.delivered.wasDelivered("b", "intake/3/b"));
+    }
+
+    /**
+     * A transaction commits only once its records of the delivered log are acknowledged: one that failed aborts it and
+     * its sends are retried, so that no message is delivered that no record lists (the shard's next owner would send it
+     * again).
+     */
+    @Test
+    void aTransactionWhoseDeliveredLogRecordFailedAbortsAndItsSendsAreRetried() {
+        LogFailingProducer first = new LogFailingProducer();
+        open(first, new HeldProducer());
+        transaction.send(shard, message("a"), target("a"), outcomes.of("a"));
+        transaction.commit();
+
+        assertFalse(first.transactionCommitted(), "not committed without its record of the delivered log");
+        assertTrue(first.transactionAborted());
+        assertInstanceOf(InstanceTransaction.AbortedException.class, outcomes.heard.get("a"), "retried, not delivered");
+        assertFalse(shard.delivered.wasDelivered("a", "intake/3/a"));
     }
 
     /**
