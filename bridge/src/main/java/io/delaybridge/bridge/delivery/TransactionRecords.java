@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -34,6 +35,12 @@ final class TransactionRecords {
         /** The current source, or null. */
         TransactionOffsets get();
     }
+
+    /**
+     * How long a commit waits for its delivered-log records: the shortest transaction timeout the bridge sets (the
+     * coordinator aborts a transaction open longer), and half of {@code max.block.ms}, which bounds the commit itself.
+     */
+    static final long ACK_WAIT_MILLIS = 5_000;
 
     private final ShardLog log;
     private final OffsetsSource offsets;
@@ -115,22 +122,28 @@ final class TransactionRecords {
                     Failures.describe(e));
             return e;
         }
-        return acknowledged(producer, logSends);
+        return acknowledged(logSends);
     }
 
     /**
-     * Waits until the delivered-log records are acknowledged; returns why one failed, or null. {@code commitTransaction}
-     * flushes as well, but a record still unsent when its {@code EndTxn} went out has been seen to stay out of the
-     * transaction that committed (it expired 30 s later): the transaction delivered messages that no record listed, and
-     * the shard's next owner, reading the log, sent them again.
+     * Waits until the delivered-log records are acknowledged, {@link #ACK_WAIT_MILLIS} for each; returns why one failed
+     * or did not answer, or null. {@code commitTransaction} flushes as well, but a record still unsent when its
+     * {@code EndTxn} went out has been seen to stay out of the transaction that committed (it expired 30 s later): the
+     * transaction delivered messages that no record listed, and the shard's next owner, reading the log, sent them
+     * again.
      */
-    private static Exception acknowledged(Producer<byte[], byte[]> producer, List<Future<RecordMetadata>> logSends) {
-        producer.flush();
+    private static Exception acknowledged(List<Future<RecordMetadata>> logSends) {
         for (Future<RecordMetadata> sent : logSends) {
             try {
-                sent.get();
+                sent.get(ACK_WAIT_MILLIS, TimeUnit.MILLISECONDS); // sent together: the first wait covers the others
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                return e;
+            } catch (java.util.concurrent.TimeoutException e) {
+                LOG.info(
+                        "A record of the delivered log was not acknowledged in {} ms; aborting the transaction, its"
+                                + " sends are retried",
+                        ACK_WAIT_MILLIS);
                 return e;
             } catch (ExecutionException e) {
                 LOG.info(

@@ -188,8 +188,7 @@ class FarTierIT {
         // a record after every one written far: it cannot be far as well, no drop
         assertEquals(List.of(WriteResult.STORED), writeHot(record(TOPIC + "-2-43", 2, 43, dueAt + 2, 999, "hot")));
         assertEquals(0L, zsetSize(store.keys().shard(shard).farGone()));
-        // a reader wrote it far and stopped before its commit; the next read it again later, nearer its due time,
-        // and stored it hot
+        // a reader wrote it far and halted before its commit; the next read it again, nearer its due time: hot
         WriteOp.Schedule record = record(TOPIC + "-2-41", 2, 41, dueAt, 1_000, "payload");
         assertEquals(List.of(WriteResult.STORED), writeFar(record));
         assertEquals(List.of(WriteResult.STORED), writeHot(record));
@@ -197,20 +196,20 @@ class FarTierIT {
         ClaimedMessage delivered = claimDue(shard, epoch, dueAt);
         assertEquals("payload", body(delivered));
         store.ack(shard, epoch, List.of(delivered.ref()));
-
+        // a replacement of the same millisecond, read after it, is not taken for its far entry
+        assertEquals(List.of(WriteResult.STORED), writeHot(record(record.id(), 3, 9, dueAt + 3, 1_000, "again")));
         List<WriteResult> thawed = thawAll(shard, epoch);
         assertEquals(
                 List.of(WriteResult.STORED, WriteResult.SUPERSEDED),
                 thawed.stream().sorted().toList(),
                 "the far entry of the record delivered hot is dropped, its neighbour's is not: " + thawed);
-        assertEquals(2L, store.stats(shard).pending(), "the neighbour, thawed, beside the record after it");
+        assertEquals(3L, store.stats(shard).pending(), "the neighbour, thawed, the record after it, the replacement");
     }
 
     @Test
     void aRecordDueNowWhoseHourHoldsFarEntriesIsParkedNotSentExpress() throws Exception {
         long now = store.now();
-        // written far by a reader whose poll was not committed; read again when due: an express send would leave
-        // the far entry to be thawed and delivered a second time
+        // written far by a reader that halted before its commit; sent express, its far entry would come back
         assertEquals(List.of(WriteResult.STORED), writeFar(record(TOPIC + "-1-7", 1, 7, now, 1_000, "far")));
         WrittenBatch checked = store.write(
                         List.of(),

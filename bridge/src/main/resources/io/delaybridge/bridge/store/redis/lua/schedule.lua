@@ -66,8 +66,9 @@
         earlier thaw, or the hour gone and written again): DUPLICATE, nothing changes. It was stored hot before, and
         may have been delivered since.
      a. A thaw of an explicit id whose far version is not this record (replaced, cancelled, or thawed before), or of
-        a default id with a far drop at least as new as its record (a record of unknown timestamp counts as older):
-        SUPERSEDED, nothing changes. A thawed explicit id's far version is removed, as it goes hot.
+        a default id with a far drop at least as new as its record (a record of unknown timestamp counts as older; the
+        id's own record also at half a millisecond older, step g): SUPERSEDED, nothing changes. A thawed explicit
+        id's far version is removed, as it goes hot.
      b. A stored value for the member that starts with the same header is the same intake record read again
         (pending or in flight): DUPLICATE, nothing changes. So is one whose token names the same origin (a value
         stored before tokens carried the timestamp), an explicit id's far version of the same record, and a far
@@ -92,9 +93,11 @@
         due hour and its offset is at most the highest one of its partition written far here ("far:<partition>" in
         pos, kept by step 4): a reader before may have written the same record far and stopped before its commit (it
         read it when it was due further ahead); that entry, thawed after this copy was delivered and acked, would
-        deliver the record twice. The drop is the record's own timestamp: the far entry of this very record goes at
-        thaw, a newer record of the id does not. Records read in order leave none: only one read again can be at or
-        below an offset written far before.
+        deliver the record twice. The drop is half a millisecond before the record's own timestamp, and a thaw of a
+        default id's own record counts a drop that far below its timestamp (step a): the far entry of this very
+        record goes at thaw, while a replacement of the same millisecond, read later, still replaces it (step c) and a
+        newer record is kept. Records read in order leave none: only one read again can be at or below an offset
+        written far before.
   4. Write: one variadic HSET and one ZADD for the hot messages (a member given twice keeps its last value and due
      time, as two calls in order would), then the far entries and versions, then the removals and far drops (and the
      highest offset of the partition whose own record went far), then the thaw's marks (each entry still unmarked
@@ -318,7 +321,12 @@ for k = 1, count do
     end
     if code == 1 and not explicit and anyGone then
       local goneAt = redis.call('ZSCORE', KEYS[9], member)
-      if goneAt and (not timestamp or tonumber(goneAt) >= timestamp) then
+      -- a thaw of the id's own record is also dropped by the half-millisecond drop its hot copy left (step 3.g)
+      local bound = timestamp
+      if timestamp and thaw ~= '' and token(header) == '' then
+        bound = timestamp - 0.5
+      end
+      if goneAt and (not timestamp or tonumber(goneAt) >= bound) then
         code = 10 -- a record of unknown time counts as older
       end
     end
@@ -419,7 +427,7 @@ for k = 1, count do
         if anyFar and offset <= farBefore
             and redis.call('ZSCORE', KEYS[8], string.format('%d', math.floor(due / 3600000))) then
           ng = ng + 1
-          gone[ng] = {timestamp, member}
+          gone[ng] = {timestamp - 0.5, member}
         end
       end
     end
@@ -459,7 +467,8 @@ for j = 1, nu do
   end
 end
 for j = 1, ng do
-  redis.call('ZADD', KEYS[9], 'GT', string.format('%d', gone[j][1]), gone[j][2])
+  local at = gone[j][1]
+  redis.call('ZADD', KEYS[9], 'GT', at % 1 == 0 and string.format('%d', at) or string.format('%.1f', at), gone[j][2])
 end
 if farHighest then
   local highest = redis.call('HGET', KEYS[10], farField)
