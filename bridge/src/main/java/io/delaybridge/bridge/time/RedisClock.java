@@ -189,7 +189,9 @@ public final class RedisClock {
 
     /**
      * {@link #now()} as a {@link Clock} (UTC), for decisions every instance must take alike: which records wait in the
-     * far tier (a record one instance stored hot must not go far when another reads it again later).
+     * far tier (a record one instance stored hot must not go far when another reads it again later). Before any
+     * reading it reads Redis' clock once rather than answer with this host's; only if that read fails (Redis out of
+     * reach, so the write this decision is for fails too) does the host's clock answer.
      */
     public Clock asClock() {
         return new Clock() {
@@ -208,14 +210,30 @@ public final class RedisClock {
 
             @Override
             public long millis() {
-                return now();
+                return nowOnceRead();
             }
 
             @Override
             public Instant instant() {
-                return Instant.ofEpochMilli(now());
+                return Instant.ofEpochMilli(nowOnceRead());
             }
         };
+    }
+
+    /** {@link #now()}, after a read of Redis' clock if it was never read; a failed read leaves the host's clock. */
+    private long nowOnceRead() {
+        boolean unknown;
+        synchronized (this) {
+            unknown = !known;
+        }
+        if (unknown) {
+            try {
+                refreshIfStale();
+            } catch (RuntimeException e) {
+                // Redis out of reach: the write the caller decides for fails and is retried, and says why
+            }
+        }
+        return now();
     }
 
     /** How long until Redis' clock, as estimated, shows {@code redisAt}: 0 if it does, MAX_VALUE for MAX_VALUE. */

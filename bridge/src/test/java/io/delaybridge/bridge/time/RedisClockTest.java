@@ -49,6 +49,21 @@ class RedisClockTest {
         assertTrue(Math.abs(view.millis() - time.milliseconds()) > 1_000_000, "the host's clock is far from Redis'");
     }
 
+    @Test
+    void asAClockItReadsRedisOnceBeforeAnyReadingAndTheHostsClockOnlyIfThatFails() {
+        redisTime.set(time.milliseconds() + 3_600_000);
+        java.time.Clock view = clock.asClock();
+        assertEquals(time.milliseconds() + 3_600_000, view.millis(), "Redis' clock, read for the first decision");
+        assertEquals(1, reads.get());
+        view.millis();
+        assertEquals(1, reads.get(), "read once: the reading is fresh");
+
+        RedisClock away = new RedisClock(time, () -> {
+            throw new IllegalStateException("Redis away");
+        });
+        assertEquals(time.milliseconds(), away.asClock().millis(), "Redis out of reach: the host's clock");
+    }
+
     // the upper bound: from the newest reading's request
 
     @Test

@@ -11,7 +11,6 @@ import io.delaybridge.bridge.store.ExpressCheck;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.FarHour;
 import io.delaybridge.bridge.store.FarStore;
-import io.delaybridge.bridge.store.MessageRef;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.bridge.store.StoreFencedException;
 import io.delaybridge.bridge.store.WriteOp;
@@ -114,7 +113,7 @@ class FarTierIT {
         int shard = router.shardOf(id);
         writeFar(record(id, 0, 10, dueAt, 1_000, "far"));
         long soon = store.now() + 60_000;
-        assertEquals(List.of(WriteResult.REPLACED), writeHot(record(id, 1, 11, soon, 2_000, "hot")));
+        assertEquals(List.of(WriteResult.REPLACED), write(record(id, 1, 11, soon, 2_000, "hot")));
         assertTrue(far.farVersion(id).isEmpty(), "the far version went with the replacement");
         assertEquals(1L, store.stats(shard).pending());
 
@@ -170,7 +169,7 @@ class FarTierIT {
         writeFar(record(id, 1, 5, dueAt, 1_000, "original"));
         long soon = store.now() - 1;
         // a replacement names the id from partition 3, due now: stored hot, delivered, acked
-        assertEquals(List.of(WriteResult.STORED), writeHot(record(id, 3, 9, soon, 2_000, "replacement")));
+        assertEquals(List.of(WriteResult.STORED), write(record(id, 3, 9, soon, 2_000, "replacement")));
         long epoch = store.acquire(shard);
         ClaimedMessage delivered = claimDue(shard, epoch, soon);
         assertEquals("replacement", body(delivered));
@@ -186,18 +185,18 @@ class FarTierIT {
         WriteOp.Schedule neighbour = record(TOPIC + "-2-42", 2, 42, dueAt + 1, 1_001, "neighbour");
         assertEquals(List.of(WriteResult.STORED), writeFar(neighbour));
         // a record after every one written far: it cannot be far as well, no drop
-        assertEquals(List.of(WriteResult.STORED), writeHot(record(TOPIC + "-2-43", 2, 43, dueAt + 2, 999, "hot")));
+        assertEquals(List.of(WriteResult.STORED), write(record(TOPIC + "-2-43", 2, 43, dueAt + 2, 999, "hot")));
         assertEquals(0L, zsetSize(store.keys().shard(shard).farGone()));
         // a reader wrote it far and halted before its commit; the next read it again, nearer its due time: hot
         WriteOp.Schedule record = record(TOPIC + "-2-41", 2, 41, dueAt, 1_000, "payload");
         assertEquals(List.of(WriteResult.STORED), writeFar(record));
-        assertEquals(List.of(WriteResult.STORED), writeHot(record));
+        assertEquals(List.of(WriteResult.STORED), write(record));
         long epoch = store.acquire(shard);
         ClaimedMessage delivered = claimDue(shard, epoch, dueAt);
         assertEquals("payload", body(delivered));
         store.ack(shard, epoch, List.of(delivered.ref()));
         // a replacement of the same millisecond, read after it, is not taken for its far entry
-        assertEquals(List.of(WriteResult.STORED), writeHot(record(record.id(), 3, 9, dueAt + 3, 1_000, "again")));
+        assertEquals(List.of(WriteResult.STORED), write(record(record.id(), 3, 9, dueAt + 3, 1_000, "again")));
         List<WriteResult> thawed = thawAll(shard, epoch);
         assertEquals(
                 List.of(WriteResult.STORED, WriteResult.SUPERSEDED),
@@ -335,10 +334,6 @@ class FarTierIT {
         return write(new WriteOp.Schedule(s.id(), s.dueAt(), s.origin(), null, s.timestamp(), true));
     }
 
-    private List<WriteResult> writeHot(WriteOp.Schedule s) {
-        return write(s);
-    }
-
     private WriteResult writeOne(WriteOp op) {
         return write(op).get(0);
     }
@@ -380,11 +375,7 @@ class FarTierIT {
         assertEquals(
                 1,
                 messages.size(),
-                messages.stream()
-                        .map(ClaimedMessage::ref)
-                        .map(MessageRef::id)
-                        .toList()
-                        .toString());
+                messages.stream().map(m -> m.ref().id()).toList().toString());
         return messages.get(0);
     }
 
