@@ -10,7 +10,6 @@ import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.ErrorCode;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -204,7 +203,7 @@ class BadInputIT {
                                 names,
                                 servers.kafkaBootstrap(),
                                 servers.redisUri(),
-                                ConfigOverride.config("intake.maxRecordSize", MAX_RECORD_BYTES + "B"))
+                                TestBridge.set("intake.maxRecordSize", MAX_RECORD_BYTES + "B"))
                         .start()) {
             kafka.createTopics(1, target);
             KafkaClient.Collector deadletters = kafka.collect(names.deadletter());

@@ -10,7 +10,6 @@ import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.RedisCluster;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,8 +50,8 @@ class ClusterGapIT {
                             names,
                             servers.kafkaBootstrap(),
                             cluster.uri(),
-                            ConfigOverride.config("redis.waitReplicas", "0"),
-                            ConfigOverride.config("redis.commandTimeout", "2s"))
+                            TestBridge.set("redis.waitReplicas", "0"),
+                            TestBridge.set("redis.commandTimeout", "2s"))
                     .start();
             try {
                 int partition = -1;

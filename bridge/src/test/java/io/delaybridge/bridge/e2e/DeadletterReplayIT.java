@@ -13,7 +13,6 @@ import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.ErrorCode;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -37,7 +36,7 @@ class DeadletterReplayIT {
                                 names,
                                 servers.kafkaBootstrap(),
                                 servers.redisUri(),
-                                ConfigOverride.config("api.token", Http.TOKEN))
+                                TestBridge.set("api.token", Http.TOKEN))
                         .start()) {
             kafka.createTopics(4, target, untouched);
             // deadletter records as the bridge writes them: original headers plus the error headers

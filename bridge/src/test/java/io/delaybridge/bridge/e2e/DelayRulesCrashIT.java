@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.rules.RuleRecords;
 import io.delaybridge.testkit.ChildJvm;
 import io.delaybridge.testkit.RealServersExtension;
@@ -35,6 +36,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Exactly once through crashes: 10,000 source records through one rule, whose process ({@code delay-bridge.jar
@@ -43,6 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code topic/partition/offset}) with a read_committed consumer, and delivered to the target by the bridge.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class DelayRulesCrashIT {
 
     private static final int RECORDS = 10_000;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.codahale.metrics.MetricRegistry;
-import io.delaybridge.bridge.DelayBridgeApplication;
 import io.delaybridge.bridge.DelayBridgeConfiguration;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.rules.RuleRecords;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.ErrorCode;
@@ -20,6 +20,10 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Delay rules in the bridge, on the real broker and Redis: the orders example end to end (a timeout two seconds after
@@ -27,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * cannot apply deadlettered with its code while the next one is scheduled.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class DelayRulesIT {
 
     @TempDir
@@ -65,8 +71,7 @@ class DelayRulesIT {
                       token: %s
                     """.formatted(
                             created, timeout, paid, json, timeout, header, timeout, Http.TOKEN));
-            DropwizardTestSupport<DelayBridgeConfiguration> bridge =
-                    new DropwizardTestSupport<>(DelayBridgeApplication.class, config.toString());
+            DropwizardTestSupport<DelayBridgeConfiguration> bridge = TestBridge.support(config.toString());
             try {
                 bridge.before();
                 MetricRegistry metrics = bridge.getEnvironment().metrics();

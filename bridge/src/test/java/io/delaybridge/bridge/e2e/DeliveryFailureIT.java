@@ -9,7 +9,6 @@ import io.delaybridge.schemas.ErrorCode;
 import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +37,7 @@ class DeliveryFailureIT {
                                 names,
                                 servers.kafkaBootstrap(),
                                 servers.redisUri(),
-                                ConfigOverride.config("pump.missingTopicWait", WAIT_MILLIS + "ms"))
+                                TestBridge.set("pump.missingTopicWait", WAIT_MILLIS + "ms"))
                         .start()) {
             kafka.createTopics(1, present);
             KafkaClient.Collector deadletters = kafka.collect(names.deadletter());

@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,6 +20,10 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The express path: records already due (or due within {@code intake.expressWindow}) when the intake reads them are
@@ -27,6 +31,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the store knows of, or could be overtaken, parks as before.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class ExpressPathIT {
 
     private static final int PARTITIONS = 4;
@@ -80,7 +86,7 @@ class ExpressPathIT {
     @Test
     void latenessOfRecordsDueAtOnceOnBothPaths(TestServers servers) {
         for (String window : List.of("250ms", "off")) {
-            try (Rig rig = new Rig(servers, ConfigOverride.config("intake.expressWindow", window))) {
+            try (Rig rig = new Rig(servers, TestBridge.set("intake.expressWindow", window))) {
                 int records = 200;
                 for (int i = 0; i < records; i++) {
                     rig.kafka.send(
@@ -116,7 +122,7 @@ class ExpressPathIT {
 
     @Test
     void aRecordDueWithinTheWindowIsNotDeliveredEarly(TestServers servers) {
-        try (Rig rig = new Rig(servers, ConfigOverride.config("intake.expressWindow", "1s"))) {
+        try (Rig rig = new Rig(servers, TestBridge.set("intake.expressWindow", "1s"))) {
             int records = 10;
             for (int i = 0; i < records; i++) {
                 rig.kafka.send(
@@ -311,8 +317,8 @@ class ExpressPathIT {
     void aFullBufferParks(TestServers servers) {
         try (Rig rig = new Rig(
                 servers,
-                ConfigOverride.config("intake.expressBufferRecords", "1"),
-                ConfigOverride.config("intake.expressWindow", "1s"))) {
+                TestBridge.set("intake.expressBufferRecords", "1"),
+                TestBridge.set("intake.expressWindow", "1s"))) {
             int records = 50;
             for (int i = 0; i < records; i++) {
                 rig.kafka.sendAsync(
@@ -343,7 +349,7 @@ class ExpressPathIT {
         final TestBridge bridge;
         final KafkaClient.Collector delivered;
 
-        Rig(TestServers servers, ConfigOverride... extra) {
+        Rig(TestServers servers, TestBridge.Setting... extra) {
             fixture = new DeliveryFixture(servers);
             names = fixture.names;
             target = fixture.target;
@@ -374,7 +380,7 @@ class ExpressPathIT {
         }
     }
 
-    private static TestBridge bridge(TestServers servers, TestNames names, ConfigOverride... extra) {
+    private static TestBridge bridge(TestServers servers, TestNames names, TestBridge.Setting... extra) {
         return new TestBridge(names, servers.kafkaBootstrap(), servers.redisUri(), extra).start();
     }
 

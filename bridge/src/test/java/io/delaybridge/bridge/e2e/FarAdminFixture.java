@@ -21,7 +21,6 @@ import io.delaybridge.bridge.time.Time;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.IntakeOrigin;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,10 +107,7 @@ final class FarAdminFixture {
         storeFarAndCommit(servers.kafkaBootstrap());
 
         bridge = new TestBridge(
-                        names,
-                        servers.kafkaBootstrap(),
-                        servers.redisUri(),
-                        ConfigOverride.config("api.token", Http.TOKEN))
+                        names, servers.kafkaBootstrap(), servers.redisUri(), TestBridge.set("api.token", Http.TOKEN))
                 .start();
         app = bridge.support().getLocalPort();
         KafkaFactory factory = new KafkaFactory();

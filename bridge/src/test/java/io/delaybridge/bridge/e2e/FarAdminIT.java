@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.e2e.FarAdminFixture.Far;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.ShardRouter;
@@ -26,6 +27,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The operator's views and actions on far records (docs/redis-store.md, "The far tier"), on the real broker and Redis:
@@ -35,6 +40,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * ({@link #thawAsItsHourWould}), under the owner's epoch, and checks that the thaw drops what an action already did.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class FarAdminIT {
 
     /** The shard the synthetic count entries go to. */

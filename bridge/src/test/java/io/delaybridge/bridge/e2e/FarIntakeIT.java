@@ -10,7 +10,6 @@ import io.delaybridge.bridge.store.redis.RedisStoreOptions;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -37,7 +36,7 @@ class FarIntakeIT {
                                 names,
                                 servers.kafkaBootstrap(),
                                 servers.redisUri(),
-                                ConfigOverride.config("intake.hotWindow", "1m"))
+                                TestBridge.set("intake.hotWindow", "1m"))
                         .start();
                 RedisDelayStore store =
                         RedisDelayStore.connect(RedisStoreOptions.of(servers.redisUri(), names.intake(), PARTITIONS)

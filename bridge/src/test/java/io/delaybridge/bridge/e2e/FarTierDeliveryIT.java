@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,7 +35,7 @@ class FarTierDeliveryIT {
                                 names,
                                 servers.kafkaBootstrap(),
                                 servers.redisUri(),
-                                ConfigOverride.config("intake.hotWindow", "0ms"))
+                                TestBridge.set("intake.hotWindow", "0ms"))
                         .start()) {
             kafka.createTopics(2, target);
             await().atMost(Duration.ofSeconds(30))

@@ -12,7 +12,6 @@ import io.delaybridge.bridge.store.redis.RedisKeys;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -39,8 +38,8 @@ class HealthChecksIT {
                                 names,
                                 servers.kafkaBootstrap(),
                                 servers.redisUri(),
-                                ConfigOverride.config("api.token", Http.TOKEN),
-                                ConfigOverride.config("api.maxPumpLag", "1s"))
+                                TestBridge.set("api.token", Http.TOKEN),
+                                TestBridge.set("api.maxPumpLag", "1s"))
                         .start()) {
             kafka.createTopics(1, target);
             KafkaClient.Collector delivered = kafka.collect(target);

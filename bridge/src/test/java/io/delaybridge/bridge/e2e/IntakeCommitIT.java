@@ -4,16 +4,20 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code intake.commitInterval}: the offsets of stored records not due soon wait for one commit of many polls; a poll
@@ -21,6 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * is committed (a crash then re-reads only records still pending, stored once).
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class IntakeCommitIT {
 
     private static final int ROUNDS = 10;
@@ -114,10 +120,10 @@ class IntakeCommitIT {
                         names,
                         servers.kafkaBootstrap(),
                         servers.redisUri(),
-                        ConfigOverride.config("intake.commitInterval", commitInterval),
+                        TestBridge.set("intake.commitInterval", commitInterval),
                         // the parked path's pacing: records delivered from the intake commit after their delivery
                         // instead
-                        ConfigOverride.config("intake.expressWindow", "off"))
+                        TestBridge.set("intake.expressWindow", "off"))
                 .start();
     }
 

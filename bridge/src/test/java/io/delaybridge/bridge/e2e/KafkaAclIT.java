@@ -8,15 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delaybridge.bridge.DelayBridgeApplication;
 import io.delaybridge.bridge.DelayBridgeConfiguration;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.rules.RuleRecords;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.KafkaBroker;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestCertificates;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import io.dropwizard.testing.DropwizardTestSupport;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -43,6 +42,10 @@ import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The Kafka ACLs of docs/security.md, taken from the document's {@code kafka-acls.sh} lines as written, are enough to
@@ -51,6 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
  * outside the granted prefix fails alone.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class KafkaAclIT {
 
     private static final Path SECURITY_MD = Path.of("..", "docs", "security.md");
@@ -116,7 +121,7 @@ class KafkaAclIT {
                             names,
                             broker.saslBootstrapServers(),
                             servers.redisUri(),
-                            with(secured(user, PASSWORD, certs), ConfigOverride.config("intake.hotWindow", "10m")))
+                            with(secured(user, PASSWORD, certs), TestBridge.set("intake.hotWindow", "10m")))
                     .start()) {
                 // DescribeConfigs on the intake: its retention was read, so records due far ahead may wait there
                 await().atMost(Duration.ofSeconds(30))
@@ -174,7 +179,7 @@ class KafkaAclIT {
                             names,
                             broker.saslBootstrapServers(),
                             servers.redisUri(),
-                            with(secured(user, PASSWORD, certs), ConfigOverride.config("delivery.exactlyOnce", "true")))
+                            with(secured(user, PASSWORD, certs), TestBridge.set("delivery.exactlyOnce", "true")))
                     .start()) {
                 KafkaClient.Collector transactions = admin.collectCommitted(names.intake() + "-delivered");
                 // a target the broker refuses to describe is refused before its send, as with at least once: sent in
@@ -213,8 +218,8 @@ class KafkaAclIT {
                                 id: "acl-timeout:{key}"
                             """.formatted(
                                     created, allowed));
-            DropwizardTestSupport<DelayBridgeConfiguration> rules = new DropwizardTestSupport<>(
-                    DelayBridgeApplication.class, rulesConfig.toString(), secured(user, PASSWORD, certs));
+            DropwizardTestSupport<DelayBridgeConfiguration> rules =
+                    TestBridge.support(rulesConfig.toString(), secured(user, PASSWORD, certs));
             int deadletteredBefore = deadletters.size();
             try {
                 rules.before();
@@ -255,15 +260,15 @@ class KafkaAclIT {
         }
     }
 
-    private static ConfigOverride[] with(ConfigOverride[] overrides, ConfigOverride more) {
-        ConfigOverride[] all = java.util.Arrays.copyOf(overrides, overrides.length + 1);
+    private static TestBridge.Setting[] with(TestBridge.Setting[] overrides, TestBridge.Setting more) {
+        TestBridge.Setting[] all = java.util.Arrays.copyOf(overrides, overrides.length + 1);
         all[overrides.length] = more;
         return all;
     }
 
-    private static ConfigOverride[] secured(String user, String password, TestCertificates certs) {
-        return new ConfigOverride[] {
-            ConfigOverride.config("kafka.createTopics", "false"),
+    private static TestBridge.Setting[] secured(String user, String password, TestCertificates certs) {
+        return new TestBridge.Setting[] {
+            TestBridge.set("kafka.createTopics", "false"),
             common("security.protocol", "SASL_SSL"),
             common("sasl.mechanism", "SCRAM-SHA-512"),
             common(
@@ -277,8 +282,8 @@ class KafkaAclIT {
     }
 
     /** {@code kafka.common.<name>}: the dots of a Kafka property name escaped for Dropwizard's override. */
-    private static ConfigOverride common(String name, String value) {
-        return ConfigOverride.config("kafka.common." + name.replace(".", "\\."), value);
+    private static TestBridge.Setting common(String name, String value) {
+        return TestBridge.set("kafka.common." + name.replace(".", "\\."), value);
     }
 
     /** {@code DescribeConfigs} and {@code prefixed}, as kafka-acls.sh takes them, to the enum names. */

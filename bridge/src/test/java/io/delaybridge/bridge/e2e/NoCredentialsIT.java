@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -51,8 +50,8 @@ class NoCredentialsIT {
                         names,
                         servers.kafkaBootstrap(),
                         servers.redisUri(),
-                        ConfigOverride.config("api.token", Http.TOKEN),
-                        ConfigOverride.config("api.authenticateReads", "true"))
+                        TestBridge.set("api.token", Http.TOKEN),
+                        TestBridge.set("api.authenticateReads", "true"))
                 .start()) {
             int app = bridge.support().getLocalPort();
             assertEquals(401, get(app, "/shards").status());

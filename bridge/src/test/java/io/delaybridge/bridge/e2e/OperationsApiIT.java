@@ -15,11 +15,11 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.store.ShardRouter;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +29,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -36,6 +37,7 @@ import org.slf4j.LoggerFactory;
  * every route with and without credentials, bad requests, and cancels and reschedules that take effect.
  */
 @ExtendWith(RealServersExtension.class)
+@ResourceLock(SharedJvm.LOGGING_AND_THREADS) // no bridge starts in this JVM while it runs
 class OperationsApiIT {
 
     private static final int PARTITIONS = 4;
@@ -68,11 +70,11 @@ class OperationsApiIT {
                         names,
                         servers.kafkaBootstrap(),
                         redisUriOverride != null ? redisUriOverride : servers.redisUri(),
-                        ConfigOverride.config("api.token", Http.TOKEN),
-                        ConfigOverride.config("api.users." + Http.USER, Http.PASSWORD),
-                        ConfigOverride.config("api.maxBulkCancel", "100"),
-                        ConfigOverride.config("api.maxReplay", "50000"),
-                        ConfigOverride.config("api.maxBodySize", "1KiB"))
+                        TestBridge.set("api.token", Http.TOKEN),
+                        TestBridge.set("api.users." + Http.USER, Http.PASSWORD),
+                        TestBridge.set("api.maxBulkCancel", "100"),
+                        TestBridge.set("api.maxReplay", "50000"),
+                        TestBridge.set("api.maxBodySize", "1KiB"))
                 .start();
         app = bridge.support().getLocalPort();
         // the audit lines, captured after the bridge configured logging (WARN in the tests)

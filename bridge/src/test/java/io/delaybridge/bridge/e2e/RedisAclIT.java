@@ -13,7 +13,6 @@ import io.delaybridge.testkit.RedisCluster;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TestCertificates;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -66,7 +65,7 @@ class RedisAclIT {
                 servers,
                 names,
                 servers.redisUri().replace("redis://", "redis://" + user + ":" + PASSWORD + "@"),
-                ConfigOverride.config("delivery.exactlyOnce", "true"));
+                TestBridge.set("delivery.exactlyOnce", "true"));
     }
 
     /**
@@ -88,11 +87,11 @@ class RedisAclIT {
                     servers,
                     names,
                     redis.uri().replace("rediss://", "rediss://" + user + ":" + PASSWORD + "@"),
-                    ConfigOverride.config("redis.tls.caFile", certs.caFile().toString()),
-                    ConfigOverride.config(
+                    TestBridge.set("redis.tls.caFile", certs.caFile().toString()),
+                    TestBridge.set(
                             "redis.tls.certificateFile",
                             certs.clientCertificate().toString()),
-                    ConfigOverride.config("redis.tls.keyFile", certs.clientKey().toString()));
+                    TestBridge.set("redis.tls.keyFile", certs.clientKey().toString()));
 
             assertEquals(List.of(), redis.call("ACL", "LOG"), "commands the ACL refused the bridge");
             List<List<String>> checks = documentedChecks(names.keyPrefix());
@@ -153,12 +152,12 @@ class RedisAclIT {
                     servers,
                     names,
                     cluster.uri().replace("rediss://", "rediss://" + user + ":" + PASSWORD + "@"),
-                    ConfigOverride.config("redis.mode", "cluster"),
-                    ConfigOverride.config("redis.tls.caFile", certs.caFile().toString()),
-                    ConfigOverride.config(
+                    TestBridge.set("redis.mode", "cluster"),
+                    TestBridge.set("redis.tls.caFile", certs.caFile().toString()),
+                    TestBridge.set(
                             "redis.tls.certificateFile",
                             certs.clientCertificate().toString()),
-                    ConfigOverride.config("redis.tls.keyFile", certs.clientKey().toString()));
+                    TestBridge.set("redis.tls.keyFile", certs.clientKey().toString()));
             for (RedisServer node : cluster.nodes()) {
                 Object denied = node.call("ACL", "LOG");
                 assertEquals(List.of(), denied, "commands the ACL refused on " + node.port() + ": " + denied);
@@ -171,14 +170,14 @@ class RedisAclIT {
      * record goes through the far tier (written far, thawed, a far id's version, a default id's far drop). With
      * {@code delivery.exactlyOnce} among the overrides, deliveries are in committed shard transactions.
      */
-    private static void runsAs(TestServers servers, TestNames names, String redisUri, ConfigOverride... tls) {
+    private static void runsAs(TestServers servers, TestNames names, String redisUri, TestBridge.Setting... tls) {
         String target = names.target("acl");
-        List<ConfigOverride> overrides = new ArrayList<>(List.of(tls));
-        overrides.add(ConfigOverride.config("intake.hotWindow", "0ms"));
+        List<TestBridge.Setting> overrides = new ArrayList<>(List.of(tls));
+        overrides.add(TestBridge.set("intake.hotWindow", "0ms"));
         // redis.uri given once: two overrides of one key apply in no fixed order
         try (KafkaClient kafka = new KafkaClient(servers.kafkaBootstrap());
                 TestBridge bridge = new TestBridge(
-                                names, servers.kafkaBootstrap(), redisUri, overrides.toArray(ConfigOverride[]::new))
+                                names, servers.kafkaBootstrap(), redisUri, overrides.toArray(TestBridge.Setting[]::new))
                         .start()) {
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> bridge.admin("/healthcheck")

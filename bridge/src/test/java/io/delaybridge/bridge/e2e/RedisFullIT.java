@@ -8,7 +8,6 @@ import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
@@ -49,7 +48,7 @@ class RedisFullIT {
                             names,
                             servers.kafkaBootstrap(),
                             redis.uri(),
-                            ConfigOverride.config("intake.maxRetryBackoff", "2s"))
+                            TestBridge.set("intake.maxRetryBackoff", "2s"))
                     .start();
             try {
                 for (int i = 0; i < RECORDS; i++) {

@@ -8,13 +8,13 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.codahale.metrics.health.HealthCheck;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.store.redis.RedisKeys;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.RedisSentinels;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +25,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -36,6 +37,7 @@ import org.slf4j.LoggerFactory;
  * reads the tail again from Kafka, and every record is delivered.
  */
 @ExtendWith(RealServersExtension.class)
+@ResourceLock(SharedJvm.LOGGING_AND_THREADS) // no bridge starts in this JVM while it runs
 class SentinelGapIT {
 
     private static final int PARTITIONS = 4;
@@ -59,8 +61,8 @@ class SentinelGapIT {
                             names,
                             servers.kafkaBootstrap(),
                             redis.uri(),
-                            ConfigOverride.config("redis.waitReplicas", "0"),
-                            ConfigOverride.config("redis.commandTimeout", "2s"))
+                            TestBridge.set("redis.waitReplicas", "0"),
+                            TestBridge.set("redis.commandTimeout", "2s"))
                     .start();
             log.start();
             repairLog.addAppender(log);

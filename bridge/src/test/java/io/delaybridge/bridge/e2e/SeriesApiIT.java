@@ -12,7 +12,6 @@ import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.SeriesHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +39,7 @@ class SeriesApiIT {
                                 names,
                                 servers.kafkaBootstrap(),
                                 servers.redisUri(),
-                                ConfigOverride.config("api.token", Http.TOKEN))
+                                TestBridge.set("api.token", Http.TOKEN))
                         .start()) {
             kafka.createTopics(2, target, other);
             int app = bridge.support().getLocalPort();

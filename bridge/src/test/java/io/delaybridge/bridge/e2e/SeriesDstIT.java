@@ -10,7 +10,6 @@ import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.SeriesHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -344,6 +343,6 @@ class SeriesDstIT {
 
     private static TestBridge bridge(TestNames names, TestServers servers) {
         return new TestBridge(
-                names, servers.kafkaBootstrap(), servers.redisUri(), ConfigOverride.config("api.token", Http.TOKEN));
+                names, servers.kafkaBootstrap(), servers.redisUri(), TestBridge.set("api.token", Http.TOKEN));
     }
 }

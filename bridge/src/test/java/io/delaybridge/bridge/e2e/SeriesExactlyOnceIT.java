@@ -4,11 +4,11 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.SeriesHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +28,10 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Series with {@code delivery.exactlyOnce} (docs/recurring-schedules.md): every occurrence is stored under the series
@@ -38,6 +42,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * last occurrence, none repeats an occurrence, none is early.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class SeriesExactlyOnceIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -190,10 +196,7 @@ class SeriesExactlyOnceIT {
 
     private static TestBridge bridge(TestNames names, TestServers servers) {
         return new TestBridge(
-                names,
-                servers.kafkaBootstrap(),
-                servers.redisUri(),
-                ConfigOverride.config("delivery.exactlyOnce", "true"));
+                names, servers.kafkaBootstrap(), servers.redisUri(), TestBridge.set("delivery.exactlyOnce", "true"));
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.ErrorCode;
 import io.delaybridge.schemas.SeriesHeaders;
@@ -17,6 +18,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Recurring records (docs/recurring-schedules.md) through a real broker and Redis: each occurrence delivered with its
@@ -25,6 +30,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * "no further occurrence" is checked against a one-shot marker due after the instant the occurrence would have had.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class SeriesIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

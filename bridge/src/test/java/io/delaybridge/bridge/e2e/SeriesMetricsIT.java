@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.schemas.SeriesHeaders;
 import io.delaybridge.testkit.RealServersExtension;
@@ -16,6 +17,10 @@ import java.util.List;
 import java.util.function.LongPredicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The meters of series (delivered, missed, skipped; per series and per target) and the status page's schedules,
@@ -26,6 +31,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * they are marked when a turn is settled, after its record reached the target.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class SeriesMetricsIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delaybridge.bridge.DelayBridgeApplication;
 import io.delaybridge.bridge.DelayBridgeConfiguration;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.rules.RuleRecords;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
@@ -18,6 +18,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Delay rules that start series, in a running bridge on the real broker and Redis: an order starts reminders every
@@ -26,6 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * one-shot marker due after the instant the occurrence would have had, never by a sleep.
  */
 @ExtendWith(RealServersExtension.class)
+@Execution(ExecutionMode.CONCURRENT) // its bridges run in this JVM beside other classes
+@ResourceLock(value = SharedJvm.LOGGING_AND_THREADS, mode = ResourceAccessMode.READ)
 class SeriesRulesIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -70,8 +76,7 @@ class SeriesRulesIT {
                         id: "tick:{key}"
                     """.formatted(
                             orders, reminders, signups, reminders, paid, ticks, reminders));
-            DropwizardTestSupport<DelayBridgeConfiguration> bridge =
-                    new DropwizardTestSupport<>(DelayBridgeApplication.class, config.toString());
+            DropwizardTestSupport<DelayBridgeConfiguration> bridge = TestBridge.support(config.toString());
             try {
                 bridge.before();
                 KafkaClient.Collector got = kafka.collect(reminders);

@@ -7,7 +7,6 @@ import io.delaybridge.testkit.FreePorts;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.RedisServer;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,7 +27,7 @@ class StartupChecksIT {
                 names,
                 servers.kafkaBootstrap(),
                 "redis://127.0.0.1:" + FreePorts.pick(),
-                ConfigOverride.config("kafka.createTopics", "false"));
+                TestBridge.set("kafka.createTopics", "false"));
         String why = failure(assertThrows(IllegalStateException.class, bridge::start));
         assertTrue(why.contains("kafka.intakeTopic: topic " + names.intake() + " does not exist"), why);
     }

@@ -12,29 +12,56 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A bridge running in this JVM against the shared real broker and Redis, with its own topics and key prefix. */
+/**
+ * A bridge running in this JVM against the shared real broker and Redis, with its own topics and key prefix.
+ *
+ * <p>Dropwizard reads a test's settings from system properties, which every bridge of the JVM sees: each bridge here
+ * reads them under a prefix of its own ({@link #support}), so that bridges of test classes that run at once do not take
+ * each other's settings.
+ */
 final class TestBridge implements AutoCloseable {
 
     /** Bridges of one test share this host: each is its own static member of the group. */
     private static final java.util.concurrent.atomic.AtomicInteger INSTANCES =
             new java.util.concurrent.atomic.AtomicInteger();
 
+    /** Numbers the system-property prefixes of the bridges of this JVM. */
+    private static final java.util.concurrent.atomic.AtomicInteger PREFIXES =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /** One setting over the configuration file: a dotted key ({@code pump.lease}) and its value. */
+    record Setting(String key, String value) {}
+
+    /** The setting {@code key} = {@code value}. */
+    static Setting set(String key, String value) {
+        return new Setting(key, value);
+    }
+
     private final DropwizardTestSupport<DelayBridgeConfiguration> support;
 
-    TestBridge(TestNames names, String kafka, String redis, ConfigOverride... extra) {
-        List<ConfigOverride> overrides = new ArrayList<>(List.of(
-                ConfigOverride.config("kafka.bootstrapServers", kafka),
-                ConfigOverride.config("kafka.intakeTopic", names.intake()),
-                ConfigOverride.config("kafka.deadletterTopic", names.deadletter()),
-                ConfigOverride.config("kafka.groupId", names.group()),
-                ConfigOverride.config("kafka.instanceId", names.group() + "-" + INSTANCES.incrementAndGet()),
-                ConfigOverride.config("redis.uri", redis),
-                ConfigOverride.config("redis.keyPrefix", names.keyPrefix())));
-        overrides.addAll(List.of(extra));
-        support = new DropwizardTestSupport<>(
-                DelayBridgeApplication.class,
-                ResourceHelpers.resourceFilePath("test-bridge.yml"),
-                overrides.toArray(ConfigOverride[]::new));
+    TestBridge(TestNames names, String kafka, String redis, Setting... extra) {
+        List<Setting> settings = new ArrayList<>(List.of(
+                set("kafka.bootstrapServers", kafka),
+                set("kafka.intakeTopic", names.intake()),
+                set("kafka.deadletterTopic", names.deadletter()),
+                set("kafka.groupId", names.group()),
+                set("kafka.instanceId", names.group() + "-" + INSTANCES.incrementAndGet()),
+                set("redis.uri", redis),
+                set("redis.keyPrefix", names.keyPrefix())));
+        settings.addAll(List.of(extra));
+        support = support(ResourceHelpers.resourceFilePath("test-bridge.yml"), settings.toArray(Setting[]::new));
+    }
+
+    /**
+     * A bridge of {@code configPath} with {@code settings} over it, not started, reading its settings under a
+     * system-property prefix no other bridge of this JVM reads.
+     */
+    static DropwizardTestSupport<DelayBridgeConfiguration> support(String configPath, Setting... settings) {
+        String prefix = "tb" + PREFIXES.incrementAndGet();
+        ConfigOverride[] overrides = java.util.Arrays.stream(settings)
+                .map(setting -> ConfigOverride.config(prefix, setting.key(), setting.value()))
+                .toArray(ConfigOverride[]::new);
+        return new DropwizardTestSupport<>(DelayBridgeApplication.class, configPath, prefix, overrides);
     }
 
     TestBridge start() {

@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.delaybridge.schemas.DelayHeaders;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
-import io.dropwizard.testing.ConfigOverride;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,8 +51,8 @@ class ThrottledCatchUpIT {
                             names,
                             servers.kafkaBootstrap(),
                             servers.redisUri(),
-                            ConfigOverride.config("pump.rateLimits.targets." + capped, Integer.toString(CAP)),
-                            ConfigOverride.config("api.token", Http.TOKEN))
+                            TestBridge.set("pump.rateLimits.targets." + capped, Integer.toString(CAP)),
+                            TestBridge.set("api.token", Http.TOKEN))
                     .start()) {
                 // The outage's backlog: all due, due times one minute ago and on, stored before any of it is claimed
                 // (the pump paused while the intake stores it). Claimed while the intake still stores it, a shard's
@@ -286,10 +285,7 @@ class ThrottledCatchUpIT {
     void aBadCapStopsStartUpNamingTheKeyTheValueAndTheFix(TestServers servers) {
         TestNames names = TestNames.unique(servers);
         TestBridge bridge = new TestBridge(
-                names,
-                servers.kafkaBootstrap(),
-                servers.redisUri(),
-                ConfigOverride.config("pump.rateLimits.default", "-1"));
+                names, servers.kafkaBootstrap(), servers.redisUri(), TestBridge.set("pump.rateLimits.default", "-1"));
         IllegalStateException failed = assertThrows(IllegalStateException.class, bridge::start);
         String message = causes(failed);
         assertTrue(

@@ -11,6 +11,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -37,6 +39,7 @@ import org.slf4j.LoggerFactory;
  * {@code incrementalAlterConfigs} while it runs, and the far tier follows within a few checks.
  */
 @ExtendWith(RealServersExtension.class)
+@ResourceLock(SharedJvm.LOGGING_AND_THREADS) // no bridge starts in this JVM while it runs
 class RetentionWatchIT {
 
     private static final long MINUTE = 60_000;

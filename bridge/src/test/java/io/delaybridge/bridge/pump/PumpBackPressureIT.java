@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.store.WriteOp;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * With every in-flight place taken, the pump sends nothing more and waits for acknowledgements without spinning.
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * store is a real Redis.
  */
 @ExtendWith(RealServersExtension.class)
+@ResourceLock(SharedJvm.LOGGING_AND_THREADS) // no bridge starts in this JVM while it runs
 class PumpBackPressureIT {
 
     private static final int MAX_IN_FLIGHT = 5;

@@ -11,6 +11,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.codahale.metrics.health.HealthCheck;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.bridge.store.ClaimedMessage;
 import io.delaybridge.bridge.store.FarEntry;
 import io.delaybridge.bridge.store.MessageAdmin;
@@ -37,6 +38,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -45,6 +47,7 @@ import org.slf4j.LoggerFactory;
  * hot, reports records the log lost, deadletters records the settings now refuse, and stops at a fenced epoch.
  */
 @ExtendWith(RealServersExtension.class)
+@ResourceLock(SharedJvm.LOGGING_AND_THREADS) // no bridge starts in this JVM while it runs
 class ThawLoopIT {
 
     private static final long WINDOW = Duration.ofDays(4).toMillis();

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.delaybridge.bridge.SharedJvm;
 import io.delaybridge.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -23,6 +24,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -31,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * (its asking connection becomes the command connection) or the mode was set; their handshakes ask nothing useless,
  * and they do not build Lettuce's synchronous API.
  */
+@ResourceLock(SharedJvm.LOGGING_AND_THREADS) // no bridge starts in this JVM while it runs
 class RedisStartupConnectionsIT {
 
     private static final String TOPIC = "delay-intake";
