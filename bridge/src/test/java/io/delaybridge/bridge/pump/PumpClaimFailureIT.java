@@ -76,8 +76,7 @@ class PumpClaimFailureIT {
                         .until(() -> rig.producer.history().size() == 3);
                 assertEquals(1, lostAnswers.get(), "the claim whose answer was lost ran");
                 assertEquals(0, rig.store.stats(0).pending());
-                await().atMost(Duration.ofSeconds(10))
-                        .until(() -> rig.store.stats(0).inFlight() == 0);
+                rig.awaitAcknowledged(3);
             } finally {
                 pump.stop();
             }

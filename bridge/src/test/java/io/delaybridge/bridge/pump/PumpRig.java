@@ -1,5 +1,7 @@
 package io.delaybridge.bridge.pump;
 
+import static org.awaitility.Awaitility.await;
+
 import com.codahale.metrics.MetricRegistry;
 import io.delaybridge.bridge.delivery.DeadletterMeters;
 import io.delaybridge.bridge.delivery.Delivery;
@@ -77,6 +79,20 @@ final class PumpRig implements AutoCloseable {
                 .get(30, TimeUnit.SECONDS);
         producer = new RecordingProducer(servers.kafkaBootstrap(), !autoComplete);
         sentAtMillis = producer.sentAtMillis;
+    }
+
+    /**
+     * Waits until the broker has answered at least {@code sends} sends, and every send made so far, and the pump has
+     * then acknowledged them in the store (nothing left in flight). The broker's answer may take long on a busy
+     * machine and is not the pump's to bound (a lease may even run out first and send a message again); the pump's own
+     * step, acknowledging in Redis what the broker acknowledged, must follow within seconds.
+     */
+    void awaitAcknowledged(int sends) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            int answered = producer.acknowledged();
+            return answered >= sends && answered >= producer.history().size();
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.stats(0).inFlight() == 0);
     }
 
     Pump pump(PumpSettings settings) {
@@ -173,6 +189,7 @@ final class PumpRig implements AutoCloseable {
 
         private final List<ProducerRecord<byte[], byte[]>> history = new CopyOnWriteArrayList<>();
         final List<Long> sentAtMillis = new CopyOnWriteArrayList<>();
+        private final AtomicInteger acknowledged = new AtomicInteger();
         private final Deque<Runnable> held = new ArrayDeque<>();
         private boolean holding;
 
@@ -197,6 +214,7 @@ final class PumpRig implements AutoCloseable {
             return super.send(
                     record,
                     (metadata, error) -> acknowledge(() -> {
+                        acknowledged.incrementAndGet();
                         if (callback != null) {
                             callback.onCompletion(metadata, error);
                         }
@@ -206,6 +224,11 @@ final class PumpRig implements AutoCloseable {
         /** The records sent so far, in the order they were sent. */
         List<ProducerRecord<byte[], byte[]>> history() {
             return List.copyOf(history);
+        }
+
+        /** How many of the broker's answers (acknowledgements or failures) the pump has been given. */
+        int acknowledged() {
+            return acknowledged.get();
         }
 
         private void acknowledge(Runnable completion) {
