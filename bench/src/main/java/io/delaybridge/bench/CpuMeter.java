@@ -11,7 +11,9 @@ import java.util.function.LongSupplier;
  * CPU time that each process of the run (the bridge, Redis, the broker, this JVM) spent between {@link #start()} and
  * {@link #perRecord(long)}, as microseconds per record: where the machine's two cores went. Reads each process'
  * total CPU time from the OS ({@link ProcessHandle.Info#totalCpuDuration()}, {@code /proc/<pid>/stat} on Linux);
- * children of a process (Redis' AOF rewrite) are not counted. Where {@code /proc/stat} exists the line ends with how
+ * children of a process (Redis' AOF rewrite) are not counted. A JVM's figure names in brackets the part its JIT
+ * compiler threads used ({@link JitCpu}), where it is known and not zero: a figure with much JIT in it was measured
+ * before the JVM was warm. Where {@code /proc/stat} exists the line ends with how
  * the machine's cores spent the same time ({@link MachineCpu}). Counters ({@link #counter}) are reported as rates over
  * the same time.
  */
@@ -19,6 +21,7 @@ final class CpuMeter {
 
     private final Map<String, Long> pids = new LinkedHashMap<>();
     private final Map<String, Long> startNanos = new LinkedHashMap<>();
+    private final Map<String, Long> jitAtStart = new LinkedHashMap<>();
     private Optional<MachineCpu> machineAtStart = Optional.empty();
     private final Map<String, LongSupplier> counters = new LinkedHashMap<>();
     private final Map<String, Long> countsAtStart = new LinkedHashMap<>();
@@ -38,7 +41,10 @@ final class CpuMeter {
     }
 
     CpuMeter start() {
-        pids.forEach((name, pid) -> startNanos.put(name, cpuNanos(pid)));
+        pids.forEach((name, pid) -> {
+            startNanos.put(name, cpuNanos(pid));
+            jitAtStart.put(name, JitCpu.nanos(pid));
+        });
         counters.forEach((name, count) -> countsAtStart.put(name, count.getAsLong()));
         machineAtStart = MachineCpu.now();
         startedAtNanos = System.nanoTime();
@@ -46,7 +52,7 @@ final class CpuMeter {
     }
 
     /**
-     * "bridge 24.1, redis 12.0, ... us of CPU per record (all 54.3); machine: busy 83 %, ..." over {@code records}
+     * "bridge 24.1 (JIT 3.2), redis 12.0, ... us of CPU per record (all 54.3); machine: busy 83 %, ..." over {@code records}
      * since {@link #start()}.
      */
     String perRecord(long records) {
@@ -56,7 +62,12 @@ final class CpuMeter {
             long used = cpuNanos(process.getValue()) - startNanos.getOrDefault(process.getKey(), 0L);
             double micros = used / 1_000.0 / Math.max(1, records);
             total += micros;
-            line.add(String.format("%s %.1f", process.getKey(), micros));
+            long jitAfter = JitCpu.nanos(process.getValue());
+            long jitBefore = jitAtStart.getOrDefault(process.getKey(), -1L);
+            String jit = jitBefore >= 0 && jitAfter > jitBefore
+                    ? String.format(" (JIT %.1f)", (jitAfter - jitBefore) / 1_000.0 / Math.max(1, records))
+                    : "";
+            line.add(String.format("%s %.1f%s", process.getKey(), micros, jit));
         }
         String machine = machineAtStart
                 .flatMap(start -> MachineCpu.now().map(end -> "; " + end.sharesSince(start)))
