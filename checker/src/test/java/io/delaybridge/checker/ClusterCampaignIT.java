@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -18,13 +19,20 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -114,6 +122,9 @@ class ClusterCampaignIT {
                     new SplittableRandom(1));
             try {
                 fleet.restore(2);
+                // healthy is not settled: the second bridge's join moves partitions, and a partition moving while the
+                // records below are read may have its replacements read after the messages they name fell due
+                awaitSettledGroup(broker.bootstrapServers(), 2, 16);
                 runCancelsAndReplacements(broker.bootstrapServers(), target, redis);
             } finally {
                 fleet.killAll();
@@ -125,6 +136,7 @@ class ClusterCampaignIT {
         int ids = 60;
         Map<Integer, Integer> schedulePartition = new HashMap<>();
         Map<Integer, Integer> laterPartition = new HashMap<>();
+        long sentAt = System.currentTimeMillis();
         try (KafkaProducer<String, String> producer = producer(bootstrap)) {
             for (int i = 0; i < ids; i++) {
                 // due late (20 s), so a slow intake still reads its replacement or cancel before it falls due
@@ -150,6 +162,8 @@ class ClusterCampaignIT {
             producer.send(record("marker", "marker", target, "22000", "marker", null))
                     .get();
         }
+        // what the test asks of the bridge holds for replacements and cancels read before their message falls due
+        awaitIntakeStored(bootstrap, sentAt + 20_000);
         long elsewhere = laterPartition.entrySet().stream()
                 .filter(e -> !e.getValue().equals(schedulePartition.get(e.getKey())))
                 .count();
@@ -234,6 +248,89 @@ class ClusterCampaignIT {
         }
         assertTrue(delivered.containsKey("marker"), "the marker, due last, arrived within 120 s: " + delivered);
         return delivered;
+    }
+
+    /** Waits until the bridges' group is stable: {@code members} members holding all {@code partitions} of the intake. */
+    private static void awaitSettledGroup(String bootstrap, int members, int partitions) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            long start = System.nanoTime();
+            long deadline = start + Duration.ofSeconds(90).toNanos();
+            String seen = "not described";
+            while (System.nanoTime() < deadline) {
+                ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(Campaign.GROUP))
+                        .all()
+                        .get(15, TimeUnit.SECONDS)
+                        .get(Campaign.GROUP);
+                long held = group.members().stream()
+                        .flatMap(m -> m.assignment().topicPartitions().stream())
+                        .filter(tp -> tp.topic().equals(Campaign.INTAKE))
+                        .count();
+                if (group.groupState() == GroupState.STABLE
+                        && group.members().size() == members
+                        && held == partitions) {
+                    System.out.printf(
+                            "[test] the group settled %d ms after the bridges were healthy%n",
+                            (System.nanoTime() - start) / 1_000_000);
+                    return;
+                }
+                seen = group.groupState() + ", " + group.members().size() + " members, " + held + " partitions held";
+                Thread.sleep(200);
+            }
+            throw new AssertionError("the bridges' group did not settle with " + members + " members holding "
+                    + partitions + " intake partitions within 90 s: " + seen);
+        }
+    }
+
+    /**
+     * Waits until the bridges' group committed every intake partition to its end (the intake commits a record once it
+     * stored it), and fails, saying so, if that came after {@code byMillis}: then a replacement or cancel was read
+     * after the message it names fell due, which the bridge cannot undo (a replacement racing its message's delivery).
+     */
+    private static void awaitIntakeStored(String bootstrap, long byMillis) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < 16; p++) {
+                latest.put(new TopicPartition(Campaign.INTAKE, p), OffsetSpec.latest());
+            }
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            admin.listOffsets(latest)
+                    .all()
+                    .get(15, TimeUnit.SECONDS)
+                    .forEach((tp, info) -> ends.put(tp, info.offset()));
+            long deadline = byMillis + 30_000;
+            Map<TopicPartition, Long> behind = ends;
+            while (System.currentTimeMillis() < deadline) {
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(Campaign.GROUP)
+                        .partitionsToOffsetAndMetadata()
+                        .get(15, TimeUnit.SECONDS);
+                behind = new TreeMap<>(Comparator.comparing(TopicPartition::partition));
+                for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+                    OffsetAndMetadata at = committed.get(end.getKey());
+                    if (at == null ? end.getValue() > 0 : at.offset() < end.getValue()) {
+                        behind.put(end.getKey(), end.getValue());
+                    }
+                }
+                if (behind.isEmpty()) {
+                    long late = System.currentTimeMillis() - byMillis;
+                    System.out.printf("[test] the intake stored every record %d ms before the first fell due%n", -late);
+                    assertTrue(
+                            late <= 0,
+                            "the intake stored the replacements and cancels " + late
+                                    + " ms after the messages they name fell due: the machine was too slow for this test");
+                    return;
+                }
+                Thread.sleep(100);
+            }
+            throw new AssertionError("the intake did not commit these partitions to their ends: " + behind);
+        }
+    }
+
+    private static Admin admin(String bootstrap) {
+        // the default API timeout may not be below the request timeout (30 s by default): the client refuses it
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000));
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap) {
