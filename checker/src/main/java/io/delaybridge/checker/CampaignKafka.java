@@ -20,6 +20,15 @@ interface CampaignKafka extends AutoCloseable {
         return brokers == 1 ? new Single(KafkaBroker.start(dir)) : new Cluster(KafkaCluster.start(dir, brokers));
     }
 
+    /** An admin client of {@code bootstrap} whose calls give up within seconds, not the client's default minute. */
+    static Admin admin(String bootstrap) {
+        // the default API timeout may not be below the request timeout (30 s by default): the client refuses it
+        return Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000));
+    }
+
     /** What the bridges, the producer and the watch get as {@code bootstrap.servers}. */
     String bootstrapServers();
 
@@ -85,11 +94,7 @@ interface CampaignKafka extends AutoCloseable {
 
         /** The node that coordinates the bridges' group now; 0 if the cluster does not say. */
         private int groupCoordinator() {
-            // the default API timeout may not be below the request timeout (30 s by default): the client refuses it
-            try (Admin admin = Admin.create(Map.of(
-                    AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                    AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000,
-                    AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000))) {
+            try (Admin admin = admin(bootstrapServers())) {
                 return admin.describeConsumerGroups(List.of(Campaign.GROUP))
                         .all()
                         .get(15, TimeUnit.SECONDS)

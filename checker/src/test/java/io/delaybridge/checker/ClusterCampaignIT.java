@@ -21,7 +21,6 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -139,9 +138,10 @@ class ClusterCampaignIT {
         long sentAt = System.currentTimeMillis();
         try (KafkaProducer<String, String> producer = producer(bootstrap)) {
             for (int i = 0; i < ids; i++) {
-                // due late (20 s), so a slow intake still reads its replacement or cancel before it falls due
+                // due late (30 s), so a slow intake still reads its replacement or cancel before it falls due: in a
+                // CI run beside the fault campaign the intake took 8.8 s to store these 101 records
                 RecordMetadata m = producer.send(record(
-                                "s-" + i, "first-" + i, target, i % 3 == 2 ? "4000" : "20000", "order-" + i, null))
+                                "s-" + i, "first-" + i, target, i % 3 == 2 ? "4000" : "30000", "order-" + i, null))
                         .get();
                 schedulePartition.put(i, m.partition());
             }
@@ -159,11 +159,11 @@ class ClusterCampaignIT {
                     laterPartition.put(i, m.partition());
                 }
             }
-            producer.send(record("marker", "marker", target, "22000", "marker", null))
+            producer.send(record("marker", "marker", target, "32000", "marker", null))
                     .get();
         }
         // what the test asks of the bridge holds for replacements and cancels read before their message falls due
-        awaitIntakeStored(bootstrap, sentAt + 20_000);
+        awaitIntakeStored(bootstrap, sentAt + 30_000);
         long elsewhere = laterPartition.entrySet().stream()
                 .filter(e -> !e.getValue().equals(schedulePartition.get(e.getKey())))
                 .count();
@@ -252,7 +252,7 @@ class ClusterCampaignIT {
 
     /** Waits until the bridges' group is stable: {@code members} members holding all {@code partitions} of the intake. */
     private static void awaitSettledGroup(String bootstrap, int members, int partitions) throws Exception {
-        try (Admin admin = admin(bootstrap)) {
+        try (Admin admin = CampaignKafka.admin(bootstrap)) {
             long start = System.nanoTime();
             long deadline = start + Duration.ofSeconds(90).toNanos();
             String seen = "not described";
@@ -287,7 +287,7 @@ class ClusterCampaignIT {
      * after the message it names fell due, which the bridge cannot undo (a replacement racing its message's delivery).
      */
     private static void awaitIntakeStored(String bootstrap, long byMillis) throws Exception {
-        try (Admin admin = admin(bootstrap)) {
+        try (Admin admin = CampaignKafka.admin(bootstrap)) {
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
             for (int p = 0; p < 16; p++) {
                 latest.put(new TopicPartition(Campaign.INTAKE, p), OffsetSpec.latest());
@@ -323,14 +323,6 @@ class ClusterCampaignIT {
             }
             throw new AssertionError("the intake did not commit these partitions to their ends: " + behind);
         }
-    }
-
-    private static Admin admin(String bootstrap) {
-        // the default API timeout may not be below the request timeout (30 s by default): the client refuses it
-        return Admin.create(Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000));
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap) {
