@@ -79,9 +79,9 @@ final class BenchServers implements AutoCloseable {
         return servers.stream().mapToLong(RedisInfo::usedMemory).sum();
     }
 
-    /** The due sets' sizes, found on whichever server holds each shard. */
+    /** The due sets' sizes (each shard's lanes), found on whichever server holds each shard. */
     long pending(String prefix, String topic) {
-        return sumOverKeys(prefix + ":{" + topic + ":*}:due", RedisCommands::zcard);
+        return sumOverKeys(prefix + ":{" + topic + ":*}:due*", RedisCommands::zcard);
     }
 
     /** Records in the far tier: the 12-byte entries of every shard's far hours (docs/redis-store.md). */

@@ -86,7 +86,7 @@ final class PendingSpread implements Runnable, AutoCloseable {
                     if (key.endsWith(":due")) {
                         count += redis.zcard(key);
                         keys++;
-                    } else if (key.endsWith(":inflight")) {
+                    } else if (key.endsWith(":inflight") || key.contains("}:due:")) {
                         count += redis.zcard(key);
                     }
                 }

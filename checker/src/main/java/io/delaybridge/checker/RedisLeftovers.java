@@ -8,6 +8,11 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * What the store still holds for an intake topic, read straight from Redis by key pattern (see docs/redis-store.md,
@@ -46,7 +51,7 @@ record RedisLeftovers(long pending, long inFlight, long payloads, long orphans) 
                         redis.scan(cursor, ScanArgs.Builder.matches(pattern).limit(1000));
                 for (byte[] key : page.getKeys()) {
                     String name = new String(key, StandardCharsets.UTF_8);
-                    shards.add(name.substring(0, name.lastIndexOf(':')));
+                    shards.add(name.substring(0, name.indexOf("}:") + 1));
                 }
                 cursor = page;
             } while (!cursor.isFinished());
@@ -56,15 +61,28 @@ record RedisLeftovers(long pending, long inFlight, long payloads, long orphans) 
             long orphans = 0;
             for (String base : shards) {
                 byte[] msgKey = (base + ":msg").getBytes(StandardCharsets.UTF_8);
-                byte[] due = (base + ":due").getBytes(StandardCharsets.UTF_8);
                 byte[] inflight = (base + ":inflight").getBytes(StandardCharsets.UTF_8);
-                pending += redis.zcard(due);
+                // the due messages: in the lane of those stored before lanes, and in each target's lane
+                List<byte[]> lanes = new ArrayList<>();
+                lanes.add((base + ":due").getBytes(StandardCharsets.UTF_8));
+                for (byte[] target : redis.zrange((base + ":lanes").getBytes(StandardCharsets.UTF_8), 0, -1)) {
+                    lanes.add((base + ":due:" + new String(target, StandardCharsets.UTF_8))
+                            .getBytes(StandardCharsets.UTF_8));
+                }
+                Set<String> due = new HashSet<>();
+                for (byte[] lane : lanes) {
+                    pending += redis.zcard(lane);
+                    for (byte[] member : redis.zrange(lane, 0, -1)) {
+                        due.add(Base64.getEncoder().encodeToString(member));
+                    }
+                }
                 inFlight += redis.zcard(inflight);
                 long size = redis.hlen(msgKey);
                 payloads += size;
                 if (size > 0) {
                     for (byte[] member : redis.hkeys(msgKey)) {
-                        if (redis.zscore(due, member) == null && redis.zscore(inflight, member) == null) {
+                        if (!due.contains(Base64.getEncoder().encodeToString(member))
+                                && redis.zscore(inflight, member) == null) {
                             orphans++;
                         }
                     }

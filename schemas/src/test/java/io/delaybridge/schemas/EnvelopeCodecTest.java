@@ -375,4 +375,17 @@ class EnvelopeCodecTest {
         assertThrows(CorruptEnvelopeException.class, () -> EnvelopeCodec.decode(cut, cut.length, null));
         assertThrows(CorruptEnvelopeException.class, () -> EnvelopeCodec.decode(cut, 0, null), "no version 1 at 0");
     }
+
+    @Test
+    void theTargetIsReadWithoutDecodingTheRest() {
+        byte[] envelope = EnvelopeCodec.encode(
+                new Envelope("orders.timeout", 2, "delay-intake/0/7", "k".getBytes(UTF_8), new byte[300], List.of()));
+        assertEquals("orders.timeout", EnvelopeCodec.target(envelope, 0));
+        byte[] behind = new byte[envelope.length + 3];
+        System.arraycopy(envelope, 0, behind, 3, envelope.length);
+        assertEquals("orders.timeout", EnvelopeCodec.target(behind, 3), "from where it starts");
+        assertEquals("", EnvelopeCodec.target("plain text".getBytes(UTF_8), 0), "no envelope");
+        assertEquals("", EnvelopeCodec.target(Arrays.copyOf(envelope, 8), 0), "cut inside the target");
+        assertEquals("", EnvelopeCodec.target(envelope, envelope.length), "nothing there");
+    }
 }

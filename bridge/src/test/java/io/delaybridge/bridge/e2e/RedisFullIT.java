@@ -93,7 +93,7 @@ class RedisFullIT {
                         .sync()
                         .scan(
                                 cursor,
-                                ScanArgs.Builder.matches(names.keyPrefix() + ":{" + names.intake() + ":*}:due")
+                                ScanArgs.Builder.matches(names.keyPrefix() + ":{" + names.intake() + ":*}:due*")
                                         .limit(100));
                 for (String key : page.getKeys()) {
                     pending += connection.sync().zcard(key);

@@ -10,7 +10,9 @@ import java.util.Arrays;
  * keys runs on one Redis Cluster node:
  *
  * <pre>
- * &lt;prefix&gt;:{delay-intake:7}:due       zset  member -&gt; due time (epoch ms)
+ * &lt;prefix&gt;:{delay-intake:7}:due       zset  member -&gt; due time (epoch ms): messages stored before lanes
+ * &lt;prefix&gt;:{delay-intake:7}:due:&lt;t&gt;   zset  member -&gt; due time (epoch ms): target t's lane (lanes.lua)
+ * &lt;prefix&gt;:{delay-intake:7}:lanes     zset  target -&gt; due time of its lane's first message
  * &lt;prefix&gt;:{delay-intake:7}:msg       hash  member -&gt; stored value (origin header + envelope, see StoredValue)
  * &lt;prefix&gt;:{delay-intake:7}:inflight  zset  member -&gt; lease deadline (epoch ms)
  * &lt;prefix&gt;:{delay-intake:7}:attempts  hash  member -&gt; earlier delivery attempts (only for retried or reclaimed members)
@@ -30,6 +32,9 @@ import java.util.Arrays;
  * &lt;prefix&gt;:{delay-intake}:meta         hash  shards, incarnation, initialised (one per intake topic)
  * &lt;prefix&gt;:{delay-intake:rate:&lt;t&gt;}    string  target t's shared delivery cap: when its next token is free (rate.lua)
  * </pre>
+ *
+ * <p>The scripts derive the lane keys and the lanes index from the shard's due key (lanes.lua), as {@link #lane} and
+ * {@link #lanes} spell them here.
  *
  * <p>Immutable; the byte arrays it hands out are shared and must not be modified.
  */
@@ -114,6 +119,18 @@ public final class RedisKeys {
      */
     public byte[] rate(String target) {
         return bytes(prefix + ":{" + intakeTopic + ":rate:" + target + "}");
+    }
+
+    /** {@code shard}'s lanes index (lanes.lua): target -&gt; the due time of its lane's first message. */
+    public byte[] lanes(int shard) {
+        shard(shard);
+        return bytes(prefix + ":{" + intakeTopic + ":" + shard + "}:lanes");
+    }
+
+    /** The lane of {@code target} in {@code shard}: its due messages (lanes.lua). */
+    public byte[] lane(int shard, String target) {
+        shard(shard);
+        return bytes(prefix + ":{" + intakeTopic + ":" + shard + "}:due:" + target);
     }
 
     /** The far tier's string of {@code shard}'s entries due in {@code hour} (epoch ms / 3,600,000). */

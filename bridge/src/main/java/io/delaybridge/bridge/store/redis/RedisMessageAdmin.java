@@ -12,6 +12,7 @@ import io.lettuce.core.ScoredValue;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -51,14 +52,18 @@ public final class RedisMessageAdmin implements MessageAdmin {
         ShardKeys k = keys.shard(shard);
         byte[] member = placement.member();
         String operation = "inspect of message '" + id + "' on shard " + shard;
-        RedisFuture<Double> due = commands.zscore(k.due(), member);
         RedisFuture<Double> lease = commands.zscore(k.inflight(), member);
         RedisFuture<byte[]> value = commands.hget(k.msg(), member);
         RedisFuture<byte[]> attempts = commands.hget(k.attempts(), member);
-        Double dueAt = access.await(due, operation);
         Double leaseUntil = access.await(lease, operation);
         byte[] stored = access.await(value, operation);
         byte[] earlier = access.await(attempts, operation);
+        // in its target's lane, or in the lane of messages stored before lanes
+        Double dueAt =
+                stored == null ? null : access.await(commands.zscore(reads.laneOf(shard, stored), member), operation);
+        if (dueAt == null) {
+            dueAt = access.await(commands.zscore(k.due(), member), operation);
+        }
         if (dueAt == null && leaseUntil == null) {
             return Optional.empty();
         }
@@ -113,21 +118,36 @@ public final class RedisMessageAdmin implements MessageAdmin {
         if (toExclusive <= fromInclusive) {
             return 0;
         }
-        return access.await(
-                commands.zcount(
-                        keys.shard(shard).due(),
-                        Range.from(Range.Boundary.including(fromInclusive), Range.Boundary.excluding(toExclusive))),
-                "count of due messages on shard " + shard);
+        String operation = "count of due messages on shard " + shard;
+        Range<Long> range = Range.from(Range.Boundary.including(fromInclusive), Range.Boundary.excluding(toExclusive));
+        List<RedisFuture<Long>> counts = new ArrayList<>();
+        for (byte[] key : reads.dueKeys(shard, operation)) {
+            counts.add(commands.zcount(key, range));
+        }
+        long count = 0;
+        for (RedisFuture<Long> c : counts) {
+            count += access.await(c, operation);
+        }
+        return count;
     }
 
     @Override
     public List<StoredMessage> scanDue(int shard, long fromInclusive, long toInclusive, long skip, int max) {
         ShardKeys k = keys.shard(shard);
         String operation = "scan of due messages on shard " + shard;
-        List<ScoredValue<byte[]>> members = access.await(
-                commands.zrangebyscoreWithScores(
-                        k.due(), Range.create(fromInclusive, toInclusive), Limit.create(skip, max)),
-                operation);
+        // every lane's first skip + max in the range, merged in due order (a sort keeps each lane's order)
+        List<RedisFuture<List<ScoredValue<byte[]>>>> ranges = new ArrayList<>();
+        for (byte[] key : reads.dueKeys(shard, operation)) {
+            ranges.add(commands.zrangebyscoreWithScores(
+                    key, Range.create(fromInclusive, toInclusive), Limit.create(0, skip + max)));
+        }
+        List<ScoredValue<byte[]>> merged = new ArrayList<>();
+        for (RedisFuture<List<ScoredValue<byte[]>>> read : ranges) {
+            merged.addAll(access.await(read, operation));
+        }
+        merged.sort(Comparator.comparingDouble(ScoredValue::getScore));
+        List<ScoredValue<byte[]>> members =
+                merged.subList((int) Math.min(skip, merged.size()), (int) Math.min(skip + max, merged.size()));
         if (members.isEmpty()) {
             return List.of();
         }

@@ -185,13 +185,14 @@ public final class ScriptRunner {
     }
 
     private static final String RESOURCE_DIR = "lua/";
+    private static final String INCLUDE = "--#include ";
 
     private final Map<Script, String> sources = new EnumMap<>(Script.class);
     private final Map<Script, String> digests = new EnumMap<>(Script.class);
 
     public ScriptRunner() {
         for (Script script : Script.values()) {
-            String source = read(script.file);
+            String source = withIncludes(read(script.file));
             sources.put(script, source);
             digests.put(script, sha1Hex(source));
         }
@@ -255,6 +256,22 @@ public final class ScriptRunner {
             t = t.getCause();
         }
         return t instanceof RedisNoScriptException;
+    }
+
+    /**
+     * The script with each line {@code --#include <file>} replaced by that file of {@code lua/}: code several scripts
+     * share (lanes.lua), in one place.
+     */
+    static String withIncludes(String source) {
+        StringBuilder out = new StringBuilder(source.length());
+        for (String line : source.split("\n", -1)) {
+            if (line.startsWith(INCLUDE)) {
+                out.append(read(line.substring(INCLUDE.length()).trim()));
+            } else {
+                out.append(line).append('\n');
+            }
+        }
+        return out.substring(0, out.length() - 1);
     }
 
     private static String read(String file) {

@@ -74,11 +74,41 @@ final class ShardReads {
     }
 
     OptionalLong nextDueAt(int shard) {
-        List<ScoredValue<byte[]>> first =
-                access.await(commands().zrangeWithScores(keys.shard(shard).due(), 0, 0), "nextDueAt of shard " + shard);
-        return first.isEmpty()
-                ? OptionalLong.empty()
-                : OptionalLong.of((long) first.get(0).getScore());
+        long first = firstDue(shard, "nextDueAt of shard " + shard);
+        return first < 0 ? OptionalLong.empty() : OptionalLong.of(first);
+    }
+
+    /** The shard's earliest due time over its lanes (lanes.lua), -1 if none is due. */
+    private long firstDue(int shard, String operation) {
+        RedisFuture<List<ScoredValue<byte[]>>> old =
+                commands().zrangeWithScores(keys.shard(shard).due(), 0, 0);
+        RedisFuture<List<ScoredValue<byte[]>>> lanes = commands().zrangeWithScores(keys.lanes(shard), 0, 0);
+        long first = -1;
+        for (List<ScoredValue<byte[]>> head : List.of(access.await(old, operation), access.await(lanes, operation))) {
+            if (!head.isEmpty() && (first < 0 || (long) head.get(0).getScore() < first)) {
+                first = (long) head.get(0).getScore();
+            }
+        }
+        return first;
+    }
+
+    /**
+     * The keys that hold {@code shard}'s due messages: the lane of messages stored before lanes, then each target's
+     * lane the index names (lanes.lua).
+     */
+    List<byte[]> dueKeys(int shard, String operation) {
+        List<byte[]> dueKeys = new ArrayList<>();
+        dueKeys.add(keys.shard(shard).due());
+        for (byte[] target : access.await(commands().zrange(keys.lanes(shard), 0, -1), operation)) {
+            dueKeys.add(keys.lane(shard, string(target)));
+        }
+        return dueKeys;
+    }
+
+    /** The key of the lane a message with this stored value waits in: its target's (lanes.lua). */
+    byte[] laneOf(int shard, byte[] stored) {
+        String target = StoredValue.target(stored);
+        return target.isEmpty() ? keys.shard(shard).due() : keys.lane(shard, target);
     }
 
     /** See {@link io.delaybridge.bridge.store.DelayStore#peekAsync}: one HMGET of the shard's payloads. */
@@ -116,15 +146,16 @@ final class ShardReads {
     ShardStats stats(int shard) {
         ShardKeys k = keys.shard(shard);
         String operation = "stats of shard " + shard;
-        RedisFuture<Long> pending = commands().zcard(k.due());
         RedisFuture<Long> inFlight = commands().zcard(k.inflight());
-        RedisFuture<List<ScoredValue<byte[]>>> first = commands().zrangeWithScores(k.due(), 0, 0);
-        List<ScoredValue<byte[]>> head = access.await(first, operation);
-        return new ShardStats(
-                shard,
-                access.await(pending, operation),
-                access.await(inFlight, operation),
-                head.isEmpty() ? -1 : (long) head.get(0).getScore());
+        List<RedisFuture<Long>> counts = new ArrayList<>();
+        for (byte[] key : dueKeys(shard, operation)) {
+            counts.add(commands().zcard(key));
+        }
+        long pending = 0;
+        for (RedisFuture<Long> count : counts) {
+            pending += access.await(count, operation);
+        }
+        return new ShardStats(shard, pending, access.await(inFlight, operation), firstDue(shard, operation));
     }
 
     /** Redis' clock ({@code TIME}) in epoch milliseconds. */

@@ -37,11 +37,12 @@ final class StoreMeta {
     /**
      * The layout version of the keys this bridge writes, kept in the meta hash's {@code layout} field: 1, the due set,
      * payload hash and in-flight set per shard (docs/redis-store.md, "Keys"); 2 adds the far tier's keys (hour strings
-     * and their index, far versions, far drops). A store created before the field existed is layout 1. Each layout
+     * and their index, far versions, far drops); 3 keeps a shard's due messages in one lane per target topic and an
+     * index of the lanes (lanes.lua). A store created before the field existed is layout 1. Each layout
      * reads the ones before it, so this bridge raises an older store's field to its own on start-up; a bridge that
      * finds a newer layout refuses to start, so that a rollback never misses records kept in keys it does not know.
      */
-    static final int LAYOUT = 2;
+    static final int LAYOUT = 3;
 
     /** Refuses a store whose layout is newer than {@link #LAYOUT} (or unreadable). */
     static void checkLayout(String metaKey, String stored) {

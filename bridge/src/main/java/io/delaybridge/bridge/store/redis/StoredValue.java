@@ -126,6 +126,18 @@ public final class StoredValue {
         return new String(value, lengthBytes, headerLength - lengthBytes, StandardCharsets.UTF_8);
     }
 
+    /**
+     * The target topic of the envelope inside a stored value, read without decoding the rest: the lane the message
+     * waits in (lanes.lua reads it the same way). {@code ""} for a value that holds no envelope of version 1.
+     */
+    public static String target(byte[] value) {
+        if (value.length == 0 || ((value[0] & 0x80) != 0 && value.length < 2)) {
+            return "";
+        }
+        int first = value[0] & 0xFF;
+        return EnvelopeCodec.target(value, first < 0x80 ? 1 + first : 2 + (((first & 0x7F) << 8) | (value[1] & 0xFF)));
+    }
+
     private static int headerLength(byte[] value) {
         if (value.length == 0) {
             throw new IllegalArgumentException("stored value is empty: it has no origin header");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.DelayStoreContractIT;
+import io.delaybridge.bridge.store.LanedEnvelopes;
 import io.delaybridge.testkit.RedisCluster;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * The store contract on a real Redis Cluster of three masters (one per test class), found from the seeds of its URI:
  * every script and read runs on the master that owns the shard's hash tag; a cross-slot command anywhere fails here.
  */
-class ClusterDelayStoreIT extends DelayStoreContractIT {
+class ClusterDelayStoreIT extends DelayStoreContractIT implements LanedEnvelopes {
 
     private static final AtomicInteger PREFIXES = new AtomicInteger();
     private static Path dir;

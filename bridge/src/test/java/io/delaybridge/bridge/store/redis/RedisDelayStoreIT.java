@@ -2,6 +2,7 @@ package io.delaybridge.bridge.store.redis;
 
 import io.delaybridge.bridge.store.DelayStore;
 import io.delaybridge.bridge.store.DelayStoreContractIT;
+import io.delaybridge.bridge.store.LanedEnvelopes;
 import io.delaybridge.testkit.RealServersExtension;
 import io.delaybridge.testkit.TestServers;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * process). Each test gets its own key prefix, so its shards start empty.
  */
 @ExtendWith(RealServersExtension.class)
-class RedisDelayStoreIT extends DelayStoreContractIT {
+class RedisDelayStoreIT extends DelayStoreContractIT implements LanedEnvelopes {
 
     private final TestServers servers;
 

@@ -37,25 +37,25 @@ class StoreLayoutVersionIT {
             try (StatefulRedisConnection<String, String> connection = client.connect()) {
                 RedisCommands<String, String> cli = connection.sync();
                 RedisDelayStore.connect(options(redis)).close();
-                assertEquals("2", cli.hget(META, "layout"), "a new store records its layout");
+                assertEquals("3", cli.hget(META, "layout"), "a new store records its layout");
 
                 cli.hdel(META, "layout"); // as a store written before layouts had versions (layout 1)
                 RedisDelayStore.connect(options(redis)).close();
-                assertEquals("2", cli.hget(META, "layout"), "an older store is raised: layout 2 reads layout 1");
+                assertEquals("3", cli.hget(META, "layout"), "an older store is raised: layout 3 reads layout 1");
 
-                cli.hset(META, "layout", "1"); // written by the bridge before the far tier
+                cli.hset(META, "layout", "2"); // written by the bridge before lanes
                 RedisDelayStore.connect(options(redis)).close();
-                assertEquals("2", cli.hget(META, "layout"), "so a bridge before the far tier refuses it from now on");
+                assertEquals("3", cli.hget(META, "layout"), "so a bridge before lanes refuses it from now on");
 
-                cli.hset(META, "layout", "3"); // written by a newer bridge
+                cli.hset(META, "layout", "4"); // written by a newer bridge
                 StoreConfigurationException e =
                         assertThrows(StoreConfigurationException.class, () -> RedisDelayStore.connect(options(redis)));
                 assertTrue(
-                        e.getMessage().contains("has layout 3")
+                        e.getMessage().contains("has layout 4")
                                 && e.getMessage().contains(META)
-                                && e.getMessage().contains("up to 2"),
+                                && e.getMessage().contains("up to 3"),
                         e.getMessage());
-                assertEquals("3", cli.hget(META, "layout"), "the refusal changes nothing");
+                assertEquals("4", cli.hget(META, "layout"), "the refusal changes nothing");
             } finally {
                 client.shutdown();
             }

@@ -113,4 +113,17 @@ class StoredValueTest {
         assertArrayEquals(ENVELOPE, StoredValue.envelope(opaque, notAsked));
         assertArrayEquals(envelope, StoredValue.envelope(explicit, notAsked));
     }
+
+    @Test
+    void theTargetIsReadOffTheEnvelopeWhateverTheHeader() {
+        String target = "orders.timeout-" + "t".repeat(200); // a length of two varint bytes
+        byte[] envelope =
+                EnvelopeCodec.encode(new Envelope(target, 3, "delay-intake/1/2", null, new byte[] {1}, List.of()));
+        assertEquals(target, StoredValue.target(StoredValue.encode(StoredValue.header(""), envelope)));
+        String longToken = "delay-intake/1/2@" + "9".repeat(200); // a header of two length bytes
+        assertEquals(target, StoredValue.target(StoredValue.encode(StoredValue.header(longToken), envelope)));
+        assertEquals("", StoredValue.target(StoredValue.encode(StoredValue.header("x"), "plain".getBytes())));
+        assertEquals("", StoredValue.target(new byte[] {0}), "a header and nothing after it");
+        assertEquals("", StoredValue.target(new byte[0]));
+    }
 }

@@ -27,6 +27,7 @@
 
   Returns the number of members deleted (removed from in-flight), or -1 FENCED.
 ]]
+--#include lanes.lua
 if redis.call('GET', KEYS[4]) ~= ARGV[1] then
   return -1
 end
@@ -44,15 +45,11 @@ for from = 2, #ARGV, part do
     -- some member was not in flight (or is given twice): keep the payloads of members pending in due
     gone = {}
     local g = 0 -- filled through a counter: #t is a search in Lua 5.1
-    local scores = redis.pcall('ZMSCORE', KEYS[5], unpack(members))
-    local perMember = type(scores) == 'table' and scores.err -- Redis before 6.2 has no ZMSCORE
+    -- each in its lane (lanes.lua), found by its value
+    lanes_at(KEYS[5])
+    local values = redis.call('HMGET', KEYS[2], unpack(members))
     for j = 1, n do
-      local pending
-      if perMember then
-        pending = redis.call('ZSCORE', KEYS[5], members[j])
-      else
-        pending = scores[j]
-      end
+      local pending = values[j] and lane_score(members[j], lane_of(values[j]))
       if not pending then
         g = g + 1
         gone[g] = members[j]

@@ -25,6 +25,7 @@
 
   Returns {new epoch (>= 1), members handed over, members left in flight}, or {-2} INVALID_ARGUMENT.
 ]]
+--#include lanes.lua
 local max = tonumber(ARGV[1])
 if not max or max < 1 then
   return {-2}
@@ -39,7 +40,8 @@ end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local nowText = string.format('%d', now)
-local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+lanes_at(KEYS[2])
+local first = lanes_first()
 local part = 1000
 for from = 1, #held, part do
   local to = math.min(from + part - 1, #held)
@@ -51,12 +53,16 @@ for from = 1, #held, part do
     scored[2 * m] = held[j]
   end
   redis.call('ZREM', KEYS[3], unpack(members))
-  redis.call('ZADD', KEYS[2], unpack(scored))
+  local lanes = {}
+  for j = 1, m do
+    lanes[j] = lane_of_member(members[j])
+  end
+  lanes_add(scored, lanes)
   for j = 1, m do
     redis.call('HINCRBY', KEYS[4], members[j], 1)
   end
 end
-if first[2] == nil or tonumber(first[2]) > now then
+if first == nil or first > now then
   redis.call(ARGV[3], ARGV[2], now)
 end
 return {epoch, #held, redis.call('ZCARD', KEYS[3])}

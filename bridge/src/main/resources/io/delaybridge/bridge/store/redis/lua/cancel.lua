@@ -31,11 +31,13 @@
   Returns 4 CANCELLED (was pending, hot or far by an explicit id), 6 CANCELLED_IN_FLIGHT (was being delivered),
   5 NOT_FOUND, -3 INCARNATION_MISMATCH.
 ]]
+--#include lanes.lua
 if redis.call('GET', KEYS[5]) ~= ARGV[2] then
   return -3
 end
 local member = ARGV[1]
-local pending = redis.call('ZREM', KEYS[1], member)
+lanes_at(KEYS[1])
+local pending = lane_remove(member, lane_of_member(member))
 local inflight = redis.call('ZREM', KEYS[3], member)
 redis.call('HDEL', KEYS[2], member)
 redis.call('HDEL', KEYS[4], member)

@@ -31,16 +31,14 @@
   Returns {now, earliestDue or -1, inflightCount, known1, known2, ...} with known 1 (the store knows the id, or its
   due hour is far) or 0; or {-3} INCARNATION_MISMATCH, {-2} INVALID_ARGUMENT (not whole pairs).
 ]]
+--#include lanes.lua
 if redis.call('GET', KEYS[5]) ~= ARGV[1] then
   return {-3}
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local earliest = -1
-if first[2] then
-  earliest = tonumber(first[2])
-end
+lanes_at(KEYS[1])
+local earliest = lanes_first() or -1
 local out = {now, earliest, redis.call('ZCARD', KEYS[3])}
 if (#ARGV - 1) % 2 ~= 0 then
   return {-2}

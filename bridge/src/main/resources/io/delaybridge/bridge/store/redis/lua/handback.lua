@@ -26,6 +26,7 @@
   Returns the number of members moved, -1 FENCED, -2 INVALID_ARGUMENT (not whole triples, or a due time or `at`
   that is not a number).
 ]]
+--#include lanes.lua
 if redis.call('GET', KEYS[4]) ~= ARGV[1] then
   return -1
 end
@@ -37,11 +38,12 @@ for i = 2, #ARGV, 3 do
     return -2
   end
 end
+lanes_at(KEYS[1])
 local moved = 0
 for i = 2, #ARGV, 3 do
   local member, due, at = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   if redis.call('ZREM', KEYS[2], member) == 1 then
-    redis.call('ZADD', KEYS[1], at, member)
+    lanes_add({at, member}, {lane_of_member(member)})
     if tonumber(at) ~= tonumber(due) then
       local earlier = redis.call('HGET', KEYS[3], member)
       earlier = earlier and string.match(earlier, '^%d+') or '0'

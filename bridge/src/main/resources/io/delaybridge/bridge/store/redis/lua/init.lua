@@ -12,7 +12,7 @@
      (initialised is set by the caller once every shard holds its incarnation copy.)
   2. Raise layout to ARGV[4] where it is absent or older: a store without one was written before layouts had
      versions, in layout 1, and every layout reads the ones before it (layout 2 added the far tier's keys beside
-     layout 1's), so the store works on; a bridge of an older layout then refuses it. A newer layout, or one that is
+     layout 1's, layout 3 the lanes), so the store works on; a bridge of an older layout then refuses it. A newer layout, or one that is
      not a number, is left as it is: the caller refuses it.
 
   Returns {shards, incarnation, initialised or false, layout}.

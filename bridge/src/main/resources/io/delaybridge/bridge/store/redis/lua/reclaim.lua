@@ -24,6 +24,7 @@
 
   Returns the number of members moved, -1 FENCED, -2 INVALID_ARGUMENT.
 ]]
+--#include lanes.lua
 if redis.call('GET', KEYS[4]) ~= ARGV[1] then
   return -1
 end
@@ -42,13 +43,18 @@ local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', upto, 'LIMIT', 0, m
 if #expired == 0 then
   return 0
 end
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+lanes_at(KEYS[1])
+local first = lanes_first()
+local nowText = string.format('%d', now)
+local scored, lanes = {}, {}
 for i = 1, #expired do
   redis.call('ZREM', KEYS[2], expired[i])
-  redis.call('ZADD', KEYS[1], now, expired[i])
+  scored[2 * i - 1], scored[2 * i] = nowText, expired[i]
+  lanes[i] = lane_of_member(expired[i])
   redis.call('HINCRBY', KEYS[3], expired[i], 1)
 end
-if first[2] == nil or tonumber(first[2]) > now then
+lanes_add(scored, lanes)
+if first == nil or first > now then
   redis.call(ARGV[4], ARGV[3], now)
 end
 return #expired

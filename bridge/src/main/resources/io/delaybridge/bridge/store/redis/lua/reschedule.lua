@@ -19,6 +19,7 @@
 
   Returns 7 RESCHEDULED, 8 IN_FLIGHT, 5 NOT_FOUND, -2 INVALID_ARGUMENT, -3 INCARNATION_MISMATCH.
 ]]
+--#include lanes.lua
 if redis.call('GET', KEYS[3]) ~= ARGV[4] then
   return -3
 end
@@ -27,15 +28,18 @@ if not dueAt then
   return -2
 end
 local member = ARGV[1]
-if redis.call('ZSCORE', KEYS[1], member) == false then
+lanes_at(KEYS[1])
+local lane = lane_of_member(member)
+if lane_score(member, lane) == false then
   if redis.call('ZSCORE', KEYS[2], member) == false then
     return 5
   end
   return 8
 end
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-redis.call('ZADD', KEYS[1], 'XX', ARGV[2], member)
-if first[2] == nil or tonumber(first[2]) > dueAt then
+local first = lanes_first()
+lane_remove(member, lane)
+lanes_add({ARGV[2], member}, {lane})
+if first == nil or first > dueAt then
   redis.call(ARGV[5], ARGV[3], ARGV[2])
 end
 return 7

@@ -19,6 +19,7 @@
 
   Returns 1 moved, 0 not in flight, -1 FENCED, -2 INVALID_ARGUMENT.
 ]]
+--#include lanes.lua
 if redis.call('GET', KEYS[4]) ~= ARGV[1] then
   return -1
 end
@@ -29,10 +30,11 @@ end
 if redis.call('ZREM', KEYS[2], ARGV[2]) == 0 then
   return 0
 end
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+lanes_at(KEYS[1])
+local first = lanes_first()
+lanes_add({ARGV[3], ARGV[2]}, {lane_of_member(ARGV[2])})
 redis.call('HINCRBY', KEYS[3], ARGV[2], 1)
-if first[2] == nil or tonumber(first[2]) > retryAt then
+if first == nil or first > retryAt then
   redis.call(ARGV[5], ARGV[4], ARGV[3])
 end
 return 1

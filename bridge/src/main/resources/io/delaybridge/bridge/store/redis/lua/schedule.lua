@@ -111,9 +111,11 @@
   10 SUPERSEDED, -2 INVALID_ARGUMENT (a due time that does not parse); woke 1 if a wake-up was published.
   Or {-3} INCARNATION_MISMATCH, {-1} FENCED, {-2} INVALID_ARGUMENT (argument count).
 ]]
+--#include lanes.lua
 if redis.call('GET', KEYS[5]) ~= ARGV[2] then
   return {-3}
 end
+lanes_at(KEYS[1])
 local FIELDS = 10
 local HEAD = 6
 if #ARGV < HEAD + FIELDS or (#ARGV - HEAD) % FIELDS ~= 0 then
@@ -210,6 +212,7 @@ end
 
 -- tables are filled through counters: #t is a search in Lua 5.1, and it ran several times a message
 local stored = {}
+local initial = {} -- member -> its stored value when the call began (its lane: lanes.lua), or false
 for from = 1, count, part do
   local members, n = {}, 0
   for k = from, math.min(from + part - 1, count) do
@@ -219,6 +222,7 @@ for from = 1, count, part do
   local values = redis.call('HMGET', KEYS[2], unpack(members))
   for j = 1, n do
     stored[members[j]] = values[j]
+    initial[members[j]] = values[j]
   end
 end
 local anyCancelled = redis.call('EXISTS', KEYS[6]) == 1
@@ -227,8 +231,7 @@ local anyFar = nil -- whether the shard has far entries, read when needed
 local farBefore = nil -- the highest offset of the shard's partition whose own record went far before this call
 local farField = 'far:' .. string.match(ARGV[3], '(%d+)$')
 local farHighest = nil -- the highest offset of the partition whose own record goes far in this call
-local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-local earliestBefore = tonumber(first[2])
+local earliestBefore = lanes_first()
 
 local farVersions = {} -- member -> far version, or false, as the batch leaves it
 local out = {}
@@ -437,7 +440,29 @@ end
 
 if nv > 0 then
   each_part('HSET', KEYS[2], values, 2)
-  each_part('ZADD', KEYS[1], dues, 2)
+  -- each member once, in the lane of its last value; one stored before in another lane leaves that lane
+  local last = {}
+  for j = 1, nd, 2 do
+    last[dues[j + 1]] = j
+  end
+  local scored, lanes, ns = {}, {}, 0
+  for j = 1, nd, 2 do
+    local member = dues[j + 1]
+    if last[member] == j then
+      local lane = lane_of(values[j + 1])
+      local was = initial[member]
+      if was then
+        local wasLane = lane_of(was)
+        if wasLane ~= lane then
+          lane_remove(member, wasLane)
+        end
+      end
+      ns = ns + 1
+      scored[2 * ns - 1], scored[2 * ns] = dues[j], member
+      lanes[ns] = lane
+    end
+  end
+  lanes_add(scored, lanes)
 end
 if ne > 0 then
   each_part('ZADD', KEYS[8], hours, 2)
@@ -455,9 +480,12 @@ if nr > 0 then
   each_part('ZREM', KEYS[3], replaced, 1)
   each_part('HDEL', KEYS[4], replaced, 1)
   for j = 1, nr do
-    if stored[replaced[j]] == false then
-      redis.call('ZREM', KEYS[1], replaced[j])
-      redis.call('HDEL', KEYS[2], replaced[j])
+    local member = replaced[j]
+    if stored[member] == false then
+      -- hot before the call, or made hot by a message before it in the batch
+      lane_remove(member, lane_of(initial[member]))
+      lane_remove(member, lane_of(redis.call('HGET', KEYS[2], member)))
+      redis.call('HDEL', KEYS[2], member)
     end
   end
 end

@@ -25,6 +25,7 @@
 
   Returns the number of members settled (removed from in-flight), or -1 FENCED, -2 INVALID_ARGUMENT.
 ]]
+--#include lanes.lua
 if redis.call('GET', KEYS[4]) ~= ARGV[1] then
   return -1
 end
@@ -36,8 +37,8 @@ for i = 4, #ARGV, 3 do
     return -2
   end
 end
-local first = redis.call('ZRANGE', KEYS[5], 0, 0, 'WITHSCORES')
-local earliest = first[2] and tonumber(first[2])
+lanes_at(KEYS[5])
+local earliest = lanes_first()
 local woken = nil
 local settled = 0
 for i = 4, #ARGV, 3 do
@@ -50,7 +51,7 @@ for i = 4, #ARGV, 3 do
     else
       local nextDue = tonumber(ARGV[i + 1])
       redis.call('HSET', KEYS[2], member, ARGV[i + 2])
-      redis.call('ZADD', KEYS[5], ARGV[i + 1], member)
+      lanes_add({ARGV[i + 1], member}, {lane_of(ARGV[i + 2])})
       if (earliest == nil or nextDue < earliest) and (woken == nil or nextDue < woken) then
         woken = nextDue
       end
