@@ -29,7 +29,8 @@ final class StorePart {
                                 waitedForTopics.set(timeline.now() - waiting);
                                 return count;
                             },
-                            wiring.time());
+                            wiring.time(),
+                            wiring.config().getPump().getWeights());
         } catch (RuntimeException e) {
             StartupSteps.await(partitions); // a topic problem is reported first: Redis may have failed only for it
             throw e;

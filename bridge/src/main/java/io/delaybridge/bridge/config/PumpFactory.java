@@ -11,11 +11,15 @@ import io.delaybridge.bridge.store.SharedRates;
 import io.delaybridge.bridge.time.Time;
 import io.dropwizard.util.Duration;
 import jakarta.validation.constraints.NotNull;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 
 /** How due messages are released and retried: settings under {@code pump:} (docs/configuration.md). */
 @SettingsCheck
 public class PumpFactory implements SettingsCheck.Checked {
+
+    static final int MAX_WEIGHT = 1000;
 
     @Setting(value = "The most messages one claim takes from a shard.", min = "1", max = "10000")
     private int batchSize = 500;
@@ -74,6 +78,10 @@ public class PumpFactory implements SettingsCheck.Checked {
     @NotNull
     private RateLimitsFactory rateLimits = new RateLimitsFactory();
 
+    @Setting("Claim shares of target topics with messages due at once: weight 3 (of 1 to 1000) gets three times the "
+            + "share of weight 1, the default.")
+    private Map<String, Integer> weights = new LinkedHashMap<>();
+
     @Override
     public void check(SettingsCheck.Problems problems) {
         if (maxRetryBackoff.toMilliseconds() < retryBackoff.toMilliseconds()) {
@@ -89,6 +97,23 @@ public class PumpFactory implements SettingsCheck.Checked {
                             + "held until its due time could outlive its lease. Lower pump.lookAhead or raise pump.lease");
         }
         rateLimits.check("rateLimits", problems);
+        if (weights == null) {
+            problems.add("weights", "is empty (null): write {} or a map of topic: weight, e.g. {orders.timeout: 3}");
+        } else {
+            weights.forEach((topic, weight) -> {
+                if (topic == null || !RateLimitsFactory.TOPIC.matcher(topic).matches()) {
+                    problems.add(
+                            "weights",
+                            "names \"" + topic + "\", which is not a legal Kafka topic name (1 to 249 of a-z A-Z "
+                                    + "0-9 . _ -): write the target topic as it is, e.g. orders.timeout: 3");
+                } else if (weight == null || weight < 1 || weight > MAX_WEIGHT) {
+                    problems.add(
+                            "weights." + topic,
+                            "is " + (weight == null ? "empty" : weight) + ": use a whole number from 1 to " + MAX_WEIGHT
+                                    + " (1: an equal share), e.g. " + topic + ": 3");
+                }
+            });
+        }
         if (maxInFlight < batchSize) {
             problems.add(
                     "maxInFlight",
@@ -221,6 +246,16 @@ public class PumpFactory implements SettingsCheck.Checked {
     @JsonProperty
     public void setMissingTopicWait(Duration missingTopicWait) {
         this.missingTopicWait = missingTopicWait;
+    }
+
+    @JsonProperty
+    public Map<String, Integer> getWeights() {
+        return weights;
+    }
+
+    @JsonProperty
+    public void setWeights(Map<String, Integer> weights) {
+        this.weights = weights;
     }
 
     @JsonProperty

@@ -30,7 +30,7 @@ public class RateLimitsFactory {
     /** The highest cap: above it a cap would not be one (a bridge delivers some 10^5 records per second). */
     static final double MAX = 1_000_000;
 
-    private static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
     @Setting(
             name = "default",

@@ -12,6 +12,7 @@ import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
 import java.net.URI;
+import java.util.Map;
 import java.util.function.IntSupplier;
 
 /** The Redis side: settings under {@code redis:} (docs/configuration.md). */
@@ -110,6 +111,12 @@ public class RedisFactory implements SettingsCheck.Checked {
      * the intake's partitions meanwhile.
      */
     public RedisDelayStore build(String intakeTopic, IntSupplier shardCount, Time time) {
+        return build(intakeTopic, shardCount, time, Map.of());
+    }
+
+    /** As {@link #build(String, IntSupplier, Time)}, the claims weighing the targets' lanes by {@code laneWeights}. */
+    public RedisDelayStore build(
+            String intakeTopic, IntSupplier shardCount, Time time, Map<String, Integer> laneWeights) {
         return RedisDelayStore.connect(
                 new RedisStoreOptions(
                         new RedisEndpoint(uri, mode, tls.build(), commandTimeout.toJavaDuration()),
@@ -117,7 +124,8 @@ public class RedisFactory implements SettingsCheck.Checked {
                         intakeTopic,
                         1, // a placeholder: the store takes its count from shardCount
                         waitReplicas,
-                        waitTimeout.toJavaDuration()),
+                        waitTimeout.toJavaDuration(),
+                        laneWeights),
                 time,
                 shardCount);
     }

@@ -185,6 +185,14 @@ class ConfigurationValidationTest {
                         "pump.rateLimits.targets names \"has space\", which is not a legal Kafka topic name",
                         "write the target topic as it is"),
                 Arguments.of(
+                        "pump: {weights: {orders.timeout: 0}}",
+                        "pump.weights.orders.timeout is 0",
+                        "use a whole number from 1 to 1000 (1: an equal share), e.g. orders.timeout: 3"),
+                Arguments.of(
+                        "pump: {weights: {'has space': 2}}",
+                        "pump.weights names \"has space\", which is not a legal Kafka topic name",
+                        "write the target topic as it is"),
+                Arguments.of(
                         "pump: {batchSize: 600, maxInFlight: 500}",
                         "pump.maxInFlight is 500, below pump.batchSize (600)",
                         "Raise pump.maxInFlight"));

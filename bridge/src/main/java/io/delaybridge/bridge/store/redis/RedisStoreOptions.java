@@ -1,6 +1,7 @@
 package io.delaybridge.bridge.store.redis;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -15,6 +16,7 @@ import java.util.Objects;
  * @param waitReplicas if above 0, every write batch ends with {@code WAIT waitReplicas waitTimeout} and fails unless
  *     that many replicas acknowledged it
  * @param waitTimeout how long {@code WAIT} waits for the replicas
+ * @param laneWeights target topic -> its lane's weight in a claim (claim.lua), for targets that weigh other than 1
  */
 public record RedisStoreOptions(
         RedisEndpoint endpoint,
@@ -22,7 +24,8 @@ public record RedisStoreOptions(
         String intakeTopic,
         int shardCount,
         int waitReplicas,
-        Duration waitTimeout) {
+        Duration waitTimeout,
+        Map<String, Integer> laneWeights) {
 
     public static final String DEFAULT_KEY_PREFIX = "dq";
     public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(1);
@@ -41,6 +44,12 @@ public record RedisStoreOptions(
             throw new IllegalArgumentException("waitReplicas is " + waitReplicas + ": it must be 0 (no WAIT) or more");
         }
         Objects.requireNonNull(waitTimeout, "waitTimeout");
+        laneWeights = Map.copyOf(laneWeights);
+        laneWeights.forEach((target, weight) -> {
+            if (weight < 1) {
+                throw new IllegalArgumentException("the weight of " + target + " is " + weight + ": it must be >= 1");
+            }
+        });
         if (waitReplicas > 0 && (waitTimeout.isNegative() || waitTimeout.isZero())) {
             throw new IllegalArgumentException("waitTimeout is " + waitTimeout + " with waitReplicas " + waitReplicas
                     + ": it must be positive (WAIT 0 would wait forever)");
@@ -50,7 +59,13 @@ public record RedisStoreOptions(
     /** Defaults for everything but the URI, topic and shard count: prefix {@code dq}, no WAIT, 5 s command timeout. */
     public static RedisStoreOptions of(String redisUri, String intakeTopic, int shardCount) {
         return new RedisStoreOptions(
-                RedisEndpoint.of(redisUri), DEFAULT_KEY_PREFIX, intakeTopic, shardCount, 0, DEFAULT_WAIT_TIMEOUT);
+                RedisEndpoint.of(redisUri),
+                DEFAULT_KEY_PREFIX,
+                intakeTopic,
+                shardCount,
+                0,
+                DEFAULT_WAIT_TIMEOUT,
+                Map.of());
     }
 
     public String redisUri() {
@@ -70,11 +85,11 @@ public record RedisStoreOptions(
     }
 
     public RedisStoreOptions withKeyPrefix(String prefix) {
-        return new RedisStoreOptions(endpoint, prefix, intakeTopic, shardCount, waitReplicas, waitTimeout);
+        return new RedisStoreOptions(endpoint, prefix, intakeTopic, shardCount, waitReplicas, waitTimeout, laneWeights);
     }
 
     public RedisStoreOptions withWait(int replicas, Duration timeout) {
-        return new RedisStoreOptions(endpoint, keyPrefix, intakeTopic, shardCount, replicas, timeout);
+        return new RedisStoreOptions(endpoint, keyPrefix, intakeTopic, shardCount, replicas, timeout, laneWeights);
     }
 
     public RedisStoreOptions withCommandTimeout(Duration timeout) {
@@ -90,7 +105,13 @@ public record RedisStoreOptions(
     }
 
     private RedisStoreOptions withEndpoint(RedisEndpoint newEndpoint) {
-        return new RedisStoreOptions(newEndpoint, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout);
+        return new RedisStoreOptions(
+                newEndpoint, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, laneWeights);
+    }
+
+    /** With these lane weights (target topic -> weight >= 1; a target not named weighs 1). */
+    public RedisStoreOptions withLaneWeights(Map<String, Integer> weights) {
+        return new RedisStoreOptions(endpoint, keyPrefix, intakeTopic, shardCount, waitReplicas, waitTimeout, weights);
     }
 
     /** Whether the URI names sentinels: {@code redis-sentinel://} or {@code rediss-sentinel://} (TLS). */
@@ -112,7 +133,8 @@ public record RedisStoreOptions(
     public String toString() {
         return "RedisStoreOptions[redisUri=" + redactedUri() + ", keyPrefix=" + keyPrefix + ", intakeTopic="
                 + intakeTopic + ", shardCount=" + shardCount + ", waitReplicas=" + waitReplicas + ", waitTimeout="
-                + waitTimeout + ", commandTimeout=" + commandTimeout() + ", mode=" + mode().setting() + ", tls=" + tls()
+                + waitTimeout + ", laneWeights=" + laneWeights + ", commandTimeout=" + commandTimeout() + ", mode="
+                + mode().setting() + ", tls=" + tls()
                 + "]";
     }
 

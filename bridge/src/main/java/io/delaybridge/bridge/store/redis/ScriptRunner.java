@@ -90,7 +90,8 @@ public final class ScriptRunner {
         CLAIM(
                 "claim.lua",
                 ScriptOutputType.MULTI,
-                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, ATTEMPTS, EPOCH), "epoch", "max", "lease", "lookahead")),
+                ScriptSignature.of(keyList(DUE, MSG, INFLIGHT, ATTEMPTS, EPOCH), "epoch", "max", "lease", "lookahead")
+                        .repeating("weights", "target", "weight")),
         ACK(
                 "ack.lua",
                 ScriptOutputType.INTEGER,

@@ -13,6 +13,7 @@ import io.delaybridge.bridge.store.redis.ScriptRunner.Script;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
@@ -38,14 +39,28 @@ final class ShardCalls {
     private final ShardRouter router;
     private final byte[] publish;
     private final long awaitMillis;
+    /** claim.lua's weights: target, weight, ... */
+    private final byte[][] weights;
 
-    ShardCalls(RedisConnections connections, ScriptRunner scripts, RedisKeys keys, ShardRouter router, byte[] publish) {
+    ShardCalls(
+            RedisConnections connections,
+            ScriptRunner scripts,
+            RedisKeys keys,
+            ShardRouter router,
+            byte[] publish,
+            Map<String, Integer> laneWeights) {
         this.connections = connections;
         this.scripts = scripts;
         this.keys = keys;
         this.router = router;
         this.publish = publish;
         this.awaitMillis = connections.awaitMillis();
+        List<byte[]> args = new ArrayList<>();
+        laneWeights.forEach((target, weight) -> {
+            args.add(bytes(target));
+            args.add(bytes(Integer.toString(weight)));
+        });
+        this.weights = args.toArray(byte[][]::new);
     }
 
     private RedisClusterAsyncCommands<byte[], byte[]> commands() {
@@ -114,13 +129,19 @@ final class ShardCalls {
                                 commands(),
                                 Script.CLAIM,
                                 Script.CLAIM.keys(k),
-                                Script.CLAIM.argv(
-                                        bytes(Long.toString(epoch)),
-                                        bytes(Integer.toString(max)),
-                                        bytes(Long.toString(leaseMillis)),
-                                        bytes(Long.toString(lookAheadMillis)))),
+                                Script.CLAIM.argvRepeated(claimArgs(epoch, max, leaseMillis, lookAheadMillis))),
                         operation)
                 .thenApply(reply -> claimBatch(shard, epoch, reply));
+    }
+
+    private byte[][] claimArgs(long epoch, int max, long leaseMillis, long lookAheadMillis) {
+        byte[][] args = new byte[4 + weights.length][];
+        args[0] = bytes(Long.toString(epoch));
+        args[1] = bytes(Integer.toString(max));
+        args[2] = bytes(Long.toString(leaseMillis));
+        args[3] = bytes(Long.toString(lookAheadMillis));
+        System.arraycopy(weights, 0, args, 4, weights.length);
+        return args;
     }
 
     private ClaimBatch claimBatch(int shard, long epoch, List<Object> reply) {

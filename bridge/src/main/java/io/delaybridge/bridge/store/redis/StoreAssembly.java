@@ -3,6 +3,7 @@ package io.delaybridge.bridge.store.redis;
 import io.delaybridge.bridge.store.WakeListener;
 import io.delaybridge.bridge.time.Time;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -20,8 +21,12 @@ record StoreAssembly(
         List<WakeListener> wakeListeners,
         WakeSubscription wakeSubscription) {
 
-    /** Builds the parts over {@code access} and subscribes to the wake channels as {@code facts} allow. */
-    static StoreAssembly wire(StoreAccess access, ServerChecks.Facts facts, Time time) {
+    /**
+     * Builds the parts over {@code access} and subscribes to the wake channels as {@code facts} allow; claims weigh the
+     * lanes by {@code laneWeights}.
+     */
+    static StoreAssembly wire(
+            StoreAccess access, ServerChecks.Facts facts, Time time, Map<String, Integer> laneWeights) {
         RedisConnections connections = access.connections();
         RedisKeys keys = access.keys();
         ScriptRunner scripts = access.scripts();
@@ -33,7 +38,7 @@ record StoreAssembly(
         return new StoreAssembly(
                 plan,
                 writes,
-                new ShardCalls(connections, scripts, keys, access.router(), access.publish()),
+                new ShardCalls(connections, scripts, keys, access.router(), access.publish(), laneWeights),
                 new ShardReads(access),
                 far,
                 listeners,

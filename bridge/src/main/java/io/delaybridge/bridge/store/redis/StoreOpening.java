@@ -38,7 +38,8 @@ final class StoreOpening {
                     new ShardRouter(options.intakeTopic(), keys.shardCount()),
                     meta.incarnation(),
                     bytes(facts.publishCommand()));
-            RedisDelayStore store = new RedisDelayStore(access, StoreAssembly.wire(access, facts, time));
+            RedisDelayStore store =
+                    new RedisDelayStore(access, StoreAssembly.wire(access, facts, time, options.laneWeights()));
             LOG.info(
                     "Redis store at {} ({}) ready: intake topic {}, {} shards, key prefix {}, incarnation {},"
                             + " wake-ups by {}",

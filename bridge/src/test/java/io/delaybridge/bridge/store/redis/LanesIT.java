@@ -19,6 +19,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -141,6 +142,40 @@ class LanesIT {
         assertNull(indexed("quiet"), "an empty lane leaves the index");
         assertEquals(now - 2_000, indexed("bulk"), 0.0);
         assertEquals(now - 2_000, batch.nextDueAt());
+    }
+
+    @Test
+    void aClaimSharesItsBatchByTheTargetsWeights() {
+        try (RedisDelayStore weighted =
+                RedisDelayStore.connect(RedisStoreOptions.of(servers.redisUri(), TOPIC, RawAccessStore.SHARDS)
+                        .withKeyPrefix(servers.unique("weights"))
+                        .withLaneWeights(Map.of("heavy", 3)))) {
+            long now = weighted.now();
+            List<WriteOp> ops = new ArrayList<>();
+            for (long offset = 0; offset < 2_000; offset++) {
+                ops.add(record(offset, now - 1_000, offset % 2 == 0 ? "heavy" : "light"));
+            }
+            try {
+                weighted.write(ops).get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError("write failed", e);
+            }
+
+            ClaimBatch batch = weighted.claim(0, weighted.acquire(0), 100, LEASE);
+
+            assertEquals(
+                    75,
+                    batch.messages().stream()
+                            .filter(m -> target(m).equals("heavy"))
+                            .count(),
+                    "3 of 4");
+            assertEquals(
+                    25,
+                    batch.messages().stream()
+                            .filter(m -> target(m).equals("light"))
+                            .count(),
+                    "1 of 4");
+        }
     }
 
     @Test

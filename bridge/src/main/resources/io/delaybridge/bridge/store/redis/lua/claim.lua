@@ -11,14 +11,17 @@
   ARGV[3] lease      lease length, ms
   ARGV[4] lookahead  also take messages due up to this many ms after now (>= 0): the caller holds them and sends
                      each at its due time, so the claim's round trip is not part of their lateness
+  ARGV[5..] weights  2 arguments per target whose lane weighs other than 1:
+    target   a target topic
+    weight   its weight (>= 1): its share of a claim against the other due lanes
 
   Steps
   1. The shard's epoch must be ARGV[1]: else FENCED.
   2. now = Redis TIME in ms: the one clock all instances agree on.
   3. Take up to max members due at or before now + lookahead from the shard's lanes (lanes.lua) in turns: each due
-     lane an equal share of what is left, until max are taken or no due lane has more. Within a lane earliest first
-     (equal due times in member order: intake offset); the batch in due order. So a target's backlog takes no more
-     than its share while another target has messages due.
+     lane a share of what is left by its weight (at least one), until max are taken or no due lane has more. Within
+     a lane earliest first (equal due times in member order: intake offset); the batch in due order. So a target's
+     backlog takes no more than its share while another target has messages due.
   4. Remove them from their lanes; those whose payload exists go into in-flight with deadline now + lease and are returned;
      a member without payload (cannot happen through these scripts) is dropped and counted. Attempt counts are read
      only if the attempts hash exists (it holds only messages whose delivery failed before; usually none).
@@ -38,8 +41,16 @@ end
 local max = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
 local lookahead = tonumber(ARGV[4])
-if not max or max < 1 or not lease or lease < 0 or not lookahead or lookahead < 0 then
+if not max or max < 1 or not lease or lease < 0 or not lookahead or lookahead < 0 or #ARGV % 2 ~= 0 then
   return {-2}
+end
+local weight = {}
+for i = 5, #ARGV, 2 do
+  local w = tonumber(ARGV[i + 1])
+  if not w or w < 1 then
+    return {-2}
+  end
+  weight[ARGV[i]] = w
 end
 
 local time = redis.call('TIME')
@@ -78,19 +89,22 @@ if nl <= 1 then
     lane_fix(lanes[1])
   end
 else
-  -- in turns: every open lane an equal share of what is left (at least one), until max or no lane has more
+  -- in turns: every open lane a share of what is left by its weight (at least one), until max or no lane has more
   local picked, np = {}, 0
   local taken = {}
   local open, left = lanes, max
   while left > 0 and #open > 0 do
-    local share = math.max(1, math.floor(left / #open))
+    local budget, total = left, 0
+    for i = 1, #open do
+      total = total + (weight[open[i]] or 1)
+    end
     local still, ns = {}, 0
     for i = 1, #open do
       if left == 0 then
         break
       end
       local lane = open[i]
-      local want = math.min(share, left)
+      local want = math.min(math.max(1, math.floor(budget * (weight[lane] or 1) / total)), left)
       local from = taken[lane] or 0
       local got = redis.call('ZRANGEBYSCORE', lane_key(lane), '-inf', upto, 'WITHSCORES', 'LIMIT', from, want)
       local g = #got / 2
