@@ -1,6 +1,5 @@
 package io.delaybridge.schemas;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -169,31 +168,15 @@ public final class EnvelopeCodec {
         return new Reader(bytes).readVersion1(from, emptyOrigin);
     }
 
-    /**
-     * The target topic of the envelope that starts at {@code from} in {@code bytes}, read without decoding the rest:
-     * what a reader that only sorts envelopes by target needs (the store's lanes). {@code ""} if no envelope of
-     * version 1 with a target starts there.
-     */
+    /** The target of the envelope at {@code from}, the rest not read (the store's lanes); {@code ""} if none is there. */
     public static String target(byte[] bytes, int from) {
-        if (bytes == null || from < 0 || from + 2 >= bytes.length || bytes[from] != 1) {
+        try {
+            Reader reader = new Reader(bytes);
+            reader.pos = from + 2;
+            return bytes[from] == VERSION ? reader.readString("target") : "";
+        } catch (CorruptEnvelopeException | IndexOutOfBoundsException | NullPointerException e) {
             return "";
         }
-        int p = from + 2;
-        long n = 0;
-        for (int shift = 0; ; shift += 7) {
-            if (p >= bytes.length || shift > 28) {
-                return "";
-            }
-            int c = bytes[p++] & 0xFF;
-            n |= (long) (c & 0x7F) << shift;
-            if (c < 0x80) {
-                break;
-            }
-        }
-        if (n == 0 || p + n > bytes.length) {
-            return "";
-        }
-        return new String(bytes, p, (int) n, StandardCharsets.UTF_8);
     }
 
     /**
